@@ -1,0 +1,158 @@
+//===- AMPBase.td - amp dialect, attributes and type constraints -*- tablegen -*-===//
+//
+// The `amp` dialect models neural-network training graphs (forward, loss,
+// backward, loss scaling and optimizer update) on ranked tensors so that
+// mixed-precision decisions can be made by compiler passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPBASE_TD
+#define AMP_DIALECT_AMP_IR_AMPBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+def AMP_Dialect : Dialect {
+  let name = "amp";
+  let cppNamespace = "::mlir::amp";
+  let summary = "Training graphs for automatic mixed precision";
+  let description = [{
+    The `amp` dialect represents a neural-network training step (forward
+    model, loss, backward, loss scaling and optimizer update) as pure
+    operations on ranked tensors of `f32`, `f16` and `bf16`. State such as
+    parameters, optimizer moments and the loss scale is threaded through the
+    arguments and results of a `func.func`; argument and result attributes
+    (`amp.role`) carry the training-graph contract. Every compute operation
+    implements the precision interface, which the mixed-precision passes use
+    to decide what runs in low precision.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Attribute names of the training-graph contract.
+    static constexpr ::llvm::StringLiteral kRoleAttrName = "amp.role";
+    static constexpr ::llvm::StringLiteral kNameAttrName = "amp.name";
+    static constexpr ::llvm::StringLiteral kGraphAttrName = "amp.graph";
+
+  private:
+    void registerAttributes();
+  public:
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Enums and attributes
+//===----------------------------------------------------------------------===//
+
+def AMP_PrecisionCategory : I32EnumAttr<"PrecisionCategory",
+    "default mixed-precision category of an op kind", [
+      I32EnumAttrCase<"Allow", 0, "allow">,
+      I32EnumAttrCase<"Infer", 1, "infer">,
+      I32EnumAttrCase<"Deny", 2, "deny">,
+      I32EnumAttrCase<"Clear", 3, "clear">
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  let genSpecializedAttr = 0;
+}
+
+def AMP_Role : I32EnumAttr<"Role",
+    "role of a function argument or result in a training graph", [
+      I32EnumAttrCase<"Parameter", 0, "parameter">,
+      I32EnumAttrCase<"Input", 1, "input">,
+      I32EnumAttrCase<"Label", 2, "label">,
+      I32EnumAttrCase<"Loss", 3, "loss">,
+      I32EnumAttrCase<"OptimizerState", 4, "optimizer_state">,
+      I32EnumAttrCase<"ScalerState", 5, "scaler_state">,
+      I32EnumAttrCase<"Hyperparameter", 6, "hyperparameter">,
+      I32EnumAttrCase<"Skipped", 7, "skipped">,
+      I32EnumAttrCase<"Output", 8, "output">
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  let genSpecializedAttr = 0;
+}
+
+def AMP_GraphKind : I32EnumAttr<"GraphKind",
+    "kind of function in a training graph", [
+      I32EnumAttrCase<"Forward", 0, "forward">,
+      I32EnumAttrCase<"TrainingStep", 1, "training_step">
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  let genSpecializedAttr = 0;
+}
+
+// Op-local enums (compare direction, GELU form) are specialized integer
+// attributes, printed as a bare keyword in op formats like arith.cmpf's
+// predicate.
+def AMP_CompareDirection : I32EnumAttr<"CompareDirection",
+    "comparison predicate", [
+      I32EnumAttrCase<"EQ", 0, "eq">,
+      I32EnumAttrCase<"NE", 1, "ne">,
+      I32EnumAttrCase<"LT", 2, "lt">,
+      I32EnumAttrCase<"LE", 3, "le">,
+      I32EnumAttrCase<"GT", 4, "gt">,
+      I32EnumAttrCase<"GE", 5, "ge">
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  
+}
+
+def AMP_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "GELU formula", [
+      I32EnumAttrCase<"None", 0, "none">,
+      I32EnumAttrCase<"Tanh", 1, "tanh">
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  
+}
+
+class AMP_EnumAttr<EnumAttrInfo enumInfo, string mnemonic>
+    : EnumAttr<AMP_Dialect, enumInfo, mnemonic> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def AMP_PrecisionCategoryAttr
+    : AMP_EnumAttr<AMP_PrecisionCategory, "category">;
+def AMP_RoleAttr : AMP_EnumAttr<AMP_Role, "role">;
+def AMP_GraphKindAttr : AMP_EnumAttr<AMP_GraphKind, "graph">;
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def AMP_FloatElement : AnyTypeOf<[F16, BF16, F32]>;
+def AMP_FloatTensor : RankedTensorOf<[F16, BF16, F32]>;
+def AMP_F32Tensor : RankedTensorOf<[F32]>;
+def AMP_IntegerTensor : RankedTensorOf<[I32, I64]>;
+def AMP_BoolTensor : RankedTensorOf<[I1]>;
+def AMP_NumericTensor : RankedTensorOf<[F16, BF16, F32, I32, I64]>;
+def AMP_AnyTensor : RankedTensorOf<[F16, BF16, F32, I1, I32, I64]>;
+
+class AMP_ScalarTensor<Type element, string elementBuilder>
+    : Type<And<[TensorRankOf<[element], [0]>.predicate, HasStaticShapePred]>,
+           "0-d tensor of " # element.summary, "::mlir::RankedTensorType">,
+      BuildableType<"::mlir::RankedTensorType::get({}, " # elementBuilder # ")">;
+
+def AMP_F32Scalar : AMP_ScalarTensor<F32, "$_builder.getF32Type()">;
+def AMP_I1Scalar : AMP_ScalarTensor<I1, "$_builder.getI1Type()">;
+def AMP_I64Scalar : AMP_ScalarTensor<I64, "$_builder.getI64Type()">;
+
+//===----------------------------------------------------------------------===//
+// Precision traits: the default category of an op kind.
+//===----------------------------------------------------------------------===//
+
+class AMP_PrecisionTrait<string name> : NativeOpTrait<name> {
+  let cppNamespace = "::mlir::amp::OpTrait";
+}
+def AMP_AllowPrecision : AMP_PrecisionTrait<"AllowPrecision">;
+def AMP_InferPrecision : AMP_PrecisionTrait<"InferPrecision">;
+def AMP_DenyPrecision : AMP_PrecisionTrait<"DenyPrecision">;
+def AMP_ClearPrecision : AMP_PrecisionTrait<"ClearPrecision">;
+// The op accumulates in f32 whatever its input element type.
+def AMP_F32Accumulation : AMP_PrecisionTrait<"F32Accumulation">;
+
+#endif // AMP_DIALECT_AMP_IR_AMPBASE_TD

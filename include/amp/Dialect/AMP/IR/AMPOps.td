@@ -1,0 +1,1065 @@
+//===- AMPOps.td - amp dialect operations ------------------*- tablegen -*-===//
+//
+// Conventions: axes may be negative (counted from the end, as in PyTorch and
+// ONNX); images are NCHW; 2-d padding is [top, left, bottom, right] (ONNX
+// order); statistics (means, reciprocal standard deviations, running
+// statistics) are always f32 tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPOPS_TD
+#define AMP_DIALECT_AMP_IR_AMPOPS_TD
+
+include "amp/Dialect/AMP/IR/AMPBase.td"
+include "amp/Dialect/AMP/IR/AMPInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Op classes
+//===----------------------------------------------------------------------===//
+
+class AMP_Op<string mnemonic, list<Trait> traits = []>
+    : Op<AMP_Dialect, mnemonic, traits>;
+
+// An op the mixed-precision passes assign a precision to.
+class AMP_ComputeOp<string mnemonic, Trait category, list<Trait> traits = [],
+                    Trait precisionInterface = AMP_PrecisionOpInterface>
+    : AMP_Op<mnemonic, !listconcat([Pure, category, precisionInterface],
+                                   traits)>;
+
+// A normalization op: its statistics operands and results stay f32.
+class AMP_NormOp<string mnemonic, Trait category, list<Trait> traits = []>
+    : AMP_ComputeOp<mnemonic, category, traits,
+          DeclareOpInterfaceMethods<AMP_PrecisionOpInterface,
+                                    ["isStatisticOperand",
+                                     "isStatisticResult"]>> {
+  let hasVerifier = 1;
+}
+
+class AMP_UnaryOp<string mnemonic, Trait category, list<Trait> traits = []>
+    : AMP_ComputeOp<mnemonic, category,
+                    !listconcat([SameOperandsAndResultType, Elementwise],
+                                traits)> {
+  let arguments = (ins AMP_FloatTensor:$input);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+class AMP_BinaryOp<string mnemonic, Trait category, list<Trait> traits = []>
+    : AMP_ComputeOp<mnemonic, category,
+                    !listconcat([SameOperandsAndResultType, Elementwise],
+                                traits)> {
+  let arguments = (ins AMP_FloatTensor:$lhs, AMP_FloatTensor:$rhs);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+// The backward of an elementwise activation: `grad` times the derivative at
+// `input` (or at the forward `output` where that is cheaper).
+class AMP_ActivationGradOp<string mnemonic, Trait category,
+                           list<Trait> traits = []>
+    : AMP_ComputeOp<mnemonic, category,
+                    !listconcat([SameOperandsAndResultType, Elementwise],
+                                traits)> {
+  let arguments = !con((ins AMP_FloatTensor:$grad),
+                       (ins AMP_FloatTensor:$forward));
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $forward attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise forward ops
+//===----------------------------------------------------------------------===//
+
+def AMP_AddOp : AMP_BinaryOp<"add", AMP_InferPrecision, [Commutative]> {
+  let summary = "elementwise addition";
+  let description = [{
+    Adds two tensors of the same type elementwise. Broadcasting is explicit
+    (`amp.broadcast`), so that every gradient rule is local.
+
+    ```mlir
+    %0 = amp.add %a, %b : tensor<4x8xf32>
+    ```
+  }];
+}
+def AMP_SubOp : AMP_BinaryOp<"sub", AMP_InferPrecision> {
+  let summary = "elementwise subtraction";
+}
+def AMP_MulOp : AMP_BinaryOp<"mul", AMP_InferPrecision, [Commutative]> {
+  let summary = "elementwise multiplication";
+}
+def AMP_DivOp : AMP_BinaryOp<"div", AMP_InferPrecision> {
+  let summary = "elementwise division";
+}
+def AMP_PowOp : AMP_BinaryOp<"pow", AMP_DenyPrecision> {
+  let summary = "elementwise power `lhs ^ rhs`";
+}
+def AMP_MaximumOp : AMP_BinaryOp<"maximum", AMP_ClearPrecision, [Commutative]> {
+  let summary = "elementwise maximum";
+}
+def AMP_MinimumOp : AMP_BinaryOp<"minimum", AMP_ClearPrecision, [Commutative]> {
+  let summary = "elementwise minimum";
+}
+
+def AMP_NegOp : AMP_UnaryOp<"neg", AMP_ClearPrecision, [Involution]> {
+  let summary = "elementwise negation";
+}
+def AMP_ExpOp : AMP_UnaryOp<"exp", AMP_DenyPrecision> {
+  let summary = "elementwise exponential";
+}
+def AMP_LogOp : AMP_UnaryOp<"log", AMP_DenyPrecision> {
+  let summary = "elementwise natural logarithm";
+}
+def AMP_SqrtOp : AMP_UnaryOp<"sqrt", AMP_InferPrecision> {
+  let summary = "elementwise square root";
+}
+def AMP_RsqrtOp : AMP_UnaryOp<"rsqrt", AMP_DenyPrecision> {
+  let summary = "elementwise reciprocal square root";
+}
+def AMP_TanhOp : AMP_UnaryOp<"tanh", AMP_InferPrecision> {
+  let summary = "elementwise hyperbolic tangent";
+}
+def AMP_SigmoidOp : AMP_UnaryOp<"sigmoid", AMP_InferPrecision> {
+  let summary = "elementwise logistic sigmoid";
+}
+def AMP_ReluOp : AMP_UnaryOp<"relu", AMP_ClearPrecision, [Idempotent]> {
+  let summary = "elementwise rectified linear unit";
+}
+def AMP_SiluOp : AMP_UnaryOp<"silu", AMP_InferPrecision> {
+  let summary = "elementwise SiLU (swish): `x * sigmoid(x)`";
+}
+def AMP_ErfOp : AMP_UnaryOp<"erf", AMP_InferPrecision> {
+  let summary = "elementwise Gauss error function";
+}
+
+def AMP_GeluOp : AMP_ComputeOp<"gelu", AMP_InferPrecision,
+                               [SameOperandsAndResultType, Elementwise]> {
+  let summary = "elementwise GELU in its erf or tanh form";
+  let description = [{
+    `approximate = none` computes `x * 0.5 * (1 + erf(x / sqrt(2)))`;
+    `approximate = tanh` the tanh approximation used by GPT-2.
+
+    ```mlir
+    %0 = amp.gelu %x approximate = tanh : tensor<4x8xbf16>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$input,
+      DefaultValuedAttr<AMP_GeluApproximation,
+                        "::mlir::amp::GeluApproximation::None">:$approximate);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`approximate` `=` $approximate^)? attr-dict `:` type($result)
+  }];
+}
+
+def AMP_CompareOp : AMP_ComputeOp<"compare", AMP_ClearPrecision,
+    [SameTypeOperands, AllShapesMatch<["lhs", "result"]>, Elementwise]> {
+  let summary = "elementwise comparison producing i1";
+  let description = [{
+    ```mlir
+    %mask = amp.compare gt, %x, %zero : tensor<4xf32> -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins AMP_CompareDirection:$direction,
+                       AMP_NumericTensor:$lhs, AMP_NumericTensor:$rhs);
+  let results = (outs AMP_BoolTensor:$result);
+  let assemblyFormat = [{
+    $direction `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
+  }];
+}
+
+def AMP_WhereOp : AMP_ComputeOp<"where", AMP_ClearPrecision,
+    [AllTypesMatch<["true_value", "false_value", "result"]>,
+     AllShapesMatch<["condition", "result"]>, Elementwise]> {
+  let summary = "elementwise select";
+  let description = [{
+    Picks `true_value` where `condition` holds and `false_value` elsewhere.
+
+    ```mlir
+    %0 = amp.where %mask, %a, %b : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AMP_BoolTensor:$condition, AMP_AnyTensor:$true_value,
+                       AMP_AnyTensor:$false_value);
+  let results = (outs AMP_AnyTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    type($condition) `,` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def AMP_MatmulOp : AMP_ComputeOp<"matmul", AMP_AllowPrecision,
+    [AMP_F32Accumulation, SameTypeOperands]> {
+  let summary = "batched matrix multiplication with optional transposes";
+  let description = [{
+    Multiplies `[batch..., m, k]` by `[batch..., k, n]` (after the optional
+    transposes of the last two dimensions). Either side may have no batch
+    dimensions, in which case it is shared across the batch. The result
+    element type is the operands' or `f32` (accumulation is always `f32`).
+
+    ```mlir
+    %0 = amp.matmul %q, %k {transpose_rhs}
+        : tensor<2x16x64xf16>, tensor<2x16x64xf16> -> tensor<2x16x16xf16>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$lhs, AMP_FloatTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_LinearOp : AMP_ComputeOp<"linear", AMP_AllowPrecision,
+    [AMP_F32Accumulation]> {
+  let summary = "fully connected layer `input * weight^T + bias`";
+  let description = [{
+    PyTorch's `nn.Linear`: `input` is `[..., in]`, `weight` is `[out, in]`,
+    the optional `bias` is `[out]`, the result `[..., out]`.
+
+    ```mlir
+    %0 = amp.linear %x, %w, %b
+        : (tensor<8x16xf32>, tensor<32x16xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$input, AMP_FloatTensor:$weight,
+                       Optional<AMP_FloatTensor>:$bias);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class AMP_Conv2DAttrs {
+  dag convAttrs = (ins
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+}
+
+def AMP_Conv2DOp : AMP_ComputeOp<"conv2d", AMP_AllowPrecision,
+    [AMP_F32Accumulation]>, AMP_Conv2DAttrs {
+  let summary = "2-d convolution (NCHW, OIHW weights)";
+  let description = [{
+    `input` is `[N, C, H, W]`, `weight` `[O, C / groups, KH, KW]`, the
+    optional `bias` `[O]`. `padding` is `[top, left, bottom, right]`.
+
+    ```mlir
+    %0 = amp.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+    ```
+  }];
+  let arguments = !con((ins AMP_FloatTensor:$input, AMP_FloatTensor:$weight,
+                            Optional<AMP_FloatTensor>:$bias), convAttrs);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_Conv2DInputGradOp : AMP_ComputeOp<"conv2d_input_grad",
+    AMP_AllowPrecision, [AMP_F32Accumulation]>, AMP_Conv2DAttrs {
+  let summary = "gradient of conv2d with respect to its input";
+  let description = [{
+    A transposed convolution of the output gradient `grad` with `weight`;
+    the result type is the forward input's type.
+  }];
+  let arguments = !con((ins AMP_FloatTensor:$grad, AMP_FloatTensor:$weight),
+                       convAttrs);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $weight attr-dict `:` type($grad) `,` type($weight) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_Conv2DWeightGradOp : AMP_ComputeOp<"conv2d_weight_grad",
+    AMP_AllowPrecision, [AMP_F32Accumulation]>, AMP_Conv2DAttrs {
+  let summary = "gradient of conv2d with respect to its weight";
+  let description = [{
+    Correlates the forward `input` with the output gradient `grad`; the
+    result type is the weight's type.
+  }];
+  let arguments = !con((ins AMP_FloatTensor:$grad, AMP_FloatTensor:$input),
+                       convAttrs);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input attr-dict `:` type($grad) `,` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, softmax
+//===----------------------------------------------------------------------===//
+
+class AMP_ReduceOp<string mnemonic, Trait category, list<Trait> traits = []>
+    : AMP_ComputeOp<mnemonic, category, traits> {
+  let arguments = (ins AMP_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keep_dims);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_ReduceSumOp : AMP_ReduceOp<"reduce_sum", AMP_DenyPrecision,
+                                   [AMP_F32Accumulation]> {
+  let summary = "sum over axes";
+  let description = [{
+    Reduces `axes` (unique, possibly negative); `keep_dims` keeps them as
+    size 1. The result element type is the input's or `f32`.
+
+    ```mlir
+    %0 = amp.reduce_sum %x {axes = array<i64: 0>} : tensor<8x4xf32> -> tensor<4xf32>
+    ```
+  }];
+}
+def AMP_ReduceMeanOp : AMP_ReduceOp<"reduce_mean", AMP_DenyPrecision,
+                                    [AMP_F32Accumulation]> {
+  let summary = "mean over axes";
+}
+def AMP_ReduceMaxOp : AMP_ReduceOp<"reduce_max", AMP_ClearPrecision> {
+  let summary = "maximum over axes";
+}
+
+class AMP_SoftmaxBase<string mnemonic>
+    : AMP_ComputeOp<mnemonic, AMP_DenyPrecision,
+                    [SameOperandsAndResultType, AMP_F32Accumulation]> {
+  let arguments = (ins AMP_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+def AMP_SoftmaxOp : AMP_SoftmaxBase<"softmax"> {
+  let summary = "softmax along an axis";
+  let description = [{
+    ```mlir
+    %0 = amp.softmax %x {axis = -1 : i64} : tensor<2x8xf32>
+    ```
+  }];
+}
+def AMP_LogSoftmaxOp : AMP_SoftmaxBase<"log_softmax"> {
+  let summary = "log of softmax along an axis";
+}
+
+class AMP_SoftmaxGradBase<string mnemonic>
+    : AMP_ComputeOp<mnemonic, AMP_DenyPrecision,
+                    [SameOperandsAndResultType, AMP_F32Accumulation]> {
+  let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$output,
+                       I64Attr:$axis);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $output attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+def AMP_SoftmaxGradOp : AMP_SoftmaxGradBase<"softmax_grad"> {
+  let summary = "softmax backward from the forward output";
+  let description = [{
+    `output * (grad - sum(grad * output, axis))`.
+  }];
+}
+def AMP_LogSoftmaxGradOp : AMP_SoftmaxGradBase<"log_softmax_grad"> {
+  let summary = "log_softmax backward from the forward output";
+  let description = [{
+    `grad - exp(output) * sum(grad, axis)`.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+def AMP_LayerNormOp : AMP_NormOp<"layer_norm", AMP_DenyPrecision,
+                                 [AMP_F32Accumulation]> {
+  let summary = "layer normalization over the dimensions from `axis` on";
+  let description = [{
+    Normalizes over `input` dimensions `[axis, rank)`; `weight` and `bias`
+    have those dimensions' shape and the input's element type or `f32`.
+    Also returns the f32 statistics `mean` and `rstd` (reciprocal standard
+    deviation) with the leading dimensions' shape, for the backward.
+
+    ```mlir
+    %y, %mean, %rstd = amp.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-5 : f64}
+        : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+        -> (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>)
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$input, AMP_FloatTensor:$weight,
+                       AMP_FloatTensor:$bias,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs AMP_FloatTensor:$output, AMP_F32Tensor:$mean,
+                      AMP_F32Tensor:$rstd);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def AMP_LayerNormGradOp : AMP_NormOp<"layer_norm_grad", AMP_DenyPrecision,
+                                     [AMP_F32Accumulation]> {
+  let summary = "layer_norm backward from the saved statistics";
+  let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$input,
+                       AMP_F32Tensor:$mean, AMP_F32Tensor:$rstd,
+                       AMP_FloatTensor:$weight,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs AMP_FloatTensor:$input_grad,
+                      AMP_FloatTensor:$weight_grad,
+                      AMP_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $mean `,` $rstd `,` $weight attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def AMP_RmsNormOp : AMP_NormOp<"rms_norm", AMP_DenyPrecision,
+                               [AMP_F32Accumulation]> {
+  let summary = "root-mean-square normalization";
+  let description = [{
+    `input * rstd * weight` with `rstd = 1 / sqrt(mean(input^2) + epsilon)`
+    over dimensions `[axis, rank)`; `rstd` is returned for the backward.
+  }];
+  let arguments = (ins AMP_FloatTensor:$input, AMP_FloatTensor:$weight,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F64Attr, "1.0e-6">:$epsilon);
+  let results = (outs AMP_FloatTensor:$output, AMP_F32Tensor:$rstd);
+  let assemblyFormat = [{
+    $input `,` $weight attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def AMP_RmsNormGradOp : AMP_NormOp<"rms_norm_grad", AMP_DenyPrecision,
+                                   [AMP_F32Accumulation]> {
+  let summary = "rms_norm backward from the saved statistic";
+  let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$input,
+                       AMP_F32Tensor:$rstd, AMP_FloatTensor:$weight,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs AMP_FloatTensor:$input_grad,
+                      AMP_FloatTensor:$weight_grad);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $rstd `,` $weight attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def AMP_GroupNormOp : AMP_NormOp<"group_norm", AMP_DenyPrecision,
+                                 [AMP_F32Accumulation]> {
+  let summary = "group normalization of `[N, C, ...]` in `num_groups` groups";
+  let description = [{
+    Statistics `mean` and `rstd` are `[N, num_groups]` f32; `weight` and
+    `bias` are `[C]`.
+  }];
+  let arguments = (ins AMP_FloatTensor:$input, AMP_FloatTensor:$weight,
+                       AMP_FloatTensor:$bias, I64Attr:$num_groups,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs AMP_FloatTensor:$output, AMP_F32Tensor:$mean,
+                      AMP_F32Tensor:$rstd);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def AMP_GroupNormGradOp : AMP_NormOp<"group_norm_grad", AMP_DenyPrecision,
+                                     [AMP_F32Accumulation]> {
+  let summary = "group_norm backward from the saved statistics";
+  let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$input,
+                       AMP_F32Tensor:$mean, AMP_F32Tensor:$rstd,
+                       AMP_FloatTensor:$weight, I64Attr:$num_groups);
+  let results = (outs AMP_FloatTensor:$input_grad,
+                      AMP_FloatTensor:$weight_grad,
+                      AMP_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $mean `,` $rstd `,` $weight attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def AMP_BatchNormOp : AMP_NormOp<"batch_norm", AMP_InferPrecision,
+                                 [AMP_F32Accumulation]> {
+  let summary = "batch normalization of `[N, C, ...]` over all but `C`";
+  let description = [{
+    In training mode (the default) normalizes with the batch statistics,
+    returns them (`saved_mean`, `saved_rstd`) for the backward, and returns
+    the running statistics updated with `momentum` as PyTorch does (the
+    running variance uses the unbiased batch variance). With
+    `training = false` it normalizes with the running statistics, which it
+    returns unchanged. All statistics are `[C]` f32.
+  }];
+  let arguments = (ins AMP_FloatTensor:$input, AMP_FloatTensor:$weight,
+                       AMP_FloatTensor:$bias, AMP_F32Tensor:$running_mean,
+                       AMP_F32Tensor:$running_var,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum,
+                       DefaultValuedAttr<BoolAttr, "true">:$training);
+  let results = (outs AMP_FloatTensor:$output, AMP_F32Tensor:$saved_mean,
+                      AMP_F32Tensor:$saved_rstd,
+                      AMP_F32Tensor:$new_running_mean,
+                      AMP_F32Tensor:$new_running_var);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias `,` $running_mean `,` $running_var attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def AMP_BatchNormGradOp : AMP_NormOp<"batch_norm_grad", AMP_InferPrecision,
+                                     [AMP_F32Accumulation]> {
+  let summary = "batch_norm (training mode) backward";
+  let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$input,
+                       AMP_F32Tensor:$saved_mean, AMP_F32Tensor:$saved_rstd,
+                       AMP_FloatTensor:$weight);
+  let results = (outs AMP_FloatTensor:$input_grad,
+                      AMP_FloatTensor:$weight_grad,
+                      AMP_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $saved_mean `,` $saved_rstd `,` $weight attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+class AMP_Pool2DAttrs {
+  dag poolAttrs = (ins DenseI64ArrayAttr:$kernel_size,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding);
+}
+
+def AMP_MaxPool2DOp : AMP_ComputeOp<"max_pool2d", AMP_ClearPrecision,
+    [SameOperandsAndResultElementType]>, AMP_Pool2DAttrs {
+  let summary = "2-d max pooling (NCHW)";
+  let description = [{
+    ```mlir
+    %0 = amp.max_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>}
+        : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+    ```
+  }];
+  let arguments = !con((ins AMP_FloatTensor:$input), poolAttrs);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def AMP_AvgPool2DOp : AMP_ComputeOp<"avg_pool2d", AMP_InferPrecision,
+    [SameOperandsAndResultElementType, AMP_F32Accumulation]>, AMP_Pool2DAttrs {
+  let summary = "2-d average pooling (NCHW)";
+  let description = [{
+    Padding counts in the divisor unless `exclude_padding` is set
+    (PyTorch's `count_include_pad = False`).
+  }];
+  let arguments = !con((ins AMP_FloatTensor:$input), poolAttrs,
+                       (ins UnitAttr:$exclude_padding));
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def AMP_MaxPool2DGradOp : AMP_ComputeOp<"max_pool2d_grad", AMP_ClearPrecision,
+    [SameOperandsAndResultElementType]>, AMP_Pool2DAttrs {
+  let summary = "max_pool2d backward: routes each gradient to its maximum";
+  let arguments = !con((ins AMP_FloatTensor:$grad, AMP_FloatTensor:$input),
+                       poolAttrs);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input attr-dict `:` type($grad) `,` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_AvgPool2DGradOp : AMP_ComputeOp<"avg_pool2d_grad", AMP_InferPrecision,
+    [SameOperandsAndResultElementType, AMP_F32Accumulation]>, AMP_Pool2DAttrs {
+  let summary = "avg_pool2d backward; the result type is the input's";
+  let arguments = !con((ins AMP_FloatTensor:$grad), poolAttrs,
+                       (ins UnitAttr:$exclude_padding));
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$grad attr-dict `:` type($grad) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def AMP_GlobalAvgPoolOp : AMP_ComputeOp<"global_avg_pool", AMP_DenyPrecision,
+    [SameOperandsAndResultElementType, AMP_F32Accumulation]> {
+  let summary = "mean over the spatial dimensions: `[N, C, ...]` to `[N, C, 1...]`";
+  let arguments = (ins AMP_FloatTensor:$input);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def AMP_ReshapeOp : AMP_ComputeOp<"reshape", AMP_ClearPrecision,
+    [SameOperandsAndResultElementType]> {
+  let summary = "reshape to a type with the same number of elements";
+  let description = [{
+    ```mlir
+    %0 = amp.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
+    ```
+  }];
+  let arguments = (ins AMP_AnyTensor:$input);
+  let results = (outs AMP_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def AMP_TransposeOp : AMP_ComputeOp<"transpose", AMP_ClearPrecision,
+    [SameOperandsAndResultElementType]> {
+  let summary = "permute dimensions";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`.
+
+    ```mlir
+    %0 = amp.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins AMP_AnyTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs AMP_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def AMP_BroadcastOp : AMP_ComputeOp<"broadcast", AMP_ClearPrecision,
+    [SameOperandsAndResultElementType]> {
+  let summary = "broadcast to a larger shape (NumPy rules)";
+  let description = [{
+    Aligns the input's dimensions with the result's trailing ones; each
+    input dimension is 1 or equal to the result's.
+
+    ```mlir
+    %0 = amp.broadcast %b : tensor<8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins AMP_AnyTensor:$input);
+  let results = (outs AMP_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def AMP_SliceOp : AMP_ComputeOp<"slice", AMP_ClearPrecision,
+    [SameOperandsAndResultElementType]> {
+  let summary = "static strided slice";
+  let description = [{
+    Takes `[starts[i], limits[i])` with `strides[i]` along each dimension.
+  }];
+  let arguments = (ins AMP_AnyTensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$limits,
+                       DenseI64ArrayAttr:$strides);
+  let results = (outs AMP_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def AMP_SliceGradOp : AMP_ComputeOp<"slice_grad", AMP_ClearPrecision,
+    [SameOperandsAndResultElementType]> {
+  let summary = "slice backward: scatters `grad` into zeros of the input's type";
+  let arguments = (ins AMP_FloatTensor:$grad, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$limits,
+                       DenseI64ArrayAttr:$strides);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$grad attr-dict `:` type($grad) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def AMP_ConcatOp : AMP_ComputeOp<"concat", AMP_ClearPrecision,
+    [SameOperandsAndResultElementType]> {
+  let summary = "concatenate along an axis";
+  let arguments = (ins Variadic<AMP_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs AMP_AnyTensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` functional-type($inputs, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision> {
+  let summary = "gather slices along an axis (ONNX Gather; embedding lookup)";
+  let description = [{
+    The result shape is `input[:axis] + indices + input[axis+1:]`. An
+    embedding lookup is a gather along axis 0 of the table.
+
+    ```mlir
+    %0 = amp.gather %table, %ids {axis = 0 : i64}
+        : (tensor<100x16xf32>, tensor<2x8xi64>) -> tensor<2x8x16xf32>
+    ```
+  }];
+  let arguments = (ins AMP_AnyTensor:$input, AMP_IntegerTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs AMP_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_GatherGradOp : AMP_ComputeOp<"gather_grad", AMP_InferPrecision,
+    [AMP_F32Accumulation]> {
+  let summary = "gather backward: scatter-add `grad` into the input's type";
+  let arguments = (ins AMP_FloatTensor:$grad, AMP_IntegerTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_ConstantOp : AMP_Op<"constant", [ConstantLike, Pure,
+    AMP_ClearPrecision, AMP_PrecisionOpInterface,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "tensor constant";
+  let description = [{
+    ```mlir
+    %0 = amp.constant dense<1.0> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AMP_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout
+//===----------------------------------------------------------------------===//
+
+def AMP_DropoutOp : AMP_ComputeOp<"dropout", AMP_InferPrecision,
+    [AllTypesMatch<["input", "output"]>, AllShapesMatch<["input", "mask"]>]> {
+  let summary = "inverted dropout with an explicit seed";
+  let description = [{
+    Zeroes each element with probability `probability` and scales the rest
+    by `1 / (1 - probability)`. The random stream is a pure function of
+    `seed` (a 0-d i64 the step takes as an argument), so a step stays a
+    pure function. The keep `mask` is returned for the backward.
+  }];
+  let arguments = (ins AMP_FloatTensor:$input, AMP_I64Scalar:$seed,
+                       F64Attr:$probability);
+  let results = (outs AMP_FloatTensor:$output, AMP_BoolTensor:$mask);
+  let assemblyFormat = [{
+    $input `,` $seed attr-dict `:` type($input) `->` type($mask)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_DropoutGradOp : AMP_ComputeOp<"dropout_grad", AMP_InferPrecision,
+    [AllTypesMatch<["grad", "result"]>, AllShapesMatch<["grad", "mask"]>]> {
+  let summary = "dropout backward from the saved keep mask";
+  let arguments = (ins AMP_FloatTensor:$grad, AMP_BoolTensor:$mask,
+                       F64Attr:$probability);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $mask attr-dict `:` type($grad) `,` type($mask)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Activation gradients
+//===----------------------------------------------------------------------===//
+
+def AMP_ReluGradOp : AMP_ActivationGradOp<"relu_grad", AMP_ClearPrecision> {
+  let summary = "relu backward: `grad` where `input > 0`, else 0";
+}
+def AMP_SiluGradOp : AMP_ActivationGradOp<"silu_grad", AMP_InferPrecision> {
+  let summary = "silu backward from the forward input";
+}
+def AMP_SigmoidGradOp : AMP_ActivationGradOp<"sigmoid_grad",
+                                             AMP_InferPrecision> {
+  let summary = "sigmoid backward from the forward output: `grad * y * (1 - y)`";
+}
+def AMP_TanhGradOp : AMP_ActivationGradOp<"tanh_grad", AMP_InferPrecision> {
+  let summary = "tanh backward from the forward output: `grad * (1 - y^2)`";
+}
+def AMP_GeluGradOp : AMP_ComputeOp<"gelu_grad", AMP_InferPrecision,
+                                   [SameOperandsAndResultType, Elementwise]> {
+  let summary = "gelu backward from the forward input";
+  let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$forward,
+      DefaultValuedAttr<AMP_GeluApproximation,
+                        "::mlir::amp::GeluApproximation::None">:$approximate);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $forward (`approximate` `=` $approximate^)? attr-dict `:`
+    type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def AMP_CrossEntropyOp : AMP_ComputeOp<"cross_entropy", AMP_DenyPrecision,
+    [AMP_F32Accumulation]> {
+  let summary = "mean softmax cross-entropy of `[N, C]` logits and `[N]` labels";
+  let description = [{
+    ```mlir
+    %loss = amp.cross_entropy %logits, %labels : tensor<8x10xf32>, tensor<8xi64>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$logits, AMP_IntegerTensor:$labels);
+  let results = (outs AMP_F32Scalar:$loss);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` type($logits) `,` type($labels)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_CrossEntropyGradOp : AMP_ComputeOp<"cross_entropy_grad",
+    AMP_DenyPrecision, [AMP_F32Accumulation,
+                        AllTypesMatch<["logits", "result"]>]> {
+  let summary = "cross_entropy backward: `(softmax(logits) - onehot) * grad / N`";
+  let arguments = (ins AMP_F32Scalar:$grad, AMP_FloatTensor:$logits,
+                       AMP_IntegerTensor:$labels);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $logits `,` $labels attr-dict `:` type($logits) `,`
+    type($labels)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_MseLossOp : AMP_ComputeOp<"mse_loss", AMP_DenyPrecision,
+    [AMP_F32Accumulation, SameTypeOperands]> {
+  let summary = "mean squared error";
+  let arguments = (ins AMP_FloatTensor:$prediction, AMP_FloatTensor:$target);
+  let results = (outs AMP_F32Scalar:$loss);
+  let assemblyFormat = [{
+    $prediction `,` $target attr-dict `:` type($prediction)
+  }];
+}
+
+def AMP_MseLossGradOp : AMP_ComputeOp<"mse_loss_grad", AMP_DenyPrecision,
+    [AMP_F32Accumulation,
+     AllTypesMatch<["prediction", "target", "result"]>]> {
+  let summary = "mse_loss backward: `2 * (prediction - target) * grad / numel`";
+  let arguments = (ins AMP_F32Scalar:$grad, AMP_FloatTensor:$prediction,
+                       AMP_FloatTensor:$target);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $prediction `,` $target attr-dict `:` type($prediction)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Autodiff seed, precision cast
+//===----------------------------------------------------------------------===//
+
+def AMP_SeedOp : AMP_Op<"seed", [Pure]> {
+  let summary = "the backward seed d loss / d loss (1.0)";
+  let description = [{
+    Where the backward pass starts: a 0-d f32 one, tied to the loss it
+    differentiates. Loss scaling replaces its use by `amp.scale_seed`.
+
+    ```mlir
+    %dloss = amp.seed %loss
+    ```
+  }];
+  let arguments = (ins AMP_F32Scalar:$loss);
+  let results = (outs AMP_F32Scalar:$result);
+  let assemblyFormat = "$loss attr-dict";
+}
+
+def AMP_CastOp : AMP_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "convert between f32, f16 and bf16";
+  let description = [{
+    Rounds to nearest even when narrowing. Folds a cast to the same type,
+    and a cast of a cast when the inner cast is exact (a widening).
+
+    ```mlir
+    %0 = amp.cast %x : tensor<4xf32> to tensor<4xf16>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$input);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+def AMP_ScaleSeedOp : AMP_Op<"scale_seed", [Pure]> {
+  let summary = "scale the backward seed by the loss scale";
+  let description = [{
+    ```mlir
+    %scaled = amp.scale_seed %seed, %scale
+    ```
+  }];
+  let arguments = (ins AMP_F32Scalar:$seed, AMP_F32Scalar:$scale);
+  let results = (outs AMP_F32Scalar:$result);
+  let assemblyFormat = "$seed `,` $scale attr-dict";
+}
+
+def AMP_UnscaleGradsOp : AMP_Op<"unscale_grads", [Pure]> {
+  let summary = "unscale every gradient and report any non-finite value";
+  let description = [{
+    One pass over all gradients: multiplies each by `1 / scale` (optionally
+    widening it to f32) and sets `found_inf` if any element of any
+    gradient is infinite or NaN.
+
+    ```mlir
+    %g0u, %g1u, %found_inf = amp.unscale_grads %scale, %g0, %g1
+        : tensor<4x4xf16>, tensor<4xf32> -> tensor<4x4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AMP_F32Scalar:$scale,
+                       Variadic<AMP_FloatTensor>:$gradients);
+  let results = (outs Variadic<AMP_FloatTensor>:$unscaled,
+                      AMP_I1Scalar:$found_inf);
+  let assemblyFormat = [{
+    $scale `,` $gradients attr-dict `:` type($gradients) `->` type($unscaled)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_UpdateScaleOp : AMP_Op<"update_scale", [Pure]> {
+  let summary = "dynamic loss-scale update with hysteresis";
+  let description = [{
+    GradScaler's rule with Megatron's hysteresis. On overflow
+    (`found_inf`) the growth tracker resets and the hysteresis tracker
+    counts down; the scale backs off (clamped to `min_scale`) once it
+    reaches zero. Otherwise the growth tracker counts up; after
+    `growth_interval` clean steps the scale grows (clamped to `max_scale`,
+    never to infinity) and the hysteresis tracker is reset to `hysteresis`.
+    With `hysteresis = 1` this is exactly GradScaler.
+
+    ```mlir
+    %s, %g, %h = amp.update_scale %scale, %growth, %hyst, %found_inf
+        {growth_interval = 2000 : i64}
+    ```
+  }];
+  let arguments = (ins AMP_F32Scalar:$scale, AMP_I64Scalar:$growth_tracker,
+                       AMP_I64Scalar:$hysteresis_tracker,
+                       AMP_I1Scalar:$found_inf,
+                       DefaultValuedAttr<F64Attr, "2.0">:$growth_factor,
+                       DefaultValuedAttr<F64Attr, "0.5">:$backoff_factor,
+                       DefaultValuedAttr<I64Attr, "2000">:$growth_interval,
+                       DefaultValuedAttr<I64Attr, "1">:$hysteresis,
+                       DefaultValuedAttr<F64Attr, "1.0">:$min_scale,
+                       DefaultValuedAttr<F64Attr, "16777216.0">:$max_scale);
+  let results = (outs AMP_F32Scalar:$new_scale,
+                      AMP_I64Scalar:$new_growth_tracker,
+                      AMP_I64Scalar:$new_hysteresis_tracker);
+  let assemblyFormat = [{
+    $scale `,` $growth_tracker `,` $hysteresis_tracker `,` $found_inf
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer
+//===----------------------------------------------------------------------===//
+
+def AMP_ClipGradNormOp : AMP_Op<"clip_grad_norm", [Pure,
+    RangedTypesMatchWith<"clipped gradients have the gradients' types",
+                         "gradients", "clipped", "$_self">]> {
+  let summary = "clip gradients by their global L2 norm";
+  let description = [{
+    Computes the L2 norm of all gradients together (in f32) and scales each
+    by `min(1, max_norm / (norm + 1e-6))`, as
+    `torch.nn.utils.clip_grad_norm_`. Returns the clipped gradients and the
+    norm before clipping.
+  }];
+  let arguments = (ins Variadic<AMP_FloatTensor>:$gradients, F64Attr:$max_norm);
+  let results = (outs Variadic<AMP_FloatTensor>:$clipped,
+                      AMP_F32Scalar:$total_norm);
+  let assemblyFormat = [{
+    $gradients attr-dict `:` type($gradients)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::ValueRange":$gradients, "double":$max_norm)>
+  ];
+}
+
+def AMP_SgdUpdateOp : AMP_Op<"sgd_update", [Pure, AttrSizedOperandSegments]> {
+  let summary = "SGD step (momentum, dampening, Nesterov, weight decay)";
+  let description = [{
+    `torch.optim.SGD`'s update of one parameter. `momentum_buffer` is
+    present exactly when `momentum` is non-zero, and then the new buffer is
+    the second result. When `found_inf` is present and true the parameter
+    and buffer are returned unchanged: the step is skipped on the device.
+    The buffer is used as given: a zero buffer reproduces PyTorch's first
+    step (`buf = grad`) when `dampening` is 0; otherwise the training step
+    initialises the buffer from the first gradient. The buffer has the
+    parameter's type.
+
+    ```mlir
+    %p1, %m1 = amp.sgd_update %p, %g, momentum_buffer %m, lr %lr
+        {momentum = 0.9 : f64} : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$param, AMP_FloatTensor:$grad,
+                       Optional<AMP_FloatTensor>:$momentum_buffer,
+                       AMP_F32Scalar:$lr, Optional<AMP_I1Scalar>:$found_inf,
+                       DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dampening,
+                       UnitAttr:$nesterov,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
+  let results = (outs AMP_FloatTensor:$new_param,
+                      Optional<AMP_FloatTensor>:$new_momentum_buffer);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def AMP_AdamWUpdateOp : AMP_Op<"adamw_update",
+    [Pure, AllTypesMatch<["param", "new_param"]>,
+     AllTypesMatch<["exp_avg", "exp_avg_sq", "new_exp_avg",
+                    "new_exp_avg_sq"]>]> {
+  let summary = "AdamW step with bias correction and decoupled weight decay";
+  let description = [{
+    `torch.optim.AdamW`'s update of one parameter. `step` is the 1-based
+    number of this update (used for bias correction). When `found_inf` is
+    present and true, the parameter and moments are returned unchanged.
+
+    ```mlir
+    %p1, %m1, %v1 = amp.adamw_update %p, %g, %m, %v, step %t, lr %lr
+        {weight_decay = 0.01 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$param, AMP_FloatTensor:$grad,
+                       AMP_FloatTensor:$exp_avg, AMP_FloatTensor:$exp_avg_sq,
+                       AMP_I64Scalar:$step, AMP_F32Scalar:$lr,
+                       Optional<AMP_I1Scalar>:$found_inf,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1.0e-8">:$epsilon,
+                       DefaultValuedAttr<F64Attr, "0.01">:$weight_decay);
+  let results = (outs AMP_FloatTensor:$new_param,
+                      AMP_FloatTensor:$new_exp_avg,
+                      AMP_FloatTensor:$new_exp_avg_sq);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` `step` $step `,`
+    `lr` $lr (`,` `found_inf` $found_inf^)? attr-dict `:` type($param) `,`
+    type($grad) `,` type($exp_avg)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

@@ -1,0 +1,243 @@
+//===- AMPDialect.cpp - amp dialect and training-graph contract -----------===//
+//
+// Besides registering ops and attributes, the dialect verifies the
+// training-graph contract carried by function attributes: `amp.role` on
+// arguments and results, `amp.name` for a stable external name, and
+// `amp.graph` on the function saying whether it is a forward model or a
+// training step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Dialect/AMP/IR/AMPOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+#include "amp/Dialect/AMP/IR/AMPEnums.cpp.inc"
+#include "amp/Dialect/AMP/IR/AMPOpsDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "amp/Dialect/AMP/IR/AMPAttrs.cpp.inc"
+
+void AMPDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"
+      >();
+  registerAttributes();
+}
+
+void AMPDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "amp/Dialect/AMP/IR/AMPAttrs.cpp.inc"
+      >();
+}
+
+Operation *AMPDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
+//===----------------------------------------------------------------------===//
+// Training-graph contract
+//===----------------------------------------------------------------------===//
+
+namespace {
+bool isScalarOf(Type type, llvm::function_ref<bool(Type)> isElement) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0 && isElement(tensor.getElementType());
+}
+
+bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<Float32Type, Float16Type, BFloat16Type>(
+                       tensor.getElementType());
+}
+
+/// Checks that `role` may appear on an argument (or result) of `type`.
+LogicalResult verifyRole(Operation *op, StringRef where, Role role, Type type,
+                         bool isResult) {
+  auto fail = [&](StringRef why) {
+    return op->emitOpError() << where << " has amp.role '"
+                             << stringifyRole(role) << "' but " << why;
+  };
+  switch (role) {
+  case Role::Parameter:
+    if (!isFloatTensor(type))
+      return fail("is not a tensor of f32, f16 or bf16");
+    return success();
+  case Role::Loss:
+    if (!isResult)
+      return fail("a loss is a result, not an argument");
+    if (!isScalarOf(type, [](Type t) { return t.isF32(); }))
+      return fail("a loss must be a 0-d tensor of f32");
+    return success();
+  case Role::Skipped:
+    if (!isResult)
+      return fail("'skipped' is a result, not an argument");
+    if (!isScalarOf(type, [](Type t) { return t.isInteger(1); }))
+      return fail("'skipped' must be a 0-d tensor of i1");
+    return success();
+  case Role::Input:
+  case Role::Label:
+  case Role::Hyperparameter:
+    if (isResult)
+      return fail("this role is for arguments only");
+    if (!isa<RankedTensorType>(type))
+      return fail("is not a ranked tensor");
+    return success();
+  case Role::Output:
+    if (!isResult)
+      return fail("'output' is a result, not an argument");
+    return success();
+  case Role::OptimizerState:
+  case Role::ScalerState:
+    if (!isa<RankedTensorType>(type))
+      return fail("is not a ranked tensor");
+    return success();
+  }
+  llvm_unreachable("unknown role");
+}
+
+LogicalResult verifyContractAttribute(Operation *op, StringRef where,
+                                      NamedAttribute attribute, Type type,
+                                      bool isResult) {
+  StringRef name = attribute.getName().getValue();
+  if (name == AMPDialect::kRoleAttrName) {
+    auto role = dyn_cast<RoleAttr>(attribute.getValue());
+    if (!role)
+      return op->emitOpError()
+             << where << ": 'amp.role' must be an #amp.role<...> attribute";
+    return verifyRole(op, where, role.getValue(), type, isResult);
+  }
+  if (name == AMPDialect::kNameAttrName) {
+    auto str = dyn_cast<StringAttr>(attribute.getValue());
+    if (!str || str.getValue().empty())
+      return op->emitOpError()
+             << where << ": 'amp.name' must be a non-empty string";
+    return success();
+  }
+  return op->emitOpError() << where << ": unknown amp attribute '" << name
+                           << "'";
+}
+
+std::optional<Role> getRole(DictionaryAttr attrs) {
+  if (!attrs)
+    return std::nullopt;
+  if (auto role = attrs.getAs<RoleAttr>(AMPDialect::kRoleAttrName))
+    return role.getValue();
+  return std::nullopt;
+}
+
+/// The types of the arguments (or results) of `function` with `role`.
+SmallVector<Type> typesWithRole(FunctionOpInterface function, Role role,
+                                bool results) {
+  SmallVector<Type> types;
+  unsigned count =
+      results ? function.getNumResults() : function.getNumArguments();
+  for (unsigned i = 0; i < count; ++i) {
+    DictionaryAttr attrs =
+        results ? function.getResultAttrDict(i) : function.getArgAttrDict(i);
+    if (getRole(attrs) == role)
+      types.push_back(results ? function.getResultTypes()[i]
+                              : function.getArgumentTypes()[i]);
+  }
+  return types;
+}
+
+/// A training step returns its state updated, in the order it takes it.
+LogicalResult verifyThreadedState(FunctionOpInterface function, Role role) {
+  SmallVector<Type> in = typesWithRole(function, role, /*results=*/false);
+  SmallVector<Type> out = typesWithRole(function, role, /*results=*/true);
+  if (in.size() != out.size())
+    return function->emitOpError()
+           << "is a training step with " << in.size() << " '"
+           << stringifyRole(role) << "' arguments but " << out.size()
+           << " such results; state must be threaded through";
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(in, out))) {
+    auto [argType, resultType] = pair;
+    if (argType != resultType)
+      return function->emitOpError()
+             << "'" << stringifyRole(role) << "' #" << index
+             << " is taken as " << argType << " but returned as "
+             << resultType;
+  }
+  return success();
+}
+
+LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
+  size_t losses = typesWithRole(function, Role::Loss, /*results=*/true).size();
+  if (kind == GraphKind::Forward) {
+    if (losses > 1)
+      return function->emitOpError()
+             << "is a forward model with " << losses
+             << " loss results; mark at most one";
+    return success();
+  }
+  if (losses != 1)
+    return function->emitOpError()
+           << "is a training step with " << losses
+           << " loss results; it must return exactly one";
+  for (Role role :
+       {Role::Parameter, Role::OptimizerState, Role::ScalerState})
+    if (failed(verifyThreadedState(function, role)))
+      return failure();
+  return success();
+}
+} // namespace
+
+LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attribute) {
+  if (attribute.getName() != kGraphAttrName)
+    return op->emitOpError()
+           << "unknown amp attribute '" << attribute.getName().getValue()
+           << "' on an operation";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitOpError() << "'amp.graph' is only valid on a function";
+  auto kind = dyn_cast<GraphKindAttr>(attribute.getValue());
+  if (!kind)
+    return op->emitOpError()
+           << "'amp.graph' must be #amp.graph<forward> or "
+              "#amp.graph<training_step>";
+  if (function.isExternal())
+    return success();
+  return verifyGraph(function, kind.getValue());
+}
+
+LogicalResult AMPDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attribute) {
+  Type type = op->getRegion(regionIndex).empty()
+                  ? Type()
+                  : op->getRegion(regionIndex).getArgument(argIndex).getType();
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    type = function.getArgumentTypes()[argIndex];
+  std::string where = ("argument #" + Twine(argIndex)).str();
+  return verifyContractAttribute(op, where, attribute, type,
+                                 /*isResult=*/false);
+}
+
+LogicalResult AMPDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned regionIndex, unsigned resultIndex,
+    NamedAttribute attribute) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitOpError()
+           << "amp result attributes are only valid on functions";
+  std::string where = ("result #" + Twine(resultIndex)).str();
+  return verifyContractAttribute(op, where, attribute,
+                                 function.getResultTypes()[resultIndex],
+                                 /*isResult=*/true);
+}

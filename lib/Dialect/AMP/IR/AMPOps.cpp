@@ -1,0 +1,1186 @@
+//===- AMPOps.cpp - amp dialect operations --------------------------------===//
+//
+// Verifiers compute the shape an op must produce and name the operand,
+// attribute or dimension that disagrees. Folders cover the obvious algebra
+// (identity casts, exact cast chains, reshape/transpose chains).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/AMP/IR/AMPOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::amp;
+
+//===----------------------------------------------------------------------===//
+// Shape helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+using Shape = SmallVector<int64_t>;
+
+bool dimsMatch(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+}
+
+bool shapesMatch(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [](auto pair) {
+           return dimsMatch(std::get<0>(pair), std::get<1>(pair));
+         });
+}
+
+/// Prints a shape as MLIR does in tensor types: 4x?x8, or "scalar".
+std::string formatShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "[] (0-d)";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t dim) {
+        if (ShapedType::isDynamic(dim))
+          os << '?';
+        else
+          os << dim;
+      },
+      "x");
+  return text;
+}
+
+/// Emits "<what> has shape A but must have shape B" unless they match.
+LogicalResult verifyShape(Operation *op, const Twine &what, ShapedType type,
+                          ArrayRef<int64_t> expected) {
+  if (shapesMatch(type.getShape(), expected))
+    return success();
+  return op->emitOpError() << what << " has shape "
+                           << formatShape(type.getShape())
+                           << " but must have shape " << formatShape(expected);
+}
+
+LogicalResult verifyRank(Operation *op, const Twine &what, ShapedType type,
+                         int64_t rank) {
+  if (type.getRank() == rank)
+    return success();
+  return op->emitOpError() << what << " must have rank " << rank << ", got "
+                           << type.getRank();
+}
+
+LogicalResult verifyMinRank(Operation *op, const Twine &what, ShapedType type,
+                            int64_t rank) {
+  if (type.getRank() >= rank)
+    return success();
+  return op->emitOpError() << what << " must have rank at least " << rank
+                           << ", got " << type.getRank();
+}
+
+/// `type`'s element type must be `expected` or, when `allowF32`, f32.
+LogicalResult verifyElementType(Operation *op, const Twine &what,
+                                ShapedType type, Type expected,
+                                bool allowF32) {
+  Type actual = type.getElementType();
+  if (actual == expected || (allowF32 && actual.isF32()))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << what << " has element type " << actual
+                            << " but must have " << expected;
+  if (allowF32 && !expected.isF32())
+    diag << " or f32";
+  return diag;
+}
+
+/// Normalizes a possibly negative axis; fails when out of [-rank, rank).
+FailureOr<int64_t> normalizeAxis(Operation *op, StringRef name, int64_t axis,
+                                 int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return op->emitOpError() << name << " " << axis
+                             << " is out of range for rank " << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+LogicalResult verifyArraySize(Operation *op, StringRef name,
+                              ArrayRef<int64_t> values, size_t size) {
+  if (values.size() == size)
+    return success();
+  return op->emitOpError() << name << " must have " << size
+                           << " values, got " << values.size();
+}
+
+LogicalResult verifyAllPositive(Operation *op, StringRef name,
+                                ArrayRef<int64_t> values) {
+  if (llvm::all_of(values, [](int64_t v) { return v > 0; }))
+    return success();
+  return op->emitOpError() << name << " values must be positive";
+}
+
+LogicalResult verifyAllNonNegative(Operation *op, StringRef name,
+                                   ArrayRef<int64_t> values) {
+  if (llvm::all_of(values, [](int64_t v) { return v >= 0; }))
+    return success();
+  return op->emitOpError() << name << " values must be non-negative";
+}
+
+/// Output size of a sliding window (convolution or pooling) along one axis.
+int64_t windowOutputDim(int64_t in, int64_t kernel, int64_t stride,
+                        int64_t padLow, int64_t padHigh, int64_t dilation) {
+  if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
+    return ShapedType::kDynamic;
+  int64_t span = dilation * (kernel - 1) + 1;
+  int64_t padded = in + padLow + padHigh;
+  if (padded < span)
+    return 0;
+  return (padded - span) / stride + 1;
+}
+
+/// Spatial output shape of an NCHW window op; padding is [t, l, b, r].
+void windowOutputHW(ArrayRef<int64_t> inputShape, ArrayRef<int64_t> kernel,
+                    ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                    ArrayRef<int64_t> dilation, Shape &out) {
+  for (int i = 0; i < 2; ++i)
+    out.push_back(windowOutputDim(inputShape[2 + i], kernel[i], stride[i],
+                                  padding[i], padding[2 + i], dilation[i]));
+}
+
+/// The reduced shape of `shape` over `axes` (already normalized).
+Shape reducedShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes,
+                   bool keepDims) {
+  Shape result;
+  for (auto [dim, size] : llvm::enumerate(shape)) {
+    if (!llvm::is_contained(axes, static_cast<int64_t>(dim)))
+      result.push_back(size);
+    else if (keepDims)
+      result.push_back(1);
+  }
+  return result;
+}
+
+FailureOr<Shape> normalizeAxes(Operation *op, ArrayRef<int64_t> axes,
+                               int64_t rank) {
+  Shape normalized;
+  for (int64_t axis : axes) {
+    FailureOr<int64_t> n = normalizeAxis(op, "axis", axis, rank);
+    if (failed(n))
+      return failure();
+    if (llvm::is_contained(normalized, *n))
+      return op->emitOpError() << "axis " << axis << " is repeated";
+    normalized.push_back(*n);
+  }
+  return normalized;
+}
+
+ShapedType shapedType(Value value) { return cast<ShapedType>(value.getType()); }
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  ShapedType lhs = shapedType(getLhs()), rhs = shapedType(getRhs());
+  if (failed(verifyMinRank(*this, "lhs", lhs, 2)) ||
+      failed(verifyMinRank(*this, "rhs", rhs, 2)))
+    return failure();
+  ArrayRef<int64_t> l = lhs.getShape(), r = rhs.getShape();
+  int64_t m = l[l.size() - 2], lk = l.back();
+  if (getTransposeLhs())
+    std::swap(m, lk);
+  int64_t rk = r[r.size() - 2], n = r.back();
+  if (getTransposeRhs())
+    std::swap(rk, n);
+  if (!dimsMatch(lk, rk))
+    return emitOpError() << "contraction dimensions differ: lhs has " << lk
+                         << ", rhs has " << rk;
+  ArrayRef<int64_t> lhsBatch = l.drop_back(2), rhsBatch = r.drop_back(2);
+  if (!lhsBatch.empty() && !rhsBatch.empty() &&
+      !shapesMatch(lhsBatch, rhsBatch))
+    return emitOpError() << "batch dimensions differ: lhs has "
+                         << formatShape(lhsBatch) << ", rhs has "
+                         << formatShape(rhsBatch);
+  Shape expected(lhsBatch.empty() ? rhsBatch : lhsBatch);
+  expected.append({m, n});
+  ShapedType result = shapedType(getResult());
+  if (failed(verifyShape(*this, "result", result, expected)))
+    return failure();
+  return verifyElementType(*this, "result", result, lhs.getElementType(),
+                           /*allowF32=*/true);
+}
+
+LogicalResult LinearOp::verify() {
+  ShapedType input = shapedType(getInput()), weight = shapedType(getWeight());
+  if (failed(verifyMinRank(*this, "input", input, 1)) ||
+      failed(verifyRank(*this, "weight", weight, 2)) ||
+      failed(verifyElementType(*this, "weight", weight,
+                               input.getElementType(), /*allowF32=*/false)))
+    return failure();
+  int64_t out = weight.getDimSize(0), in = weight.getDimSize(1);
+  if (!dimsMatch(input.getShape().back(), in))
+    return emitOpError() << "input features " << input.getShape().back()
+                         << " do not match weight in_features " << in;
+  if (Value bias = getBias()) {
+    ShapedType biasType = shapedType(bias);
+    if (failed(verifyShape(*this, "bias", biasType, {out})) ||
+        failed(verifyElementType(*this, "bias", biasType,
+                                 input.getElementType(), /*allowF32=*/true)))
+      return failure();
+  }
+  Shape expected(input.getShape().drop_back());
+  expected.push_back(out);
+  ShapedType result = shapedType(getResult());
+  if (failed(verifyShape(*this, "result", result, expected)))
+    return failure();
+  return verifyElementType(*this, "result", result, input.getElementType(),
+                           /*allowF32=*/true);
+}
+
+namespace {
+struct Conv2DAttrs {
+  ArrayRef<int64_t> stride, padding, dilation;
+  int64_t groups;
+};
+
+template <typename OpTy>
+Conv2DAttrs getConvAttrs(OpTy op) {
+  return {op.getStride(), op.getPadding(), op.getDilation(), op.getGroups()};
+}
+
+LogicalResult verifyConvAttrs(Operation *op, const Conv2DAttrs &attrs) {
+  if (failed(verifyArraySize(op, "stride", attrs.stride, 2)) ||
+      failed(verifyAllPositive(op, "stride", attrs.stride)) ||
+      failed(verifyArraySize(op, "padding", attrs.padding, 4)) ||
+      failed(verifyAllNonNegative(op, "padding", attrs.padding)) ||
+      failed(verifyArraySize(op, "dilation", attrs.dilation, 2)) ||
+      failed(verifyAllPositive(op, "dilation", attrs.dilation)))
+    return failure();
+  if (attrs.groups < 1)
+    return op->emitOpError() << "groups must be positive, got "
+                             << attrs.groups;
+  return success();
+}
+
+/// Checks the three tensors of a 2-d convolution against each other. Each
+/// convolution op (forward, input gradient, weight gradient) computes one of
+/// them from the other two; `names` says what each is called in that op.
+LogicalResult verifyConv2D(Operation *op, const Conv2DAttrs &attrs,
+                           ShapedType input, ShapedType weight,
+                           ShapedType output,
+                           std::array<StringRef, 3> names) {
+  if (failed(verifyConvAttrs(op, attrs)) ||
+      failed(verifyRank(op, names[0], input, 4)) ||
+      failed(verifyRank(op, names[1], weight, 4)) ||
+      failed(verifyRank(op, names[2], output, 4)))
+    return failure();
+  int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
+  if (!ShapedType::isDynamic(channels) && channels % attrs.groups != 0)
+    return op->emitOpError() << "input channels " << channels
+                             << " are not divisible by groups "
+                             << attrs.groups;
+  if (!ShapedType::isDynamic(filters) && filters % attrs.groups != 0)
+    return op->emitOpError() << "output channels " << filters
+                             << " are not divisible by groups "
+                             << attrs.groups;
+  int64_t perGroup = ShapedType::isDynamic(channels)
+                         ? ShapedType::kDynamic
+                         : channels / attrs.groups;
+  if (!dimsMatch(weight.getDimSize(1), perGroup))
+    return op->emitOpError()
+           << names[1] << " has " << weight.getDimSize(1)
+           << " input channels per group but the input has " << perGroup;
+  Shape expected = {input.getDimSize(0), filters};
+  windowOutputHW(input.getShape(), weight.getShape().drop_front(2),
+                 attrs.stride, attrs.padding, attrs.dilation, expected);
+  return verifyShape(op, names[2], output, expected);
+}
+} // namespace
+
+LogicalResult Conv2DOp::verify() {
+  ShapedType input = shapedType(getInput()), weight = shapedType(getWeight());
+  ShapedType result = shapedType(getResult());
+  if (failed(verifyConv2D(*this, getConvAttrs(*this), input, weight, result,
+                          {"input", "weight", "result"})) ||
+      failed(verifyElementType(*this, "weight", weight,
+                               input.getElementType(), /*allowF32=*/false)))
+    return failure();
+  if (Value bias = getBias()) {
+    ShapedType biasType = shapedType(bias);
+    if (failed(verifyShape(*this, "bias", biasType, {weight.getDimSize(0)})) ||
+        failed(verifyElementType(*this, "bias", biasType,
+                                 input.getElementType(), /*allowF32=*/true)))
+      return failure();
+  }
+  return verifyElementType(*this, "result", result, input.getElementType(),
+                           /*allowF32=*/true);
+}
+
+LogicalResult Conv2DInputGradOp::verify() {
+  ShapedType grad = shapedType(getGrad()), weight = shapedType(getWeight());
+  ShapedType result = shapedType(getResult());
+  if (failed(verifyConv2D(*this, getConvAttrs(*this), result, weight, grad,
+                          {"result", "weight", "grad"})) ||
+      failed(verifyElementType(*this, "weight", weight, grad.getElementType(),
+                               /*allowF32=*/false)))
+    return failure();
+  return verifyElementType(*this, "result", result, grad.getElementType(),
+                           /*allowF32=*/true);
+}
+
+LogicalResult Conv2DWeightGradOp::verify() {
+  ShapedType grad = shapedType(getGrad()), input = shapedType(getInput());
+  ShapedType result = shapedType(getResult());
+  if (failed(verifyConv2D(*this, getConvAttrs(*this), input, result, grad,
+                          {"input", "result", "grad"})) ||
+      failed(verifyElementType(*this, "input", input, grad.getElementType(),
+                               /*allowF32=*/false)))
+    return failure();
+  return verifyElementType(*this, "result", result, grad.getElementType(),
+                           /*allowF32=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and softmax
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename OpTy>
+LogicalResult verifyReduction(OpTy op, bool allowF32Result) {
+  ShapedType input = shapedType(op.getInput());
+  ShapedType result = shapedType(op.getResult());
+  if (op.getAxes().empty())
+    return op.emitOpError() << "needs at least one axis";
+  FailureOr<Shape> axes = normalizeAxes(op, op.getAxes(), input.getRank());
+  if (failed(axes))
+    return failure();
+  Shape expected = reducedShape(input.getShape(), *axes, op.getKeepDims());
+  if (failed(verifyShape(op, "result", result, expected)))
+    return failure();
+  return verifyElementType(op, "result", result, input.getElementType(),
+                           allowF32Result);
+}
+} // namespace
+
+LogicalResult ReduceSumOp::verify() {
+  return verifyReduction(*this, /*allowF32Result=*/true);
+}
+LogicalResult ReduceMeanOp::verify() {
+  return verifyReduction(*this, /*allowF32Result=*/true);
+}
+LogicalResult ReduceMaxOp::verify() {
+  return verifyReduction(*this, /*allowF32Result=*/false);
+}
+
+namespace {
+LogicalResult verifyAxisOf(Operation *op, int64_t axis, Value value) {
+  return normalizeAxis(op, "axis", axis, shapedType(value).getRank());
+}
+} // namespace
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxisOf(*this, getAxis(), getInput());
+}
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyAxisOf(*this, getAxis(), getInput());
+}
+LogicalResult SoftmaxGradOp::verify() {
+  return verifyAxisOf(*this, getAxis(), getGrad());
+}
+LogicalResult LogSoftmaxGradOp::verify() {
+  return verifyAxisOf(*this, getAxis(), getGrad());
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What a normalization normalizes over and what its statistics look like.
+struct NormShapes {
+  Shape affine;    // shape of weight and bias
+  Shape statistic; // shape of each statistic
+};
+
+LogicalResult verifySameType(Operation *op, const Twine &what, Value value,
+                             Type expected) {
+  if (value.getType() == expected)
+    return success();
+  return op->emitOpError() << what << " has type " << value.getType()
+                           << " but must have " << expected;
+}
+
+/// Affine parameters: the normalized shape; the input's element type or f32.
+LogicalResult verifyAffine(Operation *op, StringRef name, Value value,
+                           const NormShapes &shapes, Type inputElement) {
+  ShapedType type = shapedType(value);
+  if (failed(verifyShape(op, name, type, shapes.affine)))
+    return failure();
+  return verifyElementType(op, name, type, inputElement, /*allowF32=*/true);
+}
+
+/// Statistics are f32 by construction (see AMP_F32Tensor); check the shape.
+LogicalResult verifyStatistic(Operation *op, StringRef name, Value value,
+                              const NormShapes &shapes) {
+  return verifyShape(op, name, shapedType(value), shapes.statistic);
+}
+
+FailureOr<NormShapes> layerNormShapes(Operation *op, Value input,
+                                      int64_t axis) {
+  ShapedType type = shapedType(input);
+  if (failed(verifyMinRank(op, "input", type, 1)))
+    return failure();
+  FailureOr<int64_t> begin = normalizeAxis(op, "axis", axis, type.getRank());
+  if (failed(begin))
+    return failure();
+  ArrayRef<int64_t> shape = type.getShape();
+  return NormShapes{Shape(shape.drop_front(*begin)),
+                    Shape(shape.take_front(*begin))};
+}
+
+FailureOr<NormShapes> groupNormShapes(Operation *op, Value input,
+                                      int64_t numGroups) {
+  ShapedType type = shapedType(input);
+  if (failed(verifyMinRank(op, "input", type, 2)))
+    return failure();
+  if (numGroups < 1)
+    return op->emitOpError() << "num_groups must be positive, got "
+                             << numGroups;
+  int64_t channels = type.getDimSize(1);
+  if (!ShapedType::isDynamic(channels) && channels % numGroups != 0)
+    return op->emitOpError() << "channels " << channels
+                             << " are not divisible by num_groups "
+                             << numGroups;
+  return NormShapes{{channels}, {type.getDimSize(0), numGroups}};
+}
+
+FailureOr<NormShapes> batchNormShapes(Operation *op, Value input) {
+  ShapedType type = shapedType(input);
+  if (failed(verifyMinRank(op, "input", type, 2)))
+    return failure();
+  return NormShapes{{type.getDimSize(1)}, {type.getDimSize(1)}};
+}
+
+LogicalResult verifyEpsilon(Operation *op, double epsilon) {
+  if (epsilon >= 0)
+    return success();
+  return op->emitOpError() << "epsilon must be non-negative, got " << epsilon;
+}
+
+/// The operands and results every normalization gradient shares: `grad` and
+/// `input_grad` have the input's type, the weight gradient the weight's, and
+/// the statistics their forward shape.
+LogicalResult verifyNormGrad(Operation *op, FailureOr<NormShapes> shapes,
+                             Value grad, Value input, ValueRange statistics,
+                             ArrayRef<StringRef> statisticNames, Value weight,
+                             Value inputGrad, ValueRange affineGrads) {
+  if (failed(shapes))
+    return failure();
+  Type inputType = input.getType();
+  if (failed(verifySameType(op, "grad", grad, inputType)) ||
+      failed(verifySameType(op, "input_grad", inputGrad, inputType)) ||
+      failed(verifyAffine(op, "weight", weight, *shapes,
+                          shapedType(input).getElementType())))
+    return failure();
+  for (auto [value, name] : llvm::zip(statistics, statisticNames))
+    if (failed(verifyStatistic(op, name, value, *shapes)))
+      return failure();
+  for (Value affineGrad : affineGrads)
+    if (failed(verifySameType(op, "weight and bias gradients", affineGrad,
+                              weight.getType())))
+      return failure();
+  return success();
+}
+} // namespace
+
+LogicalResult LayerNormOp::verify() {
+  FailureOr<NormShapes> shapes = layerNormShapes(*this, getInput(), getAxis());
+  Type element = shapedType(getInput()).getElementType();
+  if (failed(shapes) || failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
+      failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
+      failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
+      failed(verifySameType(*this, "output", getOutput(),
+                            getInput().getType())) ||
+      failed(verifyStatistic(*this, "mean", getMean(), *shapes)))
+    return failure();
+  return verifyStatistic(*this, "rstd", getRstd(), *shapes);
+}
+
+LogicalResult LayerNormGradOp::verify() {
+  return verifyNormGrad(*this, layerNormShapes(*this, getInput(), getAxis()),
+                        getGrad(), getInput(), {getMean(), getRstd()},
+                        {"mean", "rstd"}, getWeight(), getInputGrad(),
+                        {getWeightGrad(), getBiasGrad()});
+}
+
+LogicalResult RmsNormOp::verify() {
+  FailureOr<NormShapes> shapes = layerNormShapes(*this, getInput(), getAxis());
+  Type element = shapedType(getInput()).getElementType();
+  if (failed(shapes) || failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
+      failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
+      failed(verifySameType(*this, "output", getOutput(),
+                            getInput().getType())))
+    return failure();
+  return verifyStatistic(*this, "rstd", getRstd(), *shapes);
+}
+
+LogicalResult RmsNormGradOp::verify() {
+  return verifyNormGrad(*this, layerNormShapes(*this, getInput(), getAxis()),
+                        getGrad(), getInput(), {getRstd()}, {"rstd"},
+                        getWeight(), getInputGrad(), {getWeightGrad()});
+}
+
+LogicalResult GroupNormOp::verify() {
+  FailureOr<NormShapes> shapes =
+      groupNormShapes(*this, getInput(), getNumGroups());
+  Type element = shapedType(getInput()).getElementType();
+  if (failed(shapes) || failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
+      failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
+      failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
+      failed(verifySameType(*this, "output", getOutput(),
+                            getInput().getType())) ||
+      failed(verifyStatistic(*this, "mean", getMean(), *shapes)))
+    return failure();
+  return verifyStatistic(*this, "rstd", getRstd(), *shapes);
+}
+
+LogicalResult GroupNormGradOp::verify() {
+  return verifyNormGrad(
+      *this, groupNormShapes(*this, getInput(), getNumGroups()), getGrad(),
+      getInput(), {getMean(), getRstd()}, {"mean", "rstd"}, getWeight(),
+      getInputGrad(), {getWeightGrad(), getBiasGrad()});
+}
+
+LogicalResult BatchNormOp::verify() {
+  FailureOr<NormShapes> shapes = batchNormShapes(*this, getInput());
+  Type element = shapedType(getInput()).getElementType();
+  if (failed(shapes) || failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
+    return failure();
+  double momentum = getMomentum().convertToDouble();
+  if (momentum < 0 || momentum > 1)
+    return emitOpError() << "momentum must be in [0, 1], got " << momentum;
+  if (failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
+      failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
+      failed(verifySameType(*this, "output", getOutput(),
+                            getInput().getType())))
+    return failure();
+  std::pair<Value, StringRef> statistics[] = {
+      {getRunningMean(), "running_mean"},
+      {getRunningVar(), "running_var"},
+      {getSavedMean(), "saved_mean"},
+      {getSavedRstd(), "saved_rstd"},
+      {getNewRunningMean(), "new_running_mean"},
+      {getNewRunningVar(), "new_running_var"}};
+  for (auto [value, name] : statistics)
+    if (failed(verifyStatistic(*this, name, value, *shapes)))
+      return failure();
+  return success();
+}
+
+LogicalResult BatchNormGradOp::verify() {
+  return verifyNormGrad(*this, batchNormShapes(*this, getInput()), getGrad(),
+                        getInput(), {getSavedMean(), getSavedRstd()},
+                        {"saved_mean", "saved_rstd"}, getWeight(),
+                        getInputGrad(), {getWeightGrad(), getBiasGrad()});
+}
+
+// Statistics are the operands and results typed AMP_F32Tensor in ODS.
+namespace {
+bool isOneOf(unsigned index, std::initializer_list<unsigned> indices) {
+  return llvm::is_contained(indices, index);
+}
+} // namespace
+
+bool LayerNormOp::isStatisticOperand(unsigned) { return false; }
+bool LayerNormOp::isStatisticResult(unsigned i) { return isOneOf(i, {1, 2}); }
+bool LayerNormGradOp::isStatisticOperand(unsigned i) {
+  return isOneOf(i, {2, 3});
+}
+bool LayerNormGradOp::isStatisticResult(unsigned) { return false; }
+bool RmsNormOp::isStatisticOperand(unsigned) { return false; }
+bool RmsNormOp::isStatisticResult(unsigned i) { return i == 1; }
+bool RmsNormGradOp::isStatisticOperand(unsigned i) { return i == 2; }
+bool RmsNormGradOp::isStatisticResult(unsigned) { return false; }
+bool GroupNormOp::isStatisticOperand(unsigned) { return false; }
+bool GroupNormOp::isStatisticResult(unsigned i) { return isOneOf(i, {1, 2}); }
+bool GroupNormGradOp::isStatisticOperand(unsigned i) {
+  return isOneOf(i, {2, 3});
+}
+bool GroupNormGradOp::isStatisticResult(unsigned) { return false; }
+bool BatchNormOp::isStatisticOperand(unsigned i) { return isOneOf(i, {3, 4}); }
+bool BatchNormOp::isStatisticResult(unsigned i) {
+  return isOneOf(i, {1, 2, 3, 4});
+}
+bool BatchNormGradOp::isStatisticOperand(unsigned i) {
+  return isOneOf(i, {2, 3});
+}
+bool BatchNormGradOp::isStatisticResult(unsigned) { return false; }
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Pool2DAttrs {
+  ArrayRef<int64_t> kernel, stride, padding;
+};
+
+template <typename OpTy>
+Pool2DAttrs getPoolAttrs(OpTy op) {
+  return {op.getKernelSize(), op.getStride(), op.getPadding()};
+}
+
+/// Checks a pooling window and that `output` is what pooling `input` gives.
+LogicalResult verifyPool2D(Operation *op, const Pool2DAttrs &attrs,
+                           ShapedType input, ShapedType output,
+                           std::array<StringRef, 2> names) {
+  if (failed(verifyArraySize(op, "kernel_size", attrs.kernel, 2)) ||
+      failed(verifyAllPositive(op, "kernel_size", attrs.kernel)) ||
+      failed(verifyArraySize(op, "stride", attrs.stride, 2)) ||
+      failed(verifyAllPositive(op, "stride", attrs.stride)) ||
+      failed(verifyArraySize(op, "padding", attrs.padding, 4)) ||
+      failed(verifyAllNonNegative(op, "padding", attrs.padding)))
+    return failure();
+  for (int i = 0; i < 4; ++i)
+    if (2 * attrs.padding[i] > attrs.kernel[i % 2])
+      return op->emitOpError()
+             << "padding " << attrs.padding[i]
+             << " is more than half the kernel size " << attrs.kernel[i % 2];
+  if (failed(verifyRank(op, names[0], input, 4)) ||
+      failed(verifyRank(op, names[1], output, 4)))
+    return failure();
+  Shape expected = {input.getDimSize(0), input.getDimSize(1)};
+  int64_t noDilation[] = {1, 1};
+  windowOutputHW(input.getShape(), attrs.kernel, attrs.stride, attrs.padding,
+                 noDilation, expected);
+  return verifyShape(op, names[1], output, expected);
+}
+} // namespace
+
+LogicalResult MaxPool2DOp::verify() {
+  return verifyPool2D(*this, getPoolAttrs(*this), shapedType(getInput()),
+                      shapedType(getResult()), {"input", "result"});
+}
+
+LogicalResult AvgPool2DOp::verify() {
+  return verifyPool2D(*this, getPoolAttrs(*this), shapedType(getInput()),
+                      shapedType(getResult()), {"input", "result"});
+}
+
+LogicalResult MaxPool2DGradOp::verify() {
+  if (failed(verifySameType(*this, "result", getResult(),
+                            getInput().getType())))
+    return failure();
+  return verifyPool2D(*this, getPoolAttrs(*this), shapedType(getInput()),
+                      shapedType(getGrad()), {"input", "grad"});
+}
+
+LogicalResult AvgPool2DGradOp::verify() {
+  return verifyPool2D(*this, getPoolAttrs(*this), shapedType(getResult()),
+                      shapedType(getGrad()), {"result", "grad"});
+}
+
+LogicalResult GlobalAvgPoolOp::verify() {
+  ShapedType input = shapedType(getInput());
+  if (failed(verifyMinRank(*this, "input", input, 3)))
+    return failure();
+  Shape expected(input.getShape().take_front(2));
+  expected.append(input.getRank() - 2, 1);
+  return verifyShape(*this, "result", shapedType(getResult()), expected);
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  ShapedType input = shapedType(getInput()), result = shapedType(getResult());
+  if (!input.hasStaticShape() || !result.hasStaticShape())
+    return success();
+  if (input.getNumElements() != result.getNumElements())
+    return emitOpError() << "input has " << input.getNumElements()
+                         << " elements but result has "
+                         << result.getNumElements();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto producer = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(producer.getInput());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    return dense.reshape(cast<ShapedType>(getType()));
+  return {};
+}
+
+namespace {
+bool isPermutation(ArrayRef<int64_t> permutation) {
+  SmallVector<bool> seen(permutation.size(), false);
+  for (int64_t index : permutation) {
+    if (index < 0 || index >= static_cast<int64_t>(permutation.size()) ||
+        seen[index])
+      return false;
+    seen[index] = true;
+  }
+  return true;
+}
+} // namespace
+
+LogicalResult TransposeOp::verify() {
+  ShapedType input = shapedType(getInput());
+  ArrayRef<int64_t> permutation = getPermutation();
+  if (static_cast<int64_t>(permutation.size()) != input.getRank())
+    return emitOpError() << "permutation has " << permutation.size()
+                         << " entries but the input has rank "
+                         << input.getRank();
+  if (!isPermutation(permutation))
+    return emitOpError() << "permutation is not a permutation of [0, "
+                         << input.getRank() << ")";
+  Shape expected;
+  for (int64_t index : permutation)
+    expected.push_back(input.getDimSize(index));
+  return verifyShape(*this, "result", shapedType(getResult()), expected);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> permutation = getPermutation();
+  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
+    return getInput();
+  // transpose(transpose(x, p), q) is transpose(x, p o q).
+  if (auto producer = getInput().getDefiningOp<TransposeOp>()) {
+    ArrayRef<int64_t> inner = producer.getPermutation();
+    Shape composed;
+    for (int64_t index : permutation)
+      composed.push_back(inner[index]);
+    getInputMutable().assign(producer.getInput());
+    setPermutation(composed);
+    return getResult();
+  }
+  return {};
+}
+
+LogicalResult BroadcastOp::verify() {
+  ArrayRef<int64_t> in = shapedType(getInput()).getShape();
+  ArrayRef<int64_t> out = shapedType(getResult()).getShape();
+  if (in.size() > out.size())
+    return emitOpError() << "cannot broadcast rank " << in.size()
+                         << " to the lower rank " << out.size();
+  size_t offset = out.size() - in.size();
+  for (auto [index, dim] : llvm::enumerate(in)) {
+    int64_t target = out[offset + index];
+    if (dim != 1 && !dimsMatch(dim, target))
+      return emitOpError() << "input dimension " << index << " (" << dim
+                           << ") is neither 1 nor the result's " << target;
+  }
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
+    return SplatElementsAttr::get(cast<ShapedType>(getType()),
+                                  splat.getSplatValue<Attribute>());
+  return {};
+}
+
+namespace {
+/// Computes the shape of `input[starts:limits:strides]`.
+FailureOr<Shape> sliceShape(Operation *op, ShapedType input,
+                            ArrayRef<int64_t> starts, ArrayRef<int64_t> limits,
+                            ArrayRef<int64_t> strides) {
+  size_t rank = input.getRank();
+  if (failed(verifyArraySize(op, "starts", starts, rank)) ||
+      failed(verifyArraySize(op, "limits", limits, rank)) ||
+      failed(verifyArraySize(op, "strides", strides, rank)) ||
+      failed(verifyAllPositive(op, "strides", strides)))
+    return failure();
+  Shape shape;
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t dim = input.getDimSize(i);
+    if (starts[i] < 0 || starts[i] > limits[i] ||
+        (!ShapedType::isDynamic(dim) && limits[i] > dim))
+      return op->emitOpError()
+             << "slice [" << starts[i] << ", " << limits[i]
+             << ") of dimension " << i << " is outside [0, " << dim << "]";
+    shape.push_back(llvm::divideCeil(limits[i] - starts[i], strides[i]));
+  }
+  return shape;
+}
+} // namespace
+
+LogicalResult SliceOp::verify() {
+  FailureOr<Shape> expected =
+      sliceShape(*this, shapedType(getInput()), getStarts(), getLimits(),
+                 getStrides());
+  if (failed(expected))
+    return failure();
+  return verifyShape(*this, "result", shapedType(getResult()), *expected);
+}
+
+LogicalResult SliceGradOp::verify() {
+  FailureOr<Shape> expected =
+      sliceShape(*this, shapedType(getResult()), getStarts(), getLimits(),
+                 getStrides());
+  if (failed(expected))
+    return failure();
+  return verifyShape(*this, "grad", shapedType(getGrad()), *expected);
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input";
+  ShapedType result = shapedType(getResult());
+  FailureOr<int64_t> axis =
+      normalizeAxis(*this, "axis", getAxis(), result.getRank());
+  if (failed(axis))
+    return failure();
+  Shape expected(result.getShape());
+  expected[*axis] = 0;
+  for (auto [index, value] : llvm::enumerate(getInputs())) {
+    ShapedType type = shapedType(value);
+    if (type.getRank() != result.getRank())
+      return emitOpError() << "input #" << index << " has rank "
+                           << type.getRank() << " but the result has rank "
+                           << result.getRank();
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != *axis && !dimsMatch(type.getDimSize(d), result.getDimSize(d)))
+        return emitOpError()
+               << "input #" << index << " has size " << type.getDimSize(d)
+               << " in dimension " << d << " but the result has "
+               << result.getDimSize(d);
+    int64_t size = type.getDimSize(*axis);
+    expected[*axis] = ShapedType::isDynamic(size) ||
+                              ShapedType::isDynamic(expected[*axis])
+                          ? ShapedType::kDynamic
+                          : expected[*axis] + size;
+  }
+  return verifyShape(*this, "result", result, expected);
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs().front().getType() == getType())
+    return getInputs().front();
+  return {};
+}
+
+namespace {
+/// Shape of gathering `indices` along `axis` of `input`.
+FailureOr<Shape> gatherShape(Operation *op, ShapedType input,
+                             ShapedType indices, int64_t axis) {
+  FailureOr<int64_t> normalized =
+      normalizeAxis(op, "axis", axis, input.getRank());
+  if (failed(normalized))
+    return failure();
+  ArrayRef<int64_t> shape = input.getShape();
+  Shape result(shape.take_front(*normalized));
+  llvm::append_range(result, indices.getShape());
+  llvm::append_range(result, shape.drop_front(*normalized + 1));
+  return result;
+}
+} // namespace
+
+LogicalResult GatherOp::verify() {
+  FailureOr<Shape> expected =
+      gatherShape(*this, shapedType(getInput()), shapedType(getIndices()),
+                  getAxis());
+  if (failed(expected) ||
+      failed(verifyShape(*this, "result", shapedType(getResult()), *expected)))
+    return failure();
+  return verifyElementType(*this, "result", shapedType(getResult()),
+                           shapedType(getInput()).getElementType(),
+                           /*allowF32=*/false);
+}
+
+LogicalResult GatherGradOp::verify() {
+  FailureOr<Shape> expected =
+      gatherShape(*this, shapedType(getResult()), shapedType(getIndices()),
+                  getAxis());
+  if (failed(expected) ||
+      failed(verifyShape(*this, "grad", shapedType(getGrad()), *expected)))
+    return failure();
+  return verifyElementType(*this, "result", shapedType(getResult()),
+                           shapedType(getGrad()).getElementType(),
+                           /*allowF32=*/true);
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  if (getTrueValue() == getFalseValue())
+    return getTrueValue();
+  if (auto splat =
+          dyn_cast_or_null<SplatElementsAttr>(adaptor.getCondition()))
+    return splat.getSplatValue<bool>() ? getTrueValue() : getFalseValue();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout and losses
+//===----------------------------------------------------------------------===//
+
+namespace {
+LogicalResult verifyProbability(Operation *op, APFloat probability) {
+  double p = probability.convertToDouble();
+  if (p >= 0 && p < 1)
+    return success();
+  return op->emitOpError() << "probability must be in [0, 1), got " << p;
+}
+
+LogicalResult verifyClassification(Operation *op, Value logits,
+                                   Value labels) {
+  ShapedType logitsType = shapedType(logits), labelsType = shapedType(labels);
+  if (failed(verifyRank(op, "logits", logitsType, 2)))
+    return failure();
+  return verifyShape(op, "labels", labelsType, {logitsType.getDimSize(0)});
+}
+} // namespace
+
+LogicalResult DropoutOp::verify() {
+  return verifyProbability(*this, getProbability());
+}
+LogicalResult DropoutGradOp::verify() {
+  return verifyProbability(*this, getProbability());
+}
+LogicalResult CrossEntropyOp::verify() {
+  return verifyClassification(*this, getLogits(), getLabels());
+}
+LogicalResult CrossEntropyGradOp::verify() {
+  return verifyClassification(*this, getLogits(), getLabels());
+}
+
+//===----------------------------------------------------------------------===//
+// Cast
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A conversion that keeps every value: the identity or a widening to f32.
+bool isExactConversion(Type from, Type to) {
+  return from == to || (to.isF32() && isa<Float16Type, BFloat16Type>(from));
+}
+
+Type elementTypeOf(Value value) { return shapedType(value).getElementType(); }
+} // namespace
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // cast(cast(x : A -> B) -> C) is cast(x : A -> C) when A -> B is exact.
+  auto producer = getInput().getDefiningOp<CastOp>();
+  if (!producer ||
+      !isExactConversion(elementTypeOf(producer.getInput()),
+                         elementTypeOf(producer.getResult())))
+    return {};
+  if (producer.getInput().getType() == getType())
+    return producer.getInput();
+  getInputMutable().assign(producer.getInput());
+  return getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// `results[i]` must have `inputs[i]`'s shape and its element type or f32.
+LogicalResult verifyPerGradient(Operation *op, ValueRange inputs,
+                                ValueRange results, StringRef resultName) {
+  if (inputs.empty())
+    return op->emitOpError() << "needs at least one gradient";
+  if (inputs.size() != results.size())
+    return op->emitOpError() << "has " << inputs.size() << " gradients but "
+                             << results.size() << " " << resultName;
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(inputs, results))) {
+    auto [input, result] = pair;
+    ShapedType in = shapedType(input), out = shapedType(result);
+    std::string what = (resultName + " #" + Twine(index)).str();
+    if (failed(verifyShape(op, what, out, in.getShape())) ||
+        failed(verifyElementType(op, what, out, in.getElementType(),
+                                 /*allowF32=*/true)))
+      return failure();
+  }
+  return success();
+}
+} // namespace
+
+LogicalResult UnscaleGradsOp::verify() {
+  return verifyPerGradient(*this, getGradients(), getUnscaled(), "unscaled");
+}
+
+LogicalResult UpdateScaleOp::verify() {
+  double growth = getGrowthFactor().convertToDouble();
+  double backoff = getBackoffFactor().convertToDouble();
+  double minScale = getMinScale().convertToDouble();
+  double maxScale = getMaxScale().convertToDouble();
+  if (!(growth > 1))
+    return emitOpError() << "growth_factor must be greater than 1, got "
+                         << growth;
+  if (!(backoff > 0 && backoff < 1))
+    return emitOpError() << "backoff_factor must be in (0, 1), got "
+                         << backoff;
+  if (getGrowthInterval() < 1)
+    return emitOpError() << "growth_interval must be positive, got "
+                         << getGrowthInterval();
+  if (getHysteresis() < 1)
+    return emitOpError() << "hysteresis must be positive, got "
+                         << getHysteresis();
+  if (!(minScale > 0) || !(minScale <= maxScale) || std::isinf(maxScale))
+    return emitOpError() << "scale bounds must satisfy 0 < min_scale <= "
+                            "max_scale < inf, got ["
+                         << minScale << ", " << maxScale << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer
+//===----------------------------------------------------------------------===//
+
+void ClipGradNormOp::build(OpBuilder &builder, OperationState &state,
+                           ValueRange gradients, double maxNorm) {
+  build(builder, state, gradients.getTypes(),
+        RankedTensorType::get({}, builder.getF32Type()), gradients,
+        builder.getF64FloatAttr(maxNorm));
+}
+
+LogicalResult ClipGradNormOp::verify() {
+  double maxNorm = getMaxNorm().convertToDouble();
+  if (!(maxNorm > 0))
+    return emitOpError() << "max_norm must be positive, got " << maxNorm;
+  return verifyPerGradient(*this, getGradients(), getClipped(), "clipped");
+}
+
+namespace {
+LogicalResult verifyNonNegative(Operation *op, StringRef name, APFloat value) {
+  double v = value.convertToDouble();
+  if (v >= 0)
+    return success();
+  return op->emitOpError() << name << " must be non-negative, got " << v;
+}
+
+/// The gradient of a parameter has its shape; its type may differ (f16).
+LogicalResult verifyGradOf(Operation *op, Value grad, Value param) {
+  return verifyShape(op, "grad", shapedType(grad),
+                     shapedType(param).getShape());
+}
+} // namespace
+
+LogicalResult SgdUpdateOp::verify() {
+  double momentum = getMomentum().convertToDouble();
+  double dampening = getDampening().convertToDouble();
+  if (failed(verifyNonNegative(*this, "momentum", getMomentum())) ||
+      failed(verifyNonNegative(*this, "weight_decay", getWeightDecay())))
+    return failure();
+  if (dampening < 0 || dampening > 1)
+    return emitOpError() << "dampening must be in [0, 1], got " << dampening;
+  if (getNesterov() && (momentum == 0 || dampening != 0))
+    return emitOpError()
+           << "nesterov requires a non-zero momentum and zero dampening";
+  if (failed(verifyGradOf(*this, getGrad(), getParam())))
+    return failure();
+  bool hasBuffer = static_cast<bool>(getMomentumBuffer());
+  if (hasBuffer != (momentum != 0))
+    return emitOpError() << "momentum_buffer must be given exactly when "
+                            "momentum is non-zero (momentum = "
+                         << momentum << ")";
+  if (hasBuffer != static_cast<bool>(getNewMomentumBuffer()))
+    return emitOpError()
+           << "returns a new momentum buffer exactly when it takes one";
+  if (hasBuffer && failed(verifySameType(*this, "momentum_buffer",
+                                         getMomentumBuffer(),
+                                         getParam().getType())))
+    return failure();
+  if (failed(verifySameType(*this, "new_param", getNewParam(),
+                            getParam().getType())))
+    return failure();
+  if (hasBuffer)
+    return verifySameType(*this, "new_momentum_buffer", getNewMomentumBuffer(),
+                          getParam().getType());
+  return success();
+}
+
+// amp.sgd_update %p, %g [, momentum_buffer %m], lr %lr [, found_inf %f]
+//     attr-dict : type(%p), type(%g)
+ParseResult SgdUpdateOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand param, grad, buffer, lr, foundInf;
+  bool hasBuffer = false, hasFoundInf = false;
+  Type paramType, gradType;
+  if (parser.parseOperand(param) || parser.parseComma() ||
+      parser.parseOperand(grad) || parser.parseComma())
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("momentum_buffer"))) {
+    hasBuffer = true;
+    if (parser.parseOperand(buffer) || parser.parseComma())
+      return failure();
+  }
+  if (parser.parseKeyword("lr") || parser.parseOperand(lr))
+    return failure();
+  if (succeeded(parser.parseOptionalComma())) {
+    hasFoundInf = true;
+    if (parser.parseKeyword("found_inf") || parser.parseOperand(foundInf))
+      return failure();
+  }
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(paramType) || parser.parseComma() ||
+      parser.parseType(gradType))
+    return failure();
+
+  Builder &builder = parser.getBuilder();
+  Type f32Scalar = RankedTensorType::get({}, builder.getF32Type());
+  Type i1Scalar = RankedTensorType::get({}, builder.getI1Type());
+  if (parser.resolveOperand(param, paramType, result.operands) ||
+      parser.resolveOperand(grad, gradType, result.operands) ||
+      (hasBuffer &&
+       parser.resolveOperand(buffer, paramType, result.operands)) ||
+      parser.resolveOperand(lr, f32Scalar, result.operands) ||
+      (hasFoundInf &&
+       parser.resolveOperand(foundInf, i1Scalar, result.operands)))
+    return failure();
+  result.getOrAddProperties<Properties>().operandSegmentSizes = {
+      1, 1, hasBuffer ? 1 : 0, 1, hasFoundInf ? 1 : 0};
+  result.addTypes(paramType);
+  if (hasBuffer)
+    result.addTypes(paramType);
+  return success();
+}
+
+void SgdUpdateOp::print(OpAsmPrinter &p) {
+  p << ' ' << getParam() << ", " << getGrad();
+  if (Value buffer = getMomentumBuffer())
+    p << ", momentum_buffer " << buffer;
+  p << ", lr " << getLr();
+  if (Value foundInf = getFoundInf())
+    p << ", found_inf " << foundInf;
+  // Like declarative formats, elide hyper-parameters at their default (0).
+  SmallVector<StringRef> elided = {"operandSegmentSizes"};
+  for (auto [name, value] :
+       {std::pair(getMomentumAttrName(), getMomentum()),
+        std::pair(getDampeningAttrName(), getDampening()),
+        std::pair(getWeightDecayAttrName(), getWeightDecay())})
+    if (value.isZero())
+      elided.push_back(name);
+  p.printOptionalAttrDict((*this)->getAttrs(), elided);
+  p << " : " << getParam().getType() << ", " << getGrad().getType();
+}
+
+LogicalResult AdamWUpdateOp::verify() {
+  double beta1 = getBeta1().convertToDouble();
+  double beta2 = getBeta2().convertToDouble();
+  if (beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
+    return emitOpError() << "betas must be in [0, 1), got (" << beta1 << ", "
+                         << beta2 << ")";
+  if (!(getEpsilon().convertToDouble() > 0))
+    return emitOpError() << "epsilon must be positive, got "
+                         << getEpsilon().convertToDouble();
+  if (failed(verifyNonNegative(*this, "weight_decay", getWeightDecay())) ||
+      failed(verifyGradOf(*this, getGrad(), getParam())))
+    return failure();
+  return verifyShape(*this, "exp_avg", shapedType(getExpAvg()),
+                     shapedType(getParam()).getShape());
+}
+
+#define GET_OP_CLASSES
+#include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"

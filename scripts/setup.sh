@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages amp needs when they are missing. Safe to run
+# again: it only calls apt-get for packages that are not installed yet.
+set -euo pipefail
+
+packages=(
+  # Build: LLVM/MLIR 22, CMake, Ninja, a compiler cache.
+  cmake ninja-build g++ ccache
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  # ONNX import.
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  # Test models and reference numerics (run with /usr/bin/python3).
+  python3 python3-numpy python3-onnx python3-torch
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
