@@ -198,7 +198,7 @@ def AMP_WhereOp : AMP_ComputeOp<"where", AMP_ClearPrecision,
 //===----------------------------------------------------------------------===//
 
 def AMP_MatmulOp : AMP_ComputeOp<"matmul", AMP_AllowPrecision,
-    [AMP_F32Accumulation, SameTypeOperands]> {
+    [AMP_F32Accumulation, SameOperandsElementType]> {
   let summary = "batched matrix multiplication with optional transposes";
   let description = [{
     Multiplies `[batch..., m, k]` by `[batch..., k, n]` (after the optional
