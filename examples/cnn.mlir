@@ -21,13 +21,9 @@
 // state_dict keys), the images are the `input` and the class indices the
 // `label`; the loss is the result with role `loss`.
 //
-// Batch-norm running statistics are non-trainable model state, not
-// parameters (no gradient, no optimizer) and not optimizer state (they
-// belong to the model and are saved with it). The contract has no role for
-// such buffers, so they are arguments with only an `amp.name`
-// ("bn1.running_mean", "bn1.running_var"), and amp.batch_norm's updated
-// statistics are returned as results with role `output` under the same
-// names, so that a driver can feed them back on the next step.
+// Batch-norm running statistics are non-trainable model state (PyTorch
+// buffers): role `buffer`, taken as arguments and returned updated, in the
+// same order, under the same names. They get no gradient and no optimizer.
 //
 // Verify (and print) it with:
 //
@@ -39,8 +35,8 @@ func.func @cnn(
     %conv1_w: tensor<16x3x3x3xf32> {amp.role = #amp.role<parameter>, amp.name = "conv1.weight"},
     %bn1_w: tensor<16xf32> {amp.role = #amp.role<parameter>, amp.name = "bn1.weight"},
     %bn1_b: tensor<16xf32> {amp.role = #amp.role<parameter>, amp.name = "bn1.bias"},
-    %bn1_mean: tensor<16xf32> {amp.name = "bn1.running_mean"},
-    %bn1_var: tensor<16xf32> {amp.name = "bn1.running_var"},
+    %bn1_mean: tensor<16xf32> {amp.role = #amp.role<buffer>, amp.name = "bn1.running_mean"},
+    %bn1_var: tensor<16xf32> {amp.role = #amp.role<buffer>, amp.name = "bn1.running_var"},
     %conv2_w: tensor<32x16x3x3xf32> {amp.role = #amp.role<parameter>, amp.name = "conv2.weight"},
     %conv2_b: tensor<32xf32> {amp.role = #amp.role<parameter>, amp.name = "conv2.bias"},
     %gn2_w: tensor<32xf32> {amp.role = #amp.role<parameter>, amp.name = "gn2.weight"},
@@ -48,8 +44,8 @@ func.func @cnn(
     %fc_w: tensor<10x32xf32> {amp.role = #amp.role<parameter>, amp.name = "fc.weight"},
     %fc_b: tensor<10xf32> {amp.role = #amp.role<parameter>, amp.name = "fc.bias"})
     -> (tensor<f32> {amp.role = #amp.role<loss>, amp.name = "loss"},
-        tensor<16xf32> {amp.role = #amp.role<output>, amp.name = "bn1.running_mean"},
-        tensor<16xf32> {amp.role = #amp.role<output>, amp.name = "bn1.running_var"})
+        tensor<16xf32> {amp.role = #amp.role<buffer>, amp.name = "bn1.running_mean"},
+        tensor<16xf32> {amp.role = #amp.role<buffer>, amp.name = "bn1.running_var"})
     attributes {amp.graph = #amp.graph<forward>} {
   // Stage 1: conv 3 -> 16, batch norm, relu, 2x2 max pool.
   %c1 = amp.conv2d %x, %conv1_w {padding = array<i64: 1, 1, 1, 1>}

@@ -20,18 +20,10 @@
 // state: this is the fp32 step before `--amp-loss-scaling` rewrites it.
 //
 // Backward, for `y = linear(a, W, b) = a * W^T + b` with output gradient dy:
-//   dW = dy^T * a                    = linear(dy^T, a^T)
-//   db = sum over the batch of dy    (amp.reduce_sum {axes = [0]})
-//   da = dy * W                      = linear(dy, W^T)
+//   dW = dy^T * a                   (amp.matmul {transpose_lhs})
+//   db = sum over the batch of dy   (amp.reduce_sum {axes = [0]})
+//   da = dy * W                     (amp.matmul)
 // The layer norm backward reuses the mean and rstd the forward saved.
-//
-// NOTE: the natural form of dW and da is `amp.matmul %dy, %a {transpose_lhs}`
-// and `amp.matmul %dy, %W`. The matmul verifier currently rejects any
-// operands whose shapes differ (the op carries `SameTypeOperands`, which
-// compares whole tensor types, where `SameOperandsElementType` was meant), so
-// until that is fixed the gradients are written with explicit transposes and
-// `amp.linear`, which computes the same products. The intended matmul form is
-// kept in a comment next to each product.
 //
 // Verify (and print) it with:
 //
@@ -107,43 +99,23 @@ func.func @mlp_train_step(
       : tensor<32x10xf32>, tensor<32xi64>
 
   // fc2 backward.
-  //   %dfc2_w = amp.matmul %dlogits, %h2 {transpose_lhs}
-  //       : tensor<32x10xf32>, tensor<32x128xf32> -> tensor<10x128xf32>
-  %dlogits_t = amp.transpose %dlogits {permutation = array<i64: 1, 0>}
-      : tensor<32x10xf32> -> tensor<10x32xf32>
-  %h2_t = amp.transpose %h2 {permutation = array<i64: 1, 0>}
-      : tensor<32x128xf32> -> tensor<128x32xf32>
-  %dfc2_w = amp.linear %dlogits_t, %h2_t
-      : (tensor<10x32xf32>, tensor<128x32xf32>) -> tensor<10x128xf32>
+  %dfc2_w = amp.matmul %dlogits, %h2 {transpose_lhs}
+      : tensor<32x10xf32>, tensor<32x128xf32> -> tensor<10x128xf32>
   %dfc2_b = amp.reduce_sum %dlogits {axes = array<i64: 0>}
       : tensor<32x10xf32> -> tensor<10xf32>
-  //   %dh2 = amp.matmul %dlogits, %fc2_w
-  //       : tensor<32x10xf32>, tensor<10x128xf32> -> tensor<32x128xf32>
-  %fc2_w_t = amp.transpose %fc2_w {permutation = array<i64: 1, 0>}
-      : tensor<10x128xf32> -> tensor<128x10xf32>
-  %dh2 = amp.linear %dlogits, %fc2_w_t
-      : (tensor<32x10xf32>, tensor<128x10xf32>) -> tensor<32x128xf32>
+  %dh2 = amp.matmul %dlogits, %fc2_w
+      : tensor<32x10xf32>, tensor<10x128xf32> -> tensor<32x128xf32>
 
   // GELU backward from the forward input.
   %dh1 = amp.gelu_grad %dh2, %h1 : tensor<32x128xf32>
 
   // fc1 backward.
-  //   %dfc1_w = amp.matmul %dh1, %h0 {transpose_lhs}
-  //       : tensor<32x128xf32>, tensor<32x64xf32> -> tensor<128x64xf32>
-  %dh1_t = amp.transpose %dh1 {permutation = array<i64: 1, 0>}
-      : tensor<32x128xf32> -> tensor<128x32xf32>
-  %h0_t = amp.transpose %h0 {permutation = array<i64: 1, 0>}
-      : tensor<32x64xf32> -> tensor<64x32xf32>
-  %dfc1_w = amp.linear %dh1_t, %h0_t
-      : (tensor<128x32xf32>, tensor<64x32xf32>) -> tensor<128x64xf32>
+  %dfc1_w = amp.matmul %dh1, %h0 {transpose_lhs}
+      : tensor<32x128xf32>, tensor<32x64xf32> -> tensor<128x64xf32>
   %dfc1_b = amp.reduce_sum %dh1 {axes = array<i64: 0>}
       : tensor<32x128xf32> -> tensor<128xf32>
-  //   %dh0 = amp.matmul %dh1, %fc1_w
-  //       : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
-  %fc1_w_t = amp.transpose %fc1_w {permutation = array<i64: 1, 0>}
-      : tensor<128x64xf32> -> tensor<64x128xf32>
-  %dh0 = amp.linear %dh1, %fc1_w_t
-      : (tensor<32x128xf32>, tensor<64x128xf32>) -> tensor<32x64xf32>
+  %dh0 = amp.matmul %dh1, %fc1_w
+      : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
 
   // LayerNorm backward from the saved statistics. The input gradient %dx is
   // not needed (x is data, not a parameter); the op computes it anyway and

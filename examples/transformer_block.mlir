@@ -18,11 +18,6 @@
 // the `label`, and the only result is the f32 loss. `amp-opt --amp-autodiff`
 // turns such a model into a training step.
 //
-// Note: both attention matmuls have operands of one type only because
-// seq = head_dim = 16 here; the matmul verifier currently (wrongly) requires
-// identical operand types, so changing the sequence length alone would be
-// rejected until that is fixed.
-//
 // Verify (and print) it with:
 //
 //   amp-opt examples/transformer_block.mlir

@@ -1,6 +1,6 @@
 // Verifies examples/cnn.mlir and pins its structure: the forward-model
-// contract (batch-norm running statistics named but without a role, their
-// updates returned as `output` results), the two conv stages with batch norm
+// contract (batch-norm running statistics are `buffer` arguments, their
+// updates returned as `buffer` results), the two conv stages with batch norm
 // and group norm, the pools, the flatten, the classifier and the loss. The
 // second RUN line checks that the generic form round-trips to the same IR.
 
@@ -13,8 +13,8 @@
 // CHECK-SAME: %[[CONV1_W:[a-z0-9_]+]]: tensor<16x3x3x3xf32> {amp.name = "conv1.weight", amp.role = #amp.role<parameter>}
 // CHECK-SAME: %[[BN1_W:[a-z0-9_]+]]: tensor<16xf32> {amp.name = "bn1.weight", amp.role = #amp.role<parameter>}
 // CHECK-SAME: %[[BN1_B:[a-z0-9_]+]]: tensor<16xf32> {amp.name = "bn1.bias", amp.role = #amp.role<parameter>}
-// CHECK-SAME: %[[BN1_RM:[a-z0-9_]+]]: tensor<16xf32> {amp.name = "bn1.running_mean"}
-// CHECK-SAME: %[[BN1_RV:[a-z0-9_]+]]: tensor<16xf32> {amp.name = "bn1.running_var"}
+// CHECK-SAME: %[[BN1_RM:[a-z0-9_]+]]: tensor<16xf32> {amp.name = "bn1.running_mean", amp.role = #amp.role<buffer>}
+// CHECK-SAME: %[[BN1_RV:[a-z0-9_]+]]: tensor<16xf32> {amp.name = "bn1.running_var", amp.role = #amp.role<buffer>}
 // CHECK-SAME: %[[CONV2_W:[a-z0-9_]+]]: tensor<32x16x3x3xf32> {amp.name = "conv2.weight", amp.role = #amp.role<parameter>}
 // CHECK-SAME: %[[CONV2_B:[a-z0-9_]+]]: tensor<32xf32> {amp.name = "conv2.bias", amp.role = #amp.role<parameter>}
 // CHECK-SAME: %[[GN2_W:[a-z0-9_]+]]: tensor<32xf32> {amp.name = "gn2.weight", amp.role = #amp.role<parameter>}
@@ -22,8 +22,8 @@
 // CHECK-SAME: %[[FC_W:[a-z0-9_]+]]: tensor<10x32xf32> {amp.name = "fc.weight", amp.role = #amp.role<parameter>}
 // CHECK-SAME: %[[FC_B:[a-z0-9_]+]]: tensor<10xf32> {amp.name = "fc.bias", amp.role = #amp.role<parameter>})
 // CHECK-SAME: -> (tensor<f32> {amp.name = "loss", amp.role = #amp.role<loss>}
-// CHECK-SAME: tensor<16xf32> {amp.name = "bn1.running_mean", amp.role = #amp.role<output>}
-// CHECK-SAME: tensor<16xf32> {amp.name = "bn1.running_var", amp.role = #amp.role<output>})
+// CHECK-SAME: tensor<16xf32> {amp.name = "bn1.running_mean", amp.role = #amp.role<buffer>}
+// CHECK-SAME: tensor<16xf32> {amp.name = "bn1.running_var", amp.role = #amp.role<buffer>})
 // CHECK-SAME: attributes {amp.graph = #amp.graph<forward>}
 
 // Stage 1: conv (no bias), batch norm in training mode, relu, max pool.

@@ -56,22 +56,16 @@
 // CHECK: %[[DLOGITS:[a-z0-9_]+]] = amp.cross_entropy_grad %[[SEED]], %[[LOGITS]], %[[LABELS]]
 
 // fc2: dW = dlogits^T h2, db = sum_batch dlogits, dh2 = dlogits W.
-// CHECK: %[[DLOGITS_T:[a-z0-9_]+]] = amp.transpose %[[DLOGITS]] {permutation = array<i64: 1, 0>}
-// CHECK: %[[H2_T:[a-z0-9_]+]] = amp.transpose %[[H2]] {permutation = array<i64: 1, 0>}
-// CHECK: %[[DFC2_W:[a-z0-9_]+]] = amp.linear %[[DLOGITS_T]], %[[H2_T]] : (tensor<10x32xf32>, tensor<128x32xf32>) -> tensor<10x128xf32>
+// CHECK: %[[DFC2_W:[a-z0-9_]+]] = amp.matmul %[[DLOGITS]], %[[H2]] {transpose_lhs} : tensor<32x10xf32>, tensor<32x128xf32> -> tensor<10x128xf32>
 // CHECK: %[[DFC2_B:[a-z0-9_]+]] = amp.reduce_sum %[[DLOGITS]] {axes = array<i64: 0>} : tensor<32x10xf32> -> tensor<10xf32>
-// CHECK: %[[FC2_W_T:[a-z0-9_]+]] = amp.transpose %[[FC2_W]] {permutation = array<i64: 1, 0>}
-// CHECK: %[[DH2:[a-z0-9_]+]] = amp.linear %[[DLOGITS]], %[[FC2_W_T]] : (tensor<32x10xf32>, tensor<128x10xf32>) -> tensor<32x128xf32>
+// CHECK: %[[DH2:[a-z0-9_]+]] = amp.matmul %[[DLOGITS]], %[[FC2_W]] : tensor<32x10xf32>, tensor<10x128xf32> -> tensor<32x128xf32>
 
 // CHECK: %[[DH1:[a-z0-9_]+]] = amp.gelu_grad %[[DH2]], %[[H1]] : tensor<32x128xf32>
 
 // fc1.
-// CHECK: %[[DH1_T:[a-z0-9_]+]] = amp.transpose %[[DH1]] {permutation = array<i64: 1, 0>}
-// CHECK: %[[H0_T:[a-z0-9_]+]] = amp.transpose %[[H0]] {permutation = array<i64: 1, 0>}
-// CHECK: %[[DFC1_W:[a-z0-9_]+]] = amp.linear %[[DH1_T]], %[[H0_T]] : (tensor<128x32xf32>, tensor<64x32xf32>) -> tensor<128x64xf32>
+// CHECK: %[[DFC1_W:[a-z0-9_]+]] = amp.matmul %[[DH1]], %[[H0]] {transpose_lhs} : tensor<32x128xf32>, tensor<32x64xf32> -> tensor<128x64xf32>
 // CHECK: %[[DFC1_B:[a-z0-9_]+]] = amp.reduce_sum %[[DH1]] {axes = array<i64: 0>} : tensor<32x128xf32> -> tensor<128xf32>
-// CHECK: %[[FC1_W_T:[a-z0-9_]+]] = amp.transpose %[[FC1_W]] {permutation = array<i64: 1, 0>}
-// CHECK: %[[DH0:[a-z0-9_]+]] = amp.linear %[[DH1]], %[[FC1_W_T]] : (tensor<32x128xf32>, tensor<64x128xf32>) -> tensor<32x64xf32>
+// CHECK: %[[DH0:[a-z0-9_]+]] = amp.matmul %[[DH1]], %[[FC1_W]] : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
 
 // LayerNorm backward reuses the forward's saved statistics.
 // CHECK: %{{[a-z0-9_]+}}, %[[DLN_W:[a-z0-9_]+]], %[[DLN_B:[a-z0-9_]+]] = amp.layer_norm_grad %[[DH0]], %[[X]], %[[MEAN]], %[[RSTD]], %[[LN_W]]

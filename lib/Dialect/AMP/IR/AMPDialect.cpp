@@ -73,6 +73,7 @@ LogicalResult verifyRole(Operation *op, StringRef where, Role role, Type type,
   };
   switch (role) {
   case Role::Parameter:
+  case Role::Buffer:
     if (!isFloatTensor(type))
       return fail("is not a tensor of f32, f16 or bf16");
     return success();
@@ -188,8 +189,8 @@ LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
     return function->emitOpError()
            << "is a training step with " << losses
            << " loss results; it must return exactly one";
-  for (Role role :
-       {Role::Parameter, Role::OptimizerState, Role::ScalerState})
+  for (Role role : {Role::Parameter, Role::Buffer, Role::OptimizerState,
+                    Role::ScalerState})
     if (failed(verifyThreadedState(function, role)))
       return failure();
   return success();

@@ -70,7 +70,8 @@ def AMP_Role : I32EnumAttr<"Role",
       I32EnumAttrCase<"ScalerState", 5, "scaler_state">,
       I32EnumAttrCase<"Hyperparameter", 6, "hyperparameter">,
       I32EnumAttrCase<"Skipped", 7, "skipped">,
-      I32EnumAttrCase<"Output", 8, "output">
+      I32EnumAttrCase<"Output", 8, "output">,
+      I32EnumAttrCase<"Buffer", 9, "buffer">
     ]> {
   let cppNamespace = "::mlir::amp";
   let genSpecializedAttr = 0;
