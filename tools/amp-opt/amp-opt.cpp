@@ -5,7 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -90,6 +92,8 @@ mlir::LogicalResult runToOutput(int argc, char **argv,
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::amp::registerAMPConversionPasses();
+  mlir::amp::registerAMPPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::amp::AMPDialect>();

@@ -204,10 +204,58 @@ func.func @constant_type_mismatch() -> tensor<4xf32> {
 
 // -----
 
-func.func @matmul_lhs_rank(%a: tensor<4xf32>) -> tensor<4xf32> {
+func.func @matmul_operand_element_types(%a: tensor<2x3xf16>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'amp.matmul' op requires the same element type for all operands}}
+  %0 = amp.matmul %a, %b : tensor<2x3xf16>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @matmul_lhs_rank(%a: tensor<4xf32>, %b: tensor<4x2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{'amp.matmul' op lhs must have rank at least 2, got 1}}
-  %0 = amp.matmul %a, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
-  return %0 : tensor<4xf32>
+  %0 = amp.matmul %a, %b : tensor<4xf32>, tensor<4x2xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @matmul_rhs_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.matmul' op rhs must have rank at least 2, got 1}}
+  %0 = amp.matmul %a, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @matmul_contraction_mismatch_rect(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{'amp.matmul' op contraction dimensions differ: lhs has 3, rhs has 4}}
+  %0 = amp.matmul %a, %b : tensor<2x3xf32>, tensor<4x5xf32> -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @matmul_batch_mismatch(%a: tensor<5x2x3xf32>, %b: tensor<6x3x2xf32>) -> tensor<5x2x2xf32> {
+  // expected-error @+1 {{'amp.matmul' op batch dimensions differ: lhs has 5, rhs has 6}}
+  %0 = amp.matmul %a, %b : tensor<5x2x3xf32>, tensor<6x3x2xf32> -> tensor<5x2x2xf32>
+  return %0 : tensor<5x2x2xf32>
+}
+
+// -----
+
+func.func @matmul_batch_rank_mismatch(%a: tensor<5x2x3xf32>, %b: tensor<4x5x3x2xf32>) -> tensor<5x2x2xf32> {
+  // expected-error @+1 {{'amp.matmul' op batch dimensions differ: lhs has 5, rhs has 4x5}}
+  %0 = amp.matmul %a, %b : tensor<5x2x3xf32>, tensor<4x5x3x2xf32> -> tensor<5x2x2xf32>
+  return %0 : tensor<5x2x2xf32>
+}
+
+// -----
+
+func.func @matmul_shared_rhs_result_shape(%a: tensor<5x2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'amp.matmul' op result has shape 2x4 but must have shape 5x2x4}}
+  %0 = amp.matmul %a, %b : tensor<5x2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
 }
 
 // -----
@@ -488,6 +536,46 @@ func.func @conv2d_input_grad_groups_negative(%g: tensor<2x4x6x6xf32>, %w: tensor
 
 // -----
 
+func.func @conv2d_input_grad_stride_size(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32> {
+  // expected-error @+1 {{'amp.conv2d_input_grad' op stride must have 2 values, got 3}}
+  %0 = amp.conv2d_input_grad %g, %w {stride = array<i64: 1, 1, 1>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
+  return %0 : tensor<2x3x8x8xf32>
+}
+
+// -----
+
+func.func @conv2d_input_grad_stride_zero(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32> {
+  // expected-error @+1 {{'amp.conv2d_input_grad' op stride values must be positive}}
+  %0 = amp.conv2d_input_grad %g, %w {stride = array<i64: 0, 1>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
+  return %0 : tensor<2x3x8x8xf32>
+}
+
+// -----
+
+func.func @conv2d_input_grad_padding_negative(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32> {
+  // expected-error @+1 {{'amp.conv2d_input_grad' op padding values must be non-negative}}
+  %0 = amp.conv2d_input_grad %g, %w {padding = array<i64: 0, -1, 0, 0>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
+  return %0 : tensor<2x3x8x8xf32>
+}
+
+// -----
+
+func.func @conv2d_input_grad_dilation_size(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32> {
+  // expected-error @+1 {{'amp.conv2d_input_grad' op dilation must have 2 values, got 1}}
+  %0 = amp.conv2d_input_grad %g, %w {dilation = array<i64: 1>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
+  return %0 : tensor<2x3x8x8xf32>
+}
+
+// -----
+
+func.func @conv2d_input_grad_dilation_zero(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32> {
+  // expected-error @+1 {{'amp.conv2d_input_grad' op dilation values must be positive}}
+  %0 = amp.conv2d_input_grad %g, %w {dilation = array<i64: 1, 0>} : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
+  return %0 : tensor<2x3x8x8xf32>
+}
+
+// -----
+
 func.func @conv2d_input_grad_result_rank(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<3x8x8xf32> {
   // expected-error @+1 {{'amp.conv2d_input_grad' op result must have rank 4, got 3}}
   %0 = amp.conv2d_input_grad %g, %w : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<3x8x8xf32>
@@ -505,7 +593,7 @@ func.func @conv2d_input_grad_grad_rank(%g: tensor<4x6x6xf32>, %w: tensor<4x3x3x3
 // -----
 
 func.func @conv2d_input_grad_channels_groups(%g: tensor<2x4x6x6xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<2x3x8x8xf32> {
-  // expected-error @+1 {{'amp.conv2d_input_grad' op input channels 3 are not divisible by groups 2}}
+  // expected-error @+1 {{'amp.conv2d_input_grad' op result channels 3 are not divisible by groups 2}}
   %0 = amp.conv2d_input_grad %g, %w {groups = 2 : i64} : tensor<2x4x6x6xf32>, tensor<4x1x3x3xf32> -> tensor<2x3x8x8xf32>
   return %0 : tensor<2x3x8x8xf32>
 }
@@ -542,6 +630,22 @@ func.func @conv2d_input_grad_result_element_type(%g: tensor<2x4x6x6xf16>, %w: te
   return %0 : tensor<2x3x8x8xbf16>
 }
 
+// -----
+
+func.func @conv2d_input_grad_weight_rank(%g: tensor<2x4x6x6xf32>, %w: tensor<4x3x9xf32>) -> tensor<2x3x8x8xf32> {
+  // expected-error @+1 {{'amp.conv2d_input_grad' op weight must have rank 4, got 3}}
+  %0 = amp.conv2d_input_grad %g, %w : tensor<2x4x6x6xf32>, tensor<4x3x9xf32> -> tensor<2x3x8x8xf32>
+  return %0 : tensor<2x3x8x8xf32>
+}
+
+// -----
+
+func.func @conv2d_input_grad_output_channels_groups(%g: tensor<2x3x6x6xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<2x4x8x8xf32> {
+  // expected-error @+1 {{'amp.conv2d_input_grad' op output channels 3 are not divisible by groups 2}}
+  %0 = amp.conv2d_input_grad %g, %w {groups = 2 : i64} : tensor<2x3x6x6xf32>, tensor<3x2x3x3xf32> -> tensor<2x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // amp.conv2d_weight_grad: the result is the weight, grad the output.
 //===----------------------------------------------------------------------===//
@@ -551,6 +655,46 @@ func.func @conv2d_input_grad_result_element_type(%g: tensor<2x4x6x6xf16>, %w: te
 func.func @conv2d_weight_grad_dilation_zero(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
   // expected-error @+1 {{'amp.conv2d_weight_grad' op dilation values must be positive}}
   %0 = amp.conv2d_weight_grad %g, %x {dilation = array<i64: 0, 0>} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @conv2d_weight_grad_stride_negative(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  // expected-error @+1 {{'amp.conv2d_weight_grad' op stride values must be positive}}
+  %0 = amp.conv2d_weight_grad %g, %x {stride = array<i64: -1, 1>} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @conv2d_weight_grad_padding_size(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  // expected-error @+1 {{'amp.conv2d_weight_grad' op padding must have 4 values, got 3}}
+  %0 = amp.conv2d_weight_grad %g, %x {padding = array<i64: 0, 0, 0>} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @conv2d_weight_grad_padding_negative(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  // expected-error @+1 {{'amp.conv2d_weight_grad' op padding values must be non-negative}}
+  %0 = amp.conv2d_weight_grad %g, %x {padding = array<i64: 0, 0, -3, 0>} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @conv2d_weight_grad_dilation_size(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  // expected-error @+1 {{'amp.conv2d_weight_grad' op dilation must have 2 values, got 4}}
+  %0 = amp.conv2d_weight_grad %g, %x {dilation = array<i64: 1, 1, 1, 1>} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @conv2d_weight_grad_groups_zero(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  // expected-error @+1 {{'amp.conv2d_weight_grad' op groups must be positive, got 0}}
+  %0 = amp.conv2d_weight_grad %g, %x {groups = 0 : i64} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
   return %0 : tensor<4x3x3x3xf32>
 }
 
@@ -600,6 +744,38 @@ func.func @conv2d_weight_grad_result_element_type(%g: tensor<2x4x6x6xbf16>, %x: 
   // expected-error @+1 {{'amp.conv2d_weight_grad' op result has element type 'f16' but must have 'bf16' or f32}}
   %0 = amp.conv2d_weight_grad %g, %x : tensor<2x4x6x6xbf16>, tensor<2x3x8x8xbf16> -> tensor<4x3x3x3xf16>
   return %0 : tensor<4x3x3x3xf16>
+}
+
+// -----
+
+func.func @conv2d_weight_grad_stride_size(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  // expected-error @+1 {{'amp.conv2d_weight_grad' op stride must have 2 values, got 0}}
+  %0 = amp.conv2d_weight_grad %g, %x {stride = array<i64>} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @conv2d_weight_grad_input_rank(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8x1xf32>) -> tensor<4x3x3x3xf32> {
+  // expected-error @+1 {{'amp.conv2d_weight_grad' op input must have rank 4, got 5}}
+  %0 = amp.conv2d_weight_grad %g, %x : tensor<2x4x6x6xf32>, tensor<2x3x8x8x1xf32> -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @conv2d_weight_grad_grad_rank(%g: tensor<f32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  // expected-error @+1 {{'amp.conv2d_weight_grad' op grad must have rank 4, got 0}}
+  %0 = amp.conv2d_weight_grad %g, %x : tensor<f32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+func.func @conv2d_weight_grad_input_channels_groups(%g: tensor<2x4x6x6xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x1x3x3xf32> {
+  // expected-error @+1 {{'amp.conv2d_weight_grad' op input channels 3 are not divisible by groups 3000000000}}
+  %0 = amp.conv2d_weight_grad %g, %x {groups = 3000000000 : i64} : tensor<2x4x6x6xf32>, tensor<2x3x8x8xf32> -> tensor<4x1x3x3xf32>
+  return %0 : tensor<4x1x3x3xf32>
 }
 
 //===----------------------------------------------------------------------===//
@@ -785,7 +961,7 @@ func.func @layer_norm_axis(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8
 // -----
 
 func.func @layer_norm_epsilon(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'amp.layer_norm' op epsilon must be non-negative, got -1.000000e-05}}
+  // expected-error @+1 {{'amp.layer_norm' op epsilon must be non-negative and finite, got -1.000000e-05}}
   %y, %m, %r = amp.layer_norm %x, %w, %w {epsilon = -1.0e-5 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>)
   return %y : tensor<4x8xf32>
 }
@@ -917,7 +1093,7 @@ func.func @layer_norm_grad_rstd_shape(%x: tensor<4x8xf32>, %r: tensor<4x8xf32>, 
 // -----
 
 func.func @layer_norm_grad_weight_grad_type(%x: tensor<4x8xf16>, %s: tensor<4xf32>, %w: tensor<8xf16>) -> tensor<4x8xf16> {
-  // expected-error @+1 {{'amp.layer_norm_grad' op weight and bias gradients has type 'tensor<8xf32>' but must have 'tensor<8xf16>'}}
+  // expected-error @+1 {{'amp.layer_norm_grad' op weight_grad has type 'tensor<8xf32>' but must have 'tensor<8xf16>'}}
   %dx, %dw, %db = amp.layer_norm_grad %x, %x, %s, %s, %w : (tensor<4x8xf16>, tensor<4x8xf16>, tensor<4xf32>, tensor<4xf32>, tensor<8xf16>) -> (tensor<4x8xf16>, tensor<8xf32>, tensor<8xf16>)
   return %dx : tensor<4x8xf16>
 }
@@ -925,7 +1101,7 @@ func.func @layer_norm_grad_weight_grad_type(%x: tensor<4x8xf16>, %s: tensor<4xf3
 // -----
 
 func.func @layer_norm_grad_bias_grad_type(%x: tensor<4x8xf32>, %s: tensor<4xf32>, %w: tensor<8xf32>, %b: tensor<?xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'amp.layer_norm_grad' op weight and bias gradients has type 'tensor<?xf32>' but must have 'tensor<8xf32>'}}
+  // expected-error @+1 {{'amp.layer_norm_grad' op bias_grad has type 'tensor<?xf32>' but must have 'tensor<8xf32>'}}
   %dx, %dw, %db = amp.layer_norm_grad %x, %x, %s, %s, %w : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>, tensor<?xf32>)
   return %dx : tensor<4x8xf32>
 }
@@ -953,7 +1129,7 @@ func.func @rms_norm_axis(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf
 // -----
 
 func.func @rms_norm_epsilon(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'amp.rms_norm' op epsilon must be non-negative, got -2.500000e-01}}
+  // expected-error @+1 {{'amp.rms_norm' op epsilon must be non-negative and finite, got -2.500000e-01}}
   %y, %r = amp.rms_norm %x, %w {epsilon = -0.25 : f64} : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>)
   return %y : tensor<4x8xf32>
 }
@@ -1053,7 +1229,7 @@ func.func @rms_norm_grad_rstd_shape(%x: tensor<4x8xf32>, %s: tensor<2xf32>, %w: 
 // -----
 
 func.func @rms_norm_grad_weight_grad_type(%x: tensor<4x8xf32>, %s: tensor<4xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'amp.rms_norm_grad' op weight and bias gradients has type 'tensor<8xf16>' but must have 'tensor<8xf32>'}}
+  // expected-error @+1 {{'amp.rms_norm_grad' op weight_grad has type 'tensor<8xf16>' but must have 'tensor<8xf32>'}}
   %dx, %dw = amp.rms_norm_grad %x, %x, %s, %w : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<8xf16>)
   return %dx : tensor<4x8xf32>
 }
@@ -1089,7 +1265,7 @@ func.func @group_norm_channels_divisible(%x: tensor<2x8x4x4xf32>, %w: tensor<8xf
 // -----
 
 func.func @group_norm_epsilon(%x: tensor<2x8x4x4xf32>, %w: tensor<8xf32>) -> tensor<2x8x4x4xf32> {
-  // expected-error @+1 {{'amp.group_norm' op epsilon must be non-negative, got -1.000000e+00}}
+  // expected-error @+1 {{'amp.group_norm' op epsilon must be non-negative and finite, got -1.000000e+00}}
   %y, %m, %r = amp.group_norm %x, %w, %w {num_groups = 2 : i64, epsilon = -1.0 : f64} : (tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8x4x4xf32>, tensor<2x2xf32>, tensor<2x2xf32>)
   return %y : tensor<2x8x4x4xf32>
 }
@@ -1229,7 +1405,7 @@ func.func @group_norm_grad_rstd_shape(%x: tensor<2x8xf32>, %s: tensor<2x2xf32>, 
 // -----
 
 func.func @group_norm_grad_bias_grad_type(%x: tensor<2x8xf32>, %s: tensor<2x2xf32>, %w: tensor<8xf32>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{'amp.group_norm_grad' op weight and bias gradients has type 'tensor<8xbf16>' but must have 'tensor<8xf32>'}}
+  // expected-error @+1 {{'amp.group_norm_grad' op bias_grad has type 'tensor<8xbf16>' but must have 'tensor<8xf32>'}}
   %dx, %dw, %db = amp.group_norm_grad %x, %x, %s, %s, %w {num_groups = 2 : i64} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<8xbf16>)
   return %dx : tensor<2x8xf32>
 }
@@ -1249,7 +1425,7 @@ func.func @batch_norm_input_rank(%x: tensor<4xf32>, %s: tensor<4xf32>) -> tensor
 // -----
 
 func.func @batch_norm_epsilon(%x: tensor<2x4xf32>, %s: tensor<4xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{'amp.batch_norm' op epsilon must be non-negative, got -1.000000e-03}}
+  // expected-error @+1 {{'amp.batch_norm' op epsilon must be non-negative and finite, got -1.000000e-03}}
   %y, %sm, %sr, %rm, %rv = amp.batch_norm %x, %s, %s, %s, %s {epsilon = -1.0e-3 : f64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
   return %y : tensor<2x4xf32>
 }
@@ -1421,7 +1597,7 @@ func.func @batch_norm_grad_saved_rstd_shape(%x: tensor<2x4xf32>, %s: tensor<4xf3
 // -----
 
 func.func @batch_norm_grad_weight_grad_type(%x: tensor<2x4xf32>, %s: tensor<4xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{'amp.batch_norm_grad' op weight and bias gradients has type 'tensor<2xf32>' but must have 'tensor<4xf32>'}}
+  // expected-error @+1 {{'amp.batch_norm_grad' op weight_grad has type 'tensor<2xf32>' but must have 'tensor<4xf32>'}}
   %dx, %dw, %db = amp.batch_norm_grad %x, %x, %s, %s, %s : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2xf32>, tensor<4xf32>)
   return %dx : tensor<2x4xf32>
 }
@@ -1576,6 +1752,38 @@ func.func @max_pool2d_grad_kernel_size_negative(%g: tensor<1x4x4x4xf32>, %x: ten
 
 // -----
 
+func.func @max_pool2d_grad_kernel_size_size(%g: tensor<1x4x4x4xf32>, %x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'amp.max_pool2d_grad' op kernel_size must have 2 values, got 3}}
+  %0 = amp.max_pool2d_grad %g, %x {kernel_size = array<i64: 2, 2, 2>} : tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+func.func @max_pool2d_grad_stride_size(%g: tensor<1x4x4x4xf32>, %x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'amp.max_pool2d_grad' op stride must have 2 values, got 0}}
+  %0 = amp.max_pool2d_grad %g, %x {kernel_size = array<i64: 2, 2>, stride = array<i64>} : tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+func.func @max_pool2d_grad_stride_zero(%g: tensor<1x4x4x4xf32>, %x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'amp.max_pool2d_grad' op stride values must be positive}}
+  %0 = amp.max_pool2d_grad %g, %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 0, 2>} : tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+func.func @max_pool2d_grad_padding_size(%g: tensor<1x4x4x4xf32>, %x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'amp.max_pool2d_grad' op padding must have 4 values, got 2}}
+  %0 = amp.max_pool2d_grad %g, %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>} : tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
 func.func @max_pool2d_grad_padding_negative(%g: tensor<1x4x4x4xf32>, %x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
   // expected-error @+1 {{'amp.max_pool2d_grad' op padding values must be non-negative}}
   %0 = amp.max_pool2d_grad %g, %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: -1, 0, 0, 0>} : tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
@@ -1606,9 +1814,33 @@ func.func @max_pool2d_grad_grad_shape(%g: tensor<1x4x4x4xf32>, %x: tensor<1x4x8x
   return %0 : tensor<1x4x8x8xf32>
 }
 
+// -----
+
+func.func @max_pool2d_grad_input_rank(%g: tensor<1x4x4x4xf32>, %x: tensor<4x8x8xf32>) -> tensor<4x8x8xf32> {
+  // expected-error @+1 {{'amp.max_pool2d_grad' op input must have rank 4, got 3}}
+  %0 = amp.max_pool2d_grad %g, %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<1x4x4x4xf32>, tensor<4x8x8xf32> -> tensor<4x8x8xf32>
+  return %0 : tensor<4x8x8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // amp.avg_pool2d_grad: the result is the forward input.
 //===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @avg_pool2d_grad_kernel_size_size(%g: tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d_grad' op kernel_size must have 2 values, got 1}}
+  %0 = amp.avg_pool2d_grad %g {kernel_size = array<i64: 2>} : tensor<1x4x4x4xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+func.func @avg_pool2d_grad_stride_zero(%g: tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d_grad' op stride values must be positive}}
+  %0 = amp.avg_pool2d_grad %g {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 0>} : tensor<1x4x4x4xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
 
 // -----
 
@@ -1640,6 +1872,70 @@ func.func @avg_pool2d_grad_grad_shape(%g: tensor<1x4x4x4xf32>) -> tensor<1x4x8x8
   // expected-error @+1 {{'amp.avg_pool2d_grad' op grad has shape 1x4x4x4 but must have shape 1x4x4x3}}
   %0 = amp.avg_pool2d_grad %g {kernel_size = array<i64: 2, 3>, stride = array<i64: 2, 2>} : tensor<1x4x4x4xf32> -> tensor<1x4x8x8xf32>
   return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+func.func @avg_pool2d_grad_kernel_size_zero(%g: tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d_grad' op kernel_size values must be positive}}
+  %0 = amp.avg_pool2d_grad %g {kernel_size = array<i64: 2, 0>, stride = array<i64: 2, 2>} : tensor<1x4x4x4xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+func.func @avg_pool2d_grad_padding_too_large(%g: tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d_grad' op padding 3 is more than half the kernel size 4}}
+  %0 = amp.avg_pool2d_grad %g {kernel_size = array<i64: 4, 4>, stride = array<i64: 2, 2>, padding = array<i64: 3, 0, 0, 0>} : tensor<1x4x4x4xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+func.func @avg_pool2d_grad_padding_negative(%g: tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d_grad' op padding values must be non-negative}}
+  %0 = amp.avg_pool2d_grad %g {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, -1, 0, 0>} : tensor<1x4x4x4xf32> -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+func.func @avg_pool2d_kernel_size_negative(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d' op kernel_size values must be positive}}
+  %0 = amp.avg_pool2d %x {kernel_size = array<i64: -2, -2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @avg_pool2d_input_rank(%x: tensor<8x8xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d' op input must have rank 4, got 2}}
+  %0 = amp.avg_pool2d %x {kernel_size = array<i64: 2, 2>} : tensor<8x8xf32> -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @avg_pool2d_padding_negative(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d' op padding values must be non-negative}}
+  %0 = amp.avg_pool2d %x {kernel_size = array<i64: 2, 2>, padding = array<i64: -1, -1, -1, -1>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @avg_pool2d_stride_size(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d' op stride must have 2 values, got 1}}
+  %0 = amp.avg_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @avg_pool2d_padding_size(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'amp.avg_pool2d' op padding must have 4 values, got 5}}
+  %0 = amp.avg_pool2d %x {kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0, 0>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
 }
 
 //===----------------------------------------------------------------------===//
@@ -1799,6 +2095,22 @@ func.func @slice_result_shape(%x: tensor<4x6xf32>) -> tensor<2x6xf32> {
 func.func @slice_grad_starts_size(%g: tensor<2x6xf32>) -> tensor<4x6xf32> {
   // expected-error @+1 {{'amp.slice_grad' op starts must have 2 values, got 3}}
   %0 = amp.slice_grad %g {starts = array<i64: 0, 0, 0>, limits = array<i64: 2, 6>, strides = array<i64: 1, 1>} : tensor<2x6xf32> -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+
+// -----
+
+func.func @slice_grad_limits_size(%g: tensor<2x6xf32>) -> tensor<4x6xf32> {
+  // expected-error @+1 {{'amp.slice_grad' op limits must have 2 values, got 1}}
+  %0 = amp.slice_grad %g {starts = array<i64: 0, 0>, limits = array<i64: 2>, strides = array<i64: 1, 1>} : tensor<2x6xf32> -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+
+// -----
+
+func.func @slice_grad_strides_size(%g: tensor<2x6xf32>) -> tensor<4x6xf32> {
+  // expected-error @+1 {{'amp.slice_grad' op strides must have 2 values, got 3}}
+  %0 = amp.slice_grad %g {starts = array<i64: 0, 0>, limits = array<i64: 2, 6>, strides = array<i64: 1, 1, 1>} : tensor<2x6xf32> -> tensor<4x6xf32>
   return %0 : tensor<4x6xf32>
 }
 
@@ -1997,7 +2309,7 @@ func.func @unscale_grads_element_type(%s: tensor<f32>, %g: tensor<4xf16>) -> ten
 // -----
 
 func.func @update_scale_growth_factor(%s: tensor<f32>, %t: tensor<i64>, %f: tensor<i1>) -> tensor<f32> {
-  // expected-error @+1 {{'amp.update_scale' op growth_factor must be greater than 1, got 1.000000e+00}}
+  // expected-error @+1 {{'amp.update_scale' op growth_factor must be finite and greater than 1, got 1.000000e+00}}
   %0, %1, %2 = amp.update_scale %s, %t, %t, %f {growth_factor = 1.0 : f64}
   return %0 : tensor<f32>
 }
@@ -2021,8 +2333,8 @@ func.func @update_scale_growth_interval(%s: tensor<f32>, %t: tensor<i64>, %f: te
 // -----
 
 func.func @update_scale_hysteresis(%s: tensor<f32>, %t: tensor<i64>, %f: tensor<i1>) -> tensor<f32> {
-  // expected-error @+1 {{'amp.update_scale' op hysteresis must be positive, got -1}}
-  %0, %1, %2 = amp.update_scale %s, %t, %t, %f {hysteresis = -1 : i64}
+  // expected-error @+1 {{'amp.update_scale' op hysteresis must be positive, got 0}}
+  %0, %1, %2 = amp.update_scale %s, %t, %t, %f {hysteresis = 0 : i64}
   return %0 : tensor<f32>
 }
 
@@ -2073,7 +2385,7 @@ func.func @clip_grad_norm_no_gradients() -> tensor<f32> {
 // -----
 
 func.func @sgd_update_momentum_negative(%p: tensor<4xf32>, %m: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'amp.sgd_update' op momentum must be non-negative, got -9.000000e-01}}
+  // expected-error @+1 {{'amp.sgd_update' op momentum must be non-negative and finite, got -9.000000e-01}}
   %0, %1 = amp.sgd_update %p, %p, momentum_buffer %m, lr %lr {momentum = -0.9 : f64} : tensor<4xf32>, tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -2081,7 +2393,7 @@ func.func @sgd_update_momentum_negative(%p: tensor<4xf32>, %m: tensor<4xf32>, %l
 // -----
 
 func.func @sgd_update_weight_decay_negative(%p: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'amp.sgd_update' op weight_decay must be non-negative, got -1.000000e-02}}
+  // expected-error @+1 {{'amp.sgd_update' op weight_decay must be non-negative and finite, got -1.000000e-02}}
   %0 = amp.sgd_update %p, %p, lr %lr {weight_decay = -0.01 : f64} : tensor<4xf32>, tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -2193,7 +2505,7 @@ func.func @adamw_update_beta2(%p: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f3
 // -----
 
 func.func @adamw_update_epsilon(%p: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'amp.adamw_update' op epsilon must be positive, got 0.000000e+00}}
+  // expected-error @+1 {{'amp.adamw_update' op epsilon must be positive and finite, got 0.000000e+00}}
   %0, %1, %2 = amp.adamw_update %p, %p, %p, %p, step %t, lr %lr {epsilon = 0.0 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -2201,7 +2513,7 @@ func.func @adamw_update_epsilon(%p: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<
 // -----
 
 func.func @adamw_update_weight_decay(%p: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>, %f: tensor<i1>) -> tensor<4xf32> {
-  // expected-error @+1 {{'amp.adamw_update' op weight_decay must be non-negative, got -1.000000e-02}}
+  // expected-error @+1 {{'amp.adamw_update' op weight_decay must be non-negative and finite, got -1.000000e-02}}
   %0, %1, %2 = amp.adamw_update %p, %p, %p, %p, step %t, lr %lr, found_inf %f {weight_decay = -0.01 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -2220,4 +2532,110 @@ func.func @adamw_update_exp_avg_shape(%p: tensor<4xf16>, %m: tensor<8xf32>, %t: 
   // expected-error @+1 {{'amp.adamw_update' op exp_avg has shape 8 but must have shape 4}}
   %0, %1, %2 = amp.adamw_update %p, %p, %m, %m, step %t, lr %lr : tensor<4xf16>, tensor<4xf16>, tensor<8xf32>
   return %0 : tensor<4xf16>
+}
+
+// -----
+// Regression tests: signed counts, NaN attributes, overflowing window
+// arithmetic and windows that do not fit.
+
+func.func @update_scale_negative_hysteresis(%s: tensor<f32>, %g: tensor<i64>, %h: tensor<i64>, %f: tensor<i1>) {
+  // expected-error @+1 {{'amp.update_scale' op hysteresis must be positive, got -1}}
+  %0:3 = amp.update_scale %s, %g, %h, %f {hysteresis = -1 : i64}
+  return
+}
+
+// -----
+
+func.func @update_scale_negative_interval(%s: tensor<f32>, %g: tensor<i64>, %h: tensor<i64>, %f: tensor<i1>) {
+  // expected-error @+1 {{'amp.update_scale' op growth_interval must be positive, got -5}}
+  %0:3 = amp.update_scale %s, %g, %h, %f {growth_interval = -5 : i64}
+  return
+}
+
+// -----
+
+func.func @batch_norm_nan_momentum(%x: tensor<2x4x3x3xf32>, %c: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.batch_norm' op momentum must be in [0, 1], got nan}}
+  %0:5 = amp.batch_norm %x, %c, %c, %c, %c {momentum = 0x7FF8000000000000 : f64} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_nan_beta(%p: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
+  // expected-error @+1 {{'amp.adamw_update' op betas must be in [0, 1), got (nan, 9.990000e-01)}}
+  %0:3 = amp.adamw_update %p, %p, %p, %p, step %t, lr %lr {beta1 = 0x7FF8000000000000 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_infinite_weight_decay(%p: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error @+1 {{'amp.sgd_update' op weight_decay must be non-negative and finite, got INF}}
+  %0 = amp.sgd_update %p, %p, lr %lr {weight_decay = 0x7FF0000000000000 : f64} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_huge_padding(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{'amp.max_pool2d' op padding 4611686018427387904 is more than half the kernel size 1}}
+  %0 = amp.max_pool2d %x {kernel_size = array<i64: 1, 1>, padding = array<i64: 4611686018427387904, 0, 4611686018427387904, 0>} : tensor<1x4x8x8xf32> -> tensor<1x4x0x8xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_window_does_not_fit(%x: tensor<1x1x2x2xf32>) {
+  // expected-error @+1 {{'amp.max_pool2d' op window of size 3 does not fit the padded input of size 2 in spatial dimension 0}}
+  %0 = amp.max_pool2d %x {kernel_size = array<i64: 3, 3>} : tensor<1x1x2x2xf32> -> tensor<1x1x0x0xf32>
+  return
+}
+
+// -----
+
+func.func @conv_window_does_not_fit(%x: tensor<1x1x2x2xf32>, %w: tensor<1x1x3x3xf32>) {
+  // expected-error @+1 {{'amp.conv2d' op window of size 3 does not fit the padded input of size 2 in spatial dimension 0}}
+  %0 = amp.conv2d %x, %w : (tensor<1x1x2x2xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x0x0xf32>
+  return
+}
+
+// -----
+
+func.func @conv_dilation_overflow(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'amp.conv2d' op window arithmetic overflows in spatial dimension 0}}
+  %0 = amp.conv2d %x, %w {dilation = array<i64: 9223372036854775807, 9223372036854775807>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x10x10xf32>
+  return
+}
+
+// -----
+
+func.func @conv_padding_overflow(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'amp.conv2d' op window arithmetic overflows in spatial dimension 0}}
+  %0 = amp.conv2d %x, %w {padding = array<i64: 9223372036854775807, 9223372036854775807, 9223372036854775807, 9223372036854775807>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_empty_kernel(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x0x0xf32>) {
+  // expected-error @+1 {{'amp.conv2d' op kernel size 0 in spatial dimension 0 is not positive}}
+  %0 = amp.conv2d %x, %w : (tensor<2x3x8x8xf32>, tensor<4x3x0x0xf32>) -> tensor<2x4x9x9xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_count_overflow(%x: tensor<4294967296x4294967296xf32>) {
+  // expected-error @+1 {{'amp.reshape' op element count overflows int64}}
+  %0 = amp.reshape %x : tensor<4294967296x4294967296xf32> -> tensor<0xf32>
+  return
+}
+
+// -----
+
+func.func @slice_dynamic_dimension(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'amp.slice' op slice [-1, 2) of dimension 0 is outside [0, ?]}}
+  %0 = amp.slice %x {starts = array<i64: -1>, limits = array<i64: 2>, strides = array<i64: 1>} : tensor<?xf32> -> tensor<3xf32>
+  return
 }

@@ -140,20 +140,23 @@ std::optional<Role> getRole(DictionaryAttr attrs) {
   return std::nullopt;
 }
 
-/// The types of the arguments (or results) of `function` with `role`.
+/// The types of the arguments (or results) of `function` with `role`. Reads
+/// the attribute arrays defensively: this runs before the function verifies
+/// that they have one dictionary per argument and result.
 SmallVector<Type> typesWithRole(FunctionOpInterface function, Role role,
                                 bool results) {
-  SmallVector<Type> types;
-  unsigned count =
-      results ? function.getNumResults() : function.getNumArguments();
-  for (unsigned i = 0; i < count; ++i) {
-    DictionaryAttr attrs =
-        results ? function.getResultAttrDict(i) : function.getArgAttrDict(i);
-    if (getRole(attrs) == role)
-      types.push_back(results ? function.getResultTypes()[i]
-                              : function.getArgumentTypes()[i]);
+  ArrayRef<Type> types =
+      results ? function.getResultTypes() : function.getArgumentTypes();
+  ArrayAttr allAttrs =
+      results ? function.getResAttrsAttr() : function.getArgAttrsAttr();
+  SmallVector<Type> matching;
+  for (auto [index, type] : llvm::enumerate(types)) {
+    if (!allAttrs || index >= allAttrs.size())
+      break;
+    if (getRole(dyn_cast<DictionaryAttr>(allAttrs[index])) == role)
+      matching.push_back(type);
   }
-  return types;
+  return matching;
 }
 
 /// A training step returns its state updated, in the order it takes it.
@@ -211,8 +214,7 @@ LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
     return op->emitOpError()
            << "'amp.graph' must be #amp.graph<forward> or "
               "#amp.graph<training_step>";
-  if (function.isExternal())
-    return success();
+  // The rules depend on the signature only, so declarations follow them too.
   return verifyGraph(function, kind.getValue());
 }
 
@@ -220,11 +222,17 @@ LogicalResult AMPDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
-  Type type = op->getRegion(regionIndex).empty()
-                  ? Type()
-                  : op->getRegion(regionIndex).getArgument(argIndex).getType();
-  if (auto function = dyn_cast<FunctionOpInterface>(op))
+  // A function's type, not its entry block, is the truth for its arguments
+  // (the two are checked against each other later).
+  Type type;
+  if (auto function = dyn_cast<FunctionOpInterface>(op)) {
     type = function.getArgumentTypes()[argIndex];
+  } else {
+    Region &region = op->getRegion(regionIndex);
+    if (region.empty() || argIndex >= region.getNumArguments())
+      return op->emitOpError() << "has no region argument #" << argIndex;
+    type = region.getArgument(argIndex).getType();
+  }
   std::string where = ("argument #" + Twine(argIndex)).str();
   return verifyContractAttribute(op, where, attribute, type,
                                  /*isResult=*/false);

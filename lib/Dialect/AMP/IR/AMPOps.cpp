@@ -12,7 +12,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <numeric>
 
@@ -36,7 +36,12 @@ bool shapesMatch(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
          });
 }
 
-/// Prints a shape as MLIR does in tensor types: 4x?x8, or "scalar".
+/// Prints a dimension as MLIR does in tensor types: 8 or ?.
+std::string formatDim(int64_t dim) {
+  return ShapedType::isDynamic(dim) ? "?" : std::to_string(dim);
+}
+
+/// Prints a shape as MLIR does in tensor types: 4x?x8, or "[] (0-d)".
 std::string formatShape(ArrayRef<int64_t> shape) {
   if (shape.empty())
     return "[] (0-d)";
@@ -126,25 +131,60 @@ LogicalResult verifyAllNonNegative(Operation *op, StringRef name,
   return op->emitOpError() << name << " values must be non-negative";
 }
 
-/// Output size of a sliding window (convolution or pooling) along one axis.
-int64_t windowOutputDim(int64_t in, int64_t kernel, int64_t stride,
-                        int64_t padLow, int64_t padHigh, int64_t dilation) {
+/// Output size of a sliding window (convolution or pooling) along spatial
+/// dimension `axis`; fails when the window does not fit or overflows.
+FailureOr<int64_t> windowOutputDim(Operation *op, int axis, int64_t in,
+                                   int64_t kernel, int64_t stride,
+                                   int64_t padLow, int64_t padHigh,
+                                   int64_t dilation) {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return ShapedType::kDynamic;
-  int64_t span = dilation * (kernel - 1) + 1;
-  int64_t padded = in + padLow + padHigh;
-  if (padded < span)
-    return 0;
-  return (padded - span) / stride + 1;
+  if (kernel < 1)
+    return op->emitOpError() << "kernel size " << kernel
+                             << " in spatial dimension " << axis
+                             << " is not positive";
+  std::optional<int64_t> span = llvm::checkedMul(dilation, kernel - 1);
+  if (span)
+    span = llvm::checkedAdd(*span, int64_t(1));
+  std::optional<int64_t> padded = llvm::checkedAdd(in, padLow);
+  if (padded)
+    padded = llvm::checkedAdd(*padded, padHigh);
+  if (!span || !padded)
+    return op->emitOpError() << "window arithmetic overflows in spatial "
+                                "dimension "
+                             << axis;
+  if (*padded < *span)
+    return op->emitOpError()
+           << "window of size " << *span << " does not fit the padded input "
+           << "of size " << *padded << " in spatial dimension " << axis;
+  return (*padded - *span) / stride + 1;
 }
 
-/// Spatial output shape of an NCHW window op; padding is [t, l, b, r].
-void windowOutputHW(ArrayRef<int64_t> inputShape, ArrayRef<int64_t> kernel,
-                    ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
-                    ArrayRef<int64_t> dilation, Shape &out) {
-  for (int i = 0; i < 2; ++i)
-    out.push_back(windowOutputDim(inputShape[2 + i], kernel[i], stride[i],
-                                  padding[i], padding[2 + i], dilation[i]));
+/// Appends the spatial output shape of an NCHW window op to `out`; padding
+/// is [top, left, bottom, right].
+LogicalResult windowOutputHW(Operation *op, ArrayRef<int64_t> inputShape,
+                             ArrayRef<int64_t> kernel,
+                             ArrayRef<int64_t> stride,
+                             ArrayRef<int64_t> padding,
+                             ArrayRef<int64_t> dilation, Shape &out) {
+  for (int i = 0; i < 2; ++i) {
+    FailureOr<int64_t> size =
+        windowOutputDim(op, i, inputShape[2 + i], kernel[i], stride[i],
+                        padding[i], padding[2 + i], dilation[i]);
+    if (failed(size))
+      return failure();
+    out.push_back(*size);
+  }
+  return success();
+}
+
+/// The number of elements of a static shape, or nullopt on overflow.
+std::optional<int64_t> elementCount(ArrayRef<int64_t> shape) {
+  std::optional<int64_t> count = 1;
+  for (int64_t dim : shape)
+    if (count)
+      count = llvm::checkedMul(*count, dim);
+  return count;
 }
 
 /// The reduced shape of `shape` over `axes` (already normalized).
@@ -277,7 +317,7 @@ LogicalResult verifyConv2D(Operation *op, const Conv2DAttrs &attrs,
     return failure();
   int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
   if (!ShapedType::isDynamic(channels) && channels % attrs.groups != 0)
-    return op->emitOpError() << "input channels " << channels
+    return op->emitOpError() << names[0] << " channels " << channels
                              << " are not divisible by groups "
                              << attrs.groups;
   if (!ShapedType::isDynamic(filters) && filters % attrs.groups != 0)
@@ -292,8 +332,10 @@ LogicalResult verifyConv2D(Operation *op, const Conv2DAttrs &attrs,
            << names[1] << " has " << weight.getDimSize(1)
            << " input channels per group but the input has " << perGroup;
   Shape expected = {input.getDimSize(0), filters};
-  windowOutputHW(input.getShape(), weight.getShape().drop_front(2),
-                 attrs.stride, attrs.padding, attrs.dilation, expected);
+  if (failed(windowOutputHW(op, input.getShape(),
+                            weight.getShape().drop_front(2), attrs.stride,
+                            attrs.padding, attrs.dilation, expected)))
+    return failure();
   return verifyShape(op, names[2], output, expected);
 }
 } // namespace
@@ -463,9 +505,10 @@ FailureOr<NormShapes> batchNormShapes(Operation *op, Value input) {
 }
 
 LogicalResult verifyEpsilon(Operation *op, double epsilon) {
-  if (epsilon >= 0)
+  if (epsilon >= 0 && std::isfinite(epsilon))
     return success();
-  return op->emitOpError() << "epsilon must be non-negative, got " << epsilon;
+  return op->emitOpError() << "epsilon must be non-negative and finite, got "
+                           << epsilon;
 }
 
 /// The operands and results every normalization gradient shares: `grad` and
@@ -475,6 +518,7 @@ LogicalResult verifyNormGrad(Operation *op, FailureOr<NormShapes> shapes,
                              Value grad, Value input, ValueRange statistics,
                              ArrayRef<StringRef> statisticNames, Value weight,
                              Value inputGrad, ValueRange affineGrads) {
+  static constexpr StringRef affineGradNames[] = {"weight_grad", "bias_grad"};
   if (failed(shapes))
     return failure();
   Type inputType = input.getType();
@@ -486,9 +530,8 @@ LogicalResult verifyNormGrad(Operation *op, FailureOr<NormShapes> shapes,
   for (auto [value, name] : llvm::zip(statistics, statisticNames))
     if (failed(verifyStatistic(op, name, value, *shapes)))
       return failure();
-  for (Value affineGrad : affineGrads)
-    if (failed(verifySameType(op, "weight and bias gradients", affineGrad,
-                              weight.getType())))
+  for (auto [affineGrad, name] : llvm::zip(affineGrads, affineGradNames))
+    if (failed(verifySameType(op, name, affineGrad, weight.getType())))
       return failure();
   return success();
 }
@@ -558,7 +601,7 @@ LogicalResult BatchNormOp::verify() {
   if (failed(shapes) || failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
     return failure();
   double momentum = getMomentum().convertToDouble();
-  if (momentum < 0 || momentum > 1)
+  if (!(momentum >= 0 && momentum <= 1))
     return emitOpError() << "momentum must be in [0, 1], got " << momentum;
   if (failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
       failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
@@ -643,7 +686,7 @@ LogicalResult verifyPool2D(Operation *op, const Pool2DAttrs &attrs,
       failed(verifyAllNonNegative(op, "padding", attrs.padding)))
     return failure();
   for (int i = 0; i < 4; ++i)
-    if (2 * attrs.padding[i] > attrs.kernel[i % 2])
+    if (attrs.padding[i] > attrs.kernel[i % 2] / 2)
       return op->emitOpError()
              << "padding " << attrs.padding[i]
              << " is more than half the kernel size " << attrs.kernel[i % 2];
@@ -652,8 +695,9 @@ LogicalResult verifyPool2D(Operation *op, const Pool2DAttrs &attrs,
     return failure();
   Shape expected = {input.getDimSize(0), input.getDimSize(1)};
   int64_t noDilation[] = {1, 1};
-  windowOutputHW(input.getShape(), attrs.kernel, attrs.stride, attrs.padding,
-                 noDilation, expected);
+  if (failed(windowOutputHW(op, input.getShape(), attrs.kernel, attrs.stride,
+                            attrs.padding, noDilation, expected)))
+    return failure();
   return verifyShape(op, names[1], output, expected);
 }
 } // namespace
@@ -698,10 +742,13 @@ LogicalResult ReshapeOp::verify() {
   ShapedType input = shapedType(getInput()), result = shapedType(getResult());
   if (!input.hasStaticShape() || !result.hasStaticShape())
     return success();
-  if (input.getNumElements() != result.getNumElements())
-    return emitOpError() << "input has " << input.getNumElements()
-                         << " elements but result has "
-                         << result.getNumElements();
+  std::optional<int64_t> in = elementCount(input.getShape());
+  std::optional<int64_t> out = elementCount(result.getShape());
+  if (!in || !out)
+    return emitOpError() << "element count overflows int64";
+  if (*in != *out)
+    return emitOpError() << "input has " << *in
+                         << " elements but result has " << *out;
   return success();
 }
 
@@ -712,7 +759,8 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     getInputMutable().assign(producer.getInput());
     return getResult();
   }
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (dense && cast<ShapedType>(getType()).hasStaticShape())
     return dense.reshape(cast<ShapedType>(getType()));
   return {};
 }
@@ -782,7 +830,8 @@ LogicalResult BroadcastOp::verify() {
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput());
+  if (splat && cast<ShapedType>(getType()).hasStaticShape())
     return SplatElementsAttr::get(cast<ShapedType>(getType()),
                                   splat.getSplatValue<Attribute>());
   return {};
@@ -806,7 +855,8 @@ FailureOr<Shape> sliceShape(Operation *op, ShapedType input,
         (!ShapedType::isDynamic(dim) && limits[i] > dim))
       return op->emitOpError()
              << "slice [" << starts[i] << ", " << limits[i]
-             << ") of dimension " << i << " is outside [0, " << dim << "]";
+             << ") of dimension " << i << " is outside [0, "
+             << formatDim(dim) << "]";
     shape.push_back(llvm::divideCeil(limits[i] - starts[i], strides[i]));
   }
   return shape;
@@ -832,8 +882,6 @@ LogicalResult SliceGradOp::verify() {
 }
 
 LogicalResult ConcatOp::verify() {
-  if (getInputs().empty())
-    return emitOpError() << "needs at least one input";
   ShapedType result = shapedType(getResult());
   FailureOr<int64_t> axis =
       normalizeAxis(*this, "axis", getAxis(), result.getRank());
@@ -926,7 +974,7 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
 namespace {
 LogicalResult verifyProbability(Operation *op, APFloat probability) {
   double p = probability.convertToDouble();
-  if (p >= 0 && p < 1)
+  if (p >= 0 && p < 1) // false for NaN
     return success();
   return op->emitOpError() << "probability must be in [0, 1), got " << p;
 }
@@ -1016,8 +1064,9 @@ LogicalResult UpdateScaleOp::verify() {
   double backoff = getBackoffFactor().convertToDouble();
   double minScale = getMinScale().convertToDouble();
   double maxScale = getMaxScale().convertToDouble();
-  if (!(growth > 1))
-    return emitOpError() << "growth_factor must be greater than 1, got "
+  if (!(growth > 1) || std::isinf(growth))
+    return emitOpError() << "growth_factor must be finite and greater than 1, "
+                            "got "
                          << growth;
   if (!(backoff > 0 && backoff < 1))
     return emitOpError() << "backoff_factor must be in (0, 1), got "
@@ -1056,9 +1105,10 @@ LogicalResult ClipGradNormOp::verify() {
 namespace {
 LogicalResult verifyNonNegative(Operation *op, StringRef name, APFloat value) {
   double v = value.convertToDouble();
-  if (v >= 0)
+  if (v >= 0 && std::isfinite(v))
     return success();
-  return op->emitOpError() << name << " must be non-negative, got " << v;
+  return op->emitOpError() << name << " must be non-negative and finite, got "
+                           << v;
 }
 
 /// The gradient of a parameter has its shape; its type may differ (f16).
@@ -1074,7 +1124,7 @@ LogicalResult SgdUpdateOp::verify() {
   if (failed(verifyNonNegative(*this, "momentum", getMomentum())) ||
       failed(verifyNonNegative(*this, "weight_decay", getWeightDecay())))
     return failure();
-  if (dampening < 0 || dampening > 1)
+  if (!(dampening >= 0 && dampening <= 1))
     return emitOpError() << "dampening must be in [0, 1], got " << dampening;
   if (getNesterov() && (momentum == 0 || dampening != 0))
     return emitOpError()
@@ -1169,11 +1219,12 @@ void SgdUpdateOp::print(OpAsmPrinter &p) {
 LogicalResult AdamWUpdateOp::verify() {
   double beta1 = getBeta1().convertToDouble();
   double beta2 = getBeta2().convertToDouble();
-  if (beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
+  if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1))
     return emitOpError() << "betas must be in [0, 1), got (" << beta1 << ", "
                          << beta2 << ")";
-  if (!(getEpsilon().convertToDouble() > 0))
-    return emitOpError() << "epsilon must be positive, got "
+  if (!(getEpsilon().convertToDouble() > 0) ||
+      std::isinf(getEpsilon().convertToDouble()))
+    return emitOpError() << "epsilon must be positive and finite, got "
                          << getEpsilon().convertToDouble();
   if (failed(verifyNonNegative(*this, "weight_decay", getWeightDecay())) ||
       failed(verifyGradOf(*this, getGrad(), getParam())))

@@ -121,6 +121,13 @@ def AMP_PrecisionCategoryAttr
 def AMP_RoleAttr : AMP_EnumAttr<AMP_Role, "role">;
 def AMP_GraphKindAttr : AMP_EnumAttr<AMP_GraphKind, "graph">;
 
+// An i64 attribute read as a signed value: axes may be negative, and a
+// negative count must be caught by the verifier, not wrap around.
+def AMP_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
+                                               "64-bit integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//

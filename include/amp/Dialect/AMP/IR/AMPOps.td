@@ -247,7 +247,7 @@ class AMP_Conv2DAttrs {
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
-      DefaultValuedAttr<I64Attr, "1">:$groups);
+      DefaultValuedAttr<AMP_I64Attr, "1">:$groups);
 }
 
 def AMP_Conv2DOp : AMP_ComputeOp<"conv2d", AMP_AllowPrecision,
@@ -344,7 +344,7 @@ def AMP_ReduceMaxOp : AMP_ReduceOp<"reduce_max", AMP_ClearPrecision> {
 class AMP_SoftmaxBase<string mnemonic>
     : AMP_ComputeOp<mnemonic, AMP_DenyPrecision,
                     [SameOperandsAndResultType, AMP_F32Accumulation]> {
-  let arguments = (ins AMP_FloatTensor:$input, I64Attr:$axis);
+  let arguments = (ins AMP_FloatTensor:$input, AMP_I64Attr:$axis);
   let results = (outs AMP_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -365,7 +365,7 @@ class AMP_SoftmaxGradBase<string mnemonic>
     : AMP_ComputeOp<mnemonic, AMP_DenyPrecision,
                     [SameOperandsAndResultType, AMP_F32Accumulation]> {
   let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$output,
-                       I64Attr:$axis);
+                       AMP_I64Attr:$axis);
   let results = (outs AMP_FloatTensor:$result);
   let assemblyFormat = "$grad `,` $output attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -404,7 +404,7 @@ def AMP_LayerNormOp : AMP_NormOp<"layer_norm", AMP_DenyPrecision,
   }];
   let arguments = (ins AMP_FloatTensor:$input, AMP_FloatTensor:$weight,
                        AMP_FloatTensor:$bias,
-                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<AMP_I64Attr, "-1">:$axis,
                        DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
   let results = (outs AMP_FloatTensor:$output, AMP_F32Tensor:$mean,
                       AMP_F32Tensor:$rstd);
@@ -420,7 +420,7 @@ def AMP_LayerNormGradOp : AMP_NormOp<"layer_norm_grad", AMP_DenyPrecision,
   let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$input,
                        AMP_F32Tensor:$mean, AMP_F32Tensor:$rstd,
                        AMP_FloatTensor:$weight,
-                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+                       DefaultValuedAttr<AMP_I64Attr, "-1">:$axis);
   let results = (outs AMP_FloatTensor:$input_grad,
                       AMP_FloatTensor:$weight_grad,
                       AMP_FloatTensor:$bias_grad);
@@ -438,7 +438,7 @@ def AMP_RmsNormOp : AMP_NormOp<"rms_norm", AMP_DenyPrecision,
     over dimensions `[axis, rank)`; `rstd` is returned for the backward.
   }];
   let arguments = (ins AMP_FloatTensor:$input, AMP_FloatTensor:$weight,
-                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<AMP_I64Attr, "-1">:$axis,
                        DefaultValuedAttr<F64Attr, "1.0e-6">:$epsilon);
   let results = (outs AMP_FloatTensor:$output, AMP_F32Tensor:$rstd);
   let assemblyFormat = [{
@@ -451,7 +451,7 @@ def AMP_RmsNormGradOp : AMP_NormOp<"rms_norm_grad", AMP_DenyPrecision,
   let summary = "rms_norm backward from the saved statistic";
   let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$input,
                        AMP_F32Tensor:$rstd, AMP_FloatTensor:$weight,
-                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+                       DefaultValuedAttr<AMP_I64Attr, "-1">:$axis);
   let results = (outs AMP_FloatTensor:$input_grad,
                       AMP_FloatTensor:$weight_grad);
   let assemblyFormat = [{
@@ -468,7 +468,7 @@ def AMP_GroupNormOp : AMP_NormOp<"group_norm", AMP_DenyPrecision,
     `bias` are `[C]`.
   }];
   let arguments = (ins AMP_FloatTensor:$input, AMP_FloatTensor:$weight,
-                       AMP_FloatTensor:$bias, I64Attr:$num_groups,
+                       AMP_FloatTensor:$bias, AMP_I64Attr:$num_groups,
                        DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
   let results = (outs AMP_FloatTensor:$output, AMP_F32Tensor:$mean,
                       AMP_F32Tensor:$rstd);
@@ -483,7 +483,7 @@ def AMP_GroupNormGradOp : AMP_NormOp<"group_norm_grad", AMP_DenyPrecision,
   let summary = "group_norm backward from the saved statistics";
   let arguments = (ins AMP_FloatTensor:$grad, AMP_FloatTensor:$input,
                        AMP_F32Tensor:$mean, AMP_F32Tensor:$rstd,
-                       AMP_FloatTensor:$weight, I64Attr:$num_groups);
+                       AMP_FloatTensor:$weight, AMP_I64Attr:$num_groups);
   let results = (outs AMP_FloatTensor:$input_grad,
                       AMP_FloatTensor:$weight_grad,
                       AMP_FloatTensor:$bias_grad);
@@ -688,7 +688,7 @@ def AMP_SliceGradOp : AMP_ComputeOp<"slice_grad", AMP_ClearPrecision,
 def AMP_ConcatOp : AMP_ComputeOp<"concat", AMP_ClearPrecision,
     [SameOperandsAndResultElementType]> {
   let summary = "concatenate along an axis";
-  let arguments = (ins Variadic<AMP_AnyTensor>:$inputs, I64Attr:$axis);
+  let arguments = (ins Variadic<AMP_AnyTensor>:$inputs, AMP_I64Attr:$axis);
   let results = (outs AMP_AnyTensor:$result);
   let assemblyFormat = [{
     $inputs attr-dict `:` functional-type($inputs, results)
@@ -709,7 +709,7 @@ def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision> {
     ```
   }];
   let arguments = (ins AMP_AnyTensor:$input, AMP_IntegerTensor:$indices,
-                       DefaultValuedAttr<I64Attr, "0">:$axis);
+                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis);
   let results = (outs AMP_AnyTensor:$result);
   let assemblyFormat = [{
     $input `,` $indices attr-dict `:` functional-type(operands, results)
@@ -721,7 +721,7 @@ def AMP_GatherGradOp : AMP_ComputeOp<"gather_grad", AMP_InferPrecision,
     [AMP_F32Accumulation]> {
   let summary = "gather backward: scatter-add `grad` into the input's type";
   let arguments = (ins AMP_FloatTensor:$grad, AMP_IntegerTensor:$indices,
-                       DefaultValuedAttr<I64Attr, "0">:$axis);
+                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis);
   let results = (outs AMP_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $indices attr-dict `:` functional-type(operands, results)
@@ -958,8 +958,8 @@ def AMP_UpdateScaleOp : AMP_Op<"update_scale", [Pure]> {
                        AMP_I1Scalar:$found_inf,
                        DefaultValuedAttr<F64Attr, "2.0">:$growth_factor,
                        DefaultValuedAttr<F64Attr, "0.5">:$backoff_factor,
-                       DefaultValuedAttr<I64Attr, "2000">:$growth_interval,
-                       DefaultValuedAttr<I64Attr, "1">:$hysteresis,
+                       DefaultValuedAttr<AMP_I64Attr, "2000">:$growth_interval,
+                       DefaultValuedAttr<AMP_I64Attr, "1">:$hysteresis,
                        DefaultValuedAttr<F64Attr, "1.0">:$min_scale,
                        DefaultValuedAttr<F64Attr, "16777216.0">:$max_scale);
   let results = (outs AMP_F32Scalar:$new_scale,

@@ -1,0 +1,31 @@
+//===- AMPToLinalg.h - amp to linalg conversion -----------------*- C++ -*-===//
+
+#ifndef AMP_CONVERSION_AMPTOLINALG_AMPTOLINALG_H
+#define AMP_CONVERSION_AMPTOLINALG_AMPTOLINALG_H
+
+#include <memory>
+
+namespace mlir {
+class Pass;
+class RewritePatternSet;
+} // namespace mlir
+
+namespace mlir::amp {
+
+#define GEN_PASS_DECL_CONVERTAMPTOLINALGPASS
+#include "amp/Conversion/Passes.h.inc"
+
+/// Elementwise ops (arithmetic, activations and their gradients, compare,
+/// where, cast, dropout_grad) to linalg.generic.
+void populateAMPElementwiseToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Contractions, reductions, softmax, losses and data movement to linalg and
+/// tensor ops.
+void populateAMPStructuredToLinalgPatterns(RewritePatternSet &patterns);
+
+/// All amp-to-linalg patterns.
+void populateAMPToLinalgConversionPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::amp
+
+#endif // AMP_CONVERSION_AMPTOLINALG_AMPTOLINALG_H

@@ -1,0 +1,44 @@
+//===- AMPToLinalg.cpp - the convert-amp-to-linalg pass -------------------===//
+
+#include "amp/Conversion/AMPToLinalg/AMPToLinalg.h"
+#include "amp/Dialect/AMP/IR/AMPDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_CONVERTAMPTOLINALGPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+void mlir::amp::populateAMPToLinalgConversionPatterns(
+    RewritePatternSet &patterns) {
+  populateAMPElementwiseToLinalgPatterns(patterns);
+  populateAMPStructuredToLinalgPatterns(patterns);
+}
+
+namespace {
+struct ConvertAMPToLinalgPass
+    : amp::impl::ConvertAMPToLinalgPassBase<ConvertAMPToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    ConversionTarget target(*context);
+    target.addIllegalDialect<AMPDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(context);
+    populateAMPToLinalgConversionPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,546 @@
+//===- StructuredToLinalg.cpp - contractions, reductions, losses ----------===//
+//
+// Contractions and reductions are linalg.generic ops that accumulate in an
+// f32 tensor whatever the input type; a final elementwise generic rounds to
+// the result type (and adds a bias or divides a mean on the way).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "amp/Conversion/AMPToLinalg/AMPToLinalg.h"
+#include "amp/Dialect/AMP/IR/AMPOps.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+using utils::IteratorType;
+
+RankedTensorType withElementType(RankedTensorType type, Type element) {
+  return RankedTensorType::get(type.getShape(), element);
+}
+
+RankedTensorType f32TensorOf(OpBuilder &b, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, b.getF32Type());
+}
+
+int64_t normalized(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// The map from `rank` loops to the loops not in `axes`.
+AffineMap droppingMap(OpBuilder &b, unsigned rank, ArrayRef<int64_t> axes) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d = 0; d < rank; ++d)
+    if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
+      exprs.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+/// A linalg.generic reducing over `axes` of a `rank`-loop nest into an f32
+/// tensor of `outputShape` started at `init`; `combine(acc, inputs...)`.
+Value buildReduction(OpBuilder &b, Location loc, unsigned rank,
+                     ArrayRef<int64_t> axes, ArrayRef<int64_t> outputShape,
+                     ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                     double init,
+                     function_ref<Value(OpBuilder &, Location, Value,
+                                        ValueRange)>
+                         combine) {
+  Value output = filledTensor(b, loc, f32TensorOf(b, outputShape), init);
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(droppingMap(b, rank, axes));
+  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+  for (int64_t axis : axes)
+    iterators[axis] = IteratorType::reduction;
+  auto generic = linalg::GenericOp::create(
+      b, loc, output.getType(), inputs, output, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> wide;
+        for (Value arg : args.drop_back())
+          wide.push_back(widenToF32(nested, nestedLoc, arg));
+        linalg::YieldOp::create(
+            nested, nestedLoc,
+            combine(nested, nestedLoc, args.back(), wide));
+      });
+  return generic.getResult(0);
+}
+
+Value addF(OpBuilder &b, Location loc, Value acc, ValueRange x) {
+  return arith::AddFOp::create(b, loc, acc, x[0]);
+}
+
+Value maxF(OpBuilder &b, Location loc, Value acc, ValueRange x) {
+  return arith::MaximumFOp::create(b, loc, acc, x[0]);
+}
+
+constexpr double kNegInfinity = -std::numeric_limits<double>::infinity();
+
+/// Reshapes a static tensor by flattening it and expanding the result.
+Value reshapeTensor(OpBuilder &b, Location loc, Value value,
+                    RankedTensorType target) {
+  auto source = cast<RankedTensorType>(value.getType());
+  if (source == target)
+    return value;
+  Type element = source.getElementType();
+  auto flatType = RankedTensorType::get({source.getNumElements()}, element);
+  auto allDims = [](int64_t rank) {
+    ReassociationIndices dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+    return SmallVector<ReassociationIndices>{dims};
+  };
+  Value flat = value;
+  if (source.getRank() == 0)
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType, value,
+                                         ArrayRef<ReassociationIndices>{});
+  else if (source.getRank() > 1)
+    flat = tensor::CollapseShapeOp::create(b, loc, value,
+                                           allDims(source.getRank()));
+  if (target.getRank() == 1)
+    return flat;
+  if (target.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, target, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  return tensor::ExpandShapeOp::create(b, loc, target, flat,
+                                       allDims(target.getRank()));
+}
+
+/// Rounds an f32 tensor to `resultType`, optionally transforming each value.
+Value finishElementwise(OpBuilder &b, Location loc, Value f32Tensor,
+                        RankedTensorType resultType,
+                        function_ref<Value(OpBuilder &, Location, Value)>
+                            transform = nullptr) {
+  if (!transform && resultType.getElementType().isF32())
+    return f32Tensor;
+  return buildElementwise(
+      b, loc, resultType, f32Tensor,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value value = transform ? transform(nb, nloc, args[0]) : args[0];
+        return roundTo(nb, nloc, value, resultType.getElementType());
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Constants, seed, data movement
+//===----------------------------------------------------------------------===//
+
+struct ConstantLowering : OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getValue());
+    return success();
+  }
+};
+
+struct SeedLowering : OpRewritePattern<SeedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SeedOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(1.0f)));
+    return success();
+  }
+};
+
+struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto target = cast<RankedTensorType>(op.getType());
+    if (!target.hasStaticShape() ||
+        !cast<RankedTensorType>(op.getInput().getType()).hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
+                                         op.getInput(), target));
+    return success();
+  }
+};
+
+struct TransposeLowering : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value init = emptyTensor(rewriter, op.getLoc(), type);
+    rewriter.replaceOp(op, linalg::TransposeOp::create(
+                               rewriter, op.getLoc(), op.getInput(), init,
+                               op.getPermutation())
+                               .getResults());
+    return success();
+  }
+};
+
+/// The map reading an input broadcast (NumPy rules) to `resultShape`.
+AffineMap broadcastMap(OpBuilder &b, ArrayRef<int64_t> inputShape,
+                       ArrayRef<int64_t> resultShape) {
+  size_t offset = resultShape.size() - inputShape.size();
+  SmallVector<AffineExpr> exprs;
+  for (auto [index, dim] : llvm::enumerate(inputShape))
+    exprs.push_back(dim == 1 && resultShape[offset + index] != 1
+                        ? b.getAffineConstantExpr(0)
+                        : b.getAffineDimExpr(offset + index));
+  return AffineMap::get(resultShape.size(), 0, exprs, b.getContext());
+}
+
+struct BroadcastLowering : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    AffineMap map =
+        broadcastMap(rewriter, inputType.getShape(), type.getShape());
+    rewriter.replaceOp(
+        op, buildElementwise(
+                rewriter, op.getLoc(), type, op.getInput(),
+                [](OpBuilder &, Location, ValueRange args) { return args[0]; },
+                map));
+    return success();
+  }
+};
+
+struct SliceLowering : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, type, op.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
+        op.getStarts(), type.getShape(), op.getStrides());
+    return success();
+  }
+};
+
+struct ConcatLowering : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    int64_t axis = normalized(op.getAxis(), type.getRank());
+    Value result = emptyTensor(rewriter, op.getLoc(), type);
+    SmallVector<int64_t> offsets(type.getRank(), 0);
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    for (Value input : op.getInputs()) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      result = tensor::InsertSliceOp::create(
+          rewriter, op.getLoc(), input, result, ValueRange{}, ValueRange{},
+          ValueRange{}, offsets, inputType.getShape(), strides);
+      offsets[axis] += inputType.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+/// sum over the reduction loops of lhs * rhs, in f32.
+Value buildContraction(OpBuilder &b, Location loc, unsigned rank,
+                       ArrayRef<int64_t> outputShape, Value lhs, Value rhs,
+                       AffineMap lhsMap, AffineMap rhsMap,
+                       ArrayRef<int64_t> reductionLoops) {
+  return buildReduction(
+      b, loc, rank, reductionLoops, outputShape, {lhs, rhs}, {lhsMap, rhsMap},
+      0.0, [](OpBuilder &nb, Location nloc, Value acc, ValueRange x) {
+        return arith::AddFOp::create(
+            nb, nloc, acc, arith::MulFOp::create(nb, nloc, x[0], x[1]));
+      });
+}
+
+/// Map of a matrix operand: batch loops (when it has them) then two loops.
+AffineMap matrixMap(OpBuilder &b, unsigned rank, unsigned batchRank,
+                    bool hasBatch, unsigned rowLoop, unsigned colLoop) {
+  SmallVector<AffineExpr> exprs;
+  if (hasBatch)
+    for (unsigned d = 0; d < batchRank; ++d)
+      exprs.push_back(b.getAffineDimExpr(d));
+  exprs.push_back(b.getAffineDimExpr(rowLoop));
+  exprs.push_back(b.getAffineDimExpr(colLoop));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+struct MatmulLowering : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+    // Loops: batch..., m, n, k.
+    unsigned batchRank = resultType.getRank() - 2;
+    unsigned m = batchRank, n = batchRank + 1, k = batchRank + 2;
+    unsigned rank = batchRank + 3;
+    AffineMap lhsMap =
+        op.getTransposeLhs()
+            ? matrixMap(rewriter, rank, batchRank, lhsType.getRank() > 2, k, m)
+            : matrixMap(rewriter, rank, batchRank, lhsType.getRank() > 2, m, k);
+    AffineMap rhsMap =
+        op.getTransposeRhs()
+            ? matrixMap(rewriter, rank, batchRank, rhsType.getRank() > 2, n, k)
+            : matrixMap(rewriter, rank, batchRank, rhsType.getRank() > 2, k, n);
+    Value acc = buildContraction(rewriter, op.getLoc(), rank,
+                                 resultType.getShape(), op.getLhs(),
+                                 op.getRhs(), lhsMap, rhsMap, {k});
+    rewriter.replaceOp(op,
+                       finishElementwise(rewriter, op.getLoc(), acc, resultType));
+    return success();
+  }
+};
+
+struct LinearLowering : OpRewritePattern<LinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LinearOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    // Loops: leading..., out, in.
+    unsigned lead = resultType.getRank() - 1;
+    unsigned out = lead, in = lead + 1, rank = lead + 2;
+    SmallVector<AffineExpr> inputExprs;
+    for (unsigned d = 0; d < lead; ++d)
+      inputExprs.push_back(rewriter.getAffineDimExpr(d));
+    inputExprs.push_back(rewriter.getAffineDimExpr(in));
+    AffineMap inputMap =
+        AffineMap::get(rank, 0, inputExprs, rewriter.getContext());
+    AffineMap weightMap = AffineMap::get(
+        rank, 0, {rewriter.getAffineDimExpr(out), rewriter.getAffineDimExpr(in)},
+        rewriter.getContext());
+    Value acc =
+        buildContraction(rewriter, loc, rank, resultType.getShape(),
+                         op.getInput(), op.getWeight(), inputMap, weightMap,
+                         {static_cast<int64_t>(in)});
+    Value bias = op.getBias();
+    if (!bias) {
+      rewriter.replaceOp(op, finishElementwise(rewriter, loc, acc, resultType));
+      return success();
+    }
+    AffineMap identity = rewriter.getMultiDimIdentityMap(lead + 1);
+    AffineMap biasMap = AffineMap::get(
+        lead + 1, 0, rewriter.getAffineDimExpr(lead), rewriter.getContext());
+    Type element = resultType.getElementType();
+    rewriter.replaceOp(
+        op, buildElementwise(
+                rewriter, loc, resultType, {acc, bias},
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  Value sum = arith::AddFOp::create(
+                      b, l, args[0], widenToF32(b, l, args[1]));
+                  return roundTo(b, l, sum, element);
+                },
+                {identity, biasMap}));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reductions and softmax
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> normalizedAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> result;
+  for (int64_t axis : axes)
+    result.push_back(normalized(axis, rank));
+  llvm::sort(result);
+  return result;
+}
+
+SmallVector<int64_t> droppedShape(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> result;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
+      result.push_back(size);
+  return result;
+}
+
+template <typename OpTy>
+struct ReductionLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!inputType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    unsigned rank = inputType.getRank();
+    SmallVector<int64_t> axes = normalizedAxes(op.getAxes(), rank);
+    SmallVector<int64_t> shape = droppedShape(inputType.getShape(), axes);
+    constexpr bool isMax = std::is_same_v<OpTy, ReduceMaxOp>;
+    Value acc = buildReduction(
+        rewriter, loc, rank, axes, shape, op.getInput(),
+        rewriter.getMultiDimIdentityMap(rank), isMax ? kNegInfinity : 0.0,
+        isMax ? maxF : addF);
+    double count = 1;
+    for (int64_t axis : axes)
+      count *= inputType.getDimSize(axis);
+    auto finish = [&](OpBuilder &b, Location l, Value v) -> Value {
+      if constexpr (std::is_same_v<OpTy, ReduceMeanOp>)
+        return arith::DivFOp::create(
+            b, l, v, scalarConstant(b, l, b.getF32Type(), count));
+      return v;
+    };
+    Value reduced = finishElementwise(
+        rewriter, loc, acc,
+        RankedTensorType::get(shape, resultType.getElementType()), finish);
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, reduced, resultType));
+    return success();
+  }
+};
+
+/// Row statistics of a softmax along `axis`: the maximum and the sum of
+/// exp(x - max), both f32 with the axis dropped.
+std::pair<Value, Value> softmaxStatistics(OpBuilder &b, Location loc,
+                                          Value input, int64_t axis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  unsigned rank = type.getRank();
+  SmallVector<int64_t> shape = droppedShape(type.getShape(), {axis});
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap rowMap = droppingMap(b, rank, {axis});
+  Value max = buildReduction(b, loc, rank, {axis}, shape, input, identity,
+                             kNegInfinity, maxF);
+  Value sum = buildReduction(
+      b, loc, rank, {axis}, shape, {input, max}, {identity, rowMap}, 0.0,
+      [](OpBuilder &nb, Location nloc, Value acc, ValueRange x) {
+        Value e = math::ExpOp::create(
+            nb, nloc, arith::SubFOp::create(nb, nloc, x[0], x[1]));
+        return arith::AddFOp::create(nb, nloc, acc, e);
+      });
+  return {max, sum};
+}
+
+template <typename OpTy>
+struct SoftmaxLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    unsigned rank = type.getRank();
+    int64_t axis = normalized(op.getAxis(), rank);
+    auto [max, sum] = softmaxStatistics(rewriter, loc, op.getInput(), axis);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap rowMap = droppingMap(rewriter, rank, {axis});
+    Type element = type.getElementType();
+    rewriter.replaceOp(
+        op, buildElementwise(
+                rewriter, loc, type, {op.getInput(), max, sum},
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  Value shifted = arith::SubFOp::create(
+                      b, l, widenToF32(b, l, args[0]), args[1]);
+                  Value result;
+                  if constexpr (std::is_same_v<OpTy, LogSoftmaxOp>)
+                    result = arith::SubFOp::create(
+                        b, l, shifted, math::LogOp::create(b, l, args[2]));
+                  else
+                    result = arith::DivFOp::create(
+                        b, l, math::ExpOp::create(b, l, shifted), args[2]);
+                  return roundTo(b, l, result, element);
+                },
+                {identity, rowMap, rowMap}));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// The mean over all elements of a 0-d result: sum(values) / count.
+Value meanToScalar(OpBuilder &b, Location loc, Value values) {
+  auto type = cast<RankedTensorType>(values.getType());
+  unsigned rank = type.getRank();
+  SmallVector<int64_t> all;
+  for (unsigned d = 0; d < rank; ++d)
+    all.push_back(d);
+  Value sum = buildReduction(b, loc, rank, all, {}, values,
+                             b.getMultiDimIdentityMap(rank), 0.0, addF);
+  double count = type.getNumElements();
+  return finishElementwise(
+      b, loc, sum, f32TensorOf(b, {}), [&](OpBuilder &nb, Location l, Value v) {
+        return arith::DivFOp::create(
+            nb, l, v, scalarConstant(nb, l, nb.getF32Type(), count));
+      });
+}
+
+struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value logits = op.getLogits();
+    auto type = cast<RankedTensorType>(logits.getType());
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    auto [max, sum] = softmaxStatistics(rewriter, loc, logits, 1);
+    // The logit of each row's label: sum over classes of (c == label) * x.
+    AffineMap identity = rewriter.getMultiDimIdentityMap(2);
+    AffineMap rowMap = droppingMap(rewriter, 2, {1});
+    int64_t rows = type.getDimSize(0);
+    Value picked = buildReduction(
+        rewriter, loc, 2, {1}, {rows}, {logits, op.getLabels()},
+        {identity, rowMap}, 0.0,
+        [](OpBuilder &b, Location l, Value acc, ValueRange x) {
+          Value c = linalg::IndexOp::create(b, l, 1);
+          Value label = arith::IndexCastOp::create(b, l, b.getIndexType(), x[1]);
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c,
+                                            label);
+          Value add = arith::AddFOp::create(b, l, acc, x[0]);
+          return arith::SelectOp::create(b, l, hit, add, acc).getResult();
+        });
+    // loss_n = log(sum_n) + max_n - picked_n
+    Value perRow = buildElementwise(
+        rewriter, loc, f32TensorOf(rewriter, {rows}), {max, sum, picked},
+        [](OpBuilder &b, Location l, ValueRange x) {
+          Value lse = arith::AddFOp::create(b, l, math::LogOp::create(b, l, x[1]),
+                                            x[0]);
+          return arith::SubFOp::create(b, l, lse, x[2]).getResult();
+        });
+    rewriter.replaceOp(op, meanToScalar(rewriter, loc, perRow));
+    return success();
+  }
+};
+
+struct MseLossLowering : OpRewritePattern<MseLossOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MseLossOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getPrediction().getType());
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Value squares = buildElementwise(
+        rewriter, loc, withElementType(type, rewriter.getF32Type()),
+        {op.getPrediction(), op.getTarget()},
+        [](OpBuilder &b, Location l, ValueRange x) {
+          Value d = arith::SubFOp::create(b, l, widenToF32(b, l, x[0]),
+                                          widenToF32(b, l, x[1]));
+          return arith::MulFOp::create(b, l, d, d).getResult();
+        });
+    rewriter.replaceOp(op, meanToScalar(rewriter, loc, squares));
+    return success();
+  }
+};
+} // namespace
+
+void mlir::amp::populateAMPStructuredToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ConstantLowering, SeedLowering, ReshapeLowering,
+               TransposeLowering, BroadcastLowering, SliceLowering,
+               ConcatLowering, MatmulLowering, LinearLowering,
+               ReductionLowering<ReduceSumOp>, ReductionLowering<ReduceMeanOp>,
+               ReductionLowering<ReduceMaxOp>, SoftmaxLowering<SoftmaxOp>,
+               SoftmaxLowering<LogSoftmaxOp>, CrossEntropyLowering,
+               MseLossLowering>(patterns.getContext());
+}
