@@ -24,5 +24,13 @@ tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]
 tools = ["amp-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# The CPU execution tests run lowered IR with mlir-runner and its runtime
+# support libraries (printMemref*).
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(
+    ("%mlir_runner_utils", os.path.join(llvm_lib_dir, "libmlir_runner_utils.so")))
+config.substitutions.append(
+    ("%mlir_c_runner_utils", os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so")))
+
 if config.amp_has_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
