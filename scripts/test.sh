@@ -10,5 +10,5 @@ start=$(date +%s)
 "$root/scripts/build.sh"
 echo "== build took $(( $(date +%s) - start )) s"
 start=$(date +%s)
-ctest --test-dir "$build" --output-on-failure
+ctest --test-dir "$build" --output-on-failure -V
 echo "== tests took $(( $(date +%s) - start )) s"
