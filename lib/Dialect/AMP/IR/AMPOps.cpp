@@ -359,28 +359,39 @@ LogicalResult Conv2DOp::verify() {
                            /*allowF32=*/true);
 }
 
-LogicalResult Conv2DInputGradOp::verify() {
-  ShapedType grad = shapedType(getGrad()), weight = shapedType(getWeight());
-  ShapedType result = shapedType(getResult());
-  if (failed(verifyConv2D(*this, getConvAttrs(*this), result, weight, grad,
-                          {"result", "weight", "grad"})) ||
-      failed(verifyElementType(*this, "weight", weight, grad.getElementType(),
+namespace {
+/// A convolution gradient takes `grad` and one forward operand (`operand`,
+/// the weight or the input) and produces the other one (`result`). All share
+/// grad's element type; the result may be f32.
+LogicalResult verifyConv2DGrad(Operation *op, const Conv2DAttrs &attrs,
+                               Value grad, Value operand, StringRef operandName,
+                               Value result, bool resultIsInput) {
+  ShapedType gradType = shapedType(grad), operandType = shapedType(operand);
+  ShapedType resultType = shapedType(result);
+  LogicalResult shapes =
+      resultIsInput
+          ? verifyConv2D(op, attrs, resultType, operandType, gradType,
+                         {"result", operandName, "grad"})
+          : verifyConv2D(op, attrs, operandType, resultType, gradType,
+                         {operandName, "result", "grad"});
+  if (failed(shapes) ||
+      failed(verifyElementType(op, operandName, operandType,
+                               gradType.getElementType(),
                                /*allowF32=*/false)))
     return failure();
-  return verifyElementType(*this, "result", result, grad.getElementType(),
+  return verifyElementType(op, "result", resultType, gradType.getElementType(),
                            /*allowF32=*/true);
+}
+} // namespace
+
+LogicalResult Conv2DInputGradOp::verify() {
+  return verifyConv2DGrad(*this, getConvAttrs(*this), getGrad(), getWeight(),
+                          "weight", getResult(), /*resultIsInput=*/true);
 }
 
 LogicalResult Conv2DWeightGradOp::verify() {
-  ShapedType grad = shapedType(getGrad()), input = shapedType(getInput());
-  ShapedType result = shapedType(getResult());
-  if (failed(verifyConv2D(*this, getConvAttrs(*this), input, result, grad,
-                          {"input", "result", "grad"})) ||
-      failed(verifyElementType(*this, "input", input, grad.getElementType(),
-                               /*allowF32=*/false)))
-    return failure();
-  return verifyElementType(*this, "result", result, grad.getElementType(),
-                           /*allowF32=*/true);
+  return verifyConv2DGrad(*this, getConvAttrs(*this), getGrad(), getInput(),
+                          "input", getResult(), /*resultIsInput=*/false);
 }
 
 //===----------------------------------------------------------------------===//

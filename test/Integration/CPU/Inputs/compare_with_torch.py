@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Runs an amp test on the CPU and compares what it prints with PyTorch.
+
+    compare_with_torch.py TEST.mlir [--reference REF.py] [--opt AMP_OPT]
+        [--runner MLIR_RUNNER] --shared-libs LIB[,LIB...]
+
+TEST.mlir is lowered with `amp-opt --amp-cpu-pipeline` and its `@main` run
+with `mlir-runner`; every tensor it prints with `printMemrefF32` is parsed.
+
+The reference (by default Inputs/<test name>.py next to the test) defines
+`reference(consts)`. `consts` maps the SSA name of every
+`%name = amp.constant dense<...> : tensor<...>` in TEST.mlir to a torch
+tensor of the declared element type, so the reference uses exactly the
+test's inputs. It returns one `(label, expected, tolerance)` per printed
+tensor, in print order; `tolerance` is a dict of
+    atol: absolute error (a number or a tensor broadcast to the shape),
+    rtol: error relative to |expected|,
+    ulp:  error in units in the last place of `expected`'s dtype
+          (float32, float16 or bfloat16) at |expected|.
+Element i passes when |got - expected| <= atol + rtol |e| + ulp ulp(e) + q,
+where q is the quantization of the printout: printMemrefF32 prints six
+significant digits, so a printed value is off from the computed one by up
+to half a unit in its sixth digit (a relative 5e-7 to 5e-6). NaN must be
+printed where NaN is expected, infinities must match exactly.
+
+Prints `PASS tensor I (LABEL) max_abs_err=E tol=T` per tensor (T is the
+bound at the element closest to failing), then `ALL N TENSORS PASS`. Any
+mismatch, a count of printed tensors that is not the number of references,
+or a failure of either tool prints FAIL lines and exits non-zero.
+"""
+
+import argparse
+import ast
+import importlib.util
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+
+def fail(message, code=1):
+    print(f"FAIL: {message}")
+    sys.exit(code)
+
+
+# --- Inputs: the test's amp.constant ops ------------------------------------
+
+TORCH_DTYPES = {
+    "f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+    "f64": torch.float64, "i64": torch.int64, "i32": torch.int32,
+    "i1": torch.bool,
+}
+
+CONSTANT = re.compile(
+    r"%([\w.$-]+)\s*=\s*amp\.constant\s+dense<(.*?)>\s*:\s*tensor<([^>]*)>",
+    re.S)
+
+
+def parse_constants(text):
+    consts = {}
+    for name, payload, type_text in CONSTANT.findall(text):
+        *dims, element = type_text.split("x")
+        if element not in TORCH_DTYPES:
+            fail(f"constant %{name}: unsupported element type {element}")
+        shape = [int(d) for d in dims]
+        payload = re.sub(r"\btrue\b", "True", payload)
+        payload = re.sub(r"\bfalse\b", "False", payload)
+        try:
+            value = ast.literal_eval(payload.strip())
+        except (ValueError, SyntaxError):
+            fail(f"constant %{name}: cannot parse dense<{payload}>")
+        dtype = TORCH_DTYPES[element]
+        if isinstance(value, list):
+            # Through float64/int64: decimal -> f64 is exact for the inputs
+            # the tests use (f32 values written in full), then one rounding.
+            wide = torch.float64 if dtype.is_floating_point else None
+            tensor = torch.tensor(value, dtype=wide).to(dtype)
+            if list(tensor.shape) != shape:
+                fail(f"constant %{name}: payload shape {list(tensor.shape)} "
+                     f"is not {shape}")
+        else:
+            tensor = torch.full(shape, value, dtype=torch.float64).to(dtype)
+        if name in consts:
+            fail(f"constant %{name} is defined twice")
+        consts[name] = tensor
+    return consts
+
+
+# --- Running the test -------------------------------------------------------
+
+def find_tool(given, env, default):
+    path = shutil.which(given or os.environ.get(env) or default)
+    if not path:
+        fail(f"cannot find {given or os.environ.get(env) or default} "
+             f"(pass it on the command line or in ${env})", 2)
+    return path
+
+
+def run(command, stdin_text, what):
+    try:
+        result = subprocess.run(command, input=stdin_text, capture_output=True,
+                                text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        fail(f"{what} timed out: {' '.join(command)}", 2)
+    if result.returncode != 0:
+        sys.stdout.write(result.stdout[-4000:])
+        sys.stdout.write(result.stderr[-4000:])
+        fail(f"{what} exited with {result.returncode}: {' '.join(command)}", 2)
+    return result.stdout
+
+
+HEADER = re.compile(
+    r"Unranked Memref base@ = \S+ rank = (\d+) offset = \d+ "
+    r"sizes = \[([^\]]*)\] strides = \[[^\]]*\] data =")
+NUMBER = re.compile(r"[-+]?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", re.I)
+
+
+def parse_printout(text):
+    """The tensors printMemrefF32 printed, as float64 numpy arrays."""
+    headers = list(HEADER.finditer(text))
+    tensors = []
+    for i, header in enumerate(headers):
+        end = headers[i + 1].start() if i + 1 < len(headers) else len(text)
+        body = text[header.end():end]
+        shape = [int(s) for s in header.group(2).replace(",", " ").split()]
+        if len(shape) != int(header.group(1)):
+            fail(f"printed tensor {i}: rank and sizes disagree")
+        # The data is the bracketed block; anything after it on later lines
+        # is other output.
+        start, stop = body.find("["), body.rfind("]")
+        values = [float(v) for v in NUMBER.findall(body[start:stop + 1])]
+        if len(values) != math.prod(shape):
+            fail(f"printed tensor {i}: {len(values)} values for shape {shape}")
+        tensors.append(np.array(values, dtype=np.float64).reshape(shape))
+    return tensors
+
+
+# --- Comparing --------------------------------------------------------------
+
+# (explicit mantissa bits, minimum normal exponent)
+FORMATS = {torch.float32: (23, -126), torch.float16: (10, -14),
+           torch.bfloat16: (7, -126), torch.float64: (52, -1022)}
+
+
+def ulp(values, dtype):
+    mantissa, min_exp = FORMATS[dtype]
+    _, exp = np.frexp(np.abs(values))  # |v| = m 2^exp, m in [0.5, 1)
+    return np.ldexp(1.0, np.maximum(exp - 1, min_exp) - mantissa)
+
+
+def print_quantum(got, expected):
+    """Half a unit in the sixth significant digit of the printed value."""
+    magnitude = np.maximum(np.abs(got), np.abs(expected))
+    with np.errstate(divide="ignore"):
+        digit = np.floor(np.log10(np.where(magnitude > 0, magnitude, 1.0)))
+    return np.where(magnitude > 0, 0.5 * 10.0 ** (digit - 5), 0.0)
+
+
+def compare(index, label, got, expected_tensor, tolerance):
+    name = f"tensor {index} ({label})"
+    unknown = set(tolerance) - {"atol", "rtol", "ulp"}
+    if unknown:
+        fail(f"{name}: unknown tolerance keys {sorted(unknown)}", 2)
+    expected_tensor = torch.as_tensor(expected_tensor)
+    expected = expected_tensor.detach().double().numpy()
+    if list(got.shape) != list(expected.shape):
+        print(f"FAIL {name} printed shape {list(got.shape)}, "
+              f"expected {list(expected.shape)}")
+        return False
+    atol = tolerance.get("atol", 0.0)
+    if isinstance(atol, torch.Tensor):
+        atol = atol.detach().double().numpy()
+    bound = (np.broadcast_to(atol, expected.shape)
+             + tolerance.get("rtol", 0.0) * np.abs(expected))
+    if tolerance.get("ulp"):
+        bound = bound + tolerance["ulp"] * ulp(expected, expected_tensor.dtype)
+    finite = np.isfinite(expected)
+    bound = np.where(finite, bound + print_quantum(got, expected), 0.0)
+    same_special = (np.isnan(expected) & np.isnan(got)) | (
+        np.isinf(expected) & (got == expected))
+    error = np.where(same_special, 0.0, np.abs(got - expected))
+    error = np.where(np.isnan(error), np.inf, error)  # NaN printed, not expected
+    ok = error <= bound
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(error == 0, 0.0, error / bound)
+    worst = np.unravel_index(np.argmax(ratio), ratio.shape) if ratio.size else ()
+    max_err = float(np.max(error)) if error.size else 0.0
+    tol = float(bound[worst]) if ratio.size else 0.0
+    if ok.all():
+        print(f"PASS {name} max_abs_err={max_err:.3g} tol={tol:.3g}")
+        return True
+    bad = np.argwhere(~ok)
+    print(f"FAIL {name} max_abs_err={max_err:.3g} tol={tol:.3g}: "
+          f"{len(bad)} of {ok.size} elements out of tolerance")
+    for position in bad[:8]:
+        position = tuple(int(p) for p in position)
+        print(f"  at {list(position)}: got {got[position]!r} expected "
+              f"{expected[position]!r} (bound {bound[position]:.3g})")
+    return False
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("test")
+    parser.add_argument("--reference")
+    parser.add_argument("--opt", help="amp-opt ($AMP_OPT, else PATH)")
+    parser.add_argument("--runner", help="mlir-runner ($MLIR_RUNNER, else PATH)")
+    parser.add_argument("--shared-libs", default=os.environ.get("MLIR_SHARED_LIBS"),
+                        help="comma-separated mlir-runner support libraries")
+    args = parser.parse_args()
+
+    test = os.path.abspath(args.test)
+    stem = os.path.splitext(os.path.basename(test))[0]
+    reference_path = args.reference or os.path.join(
+        os.path.dirname(test), "Inputs", stem + ".py")
+    if not args.shared_libs:
+        fail("no --shared-libs (the runner utils providing printMemrefF32)", 2)
+
+    with open(test) as f:
+        consts = parse_constants(f.read())
+    spec = importlib.util.spec_from_file_location(f"reference_{stem}",
+                                                  reference_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    references = list(module.reference(consts))
+
+    opt = find_tool(args.opt, "AMP_OPT", "amp-opt")
+    runner = find_tool(args.runner, "MLIR_RUNNER", "mlir-runner")
+    lowered = run([opt, test, "--amp-cpu-pipeline"], None, "amp-opt")
+    printed = run([runner, "-e", "main", "-entry-point-result=void",
+                   f"-shared-libs={args.shared_libs}"], lowered, "mlir-runner")
+    tensors = parse_printout(printed)
+    if len(tensors) != len(references):
+        fail(f"the test printed {len(tensors)} tensors but the reference "
+             f"has {len(references)}")
+
+    passed = 0
+    for index, (got, (label, expected, tolerance)) in enumerate(
+            zip(tensors, references)):
+        passed += compare(index, label, got, expected, tolerance)
+    if passed != len(references):
+        fail(f"{len(references) - passed} of {len(references)} tensors "
+             "out of tolerance")
+    print(f"ALL {passed} TENSORS PASS")
+
+
+if __name__ == "__main__":
+    main()
