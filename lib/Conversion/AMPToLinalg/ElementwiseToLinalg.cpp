@@ -19,27 +19,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-Value mlir::amp::buildElementwise(OpBuilder &b, Location loc,
-                                  RankedTensorType resultType,
-                                  ValueRange inputs, ScalarBodyBuilder body,
-                                  ArrayRef<AffineMap> inputMaps) {
-  unsigned rank = resultType.getRank();
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
-  SmallVector<AffineMap> maps(inputMaps);
-  if (maps.empty())
-    maps.assign(inputs.size(), identity);
-  maps.push_back(identity);
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, resultType, inputs, emptyTensor(b, loc, resultType), maps,
-      iterators, [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value result = body(nested, nestedLoc, args.drop_back());
-        linalg::YieldOp::create(nested, nestedLoc, result);
-      });
-  return generic.getResult(0);
-}
-
 namespace {
 //===----------------------------------------------------------------------===//
 // Scalar formulas, on f32 values

@@ -8,6 +8,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
+#include <limits>
+
 namespace mlir::amp {
 
 /// Builds the scalar body of an elementwise op from its scalar arguments.
@@ -53,6 +55,47 @@ inline Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange inputs, ScalarBodyBuilder body,
                        ArrayRef<AffineMap> inputMaps = {});
+
+RankedTensorType withElementType(RankedTensorType type, Type element);
+RankedTensorType f32TensorOf(OpBuilder &b, ArrayRef<int64_t> shape);
+
+/// A possibly negative axis counted from the front.
+int64_t normalized(int64_t axis, int64_t rank);
+
+/// The map from `rank` loops to the loops not in `axes`.
+AffineMap droppingMap(OpBuilder &b, unsigned rank, ArrayRef<int64_t> axes);
+
+/// Folds the f32 accumulator `acc` with the (f32-widened) inputs.
+using ReductionCombiner =
+    function_ref<Value(OpBuilder &, Location, Value, ValueRange)>;
+
+/// A linalg.generic reducing over `axes` of a `rank`-loop nest into an f32
+/// tensor of `outputShape` started at `init`; inputs are widened to f32
+/// before `combine` sees them (non-float inputs are passed as they are).
+Value buildReduction(OpBuilder &b, Location loc, unsigned rank,
+                     ArrayRef<int64_t> axes, ArrayRef<int64_t> outputShape,
+                     ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                     double init, ReductionCombiner combine);
+
+/// Combiners for buildReduction: acc + x[0] and max(acc, x[0]).
+Value addF(OpBuilder &b, Location loc, Value acc, ValueRange x);
+Value maxF(OpBuilder &b, Location loc, Value acc, ValueRange x);
+
+constexpr double kNegInfinity = -std::numeric_limits<double>::infinity();
+
+/// Reshapes a static tensor (flatten, then expand).
+Value reshapeTensor(OpBuilder &b, Location loc, Value value,
+                    RankedTensorType target);
+
+/// Rounds an f32 tensor to `resultType`, optionally transforming each value
+/// first; returns the tensor itself when there is nothing to do.
+Value finishElementwise(OpBuilder &b, Location loc, Value f32Tensor,
+                        RankedTensorType resultType,
+                        function_ref<Value(OpBuilder &, Location, Value)>
+                            transform = nullptr);
+
+/// The mean of all elements of `values`, as a 0-d f32 tensor.
+Value meanToScalar(OpBuilder &b, Location loc, Value values);
 
 } // namespace mlir::amp
 
