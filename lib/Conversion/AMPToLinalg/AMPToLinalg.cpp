@@ -25,9 +25,30 @@ void mlir::amp::populateAMPToLinalgConversionPatterns(
 }
 
 namespace {
+bool hasStaticTensorTypes(Operation *op) {
+  auto isStatic = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return !shaped || shaped.hasStaticShape();
+  };
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic);
+}
+
 struct ConvertAMPToLinalgPass
     : amp::impl::ConvertAMPToLinalgPassBase<ConvertAMPToLinalgPass> {
   void runOnOperation() override {
+    // Static shapes first (DESIGN.md section 3): say so instead of failing
+    // to legalize, or emitting tensors whose sizes were never computed.
+    WalkResult dynamic = getOperation()->walk([](Operation *op) {
+      if (!isa<AMPDialect>(op->getDialect()) || hasStaticTensorTypes(op))
+        return WalkResult::advance();
+      op->emitOpError()
+          << "has a dynamic dimension; convert-amp-to-linalg lowers static "
+             "shapes only";
+      return WalkResult::interrupt();
+    });
+    if (dynamic.wasInterrupted())
+      return signalPassFailure();
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
     target.addIllegalDialect<AMPDialect>();

@@ -281,12 +281,13 @@ struct ReductionLowering : OpRewritePattern<OpTy> {
     double count = 1;
     for (int64_t axis : axes)
       count *= inputType.getDimSize(axis);
-    auto finish = [&](OpBuilder &b, Location l, Value v) -> Value {
-      if constexpr (std::is_same_v<OpTy, ReduceMeanOp>)
-        return arith::DivFOp::create(
-            b, l, v, scalarConstant(b, l, b.getF32Type(), count));
-      return v;
+    auto divide = [&](OpBuilder &b, Location l, Value v) -> Value {
+      return arith::DivFOp::create(b, l, v,
+                                   scalarConstant(b, l, b.getF32Type(), count));
     };
+    function_ref<Value(OpBuilder &, Location, Value)> finish = nullptr;
+    if constexpr (std::is_same_v<OpTy, ReduceMeanOp>)
+      finish = divide;
     Value reduced = finishElementwise(
         rewriter, loc, acc,
         RankedTensorType::get(shape, resultType.getElementType()), finish);
