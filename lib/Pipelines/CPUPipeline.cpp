@@ -17,7 +17,8 @@
 
 using namespace mlir;
 
-void mlir::amp::buildCPUPipeline(OpPassManager &pm) {
+void mlir::amp::buildCPUPipeline(OpPassManager &pm,
+                                 const CPUPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 
@@ -26,6 +27,12 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (options.modelABI) {
+    bufferization::BufferResultsToOutParamsPassOptions outParams;
+    outParams.modifyPublicFunctions = true;
+    outParams.hoistStaticAllocs = true;
+    pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  }
   bufferization::buildBufferDeallocationPipeline(pm);
   // Deallocation clones buffers a function returns without owning them.
   pm.addPass(createConvertBufferizationToMemRefPass());
@@ -48,13 +55,15 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm) {
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
+  ConvertFuncToLLVMPassOptions funcToLLVM;
+  funcToLLVM.useBarePtrCallConv = options.modelABI;
+  pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::amp::registerAMPPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CPUPipelineOptions>(
       "amp-cpu-pipeline",
       "Lower amp training graphs to the LLVM dialect for the host CPU",
       buildCPUPipeline);

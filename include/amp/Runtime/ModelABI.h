@@ -1,0 +1,106 @@
+/*===- ModelABI.h - C ABI of libraries made by amp-compile --------*- C -*-===*\
+|*                                                                            *|
+|* A library compiled by amp-compile holds one training step, optionally the  *|
+|* forward model for evaluation, and the description of every tensor they     *|
+|* take and return. The state (parameters, buffers, optimizer and loss-scaler *|
+|* state, hyper-parameters) and the input buffers live in an amp_state; the   *|
+|* caller fills inputs in place through amp_state_tensor and runs steps.      *|
+|*                                                                            *|
+|* Every function returning int32_t returns 0 on success and non-zero on      *|
+|* failure, with the reason in amp_last_error().                              *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef AMP_RUNTIME_MODELABI_H
+#define AMP_RUNTIME_MODELABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AMP_ABI_VERSION 1
+
+/* Element types. */
+typedef enum amp_dtype {
+  AMP_DTYPE_F32 = 0,
+  AMP_DTYPE_F16 = 1,
+  AMP_DTYPE_BF16 = 2,
+  AMP_DTYPE_I64 = 3,
+  AMP_DTYPE_I32 = 4,
+  AMP_DTYPE_I1 = 5 /* one byte per element */
+} amp_dtype;
+
+/* Roles, as the amp.role attribute of the training-graph contract. */
+typedef enum amp_role {
+  AMP_ROLE_PARAMETER = 0,
+  AMP_ROLE_INPUT = 1,
+  AMP_ROLE_LABEL = 2,
+  AMP_ROLE_LOSS = 3,
+  AMP_ROLE_OPTIMIZER_STATE = 4,
+  AMP_ROLE_SCALER_STATE = 5,
+  AMP_ROLE_HYPERPARAMETER = 6,
+  AMP_ROLE_SKIPPED = 7,
+  AMP_ROLE_OUTPUT = 8,
+  AMP_ROLE_BUFFER = 9
+} amp_role;
+
+/* How a state tensor starts (amp_state_create). */
+typedef enum amp_init {
+  AMP_INIT_ZEROS = 0,
+  AMP_INIT_ONES = 1,
+  /* U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = product of shape[1:], as
+     PyTorch's default for Linear and Conv weights and biases. */
+  AMP_INIT_UNIFORM_FAN_IN = 2,
+  AMP_INIT_VALUES = 3, /* init_values holds the contents */
+  AMP_INIT_CONSTANT = 4 /* every element is init_constant */
+} amp_init;
+
+typedef struct amp_tensor_info {
+  const char *name;
+  int32_t role;  /* amp_role */
+  int32_t dtype; /* amp_dtype */
+  int32_t rank;
+  const int64_t *shape;
+  int64_t num_elements;
+  int32_t init; /* amp_init */
+  double init_constant;
+  int64_t fan_in;       /* for AMP_INIT_UNIFORM_FAN_IN */
+  const void *init_values; /* for AMP_INIT_VALUES */
+  /* For integer labels feeding a loss: labels are in [0, label_range). */
+  int64_t label_range;
+} amp_tensor_info;
+
+typedef struct amp_state amp_state;
+
+int32_t amp_abi_version(void);
+const char *amp_last_error(void);
+
+/* The training step's arguments (state, inputs, labels, hyper-parameters). */
+int32_t amp_num_tensors(void);
+const amp_tensor_info *amp_tensor(int32_t index);
+/* Whether the library can evaluate (run the forward model only). */
+int32_t amp_has_eval(void);
+
+/* Creates the state, initialised from the model (seeded where random). */
+amp_state *amp_state_create(uint64_t seed);
+void amp_state_destroy(amp_state *state);
+/* The buffer of the tensor named `name` (num_elements of its dtype). */
+void *amp_state_tensor(amp_state *state, const char *name);
+int32_t amp_set_hyperparameter(amp_state *state, const char *name,
+                               double value);
+
+/* One training step on the current inputs; updates the state in place. */
+int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped);
+/* The forward model on the current inputs (no update). */
+int32_t amp_eval(amp_state *state, float *loss);
+
+/* The whole state (every tensor but inputs and labels). */
+int32_t amp_state_save(const amp_state *state, const char *path);
+int32_t amp_state_load(amp_state *state, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AMP_RUNTIME_MODELABI_H */

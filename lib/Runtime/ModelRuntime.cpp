@@ -1,0 +1,358 @@
+//===- ModelRuntime.cpp - the C ABI of compiled models ---------------------===//
+//
+// Linked into every library amp-compile makes. Owns the state buffers, runs
+// the compiled entry points through their packed wrappers, and saves and
+// loads checkpoints. Plain C++ with no dependency on LLVM or MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Runtime/ModelDescriptor.h"
+#include "amp/Runtime/Numerics.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+thread_local std::string lastError;
+
+int32_t fail(std::string message) {
+  lastError = std::move(message);
+  return 1;
+}
+
+const amp_model_descriptor &model() { return *amp_model_descriptor_get(); }
+
+size_t elementBytes(int32_t dtype) {
+  switch (dtype) {
+  case AMP_DTYPE_F32:
+  case AMP_DTYPE_I32:
+    return 4;
+  case AMP_DTYPE_F16:
+  case AMP_DTYPE_BF16:
+    return 2;
+  case AMP_DTYPE_I64:
+    return 8;
+  default:
+    return 1;
+  }
+}
+
+size_t byteSize(const amp_tensor_info &info) {
+  return static_cast<size_t>(info.num_elements) * elementBytes(info.dtype);
+}
+
+bool isCheckpointed(const amp_tensor_info &info) {
+  return info.role != AMP_ROLE_INPUT && info.role != AMP_ROLE_LABEL;
+}
+
+/// A 64-byte aligned buffer.
+struct Buffer {
+  explicit Buffer(size_t bytes)
+      : data(static_cast<char *>(std::aligned_alloc(
+                 64, std::max<size_t>(64, (bytes + 63) / 64 * 64))),
+             &std::free),
+        size(bytes) {
+    std::memset(data.get(), 0, bytes);
+  }
+  std::unique_ptr<char, void (*)(void *)> data;
+  size_t size;
+};
+
+/// splitmix64: a small, well-mixed generator whose stream is the same on
+/// every platform (unlike std::uniform_real_distribution).
+struct Random {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return (next() >> 11) * 0x1.0p-53; }
+};
+
+void storeFloat(void *data, int32_t dtype, int64_t index, double value) {
+  switch (dtype) {
+  case AMP_DTYPE_F32:
+    static_cast<float *>(data)[index] = static_cast<float>(value);
+    return;
+  case AMP_DTYPE_F16:
+    static_cast<uint16_t *>(data)[index] =
+        amp::floatToHalf(static_cast<float>(value));
+    return;
+  case AMP_DTYPE_BF16:
+    static_cast<uint16_t *>(data)[index] =
+        amp::floatToBFloat16(static_cast<float>(value));
+    return;
+  case AMP_DTYPE_I64:
+    static_cast<int64_t *>(data)[index] = static_cast<int64_t>(value);
+    return;
+  case AMP_DTYPE_I32:
+    static_cast<int32_t *>(data)[index] = static_cast<int32_t>(value);
+    return;
+  default:
+    static_cast<uint8_t *>(data)[index] = value != 0;
+  }
+}
+
+void initialize(const amp_tensor_info &info, void *data, Random &random) {
+  switch (info.init) {
+  case AMP_INIT_ZEROS:
+    return; // buffers start zeroed
+  case AMP_INIT_VALUES:
+    std::memcpy(data, info.init_values, byteSize(info));
+    return;
+  case AMP_INIT_ONES:
+  case AMP_INIT_CONSTANT: {
+    double value = info.init == AMP_INIT_ONES ? 1.0 : info.init_constant;
+    for (int64_t i = 0; i < info.num_elements; ++i)
+      storeFloat(data, info.dtype, i, value);
+    return;
+  }
+  case AMP_INIT_UNIFORM_FAN_IN: {
+    double bound = 1.0 / std::sqrt(static_cast<double>(
+                             std::max<int64_t>(1, info.fan_in)));
+    for (int64_t i = 0; i < info.num_elements; ++i)
+      storeFloat(data, info.dtype, i, (2 * random.uniform() - 1) * bound);
+    return;
+  }
+  }
+}
+
+/// Out-buffers of one entry point, allocated once.
+std::vector<Buffer> allocateResults(const amp_entry_descriptor &entry) {
+  std::vector<Buffer> results;
+  for (int32_t i = 0; i < entry.num_results; ++i)
+    results.emplace_back(byteSize(entry.results[i]));
+  return results;
+}
+} // namespace
+
+struct amp_state {
+  std::vector<Buffer> tensors;
+  std::vector<Buffer> stepResults;
+  std::vector<Buffer> evalResults;
+
+  int32_t run(const amp_entry_descriptor &entry,
+              std::vector<Buffer> &results, float *loss, int32_t *skipped) {
+    std::vector<void *> pointers;
+    for (int32_t i = 0; i < entry.num_args; ++i)
+      pointers.push_back(tensors[entry.args[i]].data.get());
+    for (Buffer &result : results)
+      pointers.push_back(result.data.get());
+    entry.entry(pointers.data());
+    for (int32_t i = 0; i < entry.num_results; ++i)
+      if (entry.result_updates[i] >= 0)
+        std::memcpy(tensors[entry.result_updates[i]].data.get(),
+                    results[i].data.get(), results[i].size);
+    if (loss && entry.loss_result >= 0)
+      *loss = *reinterpret_cast<float *>(results[entry.loss_result].data.get());
+    if (skipped)
+      *skipped = entry.skipped_result >= 0
+                     ? *reinterpret_cast<uint8_t *>(
+                           results[entry.skipped_result].data.get()) != 0
+                     : 0;
+    return 0;
+  }
+};
+
+namespace {
+int32_t findTensor(const char *name) {
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    if (std::strcmp(model().tensors[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+std::string shapeString(int32_t rank, const int64_t *shape) {
+  std::string text;
+  for (int32_t d = 0; d < rank; ++d)
+    text += (d ? "x" : "") + std::to_string(shape[d]);
+  return rank ? text : "scalar";
+}
+
+constexpr char kCheckpointMagic[8] = {'A', 'M', 'P', 'S', 'T', 'A', 'T', 'E'};
+constexpr uint32_t kCheckpointVersion = 1;
+
+struct FileCloser {
+  void operator()(FILE *file) const { std::fclose(file); }
+};
+using File = std::unique_ptr<FILE, FileCloser>;
+
+template <typename T>
+bool writeValue(FILE *file, const T &value) {
+  return std::fwrite(&value, sizeof(T), 1, file) == 1;
+}
+template <typename T>
+bool readValue(FILE *file, T &value) {
+  return std::fread(&value, sizeof(T), 1, file) == 1;
+}
+} // namespace
+
+extern "C" {
+
+int32_t amp_abi_version(void) { return AMP_ABI_VERSION; }
+const char *amp_last_error(void) { return lastError.c_str(); }
+int32_t amp_num_tensors(void) { return model().num_tensors; }
+const amp_tensor_info *amp_tensor(int32_t index) {
+  if (index < 0 || index >= model().num_tensors)
+    return nullptr;
+  return &model().tensors[index];
+}
+int32_t amp_has_eval(void) { return model().has_eval; }
+
+amp_state *amp_state_create(uint64_t seed) {
+  auto state = std::make_unique<amp_state>();
+  Random random{seed};
+  for (int32_t i = 0; i < model().num_tensors; ++i) {
+    const amp_tensor_info &info = model().tensors[i];
+    state->tensors.emplace_back(byteSize(info));
+    initialize(info, state->tensors.back().data.get(), random);
+  }
+  state->stepResults = allocateResults(model().train_step);
+  if (model().has_eval)
+    state->evalResults = allocateResults(model().eval);
+  return state.release();
+}
+
+void amp_state_destroy(amp_state *state) { delete state; }
+
+void *amp_state_tensor(amp_state *state, const char *name) {
+  int32_t index = findTensor(name);
+  if (index < 0) {
+    fail(std::string("the model has no tensor named '") + name + "'");
+    return nullptr;
+  }
+  return state->tensors[index].data.get();
+}
+
+int32_t amp_set_hyperparameter(amp_state *state, const char *name,
+                               double value) {
+  int32_t index = findTensor(name);
+  if (index < 0 || model().tensors[index].role != AMP_ROLE_HYPERPARAMETER)
+    return fail(std::string("the model has no hyper-parameter named '") +
+                name + "'");
+  const amp_tensor_info &info = model().tensors[index];
+  for (int64_t i = 0; i < info.num_elements; ++i)
+    storeFloat(state->tensors[index].data.get(), info.dtype, i, value);
+  return 0;
+}
+
+int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped) {
+  return state->run(model().train_step, state->stepResults, loss, skipped);
+}
+
+int32_t amp_eval(amp_state *state, float *loss) {
+  if (!model().has_eval)
+    return fail("this library has no forward model to evaluate");
+  return state->run(model().eval, state->evalResults, loss, nullptr);
+}
+
+int32_t amp_state_save(const amp_state *state, const char *path) {
+  std::string temporary = std::string(path) + ".tmp";
+  File file(std::fopen(temporary.c_str(), "wb"));
+  if (!file)
+    return fail("cannot write '" + temporary + "': " + std::strerror(errno));
+  uint32_t count = 0;
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    count += isCheckpointed(model().tensors[i]);
+  bool ok = std::fwrite(kCheckpointMagic, 1, 8, file.get()) == 8 &&
+            writeValue(file.get(), kCheckpointVersion) &&
+            writeValue(file.get(), count);
+  for (int32_t i = 0; ok && i < model().num_tensors; ++i) {
+    const amp_tensor_info &info = model().tensors[i];
+    if (!isCheckpointed(info))
+      continue;
+    uint32_t nameLength = std::strlen(info.name);
+    uint64_t bytes = byteSize(info);
+    ok = writeValue(file.get(), nameLength) &&
+         std::fwrite(info.name, 1, nameLength, file.get()) == nameLength &&
+         writeValue(file.get(), info.dtype) &&
+         writeValue(file.get(), info.rank) &&
+         std::fwrite(info.shape, sizeof(int64_t), info.rank, file.get()) ==
+             static_cast<size_t>(info.rank) &&
+         writeValue(file.get(), bytes) &&
+         std::fwrite(state->tensors[i].data.get(), 1, bytes, file.get()) ==
+             bytes;
+  }
+  if (!ok || std::fclose(file.release()) != 0) {
+    std::remove(temporary.c_str());
+    return fail("cannot write '" + temporary + "'");
+  }
+  if (std::rename(temporary.c_str(), path) != 0) {
+    std::remove(temporary.c_str());
+    return fail(std::string("cannot write '") + path +
+                "': " + std::strerror(errno));
+  }
+  return 0;
+}
+
+int32_t amp_state_load(amp_state *state, const char *path) {
+  File file(std::fopen(path, "rb"));
+  if (!file)
+    return fail(std::string("cannot open checkpoint '") + path +
+                "': " + std::strerror(errno));
+  char magic[8];
+  uint32_t version = 0, count = 0;
+  if (std::fread(magic, 1, 8, file.get()) != 8 ||
+      std::memcmp(magic, kCheckpointMagic, 8) != 0)
+    return fail(std::string("'") + path + "' is not an amp checkpoint");
+  if (!readValue(file.get(), version) || version != kCheckpointVersion)
+    return fail(std::string("'") + path + "' has checkpoint version " +
+                std::to_string(version) + ", expected " +
+                std::to_string(kCheckpointVersion));
+  if (!readValue(file.get(), count))
+    return fail(std::string("'") + path + "' is truncated");
+  // Read everything before changing the state: a bad file changes nothing.
+  std::vector<std::pair<int32_t, std::vector<char>>> loaded;
+  std::vector<bool> seen(model().num_tensors, false);
+  for (uint32_t k = 0; k < count; ++k) {
+    uint32_t nameLength = 0;
+    if (!readValue(file.get(), nameLength) || nameLength > 4096)
+      return fail(std::string("'") + path + "' is truncated or corrupt");
+    std::string name(nameLength, '\0');
+    int32_t dtype = 0, rank = 0;
+    if (std::fread(name.data(), 1, nameLength, file.get()) != nameLength ||
+        !readValue(file.get(), dtype) || !readValue(file.get(), rank) ||
+        rank < 0 || rank > 16)
+      return fail(std::string("'") + path + "' is truncated or corrupt");
+    std::vector<int64_t> shape(rank);
+    uint64_t bytes = 0;
+    if (std::fread(shape.data(), sizeof(int64_t), rank, file.get()) !=
+            static_cast<size_t>(rank) ||
+        !readValue(file.get(), bytes))
+      return fail(std::string("'") + path + "' is truncated or corrupt");
+    int32_t index = findTensor(name.c_str());
+    if (index < 0 || !isCheckpointed(model().tensors[index]))
+      return fail("checkpoint tensor '" + name +
+                  "' is not part of this model's state");
+    const amp_tensor_info &info = model().tensors[index];
+    if (dtype != info.dtype || rank != info.rank ||
+        !std::equal(shape.begin(), shape.end(), info.shape) ||
+        bytes != byteSize(info))
+      return fail("checkpoint tensor '" + name + "' has shape " +
+                  shapeString(rank, shape.data()) + " and dtype " +
+                  std::to_string(dtype) + " but the model expects " +
+                  shapeString(info.rank, info.shape) + " and dtype " +
+                  std::to_string(info.dtype));
+    std::vector<char> data(bytes);
+    if (std::fread(data.data(), 1, bytes, file.get()) != bytes)
+      return fail(std::string("'") + path + "' is truncated");
+    seen[index] = true;
+    loaded.emplace_back(index, std::move(data));
+  }
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    if (isCheckpointed(model().tensors[i]) && !seen[i])
+      return fail(std::string("checkpoint '") + path + "' lacks tensor '" +
+                  model().tensors[i].name + "'");
+  for (auto &[index, data] : loaded)
+    std::memcpy(state->tensors[index].data.get(), data.data(), data.size());
+  return 0;
+}
+
+} // extern "C"

@@ -1,0 +1,693 @@
+//===- amp-compile.cpp - compile a training graph to a shared library -----===//
+//
+// amp-compile MODEL.mlir --target=cpu --precision=fp32|fp16|bf16 -o LIB.so
+//
+// Reads a graph in the amp dialect, builds its training step (autodiff when
+// the model is a forward model, then the mixed-precision passes), lowers the
+// step and the forward model to machine code and links them with the model
+// runtime into a library with the C ABI of include/amp/Runtime/ModelABI.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "amp/Conversion/Passes.h"
+#include "amp/Pipelines/Pipelines.h"
+#include "amp/Runtime/ModelABI.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <optional>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+cl::OptionCategory category("amp-compile options");
+
+cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
+                                   cl::desc("<model.mlir>"), cl::cat(category));
+cl::opt<std::string> outputFilename("o", cl::Required,
+                                    cl::desc("Output shared library"),
+                                    cl::value_desc("LIB.so"),
+                                    cl::cat(category));
+cl::opt<std::string> target("target", cl::init("cpu"),
+                            cl::desc("Target: cpu (cuda: see issue 8)"),
+                            cl::cat(category));
+cl::opt<std::string> precision("precision", cl::init("fp32"),
+                               cl::desc("fp32, fp16 or bf16"),
+                               cl::cat(category));
+cl::opt<std::string> optLevel(
+    "opt-level", cl::init("O1"),
+    cl::desc("Apex-style AMP level for fp16/bf16: O0, O1, O2 or O3"),
+    cl::cat(category));
+cl::opt<std::string> optimizer("optimizer", cl::init("sgd"),
+                               cl::desc("Optimizer for a forward model: sgd "
+                                        "or adamw"),
+                               cl::cat(category));
+cl::opt<std::string> lossKind(
+    "loss", cl::init("none"),
+    cl::desc("Loss to append to a model that returns logits: none, "
+             "cross_entropy or mse"),
+    cl::cat(category));
+cl::opt<double> learningRate("lr", cl::init(0.01),
+                             cl::desc("Initial learning rate"),
+                             cl::cat(category));
+cl::opt<double> momentum("momentum", cl::init(0.0),
+                         cl::desc("SGD momentum"), cl::cat(category));
+cl::opt<double> weightDecay("weight-decay", cl::init(0.0),
+                            cl::desc("Weight decay"), cl::cat(category));
+cl::opt<double> maxGradNorm("max-grad-norm", cl::init(0.0),
+                            cl::desc("Clip gradients to this global norm"),
+                            cl::cat(category));
+cl::opt<std::string> emit("emit", cl::init("lib"),
+                          cl::desc("What to write: lib (the shared library), "
+                                   "mlir (the training step in the amp "
+                                   "dialect) or llvm (the LLVM dialect)"),
+                          cl::cat(category));
+cl::opt<std::string> compiler("cxx", cl::init("c++"),
+                              cl::desc("C++ compiler used to link"),
+                              cl::cat(category));
+
+/// An error for the user: "amp-compile: error: <message>".
+LogicalResult error(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "amp-compile") << message << "\n";
+  return failure();
+}
+
+LogicalResult checkOptions() {
+  auto oneOf = [](const std::string &value, StringRef name,
+                  std::initializer_list<StringRef> allowed) {
+    if (llvm::is_contained(allowed, value))
+      return success();
+    std::string list;
+    llvm::raw_string_ostream os(list);
+    llvm::interleave(allowed, os, ", ");
+    return error("--" + name + "=" + value + " is not one of " + list);
+  };
+  if (failed(oneOf(target, "target", {"cpu", "cuda"})) ||
+      failed(oneOf(precision, "precision", {"fp32", "fp16", "bf16"})) ||
+      failed(oneOf(optLevel, "opt-level", {"O0", "O1", "O2", "O3"})) ||
+      failed(oneOf(optimizer, "optimizer", {"sgd", "adamw"})) ||
+      failed(oneOf(lossKind, "loss", {"none", "cross_entropy", "mse"})) ||
+      failed(oneOf(emit, "emit", {"lib", "mlir", "llvm"})))
+    return failure();
+  if (target == "cuda")
+    return error("--target=cuda is not available yet: the GPU backend is "
+                 "being built (issue 8); use --target=cpu");
+  if (!(learningRate >= 0))
+    return error("--lr must be non-negative");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Finding the graph and building the training step
+//===----------------------------------------------------------------------===//
+
+std::optional<amp::GraphKind> graphKind(func::FuncOp function) {
+  auto kind = function->getAttrOfType<amp::GraphKindAttr>(
+      amp::AMPDialect::kGraphAttrName);
+  if (!kind)
+    return std::nullopt;
+  return kind.getValue();
+}
+
+func::FuncOp findGraph(ModuleOp module, amp::GraphKind kind) {
+  for (auto function : module.getOps<func::FuncOp>())
+    if (!function.isExternal() && graphKind(function) == kind)
+      return function;
+  return {};
+}
+
+LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
+  PassManager pm(module.getContext());
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (failed(parsePassPipeline(pipeline, pm, os)))
+    return error("cannot build the pipeline '" + pipeline + "': " + errors);
+  return pm.run(module);
+}
+
+/// Makes sure the module has a training step: runs autodiff on a forward
+/// model, then the mixed-precision pipeline.
+LogicalResult buildTrainingStep(ModuleOp module) {
+  if (!findGraph(module, amp::GraphKind::TrainingStep)) {
+    if (!findGraph(module, amp::GraphKind::Forward))
+      return error("'" + inputFilename +
+                   "' has neither a training step (amp.graph = "
+                   "#amp.graph<training_step>) nor a forward model "
+                   "(#amp.graph<forward>)");
+    std::string autodiff;
+    llvm::raw_string_ostream os(autodiff);
+    os << "builtin.module(amp-autodiff{optimizer=" << optimizer
+       << " loss=" << lossKind << " momentum=" << momentum
+       << " weight-decay=" << weightDecay << " max-grad-norm=" << maxGradNorm
+       << "})";
+    if (failed(runPipeline(module, autodiff)))
+      return failure();
+    if (!findGraph(module, amp::GraphKind::TrainingStep))
+      return error("amp-autodiff made no training step");
+  }
+  if (precision == "fp32")
+    return success();
+  std::string amp;
+  llvm::raw_string_ostream os(amp);
+  os << "builtin.module(amp-pipeline{opt-level=" << optLevel
+     << " precision=" << precision << "})";
+  return runPipeline(module, amp);
+}
+
+//===----------------------------------------------------------------------===//
+// Describing the model for the runtime
+//===----------------------------------------------------------------------===//
+
+struct TensorDescription {
+  std::string name;
+  amp::Role role = amp::Role::Input;
+  amp_dtype dtype = AMP_DTYPE_F32;
+  SmallVector<int64_t> shape;
+  amp_init init = AMP_INIT_ZEROS;
+  double initConstant = 0;
+  int64_t fanIn = 0;
+  int64_t labelRange = 0;
+};
+
+struct EntryDescription {
+  std::string symbol;
+  SmallVector<int32_t> args;
+  SmallVector<TensorDescription> results;
+  SmallVector<int32_t> resultUpdates;
+  int32_t lossResult = -1;
+  int32_t skippedResult = -1;
+};
+
+struct ModelDescription {
+  SmallVector<TensorDescription> tensors;
+  EntryDescription step;
+  std::optional<EntryDescription> eval;
+};
+
+FailureOr<amp_dtype> dtypeOf(Location loc, Type elementType) {
+  if (elementType.isF32())
+    return AMP_DTYPE_F32;
+  if (elementType.isF16())
+    return AMP_DTYPE_F16;
+  if (elementType.isBF16())
+    return AMP_DTYPE_BF16;
+  if (elementType.isInteger(64))
+    return AMP_DTYPE_I64;
+  if (elementType.isInteger(32))
+    return AMP_DTYPE_I32;
+  if (elementType.isInteger(1))
+    return AMP_DTYPE_I1;
+  return emitError(loc) << "element type " << elementType
+                        << " is not supported by the model ABI";
+}
+
+FailureOr<TensorDescription> describeTensor(Location loc, Type type,
+                                            DictionaryAttr attrs,
+                                            const Twine &fallbackName) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return emitError(loc) << "the model ABI needs statically shaped tensors, "
+                             "got "
+                          << type << " for '" << fallbackName << "'";
+  TensorDescription description;
+  description.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  FailureOr<amp_dtype> dtype = dtypeOf(loc, tensor.getElementType());
+  if (failed(dtype))
+    return failure();
+  description.dtype = *dtype;
+  description.name = fallbackName.str();
+  if (attrs) {
+    if (auto name = attrs.getAs<StringAttr>(amp::AMPDialect::kNameAttrName))
+      description.name = name.str();
+    if (auto role = attrs.getAs<amp::RoleAttr>(amp::AMPDialect::kRoleAttrName))
+      description.role = role.getValue();
+  }
+  return description;
+}
+
+/// How a state tensor starts: PyTorch's defaults where the name tells what
+/// the tensor is (norm scales and running variances start at one), the
+/// fan-in uniform for weight matrices, zeros otherwise.
+void chooseInit(TensorDescription &tensor) {
+  StringRef name = tensor.name;
+  bool isScale = name.ends_with("weight") && tensor.shape.size() <= 1;
+  switch (tensor.role) {
+  case amp::Role::Parameter:
+    if (tensor.shape.size() >= 2) {
+      tensor.init = AMP_INIT_UNIFORM_FAN_IN;
+      tensor.fanIn = 1;
+      for (int64_t dim : ArrayRef<int64_t>(tensor.shape).drop_front())
+        tensor.fanIn *= dim;
+    } else if (isScale) {
+      tensor.init = AMP_INIT_ONES;
+    }
+    return;
+  case amp::Role::Buffer:
+    if (name.ends_with("running_var"))
+      tensor.init = AMP_INIT_ONES;
+    return;
+  case amp::Role::Hyperparameter:
+    if (name == "lr") {
+      tensor.init = AMP_INIT_CONSTANT;
+      tensor.initConstant = learningRate;
+    }
+    return;
+  default:
+    return;
+  }
+}
+
+/// Integer labels feeding a cross-entropy take values in [0, classes).
+int64_t labelRangeOf(BlockArgument label) {
+  for (Operation *user : label.getUsers())
+    if (auto loss = dyn_cast<amp::CrossEntropyOp>(user))
+      if (loss.getLabels() == label)
+        return cast<RankedTensorType>(loss.getLogits().getType()).getDimSize(1);
+  return 0;
+}
+
+FailureOr<EntryDescription>
+describeEntry(func::FuncOp function, StringRef symbol,
+              ArrayRef<TensorDescription> tensors, bool mapByName) {
+  EntryDescription entry;
+  entry.symbol = symbol.str();
+  for (unsigned i = 0; i < function.getNumArguments(); ++i) {
+    FailureOr<TensorDescription> arg = describeTensor(
+        function.getLoc(), function.getArgumentTypes()[i],
+        function.getArgAttrDict(i), "arg" + Twine(i));
+    if (failed(arg))
+      return failure();
+    if (!mapByName) {
+      entry.args.push_back(i);
+      continue;
+    }
+    auto it = llvm::find_if(tensors, [&](const TensorDescription &tensor) {
+      return tensor.name == arg->name;
+    });
+    if (it == tensors.end())
+      return function.emitError()
+             << "argument '" << arg->name
+             << "' of the forward model is not a tensor of the training step";
+    entry.args.push_back(it - tensors.begin());
+  }
+  // The k-th result with a state role replaces the k-th argument with it.
+  DenseMap<amp::Role, unsigned> seenPerRole;
+  for (unsigned i = 0; i < function.getNumResults(); ++i) {
+    FailureOr<TensorDescription> result = describeTensor(
+        function.getLoc(), function.getResultTypes()[i],
+        function.getResultAttrDict(i), "result" + Twine(i));
+    if (failed(result))
+      return failure();
+    int32_t update = -1;
+    amp::Role role = result->role;
+    if (!mapByName &&
+        (role == amp::Role::Parameter || role == amp::Role::Buffer ||
+         role == amp::Role::OptimizerState || role == amp::Role::ScalerState)) {
+      unsigned k = seenPerRole[role]++;
+      for (auto [index, tensor] : llvm::enumerate(tensors))
+        if (tensor.role == role && k-- == 0) {
+          update = index;
+          break;
+        }
+    }
+    if (role == amp::Role::Loss)
+      entry.lossResult = i;
+    if (role == amp::Role::Skipped)
+      entry.skippedResult = i;
+    entry.resultUpdates.push_back(update);
+    entry.results.push_back(*result);
+  }
+  return entry;
+}
+
+FailureOr<ModelDescription> describeModel(func::FuncOp step,
+                                          func::FuncOp forward) {
+  ModelDescription model;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+    FailureOr<TensorDescription> tensor =
+        describeTensor(step.getLoc(), step.getArgumentTypes()[i],
+                       step.getArgAttrDict(i), "arg" + Twine(i));
+    if (failed(tensor))
+      return failure();
+    chooseInit(*tensor);
+    if (tensor->role == amp::Role::Label)
+      tensor->labelRange = labelRangeOf(step.getArgument(i));
+    if (llvm::any_of(model.tensors, [&](const TensorDescription &other) {
+          return other.name == tensor->name;
+        }))
+      return step.emitError() << "two arguments are named '" << tensor->name
+                              << "': amp.name must be unique";
+    model.tensors.push_back(*tensor);
+  }
+  FailureOr<EntryDescription> entry = describeEntry(
+      step, "amp_train_step_impl", model.tensors, /*mapByName=*/false);
+  if (failed(entry))
+    return failure();
+  model.step = *entry;
+  if (forward) {
+    FailureOr<EntryDescription> eval = describeEntry(
+        forward, "amp_eval_impl", model.tensors, /*mapByName=*/true);
+    if (failed(eval))
+      return failure();
+    model.eval = *eval;
+  }
+  return model;
+}
+
+//===----------------------------------------------------------------------===//
+// Code generation
+//===----------------------------------------------------------------------===//
+
+/// Renames the entry points to the symbols the glue calls, makes every other
+/// function private, and drops the contract attributes: the runtime has
+/// them now, and they describe tensors, not the buffers lowering makes.
+LogicalResult prepareEntryPoints(ModuleOp module, func::FuncOp step,
+                                 func::FuncOp forward) {
+  for (auto function : module.getOps<func::FuncOp>()) {
+    function.removeArgAttrsAttr();
+    function.removeResAttrsAttr();
+    function->removeAttr(amp::AMPDialect::kGraphAttrName);
+  }
+  SymbolTable symbols(module);
+  if (failed(symbols.rename(step, "amp_train_step_impl")))
+    return error("cannot rename the training step");
+  if (forward && failed(symbols.rename(forward, "amp_eval_impl")))
+    return error("cannot rename the forward model");
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function != step && function != forward && !function.isExternal())
+      function.setPrivate();
+  return success();
+}
+
+LogicalResult lowerToLLVMDialect(ModuleOp module) {
+  PassManager pm(module.getContext());
+  amp::CPUPipelineOptions options;
+  options.modelABI = true;
+  amp::buildCPUPipeline(pm, options);
+  return pm.run(module);
+}
+
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine() {
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string message;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, message);
+  if (!llvmTarget) {
+    (void)error("no LLVM target for " + triple.str() + ": " + message);
+    return nullptr;
+  }
+  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+  llvm::SubtargetFeatures features;
+  for (auto &feature : hostFeatures)
+    features.AddFeature(feature.first(), feature.second);
+  llvm::TargetOptions targetOptions;
+  return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(),
+      targetOptions, llvm::Reloc::PIC_));
+}
+
+LogicalResult writeObject(ModuleOp module, StringRef path) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return error("cannot translate the model to LLVM IR");
+  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine();
+  if (!machine)
+    return failure();
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                            machine.get());
+  if (llvm::Error err = optimize(llvmModule.get()))
+    return error("LLVM optimization failed: " +
+                 llvm::toString(std::move(err)));
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return error("cannot write '" + path + "': " + ec.message());
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return error("the target cannot emit object files");
+  codegen.run(*llvmModule);
+  return success();
+}
+
+/// A C string literal for `text`.
+std::string quoted(StringRef text) {
+  std::string result = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      result += '\\';
+    if (llvm::isPrint(c)) {
+      result += c;
+    } else {
+      char escape[8];
+      snprintf(escape, sizeof(escape), "\\%03o",
+               static_cast<unsigned char>(c));
+      result += escape;
+    }
+  }
+  return result + "\"";
+}
+
+void emitTensorInfos(llvm::raw_ostream &os, StringRef prefix,
+                     ArrayRef<TensorDescription> tensors) {
+  for (auto [index, tensor] : llvm::enumerate(tensors)) {
+    os << "static const int64_t " << prefix << "_shape" << index << "[] = {";
+    llvm::interleaveComma(tensor.shape, os);
+    os << (tensor.shape.empty() ? "0" : "") << "};\n";
+  }
+  os << "static const amp_tensor_info " << prefix << "[] = {\n";
+  for (auto [index, tensor] : llvm::enumerate(tensors)) {
+    int64_t elements = 1;
+    for (int64_t dim : tensor.shape)
+      elements *= dim;
+    os << "  {" << quoted(tensor.name) << ", "
+       << static_cast<int32_t>(tensor.role) << ", " << tensor.dtype << ", "
+       << tensor.shape.size() << ", " << prefix << "_shape" << index << ", "
+       << elements << ", " << tensor.init << ", " << tensor.initConstant
+       << ", " << tensor.fanIn << ", nullptr, " << tensor.labelRange
+       << "},\n";
+  }
+  if (tensors.empty())
+    os << "  {}\n";
+  os << "};\n";
+}
+
+void emitIntArray(llvm::raw_ostream &os, StringRef name,
+                  ArrayRef<int32_t> values) {
+  os << "static const int32_t " << name << "[] = {";
+  llvm::interleaveComma(values, os);
+  os << (values.empty() ? "0" : "") << "};\n";
+}
+
+void emitEntry(llvm::raw_ostream &os, StringRef prefix,
+               const EntryDescription &entry) {
+  size_t count = entry.args.size() + entry.results.size();
+  os << "extern \"C\" void " << entry.symbol << "(";
+  for (size_t i = 0; i < count; ++i)
+    os << (i ? ", " : "") << "void *";
+  os << ");\n";
+  os << "static void " << prefix << "_packed(void **b) {\n  "
+     << entry.symbol << "(";
+  for (size_t i = 0; i < count; ++i)
+    os << (i ? ", " : "") << "b[" << i << "]";
+  os << ");\n}\n";
+  emitIntArray(os, (prefix + "_args").str(), entry.args);
+  emitIntArray(os, (prefix + "_updates").str(), entry.resultUpdates);
+  emitTensorInfos(os, (prefix + "_results").str(), entry.results);
+}
+
+void emitEntryDescriptor(llvm::raw_ostream &os, StringRef prefix,
+                         const EntryDescription &entry) {
+  os << "{" << prefix << "_packed, " << entry.args.size() << ", " << prefix
+     << "_args, " << entry.results.size() << ", " << prefix << "_results, "
+     << prefix << "_updates, " << entry.lossResult << ", "
+     << entry.skippedResult << "}";
+}
+
+std::string generateGlue(const ModelDescription &model) {
+  std::string glue;
+  llvm::raw_string_ostream os(glue);
+  os << "// Generated by amp-compile: the model descriptor.\n"
+     << "#include \"amp/Runtime/ModelDescriptor.h\"\n\n";
+  emitTensorInfos(os, "tensors", model.tensors);
+  emitEntry(os, "step", model.step);
+  if (model.eval)
+    emitEntry(os, "eval", *model.eval);
+  os << "static const amp_model_descriptor descriptor = {AMP_ABI_VERSION, "
+     << model.tensors.size() << ", tensors, ";
+  emitEntryDescriptor(os, "step", model.step);
+  os << ", " << (model.eval ? 1 : 0) << ", ";
+  if (model.eval)
+    emitEntryDescriptor(os, "eval", *model.eval);
+  else
+    os << "{}";
+  os << "};\n"
+     << "extern \"C\" const amp_model_descriptor *amp_model_descriptor_get("
+        "void) {\n  return &descriptor;\n}\n";
+  return glue;
+}
+
+LogicalResult writeFile(StringRef path, StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return error("cannot write '" + path + "': " + ec.message());
+  os << contents;
+  return success();
+}
+
+/// The runtime archive and headers, next to the tool (bin/../lib,
+/// bin/../include) in the build tree and once installed.
+std::string toolPrefix(const char *argv0) {
+  std::string executable =
+      llvm::sys::fs::getMainExecutable(argv0, (void *)&toolPrefix);
+  return llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable))
+      .str();
+}
+
+LogicalResult linkLibrary(StringRef prefix, StringRef glue, StringRef object,
+                          StringRef output) {
+  llvm::ErrorOr<std::string> cxx = llvm::sys::findProgramByName(compiler);
+  if (!cxx)
+    return error("cannot find the C++ compiler '" + compiler +
+                 "' (set --cxx)");
+  std::string include = (prefix + "/include").str();
+  std::string runtime = (prefix + "/lib/libamp_model_runtime.a").str();
+  if (!llvm::sys::fs::exists(runtime))
+    return error("cannot find the model runtime at " + runtime);
+  SmallVector<StringRef> args = {*cxx,   "-O2",       "-shared",
+                                 "-fPIC", "-I",       include,
+                                 glue,    object,     "-Wl,--whole-archive",
+                                 runtime, "-Wl,--no-whole-archive",
+                                 "-lm",   "-o",       output};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0,
+                                         &message);
+  if (status != 0)
+    return error("linking the library failed (" + *cxx + " exited with " +
+                 Twine(status) + (message.empty() ? "" : ": " + message) +
+                 ")");
+  return success();
+}
+
+/// Compiles `module` into the library at `output`, through a temporary
+/// directory; `output` is replaced only when everything succeeded.
+LogicalResult compileLibrary(ModuleOp module, const ModelDescription &model,
+                             StringRef prefix) {
+  SmallString<128> directory;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("amp-compile", directory))
+    return error("cannot create a temporary directory: " + ec.message());
+  llvm::scope_exit cleanup(
+      [&] { llvm::sys::fs::remove_directories(directory); });
+  std::string object = (directory + "/model.o").str();
+  std::string glue = (directory + "/glue.cpp").str();
+  std::string library = (directory + "/model.so").str();
+  if (failed(writeObject(module, object)) ||
+      failed(writeFile(glue, generateGlue(model))) ||
+      failed(linkLibrary(prefix, glue, object, library)))
+    return failure();
+  if (std::error_code ec = llvm::sys::fs::copy_file(library, outputFilename))
+    return error("cannot write '" + outputFilename + "': " + ec.message());
+  return success();
+}
+
+/// Writes the module as text to the output (for --emit=mlir|llvm).
+LogicalResult writeModule(ModuleOp module) {
+  std::string message;
+  auto output = openOutputFile(outputFilename, &message);
+  if (!output)
+    return error(message);
+  module.print(output->os());
+  output->keep();
+  return success();
+}
+
+LogicalResult compile(MLIRContext &context, const char *argv0) {
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
+  if (!module)
+    return failure();
+  if (failed(buildTrainingStep(*module)))
+    return failure();
+  if (emit == "mlir")
+    return writeModule(*module);
+  func::FuncOp step = findGraph(*module, amp::GraphKind::TrainingStep);
+  func::FuncOp forward = findGraph(*module, amp::GraphKind::Forward);
+  FailureOr<ModelDescription> model = describeModel(step, forward);
+  if (failed(model) || failed(prepareEntryPoints(*module, step, forward)) ||
+      failed(lowerToLLVMDialect(*module)))
+    return failure();
+  if (emit == "llvm")
+    return writeModule(*module);
+  return compileLibrary(*module, *model, toolPrefix(argv0));
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerAllPasses();
+  amp::registerAMPConversionPasses();
+  amp::registerAMPPipelines();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "amp-compile: compile a training graph into a shared library\n");
+  if (failed(checkOptions()))
+    return 1;
+  if (!llvm::sys::fs::exists(inputFilename))
+    return failed(error("cannot open '" + inputFilename +
+                        "': no such file"))
+               ? 1
+               : 0;
+
+  DialectRegistry registry;
+  registry.insert<amp::AMPDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  return failed(compile(context, argv[0])) ? 1 : 0;
+}
