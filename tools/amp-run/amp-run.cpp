@@ -87,8 +87,10 @@ bool resolve(llvm::sys::DynamicLibrary &library, const char *name, T &fn) {
 }
 
 std::optional<Model> loadModel(std::string &error) {
-  auto library = llvm::sys::DynamicLibrary::getLibrary(libraryPath.c_str(),
-                                                       &error);
+  // dlopen searches the library path for a bare file name: anchor it.
+  llvm::SmallString<256> path(libraryPath);
+  llvm::sys::fs::make_absolute(path);
+  auto library = llvm::sys::DynamicLibrary::getLibrary(path.c_str(), &error);
   if (!library.isValid())
     return std::nullopt;
   Model m;

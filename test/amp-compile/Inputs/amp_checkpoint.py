@@ -1,0 +1,49 @@
+"""Reads and writes amp checkpoints (lib/Runtime/ModelRuntime.cpp).
+
+Layout, little-endian: b"AMPSTATE", u32 version (1), u32 count, then per
+tensor: u32 name length, name, i32 dtype, i32 rank, i64 shape[rank],
+u64 byte count, raw data.
+"""
+import struct
+
+import numpy as np
+
+DTYPES = {0: np.float32, 1: np.float16, 3: np.int64, 4: np.int32, 5: np.bool_}
+CODES = {np.dtype(v): k for k, v in DTYPES.items()}
+
+
+def write(path, tensors):
+    """tensors: list of (name, numpy array) in any order."""
+    with open(path, "wb") as f:
+        f.write(b"AMPSTATE" + struct.pack("<II", 1, len(tensors)))
+        for name, array in tensors:
+            array = np.array(array, copy=True, order="C")  # keeps 0-d
+            raw = name.encode()
+            f.write(struct.pack("<I", len(raw)) + raw)
+            f.write(struct.pack("<ii", CODES[array.dtype], array.ndim))
+            f.write(struct.pack("<%dq" % array.ndim, *array.shape))
+            data = array.tobytes()
+            f.write(struct.pack("<Q", len(data)) + data)
+
+
+def read(path):
+    """Returns {name: numpy array}."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    assert blob[:8] == b"AMPSTATE", "not an amp checkpoint"
+    version, count = struct.unpack_from("<II", blob, 8)
+    assert version == 1
+    offset, tensors = 16, {}
+    for _ in range(count):
+        (length,) = struct.unpack_from("<I", blob, offset)
+        name = blob[offset + 4:offset + 4 + length].decode()
+        offset += 4 + length
+        dtype, rank = struct.unpack_from("<ii", blob, offset)
+        shape = struct.unpack_from("<%dq" % rank, blob, offset + 8)
+        offset += 8 + 8 * rank
+        (size,) = struct.unpack_from("<Q", blob, offset)
+        offset += 8
+        tensors[name] = np.frombuffer(blob[offset:offset + size],
+                                      DTYPES[dtype]).reshape(shape)
+        offset += size
+    return tensors
