@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # The main job on a fresh Debian 12 machine: install what is missing, build,
-# and run amp-opt on the bundled MLP training step.
+# compile the bundled MLP training step into a library and train it for a
+# few steps on the CPU.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${AMP_BUILD_DIR:-$root/build}"
 example="$root/examples/mlp_train_step.mlir"
+work="$build/quickstart"
 
 "$root/scripts/setup.sh"
-"$root/scripts/build.sh" amp-opt
+"$root/scripts/build.sh" amp-opt amp-compile amp-run amp_model_runtime
+mkdir -p "$work"
 
-echo "== amp-opt: parse, verify and print $example"
-"$build/bin/amp-opt" "$example" -o "$build/mlp_train_step.verified.mlir"
-cat "$build/mlp_train_step.verified.mlir"
-echo "== operations in the training step"
+echo "== amp-opt: verify the MLP training step ($example)"
 "$build/bin/amp-opt" "$example" --print-op-stats -o /dev/null
-echo "== verified the MLP training step; printed form in $build/mlp_train_step.verified.mlir"
+
+echo "== amp-compile: compile it for the CPU"
+"$build/bin/amp-compile" "$example" --target=cpu --lr=0.05 -o "$work/mlp.so"
+
+echo "== amp-run: train 30 steps on seeded synthetic data"
+"$build/bin/amp-run" "$work/mlp.so" --steps 30 --seed 1 \
+  --metrics "$work/metrics.jsonl" --save "$work/mlp.ckpt"
+
+echo "== library $work/mlp.so, metrics $work/metrics.jsonl, checkpoint $work/mlp.ckpt"

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -22,6 +23,9 @@ void mlir::amp::populateAMPToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
   populateAMPElementwiseToLinalgPatterns(patterns);
   populateAMPStructuredToLinalgPatterns(patterns);
+  populateAMPNormalizationToLinalgPatterns(patterns);
+  populateAMPConvolutionToLinalgPatterns(patterns);
+  populateAMPOptimizerToLinalgPatterns(patterns);
 }
 
 namespace {
@@ -32,6 +36,27 @@ bool hasStaticTensorTypes(Operation *op) {
   };
   return llvm::all_of(op->getOperandTypes(), isStatic) &&
          llvm::all_of(op->getResultTypes(), isStatic);
+}
+
+/// The training-graph contract (amp.role, amp.name, amp.graph) describes
+/// amp tensors; once the ops are lowered, bufferization turns the tensors
+/// into buffers the contract does not describe, so it ends here.
+void dropContractAttributes(FunctionOpInterface function) {
+  auto isContract = [](NamedAttribute attr) {
+    return attr.getName().getValue().starts_with("amp.");
+  };
+  auto filtered = [&](DictionaryAttr attrs) {
+    SmallVector<NamedAttribute> kept;
+    if (attrs)
+      llvm::copy_if(attrs.getValue(), std::back_inserter(kept),
+                    [&](NamedAttribute a) { return !isContract(a); });
+    return kept;
+  };
+  for (unsigned i = 0; i < function.getNumArguments(); ++i)
+    function.setArgAttrs(i, filtered(function.getArgAttrDict(i)));
+  for (unsigned i = 0; i < function.getNumResults(); ++i)
+    function.setResultAttrs(i, filtered(function.getResultAttrDict(i)));
+  function->removeAttr(AMPDialect::kGraphAttrName);
 }
 
 struct ConvertAMPToLinalgPass
@@ -59,7 +84,9 @@ struct ConvertAMPToLinalgPass
     populateAMPToLinalgConversionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    getOperation()->walk(
+        [](FunctionOpInterface function) { dropContractAttributes(function); });
   }
 };
 } // namespace

@@ -23,6 +23,16 @@ void populateAMPElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 /// tensor ops.
 void populateAMPStructuredToLinalgPatterns(RewritePatternSet &patterns);
 
+/// Normalizations and their gradients, softmax and loss gradients.
+void populateAMPNormalizationToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Convolutions, pooling, gather, slice_grad and dropout, with gradients.
+void populateAMPConvolutionToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Loss scaling (scale_seed, unscale_grads, update_scale) and the optimizer
+/// ops (clip_grad_norm, sgd_update, adamw_update).
+void populateAMPOptimizerToLinalgPatterns(RewritePatternSet &patterns);
+
 /// All amp-to-linalg patterns.
 void populateAMPToLinalgConversionPatterns(RewritePatternSet &patterns);
 

@@ -1,0 +1,898 @@
+//===- ConvolutionToLinalg.cpp - convolutions, pooling, gather, dropout ---===//
+//
+// Convolutions and pooling windows are linalg.generic ops over a padded
+// input (tensor.pad with zeros, or -inf for max pooling) whose indexing maps
+// read `out * stride + k * dilation`. Every sum accumulates in an f32 tensor
+// (buildReduction) and is rounded once to the result type at the end.
+//
+// Why linalg.generic rather than linalg.conv_2d_ngchw_gfchw: one formulation
+// covers groups, stride, dilation and mixed precision (f16/bf16 operands are
+// widened in the body by the shared reduction builder, as for matmul), and
+// the backward ops below are the same kind of generic with other maps. The
+// groups are exposed by splitting the channel dimensions with
+// tensor.expand_shape ([N, C, ...] -> [N, G, C/G, ...]), so every loop of a
+// generic still appears as a plain dimension of some operand and linalg can
+// infer the loop bounds from the operand shapes.
+//
+// Backward ops that scatter through the forward index relation
+// (y = o * stride + k * dilation) are written as gathers: the output
+// gradient is "dilated" (inserted with tensor.insert_slice, stride `stride`,
+// into a zero buffer that also holds (K - 1) * dilation of leading zeros),
+// so that the input position y of the padded input receives
+//     sum_k dilated[y + (K - 1) * dilation - k * dilation] * weight[k],
+// a correlation whose maps are affine. The result is computed over the
+// padded input and the padding is sliced off. (The price of keeping every
+// map affine: with stride s the correlation also multiplies the s_h * s_w - 1
+// zeros between dilated elements.) max_pool2d_grad dilates the chosen
+// window tap of every output alongside its gradient and adds the gradient
+// where the tap matches. gather_grad is a reduction over all index positions
+// per result element (O(result size * index count)): simple and exact, meant
+// for the embedding tables of tests and small models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "amp/Conversion/AMPToLinalg/AMPToLinalg.h"
+#include "amp/Dialect/AMP/IR/AMPOps.h"
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+using utils::IteratorType;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Whether every operand and result of `op` is a statically shaped tensor.
+bool hasStaticShapes(Operation *op) {
+  auto isStatic = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.hasStaticShape();
+  };
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic);
+}
+
+RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// Pads the two trailing (spatial) dimensions of an NCHW tensor by
+/// `padding` = [top, left, bottom, right] with `value`.
+Value padSpatial(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> padding, double value) {
+  if (llvm::all_of(padding, [](int64_t p) { return p == 0; }))
+    return input;
+  auto type = tensorType(input);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[2] += padding[0] + padding[2];
+  shape[3] += padding[1] + padding[3];
+  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                   b.getIndexAttr(padding[0]),
+                                   b.getIndexAttr(padding[1])};
+  SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(padding[2]),
+                                    b.getIndexAttr(padding[3])};
+  Value pad = scalarConstant(b, loc, type.getElementType(), value);
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), input, low,
+      high, pad);
+}
+
+/// Splits dimension `dim` of `value` into [outer, size / outer].
+Value splitDim(OpBuilder &b, Location loc, Value value, int64_t dim,
+               int64_t outer) {
+  auto type = tensorType(value);
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t size = type.getDimSize(d);
+    if (d != dim) {
+      groups.push_back({static_cast<int64_t>(shape.size())});
+      shape.push_back(size);
+      continue;
+    }
+    int64_t first = shape.size();
+    groups.push_back({first, first + 1});
+    shape.push_back(outer);
+    shape.push_back(size / outer);
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      groups);
+}
+
+/// Merges dimensions `dim` and `dim + 1` of `value` (undoes splitDim).
+Value mergeDims(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  int64_t rank = tensorType(value).getRank();
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == dim + 1)
+      continue;
+    if (d == dim)
+      groups.push_back({d, d + 1});
+    else
+      groups.push_back({d});
+  }
+  return tensor::CollapseShapeOp::create(b, loc, value, groups);
+}
+
+/// Places the spatial elements of an NCHW tensor `value` at
+/// [offset + i * stride] of a tensor of spatial size `size` filled with
+/// `fill` (the zero-insertion of a transposed convolution).
+Value dilateSpatial(OpBuilder &b, Location loc, Value value,
+                    ArrayRef<int64_t> offset, ArrayRef<int64_t> stride,
+                    ArrayRef<int64_t> size, double fill) {
+  auto type = tensorType(value);
+  Type element = type.getElementType();
+  auto bufferType = RankedTensorType::get(
+      {type.getDimSize(0), type.getDimSize(1), size[0], size[1]}, element);
+  Value buffer;
+  if (isa<FloatType>(element)) {
+    buffer = filledTensor(b, loc, bufferType, fill);
+  } else {
+    Value scalar = arith::ConstantOp::create(
+        b, loc, element, b.getIntegerAttr(element, static_cast<int64_t>(fill)));
+    buffer =
+        linalg::FillOp::create(b, loc, scalar, emptyTensor(b, loc, bufferType))
+            .getResult(0);
+  }
+  SmallVector<int64_t> offsets = {0, 0, offset[0], offset[1]};
+  SmallVector<int64_t> strides = {1, 1, stride[0], stride[1]};
+  return tensor::InsertSliceOp::create(b, loc, value, buffer, ValueRange{},
+                                       ValueRange{}, ValueRange{}, offsets,
+                                       type.getShape(), strides);
+}
+
+/// The [top:top+H, left:left+W] spatial window of an NCHW tensor.
+Value unpadSpatial(OpBuilder &b, Location loc, Value value,
+                   ArrayRef<int64_t> padding, ArrayRef<int64_t> shape) {
+  auto type = tensorType(value);
+  SmallVector<int64_t> offsets = {0, 0, padding[0], padding[1]};
+  SmallVector<int64_t> strides(4, 1);
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      ValueRange{}, ValueRange{}, ValueRange{}, offsets, shape, strides);
+}
+
+/// A tensor of the window's shape that only gives the kernel loops their
+/// bounds (as the kernel operand of linalg.pooling_* does); never read.
+Value windowShape(OpBuilder &b, Location loc, ArrayRef<int64_t> kernel) {
+  return emptyTensor(b, loc, f32TensorOf(b, {kernel[0], kernel[1]}));
+}
+
+AffineMap mapOf(OpBuilder &b, unsigned rank, ArrayRef<AffineExpr> exprs) {
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+Value mulAddF(OpBuilder &b, Location loc, Value acc, ValueRange x) {
+  return arith::AddFOp::create(b, loc, acc,
+                               arith::MulFOp::create(b, loc, x[0], x[1]));
+}
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// Spatial geometry shared by the convolution and pooling ops.
+struct Window {
+  int64_t kernel[2], stride[2], dilation[2];
+  int64_t padding[4];   // top, left, bottom, right
+  int64_t inputSize[2]; // H, W (unpadded)
+
+  int64_t padded(int i) const {
+    return inputSize[i] + padding[i] + padding[i + 2];
+  }
+  /// (K - 1) * dilation: the leading zeros of a dilated gradient.
+  int64_t span(int i) const { return (kernel[i] - 1) * dilation[i]; }
+};
+
+Window makeWindow(ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                  ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+                  ArrayRef<int64_t> inputShape) {
+  Window w;
+  for (int i = 0; i < 2; ++i) {
+    w.kernel[i] = kernel[i];
+    w.stride[i] = stride[i];
+    w.dilation[i] = dilation.empty() ? 1 : dilation[i];
+    w.inputSize[i] = inputShape[2 + i];
+  }
+  for (int i = 0; i < 4; ++i)
+    w.padding[i] = padding[i];
+  return w;
+}
+
+/// The dilated, front-padded gradient of a transposed window op: `grad`
+/// ([N, C, OH, OW]) placed at (span + o * stride) of a buffer of spatial size
+/// padded + span, so that padded input position y reads it at
+/// y + span - k * dilation.
+Value dilatedGradient(OpBuilder &b, Location loc, Value grad, const Window &w,
+                      double fill = 0.0) {
+  return dilateSpatial(
+      b, loc, grad, {w.span(0), w.span(1)}, {w.stride[0], w.stride[1]},
+      {w.padded(0) + w.span(0), w.padded(1) + w.span(1)}, fill);
+}
+
+/// forward: padded input position of output `o` and kernel tap `k`.
+AffineExpr forwardExpr(AffineExpr o, AffineExpr k, const Window &w, int i) {
+  return o * w.stride[i] + k * w.dilation[i];
+}
+
+/// backward: position in a dilatedGradient read by padded input position y
+/// for kernel tap k.
+AffineExpr transposedExpr(AffineExpr y, AffineExpr k, const Window &w, int i) {
+  return y + w.span(i) - k * w.dilation[i];
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+/// Adds the bias (indexed by the channel, dimension 1) and rounds.
+Value finishWithBias(OpBuilder &b, Location loc, Value acc, Value bias,
+                     RankedTensorType resultType) {
+  if (!bias)
+    return finishElementwise(b, loc, acc, resultType);
+  Type element = resultType.getElementType();
+  return buildElementwise(
+      b, loc, resultType, {acc, bias},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value sum =
+            arith::AddFOp::create(nb, l, args[0], widenToF32(nb, l, args[1]));
+        return roundTo(nb, l, sum, element);
+      },
+      {b.getMultiDimIdentityMap(4), mapOf(b, 4, b.getAffineDimExpr(1))});
+}
+
+struct Conv2DLowering : OpRewritePattern<Conv2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Conv2DOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto weightType = tensorType(op.getWeight());
+    int64_t groups = op.getGroups();
+    Window w = makeWindow(weightType.getShape().drop_front(2), op.getStride(),
+                          op.getPadding(), op.getDilation(),
+                          tensorType(op.getInput()).getShape());
+    // [N, G, C/G, Hp, Wp] and [G, O/G, C/G, KH, KW].
+    Value input = splitDim(
+        b, loc, padSpatial(b, loc, op.getInput(), op.getPadding(), 0.0), 1,
+        groups);
+    Value weight = splitDim(b, loc, op.getWeight(), 0, groups);
+    // Loops: n, g, o, oh, ow | c, kh, kw.
+    AffineExpr n, g, o, oh, ow, c, kh, kw;
+    bindDims(b.getContext(), n, g, o, oh, ow, c, kh, kw);
+    AffineMap inputMap = mapOf(
+        b, 8, {n, g, c, forwardExpr(oh, kh, w, 0), forwardExpr(ow, kw, w, 1)});
+    AffineMap weightMap = mapOf(b, 8, {g, o, c, kh, kw});
+    ArrayRef<int64_t> shape = resultType.getShape();
+    Value acc = buildReduction(
+        b, loc, 8, {5, 6, 7},
+        {shape[0], groups, shape[1] / groups, shape[2], shape[3]},
+        {input, weight}, {inputMap, weightMap}, 0.0, mulAddF);
+    rewriter.replaceOp(op, finishWithBias(b, loc, mergeDims(b, loc, acc, 1),
+                                          op.getBias(), resultType));
+    return success();
+  }
+};
+
+struct Conv2DInputGradLowering : OpRewritePattern<Conv2DInputGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Conv2DInputGradOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto weightType = tensorType(op.getWeight());
+    int64_t groups = op.getGroups();
+    Window w =
+        makeWindow(weightType.getShape().drop_front(2), op.getStride(),
+                   op.getPadding(), op.getDilation(), resultType.getShape());
+    // d input_padded[n, g*Cg + c, y, x] =
+    //   sum_{o, kh, kw} grad[n, g*Og + o, (y - kh*d) / s, (x - kw*d) / s]
+    //                   * weight[g*Og + o, c, kh, kw]
+    // over the (y - k*d) that are multiples of s in range, i.e. the
+    // correlation of the dilated gradient with the weight.
+    Value grad = splitDim(b, loc, dilatedGradient(b, loc, op.getGrad(), w), 1,
+                          groups); // [N, G, O/G, Hp + span, Wp + span]
+    Value weight = splitDim(b, loc, op.getWeight(), 0, groups);
+    // Loops: n, g, c, y, x | o, kh, kw.
+    AffineExpr n, g, c, y, x, o, kh, kw;
+    bindDims(b.getContext(), n, g, c, y, x, o, kh, kw);
+    AffineMap gradMap = mapOf(
+        b, 8,
+        {n, g, o, transposedExpr(y, kh, w, 0), transposedExpr(x, kw, w, 1)});
+    AffineMap weightMap = mapOf(b, 8, {g, o, c, kh, kw});
+    ArrayRef<int64_t> shape = resultType.getShape();
+    Value acc = buildReduction(
+        b, loc, 8, {5, 6, 7},
+        {shape[0], groups, shape[1] / groups, w.padded(0), w.padded(1)},
+        {grad, weight}, {gradMap, weightMap}, 0.0, mulAddF);
+    Value unpadded =
+        unpadSpatial(b, loc, mergeDims(b, loc, acc, 1), op.getPadding(), shape);
+    rewriter.replaceOp(op, finishElementwise(b, loc, unpadded, resultType));
+    return success();
+  }
+};
+
+struct Conv2DWeightGradLowering : OpRewritePattern<Conv2DWeightGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Conv2DWeightGradOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t groups = op.getGroups();
+    Window w = makeWindow(resultType.getShape().drop_front(2), op.getStride(),
+                          op.getPadding(), op.getDilation(),
+                          tensorType(op.getInput()).getShape());
+    // d weight[g*Og + o, c, kh, kw] = sum_{n, oh, ow} grad[n, g*Og + o, oh, ow]
+    //     * input_padded[n, g*Cg + c, oh*s + kh*d, ow*s + kw*d]
+    Value input = splitDim(
+        b, loc, padSpatial(b, loc, op.getInput(), op.getPadding(), 0.0), 1,
+        groups);
+    Value grad = splitDim(b, loc, op.getGrad(), 1, groups);
+    // Loops: g, o, c, kh, kw | n, oh, ow.
+    AffineExpr g, o, c, kh, kw, n, oh, ow;
+    bindDims(b.getContext(), g, o, c, kh, kw, n, oh, ow);
+    AffineMap gradMap = mapOf(b, 8, {n, g, o, oh, ow});
+    AffineMap inputMap = mapOf(
+        b, 8, {n, g, c, forwardExpr(oh, kh, w, 0), forwardExpr(ow, kw, w, 1)});
+    ArrayRef<int64_t> shape = resultType.getShape();
+    Value acc = buildReduction(
+        b, loc, 8, {5, 6, 7},
+        {groups, shape[0] / groups, shape[1], shape[2], shape[3]},
+        {grad, input}, {gradMap, inputMap}, 0.0, mulAddF);
+    rewriter.replaceOp(
+        op, finishElementwise(b, loc, mergeDims(b, loc, acc, 0), resultType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// Maps of a pooling window over a padded input. Loops: n, c, oh, ow | kh, kw.
+std::pair<AffineMap, AffineMap> poolMaps(OpBuilder &b, const Window &w) {
+  AffineExpr n, c, oh, ow, kh, kw;
+  bindDims(b.getContext(), n, c, oh, ow, kh, kw);
+  return {
+      mapOf(b, 6, {n, c, forwardExpr(oh, kh, w, 0), forwardExpr(ow, kw, w, 1)}),
+      mapOf(b, 6, {kh, kw})};
+}
+
+/// Maps of the transposed window: padded input position (y, x) reads the
+/// dilated gradient of every window covering it. Loops: n, c, y, x | kh, kw.
+std::pair<AffineMap, AffineMap> transposedPoolMaps(OpBuilder &b,
+                                                   const Window &w) {
+  AffineExpr n, c, y, x, kh, kw;
+  bindDims(b.getContext(), n, c, y, x, kh, kw);
+  return {
+      mapOf(b, 6,
+            {n, c, transposedExpr(y, kh, w, 0), transposedExpr(x, kw, w, 1)}),
+      mapOf(b, 6, {kh, kw})};
+}
+
+template <typename OpTy>
+Window poolWindow(OpTy op, ArrayRef<int64_t> inputShape) {
+  return makeWindow(op.getKernelSize(), op.getStride(), op.getPadding(), {},
+                    inputShape);
+}
+
+/// The number of input elements (not padding) in the window of output
+/// (oh, ow), as an f32.
+Value validCount(OpBuilder &b, Location loc, Value oh, Value ow,
+                 const Window &w) {
+  Value count;
+  Value out[2] = {oh, ow};
+  for (int i = 0; i < 2; ++i) {
+    // [start, start + K) clipped to [pad, pad + size) in padded coordinates.
+    Value start = arith::MulIOp::create(b, loc, out[i],
+                                        indexConstant(b, loc, w.stride[i]));
+    Value end = arith::AddIOp::create(b, loc, start,
+                                      indexConstant(b, loc, w.kernel[i]));
+    Value lo = arith::MaxSIOp::create(b, loc, start,
+                                      indexConstant(b, loc, w.padding[i]));
+    Value hi = arith::MinSIOp::create(
+        b, loc, end, indexConstant(b, loc, w.padding[i] + w.inputSize[i]));
+    Value extent = arith::SubIOp::create(b, loc, hi, lo);
+    count = count ? arith::MulIOp::create(b, loc, count, extent).getResult()
+                  : extent;
+  }
+  Value count64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+  return arith::SIToFPOp::create(b, loc, b.getF32Type(), count64);
+}
+
+/// The divisor of average pooling for output (oh, ow): the window size, or
+/// with `excludePadding` the number of input elements in it.
+Value avgDivisor(OpBuilder &b, Location loc, bool excludePadding,
+                 const Window &w) {
+  if (!excludePadding)
+    return scalarConstant(b, loc, b.getF32Type(),
+                          static_cast<double>(w.kernel[0] * w.kernel[1]));
+  Value oh = linalg::IndexOp::create(b, loc, 2);
+  Value ow = linalg::IndexOp::create(b, loc, 3);
+  return validCount(b, loc, oh, ow, w);
+}
+
+struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool2DOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Window w = poolWindow(op, tensorType(op.getInput()).getShape());
+    // -inf padding never wins a window: the verifier keeps padding below half
+    // the kernel, so every window holds an input element. NaN propagates
+    // (arith.maximumf), as in PyTorch.
+    Value input =
+        padSpatial(b, loc, op.getInput(), op.getPadding(), kNegInfinity);
+    auto [inputMap, windowMap] = poolMaps(b, w);
+    Value acc = buildReduction(b, loc, 6, {4, 5}, resultType.getShape(),
+                               {input, windowShape(b, loc, w.kernel)},
+                               {inputMap, windowMap}, kNegInfinity, maxF);
+    rewriter.replaceOp(op, finishElementwise(b, loc, acc, resultType));
+    return success();
+  }
+};
+
+/// The position kh * KW + kw in its window of the element each max-pooling
+/// output takes its value from, as PyTorch picks it: the first maximum in
+/// row-major order among the input (not padding) elements, or the last NaN
+/// when the window holds one (PyTorch's `val > max || isnan(val)` scan).
+/// The choice is written as an order-independent combination (a total order
+/// on the candidates) so the reduction may run in any order.
+Value maxPoolArgmax(OpBuilder &b, Location loc, Value input, const Window &w,
+                    ArrayRef<int64_t> outputShape) {
+  Value padded =
+      padSpatial(b, loc, input, ArrayRef<int64_t>(w.padding, 4), kNegInfinity);
+  auto [inputMap, windowMap] = poolMaps(b, w);
+  AffineMap outputMap = droppingMap(b, 6, {4, 5});
+  Value values =
+      filledTensor(b, loc, f32TensorOf(b, outputShape), kNegInfinity);
+  auto indexType = RankedTensorType::get(outputShape, b.getI64Type());
+  Value minusOne = arith::ConstantIntOp::create(b, loc, b.getI64Type(), -1);
+  Value positions =
+      linalg::FillOp::create(b, loc, minusOne, emptyTensor(b, loc, indexType))
+          .getResult(0);
+  SmallVector<IteratorType> iterators(4, IteratorType::parallel);
+  iterators.append(2, IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{values.getType(), indexType},
+      ValueRange{padded, windowShape(b, loc, w.kernel)},
+      ValueRange{values, positions},
+      {inputMap, windowMap, outputMap, outputMap}, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value value = widenToF32(nb, l, args[0]);
+        Value best = args[2], bestPos = args[3];
+        Value kh = linalg::IndexOp::create(nb, l, 4);
+        Value kw = linalg::IndexOp::create(nb, l, 5);
+        // Is the tap on an input element (not padding)?
+        Value inside;
+        for (int i = 0; i < 2; ++i) {
+          Value o = linalg::IndexOp::create(nb, l, 2 + i);
+          Value k = i == 0 ? kh : kw;
+          Value pos = arith::AddIOp::create(
+              nb, l,
+              arith::MulIOp::create(nb, l, o,
+                                    indexConstant(nb, l, w.stride[i])),
+              k);
+          Value ge =
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, pos,
+                                    indexConstant(nb, l, w.padding[i]));
+          Value lt = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::slt, pos,
+              indexConstant(nb, l, w.padding[i] + w.inputSize[i]));
+          Value both = arith::AndIOp::create(nb, l, ge, lt);
+          inside = inside
+                       ? arith::AndIOp::create(nb, l, inside, both).getResult()
+                       : both;
+        }
+        Value tap = arith::AddIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, kh, indexConstant(nb, l, w.kernel[1])),
+            kw);
+        Value tap64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), tap);
+        auto cmpf = [&](arith::CmpFPredicate p, Value x, Value y) -> Value {
+          return arith::CmpFOp::create(nb, l, p, x, y);
+        };
+        auto cmpi = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
+          return arith::CmpIOp::create(nb, l, p, x, y);
+        };
+        auto andi = [&](Value x, Value y) -> Value {
+          return arith::AndIOp::create(nb, l, x, y);
+        };
+        auto ori = [&](Value x, Value y) -> Value {
+          return arith::OrIOp::create(nb, l, x, y);
+        };
+        Value none =
+            cmpi(arith::CmpIPredicate::slt, bestPos,
+                 arith::ConstantIntOp::create(nb, l, nb.getI64Type(), 0));
+        Value valueNaN = cmpf(arith::CmpFPredicate::UNO, value, value);
+        Value bestOrdered = cmpf(arith::CmpFPredicate::ORD, best, best);
+        // A NaN beats a number, and a later NaN an earlier one.
+        Value nanWins = andi(
+            valueNaN,
+            ori(bestOrdered, cmpi(arith::CmpIPredicate::sgt, tap64, bestPos)));
+        // Between numbers, a larger one wins, and an earlier one a tie.
+        Value numberWins =
+            andi(bestOrdered,
+                 ori(cmpf(arith::CmpFPredicate::OGT, value, best),
+                     andi(cmpf(arith::CmpFPredicate::OEQ, value, best),
+                          cmpi(arith::CmpIPredicate::slt, tap64, bestPos))));
+        Value take = andi(inside, ori(none, ori(nanWins, numberWins)));
+        Value newBest = arith::SelectOp::create(nb, l, take, value, best);
+        Value newPos = arith::SelectOp::create(nb, l, take, tap64, bestPos);
+        linalg::YieldOp::create(nb, l, ValueRange{newBest, newPos});
+      });
+  return generic.getResult(1);
+}
+
+struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool2DGradOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto gradType = tensorType(op.getGrad());
+    Window w = poolWindow(op, resultType.getShape());
+    Value argmax = maxPoolArgmax(b, loc, op.getInput(), w, gradType.getShape());
+    // Each padded input position sums the gradients of the windows that
+    // cover it through tap (kh, kw) and chose that tap; the dilated argmax
+    // holds -1 between the windows, which matches no tap.
+    Value grad = dilatedGradient(b, loc, op.getGrad(), w);
+    Value chosen = dilatedGradient(b, loc, argmax, w, -1.0);
+    auto [gradMap, windowMap] = transposedPoolMaps(b, w);
+    int64_t kernelW = w.kernel[1];
+    ArrayRef<int64_t> shape = resultType.getShape();
+    Value acc = buildReduction(
+        b, loc, 6, {4, 5}, {shape[0], shape[1], w.padded(0), w.padded(1)},
+        {grad, chosen, windowShape(b, loc, w.kernel)},
+        {gradMap, gradMap, windowMap}, 0.0,
+        [&](OpBuilder &nb, Location l, Value acc, ValueRange x) {
+          Value kh = linalg::IndexOp::create(nb, l, 4);
+          Value kw = linalg::IndexOp::create(nb, l, 5);
+          Value tap = arith::AddIOp::create(
+              nb, l,
+              arith::MulIOp::create(nb, l, kh, indexConstant(nb, l, kernelW)),
+              kw);
+          Value tap64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), tap);
+          Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                            x[1], tap64);
+          Value sum = arith::AddFOp::create(nb, l, acc, x[0]);
+          return arith::SelectOp::create(nb, l, hit, sum, acc).getResult();
+        });
+    Value unpadded = unpadSpatial(b, loc, acc, op.getPadding(), shape);
+    rewriter.replaceOp(op, finishElementwise(b, loc, unpadded, resultType));
+    return success();
+  }
+};
+
+struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AvgPool2DOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Window w = poolWindow(op, tensorType(op.getInput()).getShape());
+    Value input = padSpatial(b, loc, op.getInput(), op.getPadding(), 0.0);
+    auto [inputMap, windowMap] = poolMaps(b, w);
+    Value sum = buildReduction(b, loc, 6, {4, 5}, resultType.getShape(),
+                               {input, windowShape(b, loc, w.kernel)},
+                               {inputMap, windowMap}, 0.0, addF);
+    bool exclude = op.getExcludePadding();
+    rewriter.replaceOp(
+        op, finishElementwise(b, loc, sum, resultType,
+                              [&](OpBuilder &nb, Location l, Value v) {
+                                return arith::DivFOp::create(
+                                    nb, l, v, avgDivisor(nb, l, exclude, w));
+                              }));
+    return success();
+  }
+};
+
+struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AvgPool2DGradOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto gradType = tensorType(op.getGrad());
+    Window w = poolWindow(op, resultType.getShape());
+    bool exclude = op.getExcludePadding();
+    // Each window spreads grad / divisor over its elements (as PyTorch).
+    Value share = buildElementwise(
+        b, loc, withElementType(gradType, b.getF32Type()), op.getGrad(),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          return arith::DivFOp::create(nb, l, widenToF32(nb, l, args[0]),
+                                       avgDivisor(nb, l, exclude, w))
+              .getResult();
+        });
+    Value grad = dilatedGradient(b, loc, share, w);
+    auto [gradMap, windowMap] = transposedPoolMaps(b, w);
+    ArrayRef<int64_t> shape = resultType.getShape();
+    Value acc = buildReduction(
+        b, loc, 6, {4, 5}, {shape[0], shape[1], w.padded(0), w.padded(1)},
+        {grad, windowShape(b, loc, w.kernel)}, {gradMap, windowMap}, 0.0, addF);
+    Value unpadded = unpadSpatial(b, loc, acc, op.getPadding(), shape);
+    rewriter.replaceOp(op, finishElementwise(b, loc, unpadded, resultType));
+    return success();
+  }
+};
+
+struct GlobalAvgPoolLowering : OpRewritePattern<GlobalAvgPoolOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GlobalAvgPoolOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto inputType = tensorType(op.getInput());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    unsigned rank = inputType.getRank();
+    SmallVector<int64_t> spatial;
+    double count = 1;
+    for (unsigned d = 2; d < rank; ++d) {
+      spatial.push_back(d);
+      count *= inputType.getDimSize(d);
+    }
+    SmallVector<int64_t> shape(inputType.getShape().take_front(2));
+    Value sum = buildReduction(b, loc, rank, spatial, shape, op.getInput(),
+                               b.getMultiDimIdentityMap(rank), 0.0, addF);
+    Value mean = finishElementwise(
+        b, loc, sum, RankedTensorType::get(shape, resultType.getElementType()),
+        [&](OpBuilder &nb, Location l, Value v) {
+          return arith::DivFOp::create(
+              nb, l, v, scalarConstant(nb, l, nb.getF32Type(), count));
+        });
+    rewriter.replaceOp(op, reshapeTensor(b, loc, mean, resultType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Gather, slice backward
+//===----------------------------------------------------------------------===//
+
+/// An index of a gather as an `index` counted from the front (ONNX: a
+/// negative index counts from the end). Indices outside [-size, size) are
+/// undefined in ONNX; they are clamped so that no access leaves the tensor.
+Value gatherIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = indexConstant(b, loc, 0);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  Value wrapped = arith::AddIOp::create(b, loc, i, indexConstant(b, loc, size));
+  Value front = arith::SelectOp::create(b, loc, negative, wrapped, i);
+  Value low = arith::MaxSIOp::create(b, loc, front, zero);
+  return arith::MinSIOp::create(b, loc, low, indexConstant(b, loc, size - 1));
+}
+
+struct GatherLowering : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value input = op.getInput();
+    auto inputType = tensorType(input);
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t inputRank = inputType.getRank();
+    int64_t axis = normalized(op.getAxis(), inputRank);
+    int64_t indexRank = tensorType(op.getIndices()).getRank();
+    unsigned rank = resultType.getRank();
+    // result[pre..., j..., post...] = input[pre..., indices[j...], post...]
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t d = 0; d < indexRank; ++d)
+      indexExprs.push_back(b.getAffineDimExpr(axis + d));
+    int64_t size = inputType.getDimSize(axis);
+    rewriter.replaceOp(
+        op, buildElementwise(
+                b, loc, resultType, op.getIndices(),
+                [&](OpBuilder &nb, Location l, ValueRange args) {
+                  SmallVector<Value> coords;
+                  for (int64_t d = 0; d < axis; ++d)
+                    coords.push_back(linalg::IndexOp::create(nb, l, d));
+                  coords.push_back(gatherIndex(nb, l, args[0], size));
+                  for (int64_t d = axis + 1; d < inputRank; ++d)
+                    coords.push_back(
+                        linalg::IndexOp::create(nb, l, d + indexRank - 1));
+                  return tensor::ExtractOp::create(nb, l, input, coords)
+                      .getResult();
+                },
+                mapOf(b, rank, indexExprs)));
+    return success();
+  }
+};
+
+struct GatherGradLowering : OpRewritePattern<GatherGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherGradOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t resultRank = resultType.getRank();
+    int64_t axis = normalized(op.getAxis(), resultRank);
+    int64_t indexRank = tensorType(op.getIndices()).getRank();
+    int64_t size = resultType.getDimSize(axis);
+    // result[pre..., k, post...] =
+    //     sum_j (indices[j...] == k) * grad[pre..., j..., post...]
+    // Loops: pre..., k, post... | j...
+    unsigned rank = resultRank + indexRank;
+    SmallVector<AffineExpr> gradExprs, indexExprs;
+    SmallVector<int64_t> reduction;
+    for (int64_t d = 0; d < axis; ++d)
+      gradExprs.push_back(b.getAffineDimExpr(d));
+    for (int64_t d = 0; d < indexRank; ++d) {
+      gradExprs.push_back(b.getAffineDimExpr(resultRank + d));
+      indexExprs.push_back(b.getAffineDimExpr(resultRank + d));
+      reduction.push_back(resultRank + d);
+    }
+    for (int64_t d = axis + 1; d < resultRank; ++d)
+      gradExprs.push_back(b.getAffineDimExpr(d));
+    Value acc = buildReduction(
+        b, loc, rank, reduction, resultType.getShape(),
+        {op.getGrad(), op.getIndices()},
+        {mapOf(b, rank, gradExprs), mapOf(b, rank, indexExprs)}, 0.0,
+        [&](OpBuilder &nb, Location l, Value acc, ValueRange x) {
+          Value k = linalg::IndexOp::create(nb, l, axis);
+          Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                            gatherIndex(nb, l, x[1], size), k);
+          Value sum = arith::AddFOp::create(nb, l, acc, x[0]);
+          return arith::SelectOp::create(nb, l, hit, sum, acc).getResult();
+        });
+    rewriter.replaceOp(op, finishElementwise(b, loc, acc, resultType));
+    return success();
+  }
+};
+
+struct SliceGradLowering : OpRewritePattern<SliceGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceGradOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value zeros = filledTensor(rewriter, op.getLoc(), resultType, 0.0);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, op.getGrad(), zeros, ValueRange{}, ValueRange{}, ValueRange{},
+        op.getStarts(), tensorType(op.getGrad()).getShape(), op.getStrides());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Dropout
+//===----------------------------------------------------------------------===//
+
+/// The dropout random stream is counter based: element i (its row-major
+/// linear index in the input) draws the i-th output of SplitMix64 seeded
+/// with `seed`, all arithmetic modulo 2^64:
+///
+///   z = seed + (i + 1) * 0x9E3779B97F4A7C15
+///   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+///   z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+///   z = z ^ (z >> 31)
+///   u = (z >> 11) * 2^-53                       (uniform in [0, 1))
+///
+/// and is kept when u >= p, i.e. when (z >> 11) >= ceil(p * 2^53), so an
+/// element is kept with probability 1 - p (to 2^-53). The mask is a pure
+/// function of (seed, shape): the same seed gives the same mask. A kept
+/// element is x * (1 / (1 - p)) with the factor rounded to f32, the same
+/// factor dropout_grad applies, computed in f32 and rounded once.
+struct DropoutLowering : OpRewritePattern<DropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DropoutOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto type = cast<RankedTensorType>(op.getOutput().getType());
+    auto maskType = cast<RankedTensorType>(op.getMask().getType());
+    unsigned rank = type.getRank();
+    double p = op.getProbability().convertToDouble();
+    double keepScale = 1.0 / (1.0 - p);
+    auto threshold = static_cast<int64_t>(std::ceil(std::ldexp(p, 53)));
+    Type element = type.getElementType();
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap scalarMap = AffineMap::get(rank, 0, {}, b.getContext());
+    SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type, maskType},
+        ValueRange{op.getInput(), op.getSeed()},
+        ValueRange{emptyTensor(b, loc, type), emptyTensor(b, loc, maskType)},
+        {identity, scalarMap, identity, identity}, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Type i64 = nb.getI64Type();
+          auto constant = [&](uint64_t value) -> Value {
+            return arith::ConstantIntOp::create(nb, l, i64,
+                                                static_cast<int64_t>(value));
+          };
+          // Row-major linear index of the element.
+          Value linear = rank ? linalg::IndexOp::create(nb, l, 0).getResult()
+                              : indexConstant(nb, l, 0);
+          for (unsigned d = 1; d < rank; ++d) {
+            Value scaled = arith::MulIOp::create(
+                nb, l, linear, indexConstant(nb, l, type.getDimSize(d)));
+            linear = arith::AddIOp::create(nb, l, scaled,
+                                           linalg::IndexOp::create(nb, l, d));
+          }
+          Value counter = arith::AddIOp::create(
+              nb, l, arith::IndexCastOp::create(nb, l, i64, linear),
+              constant(1));
+          Value z = arith::AddIOp::create(
+              nb, l, args[1],
+              arith::MulIOp::create(nb, l, counter,
+                                    constant(0x9E3779B97F4A7C15ULL)));
+          auto mix = [&](Value v, uint64_t shift, uint64_t factor) -> Value {
+            Value shifted = arith::ShRUIOp::create(nb, l, v, constant(shift));
+            Value mixed = arith::XOrIOp::create(nb, l, v, shifted);
+            return factor
+                       ? arith::MulIOp::create(nb, l, mixed, constant(factor))
+                             .getResult()
+                       : mixed;
+          };
+          z = mix(z, 30, 0xBF58476D1CE4E5B9ULL);
+          z = mix(z, 27, 0x94D049BB133111EBULL);
+          z = mix(z, 31, 0);
+          Value bits = arith::ShRUIOp::create(nb, l, z, constant(11));
+          Value keep = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
+                                             bits, constant(threshold));
+          Value scaled = arith::MulFOp::create(
+              nb, l, widenToF32(nb, l, args[0]),
+              scalarConstant(nb, l, nb.getF32Type(), keepScale));
+          Value zero = scalarConstant(nb, l, nb.getF32Type(), 0.0);
+          Value kept = arith::SelectOp::create(nb, l, keep, scaled, zero);
+          linalg::YieldOp::create(
+              nb, l, ValueRange{roundTo(nb, l, kept, element), keep});
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+} // namespace
+
+void mlir::amp::populateAMPConvolutionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns
+      .add<Conv2DLowering, Conv2DInputGradLowering, Conv2DWeightGradLowering,
+           MaxPool2DLowering, MaxPool2DGradLowering, AvgPool2DLowering,
+           AvgPool2DGradLowering, GlobalAvgPoolLowering, GatherLowering,
+           GatherGradLowering, SliceGradLowering, DropoutLowering>(
+          patterns.getContext());
+}
