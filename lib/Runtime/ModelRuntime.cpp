@@ -27,23 +27,11 @@ int32_t fail(std::string message) {
 
 const amp_model_descriptor &model() { return *amp_model_descriptor_get(); }
 
-size_t elementBytes(int32_t dtype) {
-  switch (dtype) {
-  case AMP_DTYPE_F32:
-  case AMP_DTYPE_I32:
-    return 4;
-  case AMP_DTYPE_F16:
-  case AMP_DTYPE_BF16:
-    return 2;
-  case AMP_DTYPE_I64:
-    return 8;
-  default:
-    return 1;
-  }
-}
+using amp::Random;
+using amp::storeValue;
 
 size_t byteSize(const amp_tensor_info &info) {
-  return static_cast<size_t>(info.num_elements) * elementBytes(info.dtype);
+  return static_cast<size_t>(info.num_elements) * amp::elementBytes(info.dtype);
 }
 
 bool isCheckpointed(const amp_tensor_info &info) {
@@ -63,43 +51,6 @@ struct Buffer {
   size_t size;
 };
 
-/// splitmix64: a small, well-mixed generator whose stream is the same on
-/// every platform (unlike std::uniform_real_distribution).
-struct Random {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return (next() >> 11) * 0x1.0p-53; }
-};
-
-void storeFloat(void *data, int32_t dtype, int64_t index, double value) {
-  switch (dtype) {
-  case AMP_DTYPE_F32:
-    static_cast<float *>(data)[index] = static_cast<float>(value);
-    return;
-  case AMP_DTYPE_F16:
-    static_cast<uint16_t *>(data)[index] =
-        amp::floatToHalf(static_cast<float>(value));
-    return;
-  case AMP_DTYPE_BF16:
-    static_cast<uint16_t *>(data)[index] =
-        amp::floatToBFloat16(static_cast<float>(value));
-    return;
-  case AMP_DTYPE_I64:
-    static_cast<int64_t *>(data)[index] = static_cast<int64_t>(value);
-    return;
-  case AMP_DTYPE_I32:
-    static_cast<int32_t *>(data)[index] = static_cast<int32_t>(value);
-    return;
-  default:
-    static_cast<uint8_t *>(data)[index] = value != 0;
-  }
-}
-
 void initialize(const amp_tensor_info &info, void *data, Random &random) {
   switch (info.init) {
   case AMP_INIT_ZEROS:
@@ -111,14 +62,14 @@ void initialize(const amp_tensor_info &info, void *data, Random &random) {
   case AMP_INIT_CONSTANT: {
     double value = info.init == AMP_INIT_ONES ? 1.0 : info.init_constant;
     for (int64_t i = 0; i < info.num_elements; ++i)
-      storeFloat(data, info.dtype, i, value);
+      storeValue(data, info.dtype, i, value);
     return;
   }
   case AMP_INIT_UNIFORM_FAN_IN: {
     double bound = 1.0 / std::sqrt(static_cast<double>(
                              std::max<int64_t>(1, info.fan_in)));
     for (int64_t i = 0; i < info.num_elements; ++i)
-      storeFloat(data, info.dtype, i, (2 * random.uniform() - 1) * bound);
+      storeValue(data, info.dtype, i, (2 * random.uniform() - 1) * bound);
     return;
   }
   }
@@ -239,7 +190,7 @@ int32_t amp_set_hyperparameter(amp_state *state, const char *name,
                 name + "'");
   const amp_tensor_info &info = model().tensors[index];
   for (int64_t i = 0; i < info.num_elements; ++i)
-    storeFloat(state->tensors[index].data.get(), info.dtype, i, value);
+    storeValue(state->tensors[index].data.get(), info.dtype, i, value);
   return 0;
 }
 

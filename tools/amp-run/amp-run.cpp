@@ -120,71 +120,16 @@ std::optional<Model> loadModel(std::string &error) {
   return m;
 }
 
-size_t elementBytes(int32_t dtype) {
-  switch (dtype) {
-  case AMP_DTYPE_F32:
-  case AMP_DTYPE_I32:
-    return 4;
-  case AMP_DTYPE_F16:
-  case AMP_DTYPE_BF16:
-    return 2;
-  case AMP_DTYPE_I64:
-    return 8;
-  default:
-    return 1;
-  }
-}
-
-bool isFloat(int32_t dtype) {
-  return dtype == AMP_DTYPE_F32 || dtype == AMP_DTYPE_F16 ||
-         dtype == AMP_DTYPE_BF16;
-}
-
-/// splitmix64, as the model runtime uses; Box-Muller for normals.
-struct Random {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return ((next() >> 11) + 0.5) * 0x1.0p-53; }
-  double normal() {
-    return std::sqrt(-2 * std::log(uniform())) *
-           std::cos(6.283185307179586 * uniform());
-  }
-};
-
-void storeValue(void *data, int32_t dtype, int64_t index, double value) {
-  switch (dtype) {
-  case AMP_DTYPE_F32:
-    static_cast<float *>(data)[index] = static_cast<float>(value);
-    break;
-  case AMP_DTYPE_F16:
-    static_cast<uint16_t *>(data)[index] =
-        amp::floatToHalf(static_cast<float>(value));
-    break;
-  case AMP_DTYPE_BF16:
-    static_cast<uint16_t *>(data)[index] =
-        amp::floatToBFloat16(static_cast<float>(value));
-    break;
-  case AMP_DTYPE_I64:
-    static_cast<int64_t *>(data)[index] = static_cast<int64_t>(value);
-    break;
-  case AMP_DTYPE_I32:
-    static_cast<int32_t *>(data)[index] = static_cast<int32_t>(value);
-    break;
-  default:
-    static_cast<uint8_t *>(data)[index] = value != 0;
-  }
-}
+using amp::elementBytes;
+using amp::isFloatDtype;
+using amp::Random;
+using amp::storeValue;
 
 /// Seeded synthetic data: N(0, 1) floats; integers uniform in
 /// [0, label_range) (or [0, 2) when the range is unknown).
 void fillSynthetic(const amp_tensor_info &info, void *data, Random &random) {
   for (int64_t i = 0; i < info.num_elements; ++i) {
-    if (isFloat(info.dtype)) {
+    if (isFloatDtype(info.dtype)) {
       storeValue(data, info.dtype, i, random.normal());
       continue;
     }

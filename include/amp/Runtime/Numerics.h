@@ -1,7 +1,9 @@
-//===- Numerics.h - f16 and bf16 conversions --------------------*- C++ -*-===//
+//===- Numerics.h - element types, conversions, random numbers --*- C++ -*-===//
 //
-// Round-to-nearest-even conversions between float and the two 16-bit float
-// formats, shared by the model runtime and amp-run (no LLVM dependency).
+// Shared by the model runtime and amp-run (no LLVM dependency): element
+// sizes, round-to-nearest-even conversions between float and the two 16-bit
+// float formats, storing a value into a buffer of any model dtype, and the
+// portable random stream used for initial states and synthetic data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+
+#include "amp/Runtime/ModelABI.h"
 
 namespace amp {
 
@@ -67,6 +71,71 @@ inline float halfToFloat(uint16_t value) {
   }
   return bitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
+
+inline size_t elementBytes(int32_t dtype) {
+  switch (dtype) {
+  case AMP_DTYPE_F32:
+  case AMP_DTYPE_I32:
+    return 4;
+  case AMP_DTYPE_F16:
+  case AMP_DTYPE_BF16:
+    return 2;
+  case AMP_DTYPE_I64:
+    return 8;
+  default:
+    return 1;
+  }
+}
+
+inline bool isFloatDtype(int32_t dtype) {
+  return dtype == AMP_DTYPE_F32 || dtype == AMP_DTYPE_F16 ||
+         dtype == AMP_DTYPE_BF16;
+}
+
+/// Stores `value` as element `index` of a buffer of `dtype`.
+inline void storeValue(void *data, int32_t dtype, int64_t index,
+                       double value) {
+  switch (dtype) {
+  case AMP_DTYPE_F32:
+    static_cast<float *>(data)[index] = static_cast<float>(value);
+    return;
+  case AMP_DTYPE_F16:
+    static_cast<uint16_t *>(data)[index] =
+        floatToHalf(static_cast<float>(value));
+    return;
+  case AMP_DTYPE_BF16:
+    static_cast<uint16_t *>(data)[index] =
+        floatToBFloat16(static_cast<float>(value));
+    return;
+  case AMP_DTYPE_I64:
+    static_cast<int64_t *>(data)[index] = static_cast<int64_t>(value);
+    return;
+  case AMP_DTYPE_I32:
+    static_cast<int32_t *>(data)[index] = static_cast<int32_t>(value);
+    return;
+  default:
+    static_cast<uint8_t *>(data)[index] = value != 0;
+  }
+}
+
+/// splitmix64: small, well mixed, and the same stream on every platform
+/// (unlike std::uniform_real_distribution).
+struct Random {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in (0, 1).
+  double uniform() { return ((next() >> 11) + 0.5) * 0x1.0p-53; }
+  /// Standard normal (Box-Muller).
+  double normal() {
+    return std::sqrt(-2 * std::log(uniform())) *
+           std::cos(6.283185307179586 * uniform());
+  }
+};
 
 } // namespace amp
 
