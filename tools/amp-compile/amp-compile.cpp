@@ -12,6 +12,8 @@
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/AMP/Transforms/Passes.h"
+#include "amp/Dialect/AMP/Transforms/PrecisionPipeline.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Runtime/ModelABI.h"
 
@@ -149,7 +151,8 @@ func::FuncOp findGraph(ModuleOp module, amp::GraphKind kind) {
 }
 
 LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
-  PassManager pm(module.getContext());
+  // `pipeline` lists passes to run on the module itself.
+  auto pm = PassManager::on<ModuleOp>(module.getContext());
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (failed(parsePassPipeline(pipeline, pm, os)))
@@ -168,10 +171,10 @@ LogicalResult buildTrainingStep(ModuleOp module) {
                    "(#amp.graph<forward>)");
     std::string autodiff;
     llvm::raw_string_ostream os(autodiff);
-    os << "builtin.module(amp-autodiff{optimizer=" << optimizer
+    os << "amp-autodiff{optimizer=" << optimizer
        << " loss=" << lossKind << " momentum=" << momentum
        << " weight-decay=" << weightDecay << " max-grad-norm=" << maxGradNorm
-       << "})";
+       << "}";
     if (failed(runPipeline(module, autodiff)))
       return failure();
     if (!findGraph(module, amp::GraphKind::TrainingStep))
@@ -181,8 +184,8 @@ LogicalResult buildTrainingStep(ModuleOp module) {
     return success();
   std::string amp;
   llvm::raw_string_ostream os(amp);
-  os << "builtin.module(amp-pipeline{opt-level=" << optLevel
-     << " precision=" << precision << "})";
+  os << "amp-pipeline{opt-level=" << optLevel << " precision=" << precision
+     << "}";
   return runPipeline(module, amp);
 }
 
@@ -669,6 +672,8 @@ int main(int argc, char **argv) {
   registerAllPasses();
   amp::registerAMPConversionPasses();
   amp::registerAMPPipelines();
+  amp::registerAMPPasses();
+  amp::registerAMPPrecisionPipelines();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,

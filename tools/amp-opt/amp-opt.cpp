@@ -7,6 +7,8 @@
 
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Dialect/AMP/Transforms/Passes.h"
+#include "amp/Dialect/AMP/Transforms/PrecisionPipeline.h"
 #include "amp/Pipelines/Pipelines.h"
 
 #include "mlir/InitAllDialects.h"
@@ -78,7 +80,9 @@ mlir::LogicalResult runToOutput(int argc, char **argv,
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::amp::registerAMPConversionPasses();
+  mlir::amp::registerAMPPasses();
   mlir::amp::registerAMPPipelines();
+  mlir::amp::registerAMPPrecisionPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::amp::AMPDialect>();

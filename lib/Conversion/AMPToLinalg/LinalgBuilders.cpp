@@ -2,6 +2,7 @@
 
 #include "LinalgBuilders.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
 using namespace mlir;
@@ -148,5 +149,35 @@ Value meanToScalar(OpBuilder &b, Location loc, Value values) {
       });
 }
 
+
+SmallVector<int64_t> droppedShape(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> result;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
+      result.push_back(size);
+  return result;
+}
+
+/// Row statistics of a softmax along `axis`: the maximum and the sum of
+/// exp(x - max), both f32 with the axis dropped.
+std::pair<Value, Value> softmaxStatistics(OpBuilder &b, Location loc,
+                                          Value input, int64_t axis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  unsigned rank = type.getRank();
+  SmallVector<int64_t> shape = droppedShape(type.getShape(), {axis});
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap rowMap = droppingMap(b, rank, {axis});
+  Value max = buildReduction(b, loc, rank, {axis}, shape, input, identity,
+                             kNegInfinity, maxF);
+  Value sum = buildReduction(
+      b, loc, rank, {axis}, shape, {input, max}, {identity, rowMap}, 0.0,
+      [](OpBuilder &nb, Location nloc, Value acc, ValueRange x) {
+        Value e = math::ExpOp::create(
+            nb, nloc, arith::SubFOp::create(nb, nloc, x[0], x[1]));
+        return arith::AddFOp::create(nb, nloc, acc, e);
+      });
+  return {max, sum};
+}
 
 } // namespace mlir::amp

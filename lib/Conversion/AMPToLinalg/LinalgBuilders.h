@@ -62,6 +62,10 @@ RankedTensorType f32TensorOf(OpBuilder &b, ArrayRef<int64_t> shape);
 /// A possibly negative axis counted from the front.
 int64_t normalized(int64_t axis, int64_t rank);
 
+/// `shape` without the dimensions in `axes`.
+SmallVector<int64_t> droppedShape(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> axes);
+
 /// The map from `rank` loops to the loops not in `axes`.
 AffineMap droppingMap(OpBuilder &b, unsigned rank, ArrayRef<int64_t> axes);
 
@@ -93,6 +97,11 @@ Value finishElementwise(OpBuilder &b, Location loc, Value f32Tensor,
                         RankedTensorType resultType,
                         function_ref<Value(OpBuilder &, Location, Value)>
                             transform = nullptr);
+
+/// Row statistics of a softmax along `axis` (non-negative): the maximum and
+/// the sum of exp(x - max), both f32 with the axis dropped.
+std::pair<Value, Value> softmaxStatistics(OpBuilder &b, Location loc,
+                                          Value input, int64_t axis);
 
 /// The mean of all elements of `values`, as a 0-d f32 tensor.
 Value meanToScalar(OpBuilder &b, Location loc, Value values);

@@ -655,16 +655,7 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
     AffineMap identity = rewriter.getMultiDimIdentityMap(2);
     AffineMap rowMap = droppingMap(rewriter, 2, {1});
     AffineMap scalarMap = AffineMap::get(2, 0, {}, rewriter.getContext());
-    // The row maximum and sum of exp(x - max), in f32.
-    Value max = buildReduction(rewriter, loc, 2, {1}, {rows}, logits,
-                               identity, kNegInfinity, maxF);
-    Value sum = buildReduction(
-        rewriter, loc, 2, {1}, {rows}, {logits, max}, {identity, rowMap}, 0.0,
-        [](OpBuilder &b, Location l, Value acc, ValueRange x) {
-          Value shifted = arith::SubFOp::create(b, l, x[0], x[1]);
-          Value e = math::ExpOp::create(b, l, shifted);
-          return arith::AddFOp::create(b, l, acc, e).getResult();
-        });
+    auto [max, sum] = softmaxStatistics(rewriter, loc, logits, 1);
     Type element = type.getElementType();
     rewriter.replaceOp(
         op, buildElementwise(

@@ -251,14 +251,6 @@ SmallVector<int64_t> normalizedAxes(ArrayRef<int64_t> axes, int64_t rank) {
   return result;
 }
 
-SmallVector<int64_t> droppedShape(ArrayRef<int64_t> shape,
-                                  ArrayRef<int64_t> axes) {
-  SmallVector<int64_t> result;
-  for (auto [d, size] : llvm::enumerate(shape))
-    if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
-      result.push_back(size);
-  return result;
-}
 
 template <typename OpTy>
 struct ReductionLowering : OpRewritePattern<OpTy> {
@@ -295,27 +287,6 @@ struct ReductionLowering : OpRewritePattern<OpTy> {
     return success();
   }
 };
-
-/// Row statistics of a softmax along `axis`: the maximum and the sum of
-/// exp(x - max), both f32 with the axis dropped.
-std::pair<Value, Value> softmaxStatistics(OpBuilder &b, Location loc,
-                                          Value input, int64_t axis) {
-  auto type = cast<RankedTensorType>(input.getType());
-  unsigned rank = type.getRank();
-  SmallVector<int64_t> shape = droppedShape(type.getShape(), {axis});
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
-  AffineMap rowMap = droppingMap(b, rank, {axis});
-  Value max = buildReduction(b, loc, rank, {axis}, shape, input, identity,
-                             kNegInfinity, maxF);
-  Value sum = buildReduction(
-      b, loc, rank, {axis}, shape, {input, max}, {identity, rowMap}, 0.0,
-      [](OpBuilder &nb, Location nloc, Value acc, ValueRange x) {
-        Value e = math::ExpOp::create(
-            nb, nloc, arith::SubFOp::create(nb, nloc, x[0], x[1]));
-        return arith::AddFOp::create(nb, nloc, acc, e);
-      });
-  return {max, sum};
-}
 
 template <typename OpTy>
 struct SoftmaxLowering : OpRewritePattern<OpTy> {

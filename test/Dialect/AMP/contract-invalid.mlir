@@ -198,8 +198,8 @@ func.func @role_on_function() attributes {amp.role = #amp.role<parameter>} {
 // -----
 
 func.func @unknown_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'amp.neg' op unknown amp attribute 'amp.precision' on an operation}}
-  %0 = amp.neg %x {amp.precision = "f16"} : tensor<4xf32>
+  // expected-error @+1 {{'amp.neg' op unknown amp attribute 'amp.unknown' on an operation}}
+  %0 = amp.neg %x {amp.unknown = "f16"} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

@@ -4,7 +4,9 @@
 // training-graph contract carried by function attributes: `amp.role` on
 // arguments and results, `amp.name` for a stable external name, and
 // `amp.graph` on the function saying whether it is a forward model or a
-// training step.
+// training step. It also verifies the op attributes of the mixed-precision
+// passes (`amp.precision`, `amp.precision_rule`, `amp.pin`,
+// `amp.autocast_disabled`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -200,12 +203,67 @@ LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
 }
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// Mixed-precision op attributes
+//===----------------------------------------------------------------------===//
+//
+// Written and read by the precision passes (amp/Dialect/AMP/Transforms/
+// Precision.h names them; docs/Precision.md, section 4):
+//   amp.precision = f32|f16|bf16      the type the op computes in
+//   amp.precision_rule = "..."        why (next to amp.precision)
+//   amp.pin = f32|f16|bf16            a user pin the passes respect
+//   amp.autocast_disabled             on an op with regions or a call
+
+namespace {
+constexpr StringLiteral kPrecisionAttrName = "amp.precision";
+constexpr StringLiteral kPrecisionRuleAttrName = "amp.precision_rule";
+constexpr StringLiteral kPinAttrName = "amp.pin";
+constexpr StringLiteral kAutocastDisabledAttrName = "amp.autocast_disabled";
+
+/// amp.precision and amp.pin: f32, f16 or bf16 on an op with a precision.
+LogicalResult verifyPrecisionTypeAttribute(Operation *op, StringRef name,
+                                           Attribute value) {
+  auto type = dyn_cast<TypeAttr>(value);
+  if (!type || !isa<Float32Type, Float16Type, BFloat16Type>(type.getValue()))
+    return op->emitOpError() << "'" << name << "' must be f32, f16 or bf16";
+  if (!isa<PrecisionOpInterface>(op))
+    return op->emitOpError()
+           << "'" << name
+           << "' is only valid on ops with a precision category "
+              "(PrecisionOpInterface)";
+  return success();
+}
+} // namespace
+
 LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
-  if (attribute.getName() != kGraphAttrName)
+  StringRef name = attribute.getName().getValue();
+  if (name == kPrecisionAttrName || name == kPinAttrName)
+    return verifyPrecisionTypeAttribute(op, name, attribute.getValue());
+  if (name == kPrecisionRuleAttrName) {
+    auto rule = dyn_cast<StringAttr>(attribute.getValue());
+    if (!rule || rule.getValue().empty())
+      return op->emitOpError()
+             << "'amp.precision_rule' must be a non-empty string";
+    if (!op->hasAttr(kPrecisionAttrName))
+      return op->emitOpError()
+             << "'amp.precision_rule' explains 'amp.precision', which the op "
+                "does not have";
+    return success();
+  }
+  if (name == kAutocastDisabledAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitOpError()
+             << "'amp.autocast_disabled' is a unit attribute";
+    if (op->getNumRegions() == 0 && !isa<CallOpInterface>(op))
+      return op->emitOpError()
+             << "'amp.autocast_disabled' is only valid on an op with regions "
+                "or a call; pin a single op with amp.pin = f32";
+    return success();
+  }
+  if (name != kGraphAttrName)
     return op->emitOpError()
-           << "unknown amp attribute '" << attribute.getName().getValue()
-           << "' on an operation";
+           << "unknown amp attribute '" << name << "' on an operation";
   auto function = dyn_cast<FunctionOpInterface>(op);
   if (!function)
     return op->emitOpError() << "'amp.graph' is only valid on a function";

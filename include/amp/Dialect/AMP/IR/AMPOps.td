@@ -22,6 +22,11 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 // Op classes
 //===----------------------------------------------------------------------===//
 
+// An op with a backward rule for reverse-mode autodiff (`--amp-autodiff`).
+// The rules (`buildGradients`) are in lib/Dialect/AMP/IR/AMPGradients.cpp;
+// gradient ops, optimizer and loss-scaling ops have none.
+defvar AMP_Differentiable = DeclareOpInterfaceMethods<AMP_GradientOpInterface>;
+
 class AMP_Op<string mnemonic, list<Trait> traits = []>
     : Op<AMP_Dialect, mnemonic, traits>;
 
@@ -75,7 +80,8 @@ class AMP_ActivationGradOp<string mnemonic, Trait category,
 // Elementwise forward ops
 //===----------------------------------------------------------------------===//
 
-def AMP_AddOp : AMP_BinaryOp<"add", AMP_InferPrecision, [Commutative]> {
+def AMP_AddOp : AMP_BinaryOp<"add", AMP_InferPrecision,
+    [Commutative, AMP_Differentiable]> {
   let summary = "elementwise addition";
   let description = [{
     Adds two tensors of the same type elementwise. Broadcasting is explicit
@@ -86,58 +92,75 @@ def AMP_AddOp : AMP_BinaryOp<"add", AMP_InferPrecision, [Commutative]> {
     ```
   }];
 }
-def AMP_SubOp : AMP_BinaryOp<"sub", AMP_InferPrecision> {
+def AMP_SubOp : AMP_BinaryOp<"sub", AMP_InferPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise subtraction";
 }
-def AMP_MulOp : AMP_BinaryOp<"mul", AMP_InferPrecision, [Commutative]> {
+def AMP_MulOp : AMP_BinaryOp<"mul", AMP_InferPrecision,
+    [Commutative, AMP_Differentiable]> {
   let summary = "elementwise multiplication";
 }
-def AMP_DivOp : AMP_BinaryOp<"div", AMP_InferPrecision> {
+def AMP_DivOp : AMP_BinaryOp<"div", AMP_InferPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise division";
 }
-def AMP_PowOp : AMP_BinaryOp<"pow", AMP_DenyPrecision> {
+def AMP_PowOp : AMP_BinaryOp<"pow", AMP_DenyPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise power `lhs ^ rhs`";
 }
-def AMP_MaximumOp : AMP_BinaryOp<"maximum", AMP_ClearPrecision, [Commutative]> {
+def AMP_MaximumOp : AMP_BinaryOp<"maximum", AMP_ClearPrecision,
+    [Commutative, AMP_Differentiable]> {
   let summary = "elementwise maximum";
 }
-def AMP_MinimumOp : AMP_BinaryOp<"minimum", AMP_ClearPrecision, [Commutative]> {
+def AMP_MinimumOp : AMP_BinaryOp<"minimum", AMP_ClearPrecision,
+    [Commutative, AMP_Differentiable]> {
   let summary = "elementwise minimum";
 }
 
-def AMP_NegOp : AMP_UnaryOp<"neg", AMP_ClearPrecision, [Involution]> {
+def AMP_NegOp : AMP_UnaryOp<"neg", AMP_ClearPrecision,
+    [Involution, AMP_Differentiable]> {
   let summary = "elementwise negation";
 }
-def AMP_ExpOp : AMP_UnaryOp<"exp", AMP_DenyPrecision> {
+def AMP_ExpOp : AMP_UnaryOp<"exp", AMP_DenyPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise exponential";
 }
-def AMP_LogOp : AMP_UnaryOp<"log", AMP_DenyPrecision> {
+def AMP_LogOp : AMP_UnaryOp<"log", AMP_DenyPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise natural logarithm";
 }
-def AMP_SqrtOp : AMP_UnaryOp<"sqrt", AMP_InferPrecision> {
+def AMP_SqrtOp : AMP_UnaryOp<"sqrt", AMP_InferPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise square root";
 }
-def AMP_RsqrtOp : AMP_UnaryOp<"rsqrt", AMP_DenyPrecision> {
+def AMP_RsqrtOp : AMP_UnaryOp<"rsqrt", AMP_DenyPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise reciprocal square root";
 }
-def AMP_TanhOp : AMP_UnaryOp<"tanh", AMP_InferPrecision> {
+def AMP_TanhOp : AMP_UnaryOp<"tanh", AMP_InferPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise hyperbolic tangent";
 }
-def AMP_SigmoidOp : AMP_UnaryOp<"sigmoid", AMP_InferPrecision> {
+def AMP_SigmoidOp : AMP_UnaryOp<"sigmoid", AMP_InferPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise logistic sigmoid";
 }
-def AMP_ReluOp : AMP_UnaryOp<"relu", AMP_ClearPrecision, [Idempotent]> {
+def AMP_ReluOp : AMP_UnaryOp<"relu", AMP_ClearPrecision,
+    [Idempotent, AMP_Differentiable]> {
   let summary = "elementwise rectified linear unit";
 }
-def AMP_SiluOp : AMP_UnaryOp<"silu", AMP_InferPrecision> {
+def AMP_SiluOp : AMP_UnaryOp<"silu", AMP_InferPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise SiLU (swish): `x * sigmoid(x)`";
 }
-def AMP_ErfOp : AMP_UnaryOp<"erf", AMP_InferPrecision> {
+def AMP_ErfOp : AMP_UnaryOp<"erf", AMP_InferPrecision,
+    [AMP_Differentiable]> {
   let summary = "elementwise Gauss error function";
 }
 
 def AMP_GeluOp : AMP_ComputeOp<"gelu", AMP_InferPrecision,
-                               [SameOperandsAndResultType, Elementwise]> {
+                               [SameOperandsAndResultType, Elementwise,
+                                AMP_Differentiable]> {
   let summary = "elementwise GELU in its erf or tanh form";
   let description = [{
     `approximate = none` computes `x * 0.5 * (1 + erf(x / sqrt(2)))`;
@@ -174,7 +197,8 @@ def AMP_CompareOp : AMP_ComputeOp<"compare", AMP_ClearPrecision,
 
 def AMP_WhereOp : AMP_ComputeOp<"where", AMP_ClearPrecision,
     [AllTypesMatch<["true_value", "false_value", "result"]>,
-     AllShapesMatch<["condition", "result"]>, Elementwise]> {
+     AllShapesMatch<["condition", "result"]>, Elementwise,
+     AMP_Differentiable]> {
   let summary = "elementwise select";
   let description = [{
     Picks `true_value` where `condition` holds and `false_value` elsewhere.
@@ -198,7 +222,7 @@ def AMP_WhereOp : AMP_ComputeOp<"where", AMP_ClearPrecision,
 //===----------------------------------------------------------------------===//
 
 def AMP_MatmulOp : AMP_ComputeOp<"matmul", AMP_AllowPrecision,
-    [AMP_F32Accumulation, SameOperandsElementType]> {
+    [AMP_F32Accumulation, SameOperandsElementType, AMP_Differentiable]> {
   let summary = "batched matrix multiplication with optional transposes";
   let description = [{
     Multiplies `[batch..., m, k]` by `[batch..., k, n]` (after the optional
@@ -221,7 +245,7 @@ def AMP_MatmulOp : AMP_ComputeOp<"matmul", AMP_AllowPrecision,
 }
 
 def AMP_LinearOp : AMP_ComputeOp<"linear", AMP_AllowPrecision,
-    [AMP_F32Accumulation]> {
+    [AMP_F32Accumulation, AMP_Differentiable]> {
   let summary = "fully connected layer `input * weight^T + bias`";
   let description = [{
     PyTorch's `nn.Linear`: `input` is `[..., in]`, `weight` is `[out, in]`,
@@ -251,7 +275,7 @@ class AMP_Conv2DAttrs {
 }
 
 def AMP_Conv2DOp : AMP_ComputeOp<"conv2d", AMP_AllowPrecision,
-    [AMP_F32Accumulation]>, AMP_Conv2DAttrs {
+    [AMP_F32Accumulation, AMP_Differentiable]>, AMP_Conv2DAttrs {
   let summary = "2-d convolution (NCHW, OIHW weights)";
   let description = [{
     `input` is `[N, C, H, W]`, `weight` `[O, C / groups, KH, KW]`, the
@@ -322,7 +346,7 @@ class AMP_ReduceOp<string mnemonic, Trait category, list<Trait> traits = []>
 }
 
 def AMP_ReduceSumOp : AMP_ReduceOp<"reduce_sum", AMP_DenyPrecision,
-                                   [AMP_F32Accumulation]> {
+                                   [AMP_F32Accumulation, AMP_Differentiable]> {
   let summary = "sum over axes";
   let description = [{
     Reduces `axes` (unique, possibly negative); `keep_dims` keeps them as
@@ -334,16 +358,18 @@ def AMP_ReduceSumOp : AMP_ReduceOp<"reduce_sum", AMP_DenyPrecision,
   }];
 }
 def AMP_ReduceMeanOp : AMP_ReduceOp<"reduce_mean", AMP_DenyPrecision,
-                                    [AMP_F32Accumulation]> {
+                                    [AMP_F32Accumulation, AMP_Differentiable]> {
   let summary = "mean over axes";
 }
-def AMP_ReduceMaxOp : AMP_ReduceOp<"reduce_max", AMP_ClearPrecision> {
+def AMP_ReduceMaxOp : AMP_ReduceOp<"reduce_max", AMP_ClearPrecision,
+                                   [AMP_Differentiable]> {
   let summary = "maximum over axes";
 }
 
 class AMP_SoftmaxBase<string mnemonic>
     : AMP_ComputeOp<mnemonic, AMP_DenyPrecision,
-                    [SameOperandsAndResultType, AMP_F32Accumulation]> {
+                    [SameOperandsAndResultType, AMP_F32Accumulation,
+                     AMP_Differentiable]> {
   let arguments = (ins AMP_FloatTensor:$input, AMP_I64Attr:$axis);
   let results = (outs AMP_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
@@ -388,7 +414,7 @@ def AMP_LogSoftmaxGradOp : AMP_SoftmaxGradBase<"log_softmax_grad"> {
 //===----------------------------------------------------------------------===//
 
 def AMP_LayerNormOp : AMP_NormOp<"layer_norm", AMP_DenyPrecision,
-                                 [AMP_F32Accumulation]> {
+                                 [AMP_F32Accumulation, AMP_Differentiable]> {
   let summary = "layer normalization over the dimensions from `axis` on";
   let description = [{
     Normalizes over `input` dimensions `[axis, rank)`; `weight` and `bias`
@@ -431,7 +457,7 @@ def AMP_LayerNormGradOp : AMP_NormOp<"layer_norm_grad", AMP_DenyPrecision,
 }
 
 def AMP_RmsNormOp : AMP_NormOp<"rms_norm", AMP_DenyPrecision,
-                               [AMP_F32Accumulation]> {
+                               [AMP_F32Accumulation, AMP_Differentiable]> {
   let summary = "root-mean-square normalization";
   let description = [{
     `input * rstd * weight` with `rstd = 1 / sqrt(mean(input^2) + epsilon)`
@@ -461,7 +487,7 @@ def AMP_RmsNormGradOp : AMP_NormOp<"rms_norm_grad", AMP_DenyPrecision,
 }
 
 def AMP_GroupNormOp : AMP_NormOp<"group_norm", AMP_DenyPrecision,
-                                 [AMP_F32Accumulation]> {
+                                 [AMP_F32Accumulation, AMP_Differentiable]> {
   let summary = "group normalization of `[N, C, ...]` in `num_groups` groups";
   let description = [{
     Statistics `mean` and `rstd` are `[N, num_groups]` f32; `weight` and
@@ -494,7 +520,10 @@ def AMP_GroupNormGradOp : AMP_NormOp<"group_norm_grad", AMP_DenyPrecision,
 }
 
 def AMP_BatchNormOp : AMP_NormOp<"batch_norm", AMP_InferPrecision,
-                                 [AMP_F32Accumulation]> {
+    [AMP_F32Accumulation,
+     // The running statistics get no gradient.
+     DeclareOpInterfaceMethods<AMP_GradientOpInterface,
+                               ["isDifferentiableOperand"]>]> {
   let summary = "batch normalization of `[N, C, ...]` over all but `C`";
   let description = [{
     In training mode (the default) normalizes with the batch statistics,
@@ -546,7 +575,7 @@ class AMP_Pool2DAttrs {
 }
 
 def AMP_MaxPool2DOp : AMP_ComputeOp<"max_pool2d", AMP_ClearPrecision,
-    [SameOperandsAndResultElementType]>, AMP_Pool2DAttrs {
+    [SameOperandsAndResultElementType, AMP_Differentiable]>, AMP_Pool2DAttrs {
   let summary = "2-d max pooling (NCHW)";
   let description = [{
     ```mlir
@@ -561,7 +590,8 @@ def AMP_MaxPool2DOp : AMP_ComputeOp<"max_pool2d", AMP_ClearPrecision,
 }
 
 def AMP_AvgPool2DOp : AMP_ComputeOp<"avg_pool2d", AMP_InferPrecision,
-    [SameOperandsAndResultElementType, AMP_F32Accumulation]>, AMP_Pool2DAttrs {
+    [SameOperandsAndResultElementType, AMP_F32Accumulation,
+     AMP_Differentiable]>, AMP_Pool2DAttrs {
   let summary = "2-d average pooling (NCHW)";
   let description = [{
     Padding counts in the divisor unless `exclude_padding` is set
@@ -598,7 +628,8 @@ def AMP_AvgPool2DGradOp : AMP_ComputeOp<"avg_pool2d_grad", AMP_InferPrecision,
 }
 
 def AMP_GlobalAvgPoolOp : AMP_ComputeOp<"global_avg_pool", AMP_DenyPrecision,
-    [SameOperandsAndResultElementType, AMP_F32Accumulation]> {
+    [SameOperandsAndResultElementType, AMP_F32Accumulation,
+     AMP_Differentiable]> {
   let summary = "mean over the spatial dimensions: `[N, C, ...]` to `[N, C, 1...]`";
   let arguments = (ins AMP_FloatTensor:$input);
   let results = (outs AMP_FloatTensor:$result);
@@ -611,7 +642,7 @@ def AMP_GlobalAvgPoolOp : AMP_ComputeOp<"global_avg_pool", AMP_DenyPrecision,
 //===----------------------------------------------------------------------===//
 
 def AMP_ReshapeOp : AMP_ComputeOp<"reshape", AMP_ClearPrecision,
-    [SameOperandsAndResultElementType]> {
+    [SameOperandsAndResultElementType, AMP_Differentiable]> {
   let summary = "reshape to a type with the same number of elements";
   let description = [{
     ```mlir
@@ -626,7 +657,7 @@ def AMP_ReshapeOp : AMP_ComputeOp<"reshape", AMP_ClearPrecision,
 }
 
 def AMP_TransposeOp : AMP_ComputeOp<"transpose", AMP_ClearPrecision,
-    [SameOperandsAndResultElementType]> {
+    [SameOperandsAndResultElementType, AMP_Differentiable]> {
   let summary = "permute dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
@@ -643,7 +674,7 @@ def AMP_TransposeOp : AMP_ComputeOp<"transpose", AMP_ClearPrecision,
 }
 
 def AMP_BroadcastOp : AMP_ComputeOp<"broadcast", AMP_ClearPrecision,
-    [SameOperandsAndResultElementType]> {
+    [SameOperandsAndResultElementType, AMP_Differentiable]> {
   let summary = "broadcast to a larger shape (NumPy rules)";
   let description = [{
     Aligns the input's dimensions with the result's trailing ones; each
@@ -661,7 +692,7 @@ def AMP_BroadcastOp : AMP_ComputeOp<"broadcast", AMP_ClearPrecision,
 }
 
 def AMP_SliceOp : AMP_ComputeOp<"slice", AMP_ClearPrecision,
-    [SameOperandsAndResultElementType]> {
+    [SameOperandsAndResultElementType, AMP_Differentiable]> {
   let summary = "static strided slice";
   let description = [{
     Takes `[starts[i], limits[i])` with `strides[i]` along each dimension.
@@ -686,7 +717,7 @@ def AMP_SliceGradOp : AMP_ComputeOp<"slice_grad", AMP_ClearPrecision,
 }
 
 def AMP_ConcatOp : AMP_ComputeOp<"concat", AMP_ClearPrecision,
-    [SameOperandsAndResultElementType]> {
+    [SameOperandsAndResultElementType, AMP_Differentiable]> {
   let summary = "concatenate along an axis";
   let arguments = (ins Variadic<AMP_AnyTensor>:$inputs, AMP_I64Attr:$axis);
   let results = (outs AMP_AnyTensor:$result);
@@ -697,7 +728,8 @@ def AMP_ConcatOp : AMP_ComputeOp<"concat", AMP_ClearPrecision,
   let hasFolder = 1;
 }
 
-def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision> {
+def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision,
+                                 [AMP_Differentiable]> {
   let summary = "gather slices along an axis (ONNX Gather; embedding lookup)";
   let description = [{
     The result shape is `input[:axis] + indices + input[axis+1:]`. An
@@ -749,7 +781,8 @@ def AMP_ConstantOp : AMP_Op<"constant", [ConstantLike, Pure,
 //===----------------------------------------------------------------------===//
 
 def AMP_DropoutOp : AMP_ComputeOp<"dropout", AMP_InferPrecision,
-    [AllTypesMatch<["input", "output"]>, AllShapesMatch<["input", "mask"]>]> {
+    [AllTypesMatch<["input", "output"]>, AllShapesMatch<["input", "mask"]>,
+     AMP_Differentiable]> {
   let summary = "inverted dropout with an explicit seed";
   let description = [{
     Zeroes each element with probability `probability` and scales the rest
@@ -813,7 +846,7 @@ def AMP_GeluGradOp : AMP_ComputeOp<"gelu_grad", AMP_InferPrecision,
 //===----------------------------------------------------------------------===//
 
 def AMP_CrossEntropyOp : AMP_ComputeOp<"cross_entropy", AMP_DenyPrecision,
-    [AMP_F32Accumulation]> {
+    [AMP_F32Accumulation, AMP_Differentiable]> {
   let summary = "mean softmax cross-entropy of `[N, C]` logits and `[N]` labels";
   let description = [{
     ```mlir
@@ -843,7 +876,7 @@ def AMP_CrossEntropyGradOp : AMP_ComputeOp<"cross_entropy_grad",
 }
 
 def AMP_MseLossOp : AMP_ComputeOp<"mse_loss", AMP_DenyPrecision,
-    [AMP_F32Accumulation, SameTypeOperands]> {
+    [AMP_F32Accumulation, SameTypeOperands, AMP_Differentiable]> {
   let summary = "mean squared error";
   let arguments = (ins AMP_FloatTensor:$prediction, AMP_FloatTensor:$target);
   let results = (outs AMP_F32Scalar:$loss);
@@ -883,7 +916,8 @@ def AMP_SeedOp : AMP_Op<"seed", [Pure]> {
   let assemblyFormat = "$loss attr-dict";
 }
 
-def AMP_CastOp : AMP_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+def AMP_CastOp : AMP_Op<"cast", [Pure, SameOperandsAndResultShape,
+                                 AMP_Differentiable]> {
   let summary = "convert between f32, f16 and bf16";
   let description = [{
     Rounds to nearest even when narrowing. Folds a cast to the same type,

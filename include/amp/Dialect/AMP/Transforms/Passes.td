@@ -1,0 +1,13 @@
+//===- Passes.td - amp dialect passes ----------------------*- tablegen -*-===//
+//
+// One file per pass family, so that each can evolve on its own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
+#define AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
+
+include "amp/Dialect/AMP/Transforms/AutodiffPasses.td"
+include "amp/Dialect/AMP/Transforms/PrecisionPasses.td"
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD

@@ -1,0 +1,62 @@
+//===- PrecisionPipeline.h - amp-pipeline (Apex O0-O3) ----------*- C++ -*-===//
+//
+// `--amp-pipeline="opt-level=O0|O1|O2|O3 precision=fp16|bf16 policy=FILE
+// report=none|text|json|dot report-output=-"` runs the mixed-precision passes
+// at Apex's optimization levels (docs/Precision.md, section 7):
+//
+//   O0  fp32: nothing changes.
+//   O1  autocast: ALLOW ops low, DENY ops f32, INFER/CLEAR painted and
+//       chosen by the min-cut; f32 weights cast once per step.
+//   O2  low-precision model with f32 master weights and f32 batch norm:
+//       every op low except batch_norm (and its gradient) and the losses;
+//       the f32 parameters are cast once per step and updated in f32.
+//   O3  everything low (level unsafe-force-all); statistics and the loss
+//       value stay f32 by type.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_PRECISIONPIPELINE_H
+#define AMP_DIALECT_AMP_TRANSFORMS_PRECISIONPIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace mlir::amp {
+
+struct AMPPipelineOptions : public PassPipelineOptions<AMPPipelineOptions> {
+  Option<std::string> optLevel{*this, "opt-level",
+                               llvm::cl::desc("O0, O1, O2 or O3 (Apex)"),
+                               llvm::cl::init("O1")};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("fp16 or bf16 (default: the policy file's, else bf16)"),
+      llvm::cl::init("")};
+  Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("Precision policy file (JSON or YAML)"),
+      llvm::cl::init("")};
+  Option<std::string> report{
+      *this, "report", llvm::cl::desc("none, text, json or dot"),
+      llvm::cl::init("none")};
+  Option<std::string> reportOutput{
+      *this, "report-output",
+      llvm::cl::desc("Where to write the report (- for stderr)"),
+      llvm::cl::init("-")};
+};
+
+/// Adds the passes of `options.optLevel` to `pm`; fails (through
+/// `errorHandler`) on an unknown level or report format.
+LogicalResult
+buildAMPPrecisionPipeline(OpPassManager &pm, const AMPPipelineOptions &options,
+                          function_ref<LogicalResult(const Twine &)> errorHandler);
+
+/// Registers `amp-pipeline`.
+void registerAMPPrecisionPipelines();
+
+} // namespace mlir::amp
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_PRECISIONPIPELINE_H
