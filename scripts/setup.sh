@@ -10,7 +10,7 @@ packages=(
   # ONNX import.
   libonnx-dev libprotobuf-dev protobuf-compiler
   # Test models and reference numerics (run with /usr/bin/python3).
-  python3 python3-numpy python3-onnx python3-torch
+  python3 python3-numpy python3-onnx python3-torch python3-torchvision
 )
 
 missing=()

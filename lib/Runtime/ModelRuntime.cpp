@@ -86,6 +86,21 @@ std::vector<Buffer> allocateResults(const amp_entry_descriptor &entry) {
 
 struct amp_state {
   std::vector<Buffer> tensors;
+
+  /// The scaler's sticky "stuck at the minimum scale" flag, if one is set
+  /// (amp-loss-scaling with error-at-min); -1 otherwise.
+  int32_t stuckScaler() const {
+    for (int32_t i = 0; i < model().num_tensors; ++i) {
+      const amp_tensor_info &info = model().tensors[i];
+      size_t length = std::strlen(info.name);
+      if (info.role == AMP_ROLE_SCALER_STATE && info.dtype == AMP_DTYPE_I1 &&
+          length >= 12 &&
+          std::strcmp(info.name + length - 12, "stuck_at_min") == 0 &&
+          *reinterpret_cast<const uint8_t *>(tensors[i].data.get()) != 0)
+        return i;
+    }
+    return -1;
+  }
   std::vector<Buffer> stepResults;
   std::vector<Buffer> evalResults;
 
@@ -108,6 +123,12 @@ struct amp_state {
                      ? *reinterpret_cast<uint8_t *>(
                            results[entry.skipped_result].data.get()) != 0
                      : 0;
+    // The step ran and its results are in place; the error tells the caller
+    // that training cannot go on usefully.
+    if (int32_t stuck = stuckScaler(); stuck >= 0)
+      return fail(std::string("loss scale '") + model().tensors[stuck].name +
+                  "' is stuck at its minimum: a gradient overflowed at "
+                  "min-scale (error-at-min)");
     return 0;
   }
 };

@@ -16,6 +16,9 @@
 #include "amp/Dialect/AMP/Transforms/PrecisionPipeline.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Runtime/ModelABI.h"
+#ifdef AMP_ENABLE_ONNX_IMPORT
+#include "amp/Target/ONNX/ONNXImporter.h"
+#endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -37,6 +40,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -57,7 +61,8 @@ namespace {
 cl::OptionCategory category("amp-compile options");
 
 cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
-                                   cl::desc("<model.mlir>"), cl::cat(category));
+                                   cl::desc("<model.mlir|model.onnx>"),
+                                   cl::cat(category));
 cl::opt<std::string> outputFilename("o", cl::Required,
                                     cl::desc("Output shared library"),
                                     cl::value_desc("LIB.so"),
@@ -91,6 +96,24 @@ cl::opt<double> weightDecay("weight-decay", cl::init(0.0),
 cl::opt<double> maxGradNorm("max-grad-norm", cl::init(0.0),
                             cl::desc("Clip gradients to this global norm"),
                             cl::cat(category));
+cl::opt<std::string> lossScale(
+    "loss-scale", cl::init("auto"),
+    cl::desc("Loss scaling: auto (dynamic for fp16, none otherwise), "
+             "dynamic, static or none"),
+    cl::cat(category));
+cl::opt<double> initScale("init-scale", cl::init(65536.0),
+                          cl::desc("Initial (or static) loss scale"),
+                          cl::cat(category));
+cl::opt<int64_t> growthInterval(
+    "growth-interval", cl::init(2000),
+    cl::desc("Clean steps before the dynamic scale grows"), cl::cat(category));
+cl::opt<int64_t> hysteresis("hysteresis", cl::init(1),
+                            cl::desc("Overflows before the scale backs off"),
+                            cl::cat(category));
+cl::opt<bool> errorAtMin(
+    "error-at-min",
+    cl::desc("Fail a step when the scale is stuck at its minimum"),
+    cl::cat(category));
 cl::opt<std::string> emit("emit", cl::init("lib"),
                           cl::desc("What to write: lib (the shared library), "
                                    "mlir (the training step in the amp "
@@ -121,6 +144,8 @@ LogicalResult checkOptions() {
       failed(oneOf(optLevel, "opt-level", {"O0", "O1", "O2", "O3"})) ||
       failed(oneOf(optimizer, "optimizer", {"sgd", "adamw"})) ||
       failed(oneOf(lossKind, "loss", {"none", "cross_entropy", "mse"})) ||
+      failed(oneOf(lossScale, "loss-scale",
+                   {"auto", "dynamic", "static", "none"})) ||
       failed(oneOf(emit, "emit", {"lib", "mlir", "llvm"})))
     return failure();
   if (target == "cuda")
@@ -180,12 +205,22 @@ LogicalResult buildTrainingStep(ModuleOp module) {
     if (!findGraph(module, amp::GraphKind::TrainingStep))
       return error("amp-autodiff made no training step");
   }
-  if (precision == "fp32")
-    return success();
+  std::string scaling;
+  llvm::raw_string_ostream scalingOs(scaling);
+  scalingOs << " init-scale=" << llvm::format("%.17g", initScale.getValue())
+            << " growth-interval=" << growthInterval
+            << " hysteresis=" << hysteresis
+            << " error-at-min=" << (errorAtMin ? "true" : "false");
+  if (precision == "fp32") {
+    if (lossScale != "dynamic" && lossScale != "static")
+      return success();
+    return runPipeline(module, "amp-loss-scaling{mode=" + lossScale +
+                                   scaling + "}");
+  }
   std::string amp;
   llvm::raw_string_ostream os(amp);
   os << "amp-pipeline{opt-level=" << optLevel << " precision=" << precision
-     << "}";
+     << " loss-scaling=" << lossScale << scaling << "}";
   return runPipeline(module, amp);
 }
 
@@ -202,6 +237,15 @@ struct TensorDescription {
   double initConstant = 0;
   int64_t fanIn = 0;
   int64_t labelRange = 0;
+  /// Offset of the initial contents in the blob of initial values.
+  std::optional<size_t> initOffset;
+};
+
+/// Initial contents of state tensors by name (from an ONNX model's
+/// initializers), packed into one blob the library embeds.
+struct InitialValues {
+  llvm::StringMap<std::pair<size_t, size_t>> offsetAndSize;
+  std::string blob;
 };
 
 struct EntryDescription {
@@ -356,7 +400,8 @@ describeEntry(func::FuncOp function, StringRef symbol,
 }
 
 FailureOr<ModelDescription> describeModel(func::FuncOp step,
-                                          func::FuncOp forward) {
+                                          func::FuncOp forward,
+                                          const InitialValues &initial) {
   ModelDescription model;
   for (unsigned i = 0; i < step.getNumArguments(); ++i) {
     FailureOr<TensorDescription> tensor =
@@ -365,6 +410,11 @@ FailureOr<ModelDescription> describeModel(func::FuncOp step,
     if (failed(tensor))
       return failure();
     chooseInit(*tensor);
+    auto value = initial.offsetAndSize.find(tensor->name);
+    if (value != initial.offsetAndSize.end()) {
+      tensor->init = AMP_INIT_VALUES;
+      tensor->initOffset = value->second.first;
+    }
     if (tensor->role == amp::Role::Label)
       tensor->labelRange = labelRangeOf(step.getArgument(i));
     if (llvm::any_of(model.tensors, [&](const TensorDescription &other) {
@@ -469,9 +519,9 @@ LogicalResult writeObject(ModuleOp module, StringRef path) {
   return success();
 }
 
-/// A C string literal for `text`.
-std::string quoted(StringRef text) {
-  std::string result = "\"";
+/// `text` escaped for the inside of a C string literal.
+std::string cEscaped(StringRef text) {
+  std::string result;
   for (char c : text) {
     if (c == '"' || c == '\\')
       result += '\\';
@@ -484,8 +534,11 @@ std::string quoted(StringRef text) {
       result += escape;
     }
   }
-  return result + "\"";
+  return result;
 }
+
+/// A C string literal for `text`.
+std::string quoted(StringRef text) { return "\"" + cEscaped(text) + "\""; }
 
 void emitTensorInfos(llvm::raw_ostream &os, StringRef prefix,
                      ArrayRef<TensorDescription> tensors) {
@@ -503,8 +556,12 @@ void emitTensorInfos(llvm::raw_ostream &os, StringRef prefix,
        << static_cast<int32_t>(tensor.role) << ", " << tensor.dtype << ", "
        << tensor.shape.size() << ", " << prefix << "_shape" << index << ", "
        << elements << ", " << tensor.init << ", " << tensor.initConstant
-       << ", " << tensor.fanIn << ", nullptr, " << tensor.labelRange
-       << "},\n";
+       << ", " << tensor.fanIn << ", ";
+    if (tensor.initOffset)
+      os << "amp_initial_values + " << *tensor.initOffset;
+    else
+      os << "nullptr";
+    os << ", " << tensor.labelRange << "},\n";
   }
   if (tensors.empty())
     os << "  {}\n";
@@ -543,11 +600,18 @@ void emitEntryDescriptor(llvm::raw_ostream &os, StringRef prefix,
      << entry.skippedResult << "}";
 }
 
-std::string generateGlue(const ModelDescription &model) {
+std::string generateGlue(const ModelDescription &model, StringRef blobPath) {
   std::string glue;
   llvm::raw_string_ostream os(glue);
   os << "// Generated by amp-compile: the model descriptor.\n"
      << "#include \"amp/Runtime/ModelDescriptor.h\"\n\n";
+  // Initial values are embedded with .incbin rather than as a C array: a
+  // ResNet's 45 MB would otherwise be a very large source file.
+  os << "extern \"C\" const unsigned char amp_initial_values[];\n"
+     << "__asm__(\".section .rodata\\n.balign 64\\n"
+     << ".hidden amp_initial_values\\namp_initial_values:\\n.incbin "
+     << "\\\"" << cEscaped(cEscaped(blobPath)) << "\\\""
+     << "\\n.byte 0\\n.previous\");\n\n";
   emitTensorInfos(os, "tensors", model.tensors);
   emitEntry(os, "step", model.step);
   if (model.eval)
@@ -612,7 +676,7 @@ LogicalResult linkLibrary(StringRef prefix, StringRef glue, StringRef object,
 /// Compiles `module` into the library at `output`, through a temporary
 /// directory; `output` is replaced only when everything succeeded.
 LogicalResult compileLibrary(ModuleOp module, const ModelDescription &model,
-                             StringRef prefix) {
+                             const InitialValues &initial, StringRef prefix) {
   SmallString<128> directory;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("amp-compile", directory))
@@ -622,8 +686,10 @@ LogicalResult compileLibrary(ModuleOp module, const ModelDescription &model,
   std::string object = (directory + "/model.o").str();
   std::string glue = (directory + "/glue.cpp").str();
   std::string library = (directory + "/model.so").str();
+  std::string blob = (directory + "/initial-values.bin").str();
   if (failed(writeObject(module, object)) ||
-      failed(writeFile(glue, generateGlue(model))) ||
+      failed(writeFile(blob, initial.blob)) ||
+      failed(writeFile(glue, generateGlue(model, blob))) ||
       failed(linkLibrary(prefix, glue, object, library)))
     return failure();
   if (std::error_code ec = llvm::sys::fs::copy_file(library, outputFilename))
@@ -642,11 +708,35 @@ LogicalResult writeModule(ModuleOp module) {
   return success();
 }
 
+/// Reads the model: MLIR, or ONNX with its initializers as initial values.
+OwningOpRef<ModuleOp> loadModel(MLIRContext &context, llvm::SourceMgr &sources,
+                                InitialValues &initial) {
+  if (!StringRef(inputFilename).ends_with(".onnx"))
+    return parseSourceFile<ModuleOp>(inputFilename, sources, &context);
+#ifdef AMP_ENABLE_ONNX_IMPORT
+  FailureOr<amp::ONNXImportResult> imported =
+      amp::importONNXFile(inputFilename, &context);
+  if (failed(imported))
+    return nullptr;
+  for (const amp::ONNXInitialValue &value : imported->initialValues) {
+    initial.offsetAndSize[value.name] = {initial.blob.size(),
+                                         value.data.size()};
+    initial.blob.append(value.data.begin(), value.data.end());
+    initial.blob.resize(llvm::alignTo(initial.blob.size(), 64), '\0');
+  }
+  return std::move(imported->module);
+#else
+  (void)error("this amp-compile was built without ONNX import (libonnx-dev "
+              "was not found)");
+  return nullptr;
+#endif
+}
+
 LogicalResult compile(MLIRContext &context, const char *argv0) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
+  InitialValues initial;
+  OwningOpRef<ModuleOp> module = loadModel(context, sourceMgr, initial);
   if (!module)
     return failure();
   if (failed(buildTrainingStep(*module)))
@@ -655,13 +745,13 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
     return writeModule(*module);
   func::FuncOp step = findGraph(*module, amp::GraphKind::TrainingStep);
   func::FuncOp forward = findGraph(*module, amp::GraphKind::Forward);
-  FailureOr<ModelDescription> model = describeModel(step, forward);
+  FailureOr<ModelDescription> model = describeModel(step, forward, initial);
   if (failed(model) || failed(prepareEntryPoints(*module, step, forward)) ||
       failed(lowerToLLVMDialect(*module)))
     return failure();
   if (emit == "llvm")
     return writeModule(*module);
-  return compileLibrary(*module, *model, toolPrefix(argv0));
+  return compileLibrary(*module, *model, initial, toolPrefix(argv0));
 }
 } // namespace
 

@@ -15,6 +15,10 @@
 //   synchronisation.
 // * A skipped step (`found_inf` true) selects the original operand elements,
 //   so the parameter and optimizer state come back bit-identical.
+// * The low-precision casts of an f32 parameter's update (the copies of
+//   master weights for the next step, --amp-master-weights) are written by
+//   the update's generic: one pass reads the master once and writes the
+//   master, its optimizer state and its copies.
 //
 // Formulas follow PyTorch 1.13 (GradScaler, torch.optim.SGD and AdamW's
 // single-tensor implementations, torch.nn.utils.clip_grad_norm_), and
@@ -143,6 +147,52 @@ Value skipIf(OpBuilder &b, Location loc, Value foundInf, Value original,
     return updated;
   return arith::SelectOp::create(b, loc, foundInf, original, updated);
 }
+
+/// Low-precision copies of an f32 master weight that the next step reads
+/// (`amp.cast` users of an update's new parameter, from --amp-master-weights
+/// or the precision passes): the update's generic writes them too, so the
+/// master is read once per step. One entry per copy type.
+struct MasterCopies {
+  SmallVector<RankedTensorType> types;
+  SmallVector<SmallVector<CastOp>> casts;
+
+  static MasterCopies of(Value newParam) {
+    MasterCopies copies;
+    auto paramType = cast<RankedTensorType>(newParam.getType());
+    if (!paramType.getElementType().isF32())
+      return copies;
+    for (Operation *user : newParam.getUsers()) {
+      auto castOp = dyn_cast<CastOp>(user);
+      if (!castOp)
+        continue;
+      auto type = cast<RankedTensorType>(castOp.getType());
+      if (!isa<Float16Type, BFloat16Type>(type.getElementType()))
+        continue;
+      auto *it = llvm::find(copies.types, type);
+      if (it == copies.types.end()) {
+        copies.types.push_back(type);
+        copies.casts.emplace_back();
+        it = copies.types.end() - 1;
+      }
+      copies.casts[it - copies.types.begin()].push_back(castOp);
+    }
+    return copies;
+  }
+
+  /// The copies of `master` (the new parameter's element, f32).
+  void build(OpBuilder &b, Location loc, Value master,
+             SmallVectorImpl<Value> &out) const {
+    for (RankedTensorType type : types)
+      out.push_back(roundTo(b, loc, master, type.getElementType()));
+  }
+
+  /// Replaces the casts by the update's extra results.
+  void replace(PatternRewriter &rewriter, ValueRange results) const {
+    for (auto [castOps, result] : llvm::zip_equal(casts, results))
+      for (CastOp castOp : castOps)
+        rewriter.replaceOp(castOp, result);
+  }
+};
 
 //===----------------------------------------------------------------------===//
 // Loss scaling
@@ -402,6 +452,8 @@ struct SgdUpdateLowering : OpRewritePattern<SgdUpdateOp> {
     SmallVector<RankedTensorType> resultTypes = {paramType};
     if (buffer)
       resultTypes.push_back(paramType);
+    MasterCopies copies = MasterCopies::of(op.getNewParam());
+    llvm::append_range(resultTypes, copies.types);
 
     SmallVector<Value> results = buildMultiElementwise(
         rewriter, op.getLoc(), resultTypes, inputs,
@@ -444,10 +496,13 @@ struct SgdUpdateLowering : OpRewritePattern<SgdUpdateOp> {
           if (bufferIn)
             out.push_back(skipIf(b, loc, found, bufferIn,
                                  roundTo(b, loc, newBuffer, element)));
+          copies.build(b, loc, out.front(), out);
           return out;
         },
         elementwiseMaps(rewriter, paramType.getRank(), inputs));
-    rewriter.replaceOp(op, results);
+    unsigned own = op->getNumResults();
+    copies.replace(rewriter, ArrayRef<Value>(results).drop_front(own));
+    rewriter.replaceOp(op, ArrayRef<Value>(results).take_front(own));
     return success();
   }
 };
@@ -518,8 +573,12 @@ struct AdamWUpdateLowering : OpRewritePattern<AdamWUpdateOp> {
     llvm::append_range(inputs, scalars);
     if (foundInf)
       inputs.push_back(foundInf);
+    MasterCopies copies = MasterCopies::of(op.getNewParam());
+    SmallVector<RankedTensorType> resultTypes = {paramType, momentType,
+                                                 momentType};
+    llvm::append_range(resultTypes, copies.types);
     SmallVector<Value> results = buildMultiElementwise(
-        rewriter, loc, {paramType, momentType, momentType}, inputs,
+        rewriter, loc, resultTypes, inputs,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value param = widenToF32(b, l, args[0]);
           Value g = widenToF32(b, l, args[1]);
@@ -554,16 +613,19 @@ struct AdamWUpdateLowering : OpRewritePattern<AdamWUpdateOp> {
           Value scaledM = arith::MulFOp::create(b, l, negStep, newM);
           Value update = arith::DivFOp::create(b, l, scaledM, denom);
           Value newParam = arith::AddFOp::create(b, l, param, update);
-          return SmallVector<Value>{
+          SmallVector<Value> out = {
               skipIf(b, l, found, args[0],
                      roundTo(b, l, newParam, paramType.getElementType())),
               skipIf(b, l, found, args[2],
                      roundTo(b, l, newM, momentType.getElementType())),
               skipIf(b, l, found, args[3],
                      roundTo(b, l, newV, momentType.getElementType()))};
+          copies.build(b, l, out.front(), out);
+          return out;
         },
         elementwiseMaps(rewriter, paramType.getRank(), inputs));
-    rewriter.replaceOp(op, results);
+    copies.replace(rewriter, ArrayRef<Value>(results).drop_front(3));
+    rewriter.replaceOp(op, ArrayRef<Value>(results).take_front(3));
     return success();
   }
 };

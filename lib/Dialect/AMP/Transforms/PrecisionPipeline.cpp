@@ -39,6 +39,27 @@ LogicalResult mlir::amp::buildAMPPrecisionPipeline(
     pm.addPass(createAMPAssignPrecisionPass(assign));
     pm.addPass(createAMPInsertCastsPass());
   }
+  StringRef lossScaling = options.lossScaling;
+  if (lossScaling != "auto" && lossScaling != "dynamic" &&
+      lossScaling != "static" && lossScaling != "none")
+    return errorHandler("amp-pipeline: unknown loss-scaling '" + lossScaling +
+                        "'; expected auto, dynamic, static or none");
+  // O0 is fp32: it scales only when asked to explicitly.
+  if (lossScaling != "none" && (level != "O0" || lossScaling != "auto")) {
+    AMPLossScalingPassOptions scaling;
+    scaling.mode = options.lossScaling;
+    scaling.initScale = options.initScale;
+    scaling.growthFactor = options.growthFactor;
+    scaling.backoffFactor = options.backoffFactor;
+    scaling.growthInterval = options.growthInterval;
+    scaling.hysteresis = options.hysteresis;
+    scaling.minScale = options.minScale;
+    scaling.maxScale = options.maxScale;
+    scaling.errorAtMin = options.errorAtMin;
+    pm.addPass(createAMPLossScalingPass(scaling));
+  }
+  if (options.masterWeights && level != "O0")
+    pm.addPass(createAMPMasterWeightsPass());
   if (report != "none") {
     AMPReportPassOptions reportOptions;
     reportOptions.format = options.report;
@@ -52,7 +73,8 @@ void mlir::amp::registerAMPPrecisionPipelines() {
   registerPassPipeline(
       "amp-pipeline",
       "Automatic mixed precision at Apex's levels: opt-level=O0|O1|O2|O3 "
-      "precision=fp16|bf16 policy=FILE report=none|text|json|dot",
+      "precision=fp16|bf16 policy=FILE report=none|text|json|dot "
+      "loss-scaling=auto|dynamic|static|none master-weights=false",
       [](OpPassManager &pm, StringRef optionsText,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         AMPPipelineOptions options;

@@ -13,6 +13,15 @@
 //   O3  everything low (level unsafe-force-all); statistics and the loss
 //       value stay f32 by type.
 //
+// Then loss scaling (`amp-loss-scaling`, docs/LossScaling.md):
+// `loss-scaling=auto` (the default) scales dynamically when the step computes
+// in f16 and not at all in bf16; `init-scale`, `growth-factor`,
+// `backoff-factor`, `growth-interval`, `hysteresis`, `min-scale`,
+// `max-scale` and `error-at-min` are the pass's options. With
+// `master-weights=true` the optimizer updates also produce the
+// low-precision copies of f32 master weights for the next step
+// (`amp-master-weights`).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_DIALECT_AMP_TRANSFORMS_PRECISIONPIPELINE_H
@@ -46,6 +55,44 @@ struct AMPPipelineOptions : public PassPipelineOptions<AMPPipelineOptions> {
       *this, "report-output",
       llvm::cl::desc("Where to write the report (- for stderr)"),
       llvm::cl::init("-")};
+  Option<std::string> lossScaling{
+      *this, "loss-scaling",
+      llvm::cl::desc("auto (dynamic for fp16, none for bf16), dynamic, "
+                     "static or none"),
+      llvm::cl::init("auto")};
+  Option<double> initScale{*this, "init-scale",
+                           llvm::cl::desc("Initial (or static) loss scale"),
+                           llvm::cl::init(65536.0)};
+  Option<double> growthFactor{*this, "growth-factor",
+                              llvm::cl::desc("Loss-scale growth factor"),
+                              llvm::cl::init(2.0)};
+  Option<double> backoffFactor{*this, "backoff-factor",
+                               llvm::cl::desc("Loss-scale back-off factor"),
+                               llvm::cl::init(0.5)};
+  Option<int64_t> growthInterval{
+      *this, "growth-interval",
+      llvm::cl::desc("Clean steps before the loss scale grows"),
+      llvm::cl::init(2000)};
+  Option<int64_t> hysteresis{
+      *this, "hysteresis",
+      llvm::cl::desc("Overflows before the loss scale backs off"),
+      llvm::cl::init(1)};
+  Option<double> minScale{*this, "min-scale",
+                          llvm::cl::desc("Lowest loss scale"),
+                          llvm::cl::init(1.0)};
+  Option<double> maxScale{*this, "max-scale",
+                          llvm::cl::desc("Highest loss scale"),
+                          llvm::cl::init(16777216.0)};
+  Option<bool> errorAtMin{
+      *this, "error-at-min",
+      llvm::cl::desc("Record an overflow at the minimum loss scale for the "
+                     "runtime to report"),
+      llvm::cl::init(false)};
+  Option<bool> masterWeights{
+      *this, "master-weights",
+      llvm::cl::desc("Optimizer updates produce the low-precision copies of "
+                     "f32 master weights for the next step"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the passes of `options.optLevel` to `pm`; fails (through

@@ -1,0 +1,121 @@
+//===- LossScalingPasses.td - loss scaling, master weights -*- tablegen -*-===//
+//
+// Loss scaling and the mixed-precision optimizer step (docs/LossScaling.md).
+// `--amp-pipeline` (PrecisionPipeline.h) runs them after the precision
+// passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_LOSSSCALINGPASSES_TD
+#define AMP_DIALECT_AMP_TRANSFORMS_LOSSSCALINGPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AMPLossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
+  let summary = "Static or dynamic loss scaling of training steps, with the "
+                "skip decided on the device";
+  let description = [{
+    Rewrites every training step (`amp.graph = #amp.graph<training_step>`)
+    in the order of DESIGN.md section 6:
+
+    1. each backward seed (`amp.seed`) is multiplied by its loss scale
+       (`amp.scale_seed`): the whole backward pass runs scaled;
+    2. one `amp.unscale_grads` per loss takes every parameter gradient of
+       that loss, multiplies it by 1 / scale (widening f16/bf16 gradients
+       of f32 parameters to f32) and reports `found_inf`; with several
+       losses the flags are or-ed;
+    3. (dynamic) `amp.update_scale` updates the scale, its growth tracker
+       and its hysteresis tracker from the flag;
+    4. `amp.clip_grad_norm`, if the step clips, now clips the unscaled
+       gradients;
+    5. every `amp.sgd_update` / `amp.adamw_update` takes `found_inf` and
+       returns its parameter and state unchanged when it is set; any other
+       parameter or optimizer-state result (AdamW's `step` counter) is
+       selected back to its argument, so a skipped step changes nothing but
+       the scaler state;
+    6. the step returns the flag as its `#amp.role<skipped>` result (after
+       the loss), for schedules to hold on skipped steps.
+
+    Nothing reads `found_inf` or the scale on the host: the skip is a select
+    inside the updates.
+
+    Scaler state (dynamic), threaded through arguments and results with
+    `#amp.role<scaler_state>` after the optimizer state:
+    `loss_scale` (0-d f32), `loss_scale.growth_tracker` (0-d i64),
+    `loss_scale.hysteresis_tracker` (0-d i64) and, with `error-at-min`,
+    `loss_scale.stuck_at_min` (0-d i1, sticky). A step with several losses
+    (several `amp.seed` ops) gets one scaler per loss, the k-th (k >= 1)
+    named `loss<k>.loss_scale...`. A fresh scaler is (init-scale, 0,
+    hysteresis); a scaler whose scale is not positive (all-zero state, as
+    runtimes allocate it) starts as a fresh one, like GradScaler's lazy
+    initialisation.
+
+    `mode=static` multiplies by the constant `init-scale`, still unscales,
+    checks and skips, and has no scaler state. `mode=none` changes nothing;
+    `mode=auto` is `dynamic` for a step that computes in f16 and `none`
+    otherwise (bf16 and f32 need no scaling). A step that already scales
+    its loss (it has `amp.scale_seed` or `amp.unscale_grads`) is left as it
+    is.
+
+    `error-at-min`: an overflow that backs off a scale already at
+    `min-scale` sets `loss_scale.stuck_at_min`, which stays set; a runtime
+    reads it with the rest of the state after a step and reports an error
+    instead of training on with garbage (DeepSpeed's
+    `raise_error_at_min_scale`), with no synchronisation inside the step.
+
+    ```
+    amp-opt step.mlir --amp-loss-scaling
+    amp-opt step.mlir --amp-loss-scaling="hysteresis=2 growth-interval=1000"
+    amp-opt step.mlir --amp-loss-scaling="mode=static init-scale=1024"
+    ```
+  }];
+  let dependentDialects = ["::mlir::amp::AMPDialect"];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+           "dynamic, static, none, or auto (dynamic when the step computes "
+           "in f16, none otherwise)">,
+    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+           "Initial scale (dynamic) or the scale (static)">,
+    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+           "Factor the scale grows by after growth-interval clean steps">,
+    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+           "Factor the scale backs off by on overflow">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000",
+           "Clean steps before the scale grows">,
+    Option<"hysteresis", "hysteresis", "int64_t", /*default=*/"1",
+           "Overflows before the scale backs off (Megatron; 1 is "
+           "GradScaler)">,
+    Option<"minScale", "min-scale", "double", /*default=*/"1.0",
+           "Lowest scale (must be positive)">,
+    Option<"maxScale", "max-scale", "double", /*default=*/"16777216.0",
+           "Highest scale (2^24); a value above the f32 range disables the "
+           "clamp, as in GradScaler">,
+    Option<"errorAtMin", "error-at-min", "bool", /*default=*/"false",
+           "Record (in loss_scale.stuck_at_min) an overflow at the minimum "
+           "scale, for the runtime to report as an error">,
+  ];
+}
+
+def AMPMasterWeightsPass : Pass<"amp-master-weights", "::mlir::ModuleOp"> {
+  let summary = "Low-precision weight copies made by the optimizer update";
+  let description = [{
+    For every f32 parameter of a training step that the step casts to
+    f16/bf16 (Apex O2: f32 master weights, low-precision model) and that an
+    `amp.sgd_update` / `amp.adamw_update` updates, the step takes the
+    low-precision copy as state instead of casting the master weight:
+
+    - a new argument and result `<parameter>.f16` (or `.bf16`),
+      `#amp.role<buffer>`, after the step's buffers, replaces the cast;
+    - the copy for the next step is the cast of the updated master weight,
+      which `convert-amp-to-linalg` computes in the same fused update (one
+      pass writes the f32 parameter, its optimizer state and its copy). On a
+      skipped step it is the cast of the unchanged master, the copy itself.
+
+    The copy must start as the parameter rounded to its type (round to
+    nearest even); docs/LossScaling.md says how drivers initialise it.
+  }];
+  let dependentDialects = ["::mlir::amp::AMPDialect"];
+}
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_LOSSSCALINGPASSES_TD

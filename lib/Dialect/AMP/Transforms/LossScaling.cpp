@@ -1,0 +1,895 @@
+//===- LossScaling.cpp - loss scaling and the mixed-precision optimizer ---===//
+//
+// --amp-loss-scaling rewrites training steps so that fp16 gradients neither
+// underflow nor silently corrupt the weights (see LossScalingPasses.td and
+// docs/LossScaling.md):
+//
+//   seed -> amp.scale_seed (scaled backward) -> amp.unscale_grads (+found_inf)
+//        -> amp.update_scale -> [amp.clip_grad_norm] -> optimizer(found_inf)
+//
+// Which values are "the gradients of loss k" is decided by a dataflow
+// analysis from the seeds: a value is tainted by every seed it depends on
+// (through any op but the gradient sinks: clipping and the optimizer
+// updates). The gradients the sinks read are unscaled; a sink operand that
+// depends on several seeds must be a sum (amp.add) of per-loss gradients,
+// which are then unscaled one scale per loss before they are added.
+//
+// --amp-master-weights makes the optimizer update produce the low-precision
+// copies of f32 master weights for the next step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "amp/Dialect/AMP/Transforms/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPLOSSSCALINGPASS
+#define GEN_PASS_DEF_AMPMASTERWEIGHTSPASS
+#include "amp/Dialect/AMP/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+std::optional<Role> getRole(DictionaryAttr attrs) {
+  if (!attrs)
+    return std::nullopt;
+  if (auto role = attrs.getAs<RoleAttr>(AMPDialect::kRoleAttrName))
+    return role.getValue();
+  return std::nullopt;
+}
+
+StringRef getAMPName(DictionaryAttr attrs) {
+  if (!attrs)
+    return {};
+  if (auto name = attrs.getAs<StringAttr>(AMPDialect::kNameAttrName))
+    return name.getValue();
+  return {};
+}
+
+DictionaryAttr makeAttrs(MLIRContext *context, Role role, StringRef name) {
+  Builder b(context);
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr(AMPDialect::kRoleAttrName, RoleAttr::get(context, role))};
+  if (!name.empty())
+    attrs.push_back(
+        b.getNamedAttr(AMPDialect::kNameAttrName, b.getStringAttr(name)));
+  return b.getDictionaryAttr(attrs);
+}
+
+bool isTrainingStep(func::FuncOp function) {
+  auto graph =
+      function->getAttrOfType<GraphKindAttr>(AMPDialect::kGraphAttrName);
+  return graph && graph.getValue() == GraphKind::TrainingStep &&
+         !function.isExternal();
+}
+
+Type elementTypeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getElementType();
+}
+
+bool isLowPrecision(Type element) {
+  return isa<Float16Type, BFloat16Type>(element);
+}
+
+RankedTensorType scalarOf(Type element) {
+  return RankedTensorType::get({}, element);
+}
+
+/// A 0-d amp.constant.
+Value scalarConstant(OpBuilder &b, Location loc, Type element,
+                     Attribute value) {
+  auto type = scalarOf(element);
+  return ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, value));
+}
+
+Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return scalarConstant(b, loc, b.getF32Type(), b.getF32FloatAttr(value));
+}
+
+Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
+  return scalarConstant(b, loc, b.getI64Type(), b.getI64IntegerAttr(value));
+}
+
+Value i1Constant(OpBuilder &b, Location loc, bool value) {
+  return scalarConstant(b, loc, b.getI1Type(), b.getBoolAttr(value));
+}
+
+/// `a && b` and `a || b` on 0-d i1 tensors, as selects.
+Value logicalAnd(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return WhereOp::create(b, loc, lhs.getType(), lhs, rhs, lhs);
+}
+Value logicalOr(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return WhereOp::create(b, loc, lhs.getType(), lhs, lhs, rhs);
+}
+
+Value compare(OpBuilder &b, Location loc, CompareDirection direction, Value lhs,
+              Value rhs) {
+  auto type = cast<RankedTensorType>(lhs.getType()).clone(b.getI1Type());
+  return CompareOp::create(b, loc, type, direction, lhs, rhs);
+}
+
+/// The gradient operand of an optimizer update, or null.
+OpOperand *gradOperand(Operation *op) {
+  if (auto sgd = dyn_cast<SgdUpdateOp>(op))
+    return &sgd.getGradMutable();
+  if (auto adam = dyn_cast<AdamWUpdateOp>(op))
+    return &adam.getGradMutable();
+  return nullptr;
+}
+
+Value paramOf(Operation *op) {
+  if (auto sgd = dyn_cast<SgdUpdateOp>(op))
+    return sgd.getParam();
+  if (auto adam = dyn_cast<AdamWUpdateOp>(op))
+    return adam.getParam();
+  return {};
+}
+
+Value foundInfOf(Operation *op) {
+  if (auto sgd = dyn_cast<SgdUpdateOp>(op))
+    return sgd.getFoundInf();
+  if (auto adam = dyn_cast<AdamWUpdateOp>(op))
+    return adam.getFoundInf();
+  return {};
+}
+
+bool isOptimizerUpdate(Operation *op) {
+  return isa<SgdUpdateOp, AdamWUpdateOp>(op);
+}
+
+/// The operand an optimizer update returns as `result` when it skips
+/// (found_inf set), or null when `result` is not an update's.
+Value skippedValueOf(Value result) {
+  auto opResult = dyn_cast<OpResult>(result);
+  if (!opResult)
+    return {};
+  unsigned index = opResult.getResultNumber();
+  if (auto sgd = dyn_cast<SgdUpdateOp>(opResult.getOwner()))
+    return index == 0 ? sgd.getParam() : sgd.getMomentumBuffer();
+  if (auto adam = dyn_cast<AdamWUpdateOp>(opResult.getOwner())) {
+    Value skipped[] = {adam.getParam(), adam.getExpAvg(), adam.getExpAvgSq()};
+    return skipped[index];
+  }
+  return {};
+}
+
+/// Ops that consume gradients as gradients: the dataflow analysis stops at
+/// them, and the gradients they read are the ones to unscale.
+bool isGradientSink(Operation *op) {
+  return isa<ClipGradNormOp, SgdUpdateOp, AdamWUpdateOp>(op);
+}
+
+/// Whether `use` takes a gradient in any float type (the update computes
+/// in f32), so an f16/bf16 gradient may be unscaled into f32 for it: the
+/// gradient of an update of an f32 parameter, or a gradient being clipped
+/// (the clipped results are retyped to match).
+bool acceptsF32Gradient(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (isa<ClipGradNormOp>(user))
+    return true;
+  if (gradOperand(user) == &use)
+    return elementTypeOf(paramOf(user)).isF32();
+  return false;
+}
+
+/// Appends arguments to `function` at `indices` (positions before the
+/// insertion, sorted) and returns the new block arguments.
+FailureOr<SmallVector<BlockArgument>>
+insertArguments(func::FuncOp function, ArrayRef<unsigned> indices,
+                ArrayRef<Type> types, ArrayRef<DictionaryAttr> attrs) {
+  SmallVector<Location> locs(types.size(), function.getLoc());
+  if (failed(function.insertArguments(indices, types, attrs, locs)))
+    return failure();
+  SmallVector<BlockArgument> args;
+  for (auto [k, index] : llvm::enumerate(indices))
+    args.push_back(function.getArgument(index + k));
+  return args;
+}
+
+/// A result to add to a function: its position among the original results
+/// (stable: several at one position keep their order), type, attributes
+/// and the returned value.
+struct NewResult {
+  unsigned index;
+  Value value;
+  DictionaryAttr attrs;
+};
+
+void insertResults(func::FuncOp function, ArrayRef<NewResult> added) {
+  auto ret = cast<func::ReturnOp>(function.front().getTerminator());
+  SmallVector<Value> operands;
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs;
+  unsigned count = function.getNumResults();
+  for (unsigned i = 0; i <= count; ++i) {
+    for (const NewResult &result : added)
+      if (result.index == i) {
+        operands.push_back(result.value);
+        types.push_back(result.value.getType());
+        attrs.push_back(result.attrs);
+      }
+    if (i == count)
+      break;
+    operands.push_back(ret.getOperand(i));
+    types.push_back(function.getResultTypes()[i]);
+    attrs.push_back(function.getResultAttrDict(i));
+  }
+  function.setFunctionType(FunctionType::get(
+      function.getContext(), function.getArgumentTypes(), types));
+  function.setAllResultAttrs(attrs);
+  ret->setOperands(operands);
+}
+
+/// One past the last argument (or result) with a state role, where new
+/// state goes: after parameters, buffers, optimizer and scaler state.
+unsigned afterState(ArrayRef<DictionaryAttr> attrs, ArrayRef<Role> roles) {
+  unsigned position = 0;
+  for (auto [index, dict] : llvm::enumerate(attrs)) {
+    std::optional<Role> role = getRole(dict);
+    if (role && llvm::is_contained(roles, *role))
+      position = index + 1;
+  }
+  return position;
+}
+
+SmallVector<DictionaryAttr> argAttrDicts(func::FuncOp function) {
+  SmallVector<DictionaryAttr> attrs;
+  for (unsigned i = 0; i < function.getNumArguments(); ++i)
+    attrs.push_back(function.getArgAttrDict(i));
+  return attrs;
+}
+
+SmallVector<DictionaryAttr> resultAttrDicts(func::FuncOp function) {
+  SmallVector<DictionaryAttr> attrs;
+  for (unsigned i = 0; i < function.getNumResults(); ++i)
+    attrs.push_back(function.getResultAttrDict(i));
+  return attrs;
+}
+
+/// Whether the step computes in f16 anywhere (loss scaling mode=auto).
+bool computesInF16(func::FuncOp function) {
+  auto isF16 = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.getElementType().isF16();
+  };
+  if (llvm::any_of(function.getArgumentTypes(), isF16))
+    return true;
+  WalkResult result = function.walk([&](Operation *op) {
+    if (llvm::any_of(op->getResultTypes(), isF16))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// A number as a user wrote it (65536, 0.5, 1e+39) for diagnostics.
+std::string formatNumber(double value) {
+  char text[32];
+  snprintf(text, sizeof(text), "%.9g", value);
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// --amp-loss-scaling
+//===----------------------------------------------------------------------===//
+
+enum class Mode { Dynamic, Static, None, Auto };
+
+struct AMPLossScalingPass
+    : mlir::amp::impl::AMPLossScalingPassBase<AMPLossScalingPass> {
+  using AMPLossScalingPassBase::AMPLossScalingPassBase;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult checkOptions();
+  LogicalResult rewriteStep(func::FuncOp step);
+
+  Mode modeKind = Mode::Dynamic;
+};
+
+LogicalResult AMPLossScalingPass::checkOptions() {
+  ModuleOp module = getOperation();
+  auto fail = [&]() {
+    return emitError(module.getLoc()) << "amp-loss-scaling: ";
+  };
+  if (mode == "dynamic")
+    modeKind = Mode::Dynamic;
+  else if (mode == "static")
+    modeKind = Mode::Static;
+  else if (mode == "none")
+    modeKind = Mode::None;
+  else if (mode == "auto")
+    modeKind = Mode::Auto;
+  else
+    return fail() << "unknown mode '" << mode
+                  << "' (expected dynamic, static, none or auto)";
+  double init = initScale, growth = growthFactor, backoff = backoffFactor,
+         lowest = minScale, highest = maxScale;
+  // The scale is an f32: it must be a positive, finite f32.
+  constexpr double kMaxF32 = std::numeric_limits<float>::max();
+  if (!(init > 0) || !(init <= kMaxF32) || static_cast<float>(init) == 0.0f)
+    return fail() << "init-scale must be a positive, finite f32 value, got "
+                  << formatNumber(init);
+  if (!(growth > 1) || std::isinf(growth))
+    return fail() << "growth-factor must be finite and greater than 1, got "
+                  << formatNumber(growth);
+  if (!(backoff > 0 && backoff < 1))
+    return fail() << "backoff-factor must be in (0, 1), got "
+                  << formatNumber(backoff);
+  if (growthInterval < 1)
+    return fail() << "growth-interval must be positive, got "
+                  << int64_t(growthInterval);
+  if (hysteresis < 1)
+    return fail() << "hysteresis must be positive (1 backs off on every "
+                     "overflow), got "
+                  << int64_t(hysteresis);
+  if (!(lowest > 0) || static_cast<float>(lowest) == 0.0f ||
+      !(lowest <= highest) || std::isinf(highest))
+    return fail() << "scale bounds must satisfy 0 < min-scale <= max-scale "
+                     "< inf, with min-scale not rounding to 0 in f32; got ["
+                  << formatNumber(lowest) << ", " << formatNumber(highest)
+                  << "]";
+  if (modeKind != Mode::Static && modeKind != Mode::None &&
+      !(lowest <= init && init <= highest))
+    return fail() << "init-scale " << formatNumber(init)
+                  << " is outside [min-scale, max-scale] = ["
+                  << formatNumber(lowest) << ", " << formatNumber(highest)
+                  << "]";
+  return success();
+}
+
+void AMPLossScalingPass::runOnOperation() {
+  if (failed(checkOptions()))
+    return signalPassFailure();
+  if (modeKind == Mode::None)
+    return;
+  SmallVector<func::FuncOp> steps;
+  for (auto function : getOperation().getOps<func::FuncOp>())
+    if (isTrainingStep(function))
+      steps.push_back(function);
+  bool failedAny = false;
+  for (func::FuncOp step : steps)
+    failedAny |= failed(rewriteStep(step));
+  if (failedAny)
+    signalPassFailure();
+}
+
+LogicalResult AMPLossScalingPass::rewriteStep(func::FuncOp step) {
+  MLIRContext *context = &getContext();
+  StringRef stepName = step.getSymName();
+  if (!step.getBody().hasOneBlock())
+    return step.emitError() << "amp-loss-scaling: training step @" << stepName
+                            << " must have a single block";
+  Block &body = step.front();
+
+  // A step that already scales its loss is left as it is.
+  for (Operation &op : body)
+    if (isa<ScaleSeedOp, UnscaleGradsOp, UpdateScaleOp>(op))
+      return success();
+
+  Mode effective = modeKind;
+  if (effective == Mode::Auto)
+    effective = computesInF16(step) ? Mode::Dynamic : Mode::None;
+  if (effective == Mode::None)
+    return success();
+  bool dynamic = effective == Mode::Dynamic;
+
+  //===--- Seeds and optimizer updates. ----------------------------------===//
+  SmallVector<SeedOp> seeds;
+  SmallVector<Operation *> updates;
+  SmallVector<ClipGradNormOp> clips;
+  for (Operation &op : body) {
+    if (auto seed = dyn_cast<SeedOp>(op))
+      seeds.push_back(seed);
+    else if (isOptimizerUpdate(&op))
+      updates.push_back(&op);
+    else if (auto clip = dyn_cast<ClipGradNormOp>(op))
+      clips.push_back(clip);
+  }
+  if (seeds.empty())
+    return step.emitError()
+           << "amp-loss-scaling: training step @" << stepName
+           << " has no amp.seed; loss scaling scales the backward pass at its "
+              "seed";
+  if (updates.empty())
+    return step.emitError()
+           << "amp-loss-scaling: training step @" << stepName
+           << " has no amp.sgd_update or amp.adamw_update; the optimizer "
+              "update is where a step with an overflow is skipped";
+  for (Operation *update : updates)
+    if (foundInfOf(update))
+      return update->emitOpError()
+             << "already takes a found_inf flag, but training step @"
+             << stepName
+             << " has no loss scaling (amp.unscale_grads) to compute it";
+
+  //===--- Which values are gradients of which loss. ---------------------===//
+  unsigned numLosses = seeds.size();
+  DenseMap<Value, llvm::SmallBitVector> taint;
+  for (Operation &op : body.without_terminator()) {
+    if (auto seed = dyn_cast<SeedOp>(op)) {
+      llvm::SmallBitVector bits(numLosses);
+      bits.set(llvm::find(seeds, seed) - seeds.begin());
+      taint[seed.getResult()] = bits;
+      continue;
+    }
+    if (isGradientSink(&op))
+      continue;
+    llvm::SmallBitVector bits(numLosses);
+    for (Value operand : op.getOperands()) {
+      auto it = taint.find(operand);
+      if (it != taint.end())
+        bits |= it->second;
+    }
+    if (bits.any())
+      for (Value result : op.getResults())
+        taint[result] = bits;
+  }
+
+  // The per-loss gradients the sinks read: a sink operand depending on
+  // one seed is a gradient of that loss; one depending on several must be
+  // a sum of such gradients.
+  SmallVector<llvm::SetVector<Value>> boundary(numLosses);
+  DenseSet<Value> visited;
+  std::function<LogicalResult(Value, Operation *)> collect =
+      [&](Value value, Operation *user) -> LogicalResult {
+    auto it = taint.find(value);
+    if (it == taint.end() || it->second.none())
+      return success();
+    if (it->second.count() == 1) {
+      boundary[it->second.find_first()].insert(value);
+      return success();
+    }
+    if (!visited.insert(value).second)
+      return success();
+    auto add = value.getDefiningOp<AddOp>();
+    if (!add) {
+      int first = it->second.find_first();
+      int second = it->second.find_next(first);
+      Operation *where = value.getDefiningOp() ? value.getDefiningOp() : user;
+      return where->emitError()
+             << "amp-loss-scaling: gradients of loss #" << first
+             << " and loss #" << second << " (amp.seed ops) are combined by '"
+             << (value.getDefiningOp()
+                     ? value.getDefiningOp()->getName().getStringRef()
+                     : StringRef("a block argument"))
+             << "'; one scale per loss needs the per-loss gradients to be "
+                "summed with amp.add before the optimizer";
+    }
+    if (failed(collect(add.getLhs(), add)) ||
+        failed(collect(add.getRhs(), add)))
+      return failure();
+    return success();
+  };
+  for (ClipGradNormOp clip : clips)
+    for (Value gradient : clip.getGradients())
+      if (failed(collect(gradient, clip)))
+        return failure();
+  for (Operation *update : updates)
+    if (failed(collect(gradOperand(update)->get(), update)))
+      return failure();
+  // A gradient computed from another one would be unscaled twice (once
+  // through the other): refuse rather than guess. Steps from --amp-autodiff
+  // never do this.
+  {
+    DenseMap<Value, Value> derivedFrom;
+    for (auto &gradients : boundary)
+      for (Value gradient : gradients)
+        derivedFrom[gradient] = gradient;
+    for (Operation &op : body.without_terminator()) {
+      if (isGradientSink(&op))
+        continue;
+      Value source;
+      for (Value operand : op.getOperands())
+        if (Value from = derivedFrom.lookup(operand))
+          source = from;
+      if (!source)
+        continue;
+      for (Value result : op.getResults()) {
+        bool isGradient = llvm::any_of(boundary, [&](auto &gradients) {
+          return gradients.contains(result);
+        });
+        if (isGradient)
+          return op.emitError()
+                 << "amp-loss-scaling: this gradient is computed from "
+                    "another gradient the optimizer reads; both would be "
+                    "unscaled";
+        derivedFrom[result] = source;
+      }
+    }
+  }
+
+  //===--- Scaler state. -------------------------------------------------===//
+  // New ops are named for reports and diagnostics.
+  Location loc =
+      NameLoc::get(StringAttr::get(context, "loss_scaling"), step.getLoc());
+  Type f32 = Float32Type::get(context), i64 = IntegerType::get(context, 64),
+       i1 = IntegerType::get(context, 1);
+  auto prefix = [&](unsigned k) {
+    return k == 0 ? std::string("loss_scale")
+                  : "loss" + std::to_string(k) + ".loss_scale";
+  };
+  // Per loss: the scale argument, growth, hysteresis, [stuck].
+  unsigned perLoss = errorAtMin ? 4 : 3;
+  SmallVector<BlockArgument> stateArgs;
+  unsigned stateArgIndex =
+      afterState(argAttrDicts(step), {Role::Parameter, Role::Buffer,
+                                      Role::OptimizerState, Role::ScalerState});
+  unsigned stateResultIndex = afterState(
+      resultAttrDicts(step),
+      {Role::Parameter, Role::Buffer, Role::OptimizerState, Role::ScalerState});
+  SmallVector<DictionaryAttr> stateAttrs;
+  if (dynamic) {
+    SmallVector<unsigned> indices;
+    SmallVector<Type> types;
+    for (unsigned k = 0; k < numLosses; ++k) {
+      std::string name = prefix(k);
+      auto add = [&](Type element, StringRef suffix) {
+        indices.push_back(stateArgIndex);
+        types.push_back(scalarOf(element));
+        stateAttrs.push_back(
+            makeAttrs(context, Role::ScalerState, name + suffix.str()));
+      };
+      add(f32, "");
+      add(i64, ".growth_tracker");
+      add(i64, ".hysteresis_tracker");
+      if (errorAtMin)
+        add(i1, ".stuck_at_min");
+    }
+    FailureOr<SmallVector<BlockArgument>> added =
+        insertArguments(step, indices, types, stateAttrs);
+    if (failed(added))
+      return step.emitError() << "amp-loss-scaling: cannot add the scaler "
+                                 "state arguments";
+    stateArgs = std::move(*added);
+  }
+
+  // The scale of each loss, and (dynamic) the trackers as a fresh scaler
+  // when the stored scale is not positive (all-zero state).
+  OpBuilder b(context);
+  b.setInsertionPointToStart(&body);
+  SmallVector<Value> scales, growths, hysteresises;
+  for (unsigned k = 0; k < numLosses; ++k) {
+    if (!dynamic) {
+      scales.push_back(f32Constant(b, loc, initScale));
+      continue;
+    }
+    Value scale = stateArgs[k * perLoss], growth = stateArgs[k * perLoss + 1],
+          hyst = stateArgs[k * perLoss + 2];
+    Value valid =
+        compare(b, loc, CompareDirection::GT, scale, f32Constant(b, loc, 0.0));
+    scales.push_back(WhereOp::create(b, loc, scale.getType(), valid, scale,
+                                     f32Constant(b, loc, initScale)));
+    growths.push_back(WhereOp::create(b, loc, growth.getType(), valid, growth,
+                                      i64Constant(b, loc, 0)));
+    hysteresises.push_back(WhereOp::create(b, loc, hyst.getType(), valid, hyst,
+                                           i64Constant(b, loc, hysteresis)));
+  }
+
+  //===--- Scaled backward. ----------------------------------------------===//
+  for (auto [k, seed] : llvm::enumerate(seeds)) {
+    b.setInsertionPointAfter(seed);
+    auto scaled = ScaleSeedOp::create(b, seed.getLoc(), seed.getType(),
+                                      seed.getResult(), scales[k]);
+    seed.getResult().replaceAllUsesExcept(scaled.getResult(),
+                                          scaled.getOperation());
+  }
+
+  //===--- Unscale and check, one op per loss. ---------------------------===//
+  SmallVector<Value> founds;
+  SmallVector<Operation *> unscales(numLosses, nullptr);
+  for (unsigned k = 0; k < numLosses; ++k) {
+    ArrayRef<Value> gradients = boundary[k].getArrayRef();
+    if (gradients.empty()) {
+      // A loss that reaches no parameter: nothing to unscale or check.
+      b.setInsertionPointAfterValue(scales[k]);
+      founds.push_back(i1Constant(b, loc, false));
+      continue;
+    }
+    // After the last gradient (ops are pure; users are reordered below).
+    Operation *last = nullptr;
+    for (Value gradient : gradients)
+      if (Operation *def = gradient.getDefiningOp())
+        if (!last || last->isBeforeInBlock(def))
+          last = def;
+    if (last)
+      b.setInsertionPointAfter(last);
+    else
+      b.setInsertionPointAfterValue(scales[k]);
+    // Widen low-precision gradients that some user takes in f32.
+    SmallVector<Type> types;
+    for (Value gradient : gradients) {
+      auto type = cast<RankedTensorType>(gradient.getType());
+      bool widen = isLowPrecision(type.getElementType()) &&
+                   llvm::any_of(gradient.getUses(), acceptsF32Gradient);
+      types.push_back(widen ? type.clone(f32) : type);
+    }
+    types.push_back(scalarOf(i1));
+    SmallVector<Value> operands = {scales[k]};
+    llvm::append_range(operands, gradients);
+    auto unscale = UnscaleGradsOp::create(b, loc, types, operands);
+    unscales[k] = unscale;
+    for (auto [gradient, unscaled] :
+         llvm::zip_equal(gradients, unscale.getUnscaled())) {
+      Value castBack;
+      for (OpOperand &use : llvm::make_early_inc_range(gradient.getUses())) {
+        if (use.getOwner() == unscale)
+          continue;
+        if (unscaled.getType() == gradient.getType() ||
+            acceptsF32Gradient(use)) {
+          use.set(unscaled);
+          continue;
+        }
+        if (!castBack) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointAfter(unscale);
+          castBack = CastOp::create(b, loc, gradient.getType(), unscaled);
+        }
+        use.set(castBack);
+      }
+    }
+    founds.push_back(unscale.getFoundInf());
+  }
+
+  // Clipping now reads unscaled (possibly widened) gradients: retype it.
+  for (ClipGradNormOp clip : clips) {
+    if (llvm::equal(clip.getGradients().getTypes(),
+                    clip.getClipped().getTypes()))
+      continue;
+    b.setInsertionPoint(clip);
+    auto widened = ClipGradNormOp::create(b, clip.getLoc(), clip.getGradients(),
+                                          clip.getMaxNorm().convertToDouble());
+    for (auto [old, clipped] :
+         llvm::zip_equal(clip.getClipped(), widened.getClipped())) {
+      Value castBack;
+      for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
+        if (clipped.getType() == old.getType() || acceptsF32Gradient(use)) {
+          use.set(clipped);
+          continue;
+        }
+        if (!castBack) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointAfter(widened);
+          castBack = CastOp::create(b, clip.getLoc(), old.getType(), clipped);
+        }
+        use.set(castBack);
+      }
+    }
+    clip.getTotalNorm().replaceAllUsesWith(widened.getTotalNorm());
+    clip.erase();
+  }
+
+  // found_inf of the step: any loss overflowed.
+  Operation *lastUnscale = nullptr;
+  for (Operation *unscale : unscales)
+    if (unscale && (!lastUnscale || lastUnscale->isBeforeInBlock(unscale)))
+      lastUnscale = unscale;
+  if (lastUnscale)
+    b.setInsertionPointAfter(lastUnscale);
+  Value found = founds.front();
+  for (Value other : ArrayRef<Value>(founds).drop_front())
+    found = logicalOr(b, loc, found, other);
+
+  //===--- Scale update (dynamic). ---------------------------------------===//
+  SmallVector<NewResult> newResults;
+  if (dynamic) {
+    for (unsigned k = 0; k < numLosses; ++k) {
+      if (unscales[k])
+        b.setInsertionPointAfter(unscales[k]);
+      Type types[] = {scalarOf(f32), scalarOf(i64), scalarOf(i64)};
+      Value operands[] = {scales[k], growths[k], hysteresises[k], founds[k]};
+      auto update = UpdateScaleOp::create(b, loc, types, operands);
+      update.setGrowthFactor(APFloat(double(growthFactor)));
+      update.setBackoffFactor(APFloat(double(backoffFactor)));
+      update.setGrowthInterval(growthInterval);
+      update.setHysteresis(hysteresis);
+      update.setMinScale(APFloat(double(minScale)));
+      update.setMaxScale(APFloat(double(maxScale)));
+      SmallVector<Value> next(update->getResults());
+      if (errorAtMin) {
+        // An overflow that backs off (the hysteresis is used up) a scale
+        // already at its minimum; sticky.
+        Value exhausted = compare(b, loc, CompareDirection::LE, hysteresises[k],
+                                  i64Constant(b, loc, 1));
+        Value atMin = compare(b, loc, CompareDirection::LE, scales[k],
+                              f32Constant(b, loc, minScale));
+        Value stuck =
+            logicalAnd(b, loc, logicalAnd(b, loc, founds[k], exhausted), atMin);
+        next.push_back(logicalOr(b, loc, stateArgs[k * perLoss + 3], stuck));
+      }
+      for (auto [j, value] : llvm::enumerate(next))
+        newResults.push_back(
+            {stateResultIndex, value, stateAttrs[k * perLoss + j]});
+    }
+  }
+
+  //===--- Skip inside the updates. --------------------------------------===//
+  for (Operation *update : updates) {
+    if (auto sgd = dyn_cast<SgdUpdateOp>(update))
+      sgd.getFoundInfMutable().assign(found);
+    else
+      cast<AdamWUpdateOp>(update).getFoundInfMutable().assign(found);
+  }
+  // Any other parameter or optimizer-state result (AdamW's step counter,
+  // hand-written updates), and an update's result whose skipped value is
+  // not the state argument (SGD with dampening starts its momentum buffer
+  // from the gradient on the first step), keeps its argument's value on a
+  // skipped step.
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  b.setInsertionPoint(ret);
+  DenseMap<Type, Value> broadcastFound;
+  for (Role role : {Role::Parameter, Role::OptimizerState}) {
+    SmallVector<unsigned> argIndices, resultIndices;
+    for (unsigned i = 0; i < step.getNumArguments(); ++i)
+      if (getRole(step.getArgAttrDict(i)) == role)
+        argIndices.push_back(i);
+    for (unsigned i = 0; i < step.getNumResults(); ++i)
+      if (getRole(step.getResultAttrDict(i)) == role)
+        resultIndices.push_back(i);
+    for (auto [argIndex, resultIndex] : llvm::zip(argIndices, resultIndices)) {
+      Value in = step.getArgument(argIndex);
+      Value out = ret.getOperand(resultIndex);
+      if (out == in || in.getType() != out.getType())
+        continue;
+      if (skippedValueOf(out) == in)
+        continue;
+      auto type = cast<RankedTensorType>(out.getType());
+      Value condition = found;
+      if (type.getRank() != 0) {
+        Type maskType = type.clone(i1);
+        Value &mask = broadcastFound[maskType];
+        if (!mask)
+          mask = BroadcastOp::create(b, loc, maskType, found);
+        condition = mask;
+      }
+      Value kept = WhereOp::create(b, loc, type, condition, in, out);
+      ret.setOperand(resultIndex, kept);
+    }
+  }
+
+  //===--- Results: scaler state, skipped. -------------------------------===//
+  unsigned lossIndex = step.getNumResults();
+  for (unsigned i = 0; i < step.getNumResults(); ++i)
+    if (getRole(step.getResultAttrDict(i)) == Role::Loss) {
+      lossIndex = i + 1;
+      break;
+    }
+  newResults.push_back(
+      {lossIndex, found, makeAttrs(context, Role::Skipped, "skipped")});
+  insertResults(step, newResults);
+
+  // Gradient users before their (new) unscale op move after it.
+  if (!sortTopologically(&body))
+    return step.emitError()
+           << "amp-loss-scaling: internal error: the rewritten step @"
+           << stepName << " has a cycle";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// --amp-master-weights
+//===----------------------------------------------------------------------===//
+
+struct AMPMasterWeightsPass
+    : mlir::amp::impl::AMPMasterWeightsPassBase<AMPMasterWeightsPass> {
+  using AMPMasterWeightsPassBase::AMPMasterWeightsPassBase;
+
+  void runOnOperation() override {
+    for (auto function : getOperation().getOps<func::FuncOp>())
+      if (isTrainingStep(function) && function.getBody().hasOneBlock())
+        if (failed(rewriteStep(function)))
+          return signalPassFailure();
+  }
+
+  LogicalResult rewriteStep(func::FuncOp step);
+};
+
+LogicalResult AMPMasterWeightsPass::rewriteStep(func::FuncOp step) {
+  MLIRContext *context = &getContext();
+  Block &body = step.front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+
+  struct Copy {
+    BlockArgument master;
+    RankedTensorType type;
+    SmallVector<CastOp> casts;
+    Operation *update;
+    std::string name;
+  };
+  SmallVector<Copy> copies;
+  for (Operation &op : body) {
+    if (!isOptimizerUpdate(&op))
+      continue;
+    auto master = dyn_cast<BlockArgument>(paramOf(&op));
+    if (!master || master.getOwner() != &body ||
+        getRole(step.getArgAttrDict(master.getArgNumber())) !=
+            Role::Parameter ||
+        !elementTypeOf(master).isF32())
+      continue;
+    // The new master must be returned as this parameter's update.
+    Value newMaster = op.getResult(0);
+    if (!llvm::any_of(newMaster.getUses(),
+                      [&](OpOperand &use) { return use.getOwner() == ret; }))
+      continue;
+    Copy copy{master, {}, {}, &op, {}};
+    bool mixed = false;
+    for (Operation *user : master.getUsers()) {
+      auto castOp = dyn_cast<CastOp>(user);
+      if (!castOp || !isLowPrecision(elementTypeOf(castOp.getResult())))
+        continue;
+      auto type = cast<RankedTensorType>(castOp.getType());
+      if (copy.type && copy.type != type)
+        mixed = true;
+      copy.type = type;
+      copy.casts.push_back(castOp);
+    }
+    if (copy.casts.empty() || mixed)
+      continue;
+    StringRef name = getAMPName(step.getArgAttrDict(master.getArgNumber()));
+    std::string base = name.empty()
+                           ? "arg" + std::to_string(master.getArgNumber())
+                           : name.str();
+    copy.name = base + (copy.type.getElementType().isF16() ? ".f16" : ".bf16");
+    copies.push_back(std::move(copy));
+  }
+  if (copies.empty())
+    return success();
+
+  // The copies are buffers, after the step's buffers (else its parameters).
+  unsigned argIndex =
+      afterState(argAttrDicts(step), {Role::Parameter, Role::Buffer});
+  unsigned resultIndex =
+      afterState(resultAttrDicts(step), {Role::Parameter, Role::Buffer});
+  SmallVector<unsigned> indices(copies.size(), argIndex);
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs;
+  for (const Copy &copy : copies) {
+    types.push_back(copy.type);
+    attrs.push_back(makeAttrs(context, Role::Buffer, copy.name));
+  }
+  FailureOr<SmallVector<BlockArgument>> args =
+      insertArguments(step, indices, types, attrs);
+  if (failed(args))
+    return step.emitError()
+           << "amp-master-weights: cannot add the low-precision copies";
+
+  OpBuilder b(context);
+  SmallVector<NewResult> results;
+  for (auto [copy, arg, attr] : llvm::zip_equal(copies, *args, attrs)) {
+    for (CastOp castOp : copy.casts) {
+      castOp.getResult().replaceAllUsesWith(arg);
+      castOp.erase();
+    }
+    // The copy for the next step: the cast of the updated master, which
+    // the lowering computes in the update's own pass.
+    b.setInsertionPointAfter(copy.update);
+    Value next = CastOp::create(b, copy.update->getLoc(), copy.type,
+                                copy.update->getResult(0));
+    results.push_back({resultIndex, next, attr});
+  }
+  insertResults(step, results);
+  return success();
+}
+
+} // namespace

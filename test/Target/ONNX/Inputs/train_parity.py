@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Trains a PyTorch MLP exported to ONNX with amp for 20 SGD steps and
+compares the losses with PyTorch's (ONNX -> amp-translate -> amp-compile
+--loss=cross_entropy -> amp-run).
+
+    train_parity.py DIR
+
+The model (LayerNorm, Linear 64->128, GELU, Linear 128->10; opset 13, so
+LayerNorm and GELU arrive decomposed and are raised) is exported in training
+mode; amp-translate writes the forward model and the initial parameters
+(DIR/mlp.ckpt); amp-compile appends a cross-entropy loss whose integer
+labels are the input `labels` and builds an SGD (momentum 0.9) step;
+amp-run starts from a checkpoint made of mlp.ckpt plus zero momentum buffers
+and the learning rate, on fixed data (the input keeps its ONNX name,
+`input0`).
+
+Tolerance: as test/amp-compile/Inputs/mlp_parity.py, the same f32 sums in
+different orders keep the losses within ~1e-6 relative over 20 steps; a
+wrong gradient or a wrong initial value fails by orders of magnitude, so
+every loss must agree to 1e-4 relative.
+"""
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import torch
+
+import onnx_harness as H
+
+warnings.filterwarnings("ignore")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                "amp-compile", "Inputs"))
+import amp_checkpoint  # noqa: E402
+
+workdir = sys.argv[1]
+torch.manual_seed(0)
+model = torch.nn.Sequential()
+model.add_module("ln", torch.nn.LayerNorm(64))
+model.add_module("fc1", torch.nn.Linear(64, 128))
+model.add_module("gelu", torch.nn.GELU())
+model.add_module("fc2", torch.nn.Linear(128, 10))
+with torch.no_grad():  # non-trivial norm parameters
+    model.ln.weight.uniform_(0.5, 1.5)
+    model.ln.bias.uniform_(-0.2, 0.2)
+x = torch.randn(32, 64)
+labels = torch.randint(0, 10, (32,))
+onnx_path = os.path.join(workdir, "mlp.onnx")
+with torch.no_grad():
+    torch.onnx.export(model, (x,), onnx_path, opset_version=13,
+                      training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False, input_names=["input0"])
+H.import_model(onnx_path, os.path.join(workdir, "mlp.mlir"))
+library = os.path.join(workdir, "mlp.so")
+subprocess.run([H.tool("amp-compile", "AMP_COMPILE"),
+                os.path.join(workdir, "mlp.mlir"), "--loss=cross_entropy",
+                "--optimizer=sgd", "--momentum=0.9", "--lr=0.05", "-o",
+                library], check=True)
+
+initial = H.read_checkpoint(os.path.join(workdir, "mlp.ckpt"))
+state = [(k, v) for k, v in initial.items()]
+state += [(k + ".momentum_buffer", np.zeros_like(v)) for k, v in state]
+state.append(("lr", np.array(0.05, np.float32)))
+amp_checkpoint.write(os.path.join(workdir, "init.ckpt"), state)
+np.save(os.path.join(workdir, "x.npy"), x.numpy())
+np.save(os.path.join(workdir, "labels.npy"), labels.numpy())
+subprocess.run([H.tool("amp-run", "AMP_RUN"), library, "--steps", "20",
+                "--load", os.path.join(workdir, "init.ckpt"),
+                "--input", "input0=" + os.path.join(workdir, "x.npy"),
+                "--input", "labels=" + os.path.join(workdir, "labels.npy"),
+                "--metrics", os.path.join(workdir, "metrics.jsonl")],
+               check=True, stdout=subprocess.DEVNULL)
+ours = [json.loads(line)["loss"]
+        for line in open(os.path.join(workdir, "metrics.jsonl"))]
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+theirs = []
+for _ in range(20):
+    optimizer.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(x), labels)
+    loss.backward()
+    optimizer.step()
+    theirs.append(loss.item())
+
+worst = max(abs(a - b) / abs(b) for a, b in zip(ours, theirs))
+print("steps %d worst relative difference %.2e" % (len(ours), worst))
+print("loss %.3f -> %.3f (torch %.3f -> %.3f)" % (ours[0], ours[-1],
+                                                  theirs[0], theirs[-1]))
+if len(ours) != 20 or worst > 1e-4:
+    sys.exit("FAIL: amp's losses differ from PyTorch's")
+print("PASS")

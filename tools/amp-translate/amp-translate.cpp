@@ -1,0 +1,273 @@
+//===- amp-translate.cpp - translations into the amp dialect --------------===//
+//
+//   amp-translate --import-onnx MODEL.onnx [-o OUT.mlir] [--weights=CKPT]
+//       [--no-weights] [--input-shape=NAME=D0xD1x...]... [--no-raise]
+//       [--loss-output=NAME] [--function-name=NAME] [--mlir-print-...]
+//   amp-translate --raise-onnx-idioms IN.mlir [-o OUT.mlir]
+//
+// --import-onnx imports an ONNX model (opsets 13-17) as a forward model in
+// the amp dialect (docs/ONNX.md). The initial values of its parameters and
+// buffers go to an amp checkpoint next to the output (OUT.mlir ->
+// OUT.ckpt), or to --weights; they are never printed into the IR.
+// --raise-onnx-idioms runs only the raising rewrite on an amp module (to test
+// it on hand-written IR).
+//
+// Errors are printed as `FILE: error: node 'NAME' (OpType): reason`, and
+// the exit status is 1; nothing is written on failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Target/ONNX/ONNXImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+cl::OptionCategory category("amp-translate options");
+
+enum class Translation { None, ImportONNX, RaiseONNXIdioms };
+cl::opt<Translation> translation(
+    cl::desc("Translation to perform"), cl::init(Translation::None),
+    cl::values(clEnumValN(Translation::ImportONNX, "import-onnx",
+                          "Import an ONNX model (opsets 13-17) into the amp "
+                          "dialect"),
+               clEnumValN(Translation::RaiseONNXIdioms, "raise-onnx-idioms",
+                          "Rewrite decomposed LayerNorm/GELU/GroupNorm/Linear "
+                          "in an amp module (MLIR in, MLIR out)")),
+    cl::cat(category));
+
+cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input file>"),
+                                   cl::init("-"), cl::cat(category));
+cl::opt<std::string> outputFilename("o", cl::desc("Output file (default: "
+                                                  "stdout)"),
+                                    cl::value_desc("filename"), cl::init("-"),
+                                    cl::cat(category));
+cl::opt<std::string> weightsFilename(
+    "weights",
+    cl::desc("Write the initial parameters and buffers to this amp "
+             "checkpoint (default: the output with .ckpt instead of .mlir; "
+             "none when writing to stdout)"),
+    cl::value_desc("filename"), cl::cat(category));
+cl::opt<bool> noWeights("no-weights",
+                        cl::desc("Do not write the initial values"),
+                        cl::init(false), cl::cat(category));
+cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("Static shape for a graph input with dynamic dimensions: "
+             "NAME=D0xD1x... (repeatable; NAME= for a 0-d input)"),
+    cl::value_desc("name=shape"), cl::cat(category));
+cl::opt<bool> noRaise("no-raise",
+                      cl::desc("Keep decomposed LayerNorm/GELU/GroupNorm/"
+                               "Linear as imported"),
+                      cl::init(false), cl::cat(category));
+cl::opt<std::string> lossOutput(
+    "loss-output",
+    cl::desc("Graph output to mark #amp.role<loss> (a 0-d f32); '-' for "
+             "none. Default: the single 0-d f32 output named like a loss"),
+    cl::value_desc("name"), cl::cat(category));
+cl::opt<int64_t> maxFoldedElements(
+    "max-folded-elements",
+    cl::desc("Largest tensor (in elements) that import-time constant folding "
+             "may create or read (default 4194304)"),
+    cl::init(int64_t(1) << 22), cl::cat(category));
+cl::opt<std::string> functionName("function-name",
+                                  cl::desc("Name of the imported function"),
+                                  cl::init("forward"), cl::cat(category));
+
+/// "FILE: error: node 'n' (Op): message" from a diagnostic's location.
+void printDiagnostic(Diagnostic &diag, llvm::raw_ostream &os) {
+  std::string file, nodeName;
+  Location loc = diag.getLocation();
+  while (true) {
+    if (auto name = dyn_cast<NameLoc>(loc)) {
+      if (nodeName.empty())
+        nodeName = name.getName().str();
+      loc = name.getChildLoc();
+      continue;
+    }
+    if (auto fused = dyn_cast<FusedLoc>(loc)) {
+      if (fused.getLocations().empty())
+        break;
+      loc = fused.getLocations().front();
+      continue;
+    }
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc)) {
+      file = fileLoc.getFilename().str();
+      if (fileLoc.getLine() != 0)
+        file += ":" + std::to_string(fileLoc.getLine()) + ":" +
+                std::to_string(fileLoc.getColumn());
+    }
+    break;
+  }
+  os << (file.empty() ? "amp-translate" : file) << ": ";
+  switch (diag.getSeverity()) {
+  case DiagnosticSeverity::Error: os << "error: "; break;
+  case DiagnosticSeverity::Warning: os << "warning: "; break;
+  case DiagnosticSeverity::Note: os << "note: "; break;
+  case DiagnosticSeverity::Remark: os << "remark: "; break;
+  }
+  std::string message = diag.str();
+  if (!nodeName.empty() && !StringRef(message).starts_with("node "))
+    os << "node '" << nodeName << "': ";
+  os << message << "\n";
+  for (Diagnostic &note : diag.getNotes())
+    printDiagnostic(note, os);
+}
+
+LogicalResult parseShapes(amp::ONNXImportOptions &options) {
+  for (const std::string &entry : inputShapes) {
+    StringRef text(entry);
+    size_t eq = text.rfind('=');
+    if (eq == StringRef::npos || eq == 0) {
+      llvm::WithColor::error(llvm::errs(), "amp-translate")
+          << "--input-shape '" << entry << "' is not NAME=D0xD1x...\n";
+      return failure();
+    }
+    StringRef name = text.take_front(eq), dims = text.drop_front(eq + 1);
+    SmallVector<int64_t> shape;
+    SmallVector<StringRef> parts;
+    if (!dims.empty())
+      dims.split(parts, 'x');
+    for (StringRef part : parts) {
+      int64_t dim;
+      if (part.trim().getAsInteger(10, dim) || dim < 0) {
+        llvm::WithColor::error(llvm::errs(), "amp-translate")
+            << "--input-shape '" << entry << "': '" << part
+            << "' is not a non-negative dimension\n";
+        return failure();
+      }
+      shape.push_back(dim);
+    }
+    if (!options.inputShapes.try_emplace(name, shape).second) {
+      llvm::WithColor::error(llvm::errs(), "amp-translate")
+          << "--input-shape gives '" << name << "' twice\n";
+      return failure();
+    }
+  }
+  return success();
+}
+
+/// Prints `module` to the output file (created only now, on success).
+LogicalResult writeModule(ModuleOp module) {
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::WithColor::error(llvm::errs(), "amp-translate") << errorMessage
+                                                          << "\n";
+    return failure();
+  }
+  module->print(output->os(), OpPrintingFlags());
+  output->os() << "\n";
+  output->keep();
+  return success();
+}
+
+LogicalResult importONNX(MLIRContext &context) {
+  amp::ONNXImportOptions options;
+  options.functionName = functionName;
+  options.raise = !noRaise;
+  options.lossOutput = lossOutput;
+  options.maxFoldedElements = maxFoldedElements;
+  if (failed(parseShapes(options)))
+    return failure();
+  if (inputFilename == "-") {
+    llvm::WithColor::error(llvm::errs(), "amp-translate")
+        << "--import-onnx needs a model file (external data is resolved "
+           "next to it)\n";
+    return failure();
+  }
+  FailureOr<amp::ONNXImportResult> result =
+      amp::importONNXFile(inputFilename, &context, options);
+  if (failed(result))
+    return failure();
+  std::string weights = weightsFilename;
+  if (weights.empty() && !noWeights && outputFilename != "-") {
+    llvm::SmallString<256> path(outputFilename.getValue());
+    if (llvm::sys::path::extension(path) == ".mlir")
+      llvm::sys::path::replace_extension(path, ".ckpt");
+    else
+      path += ".ckpt";
+    weights = std::string(path);
+  }
+  if (noWeights)
+    weights.clear();
+  if (!weights.empty()) {
+    std::string message;
+    if (!amp::writeAMPCheckpoint(weights, result->initialValues, message)) {
+      llvm::WithColor::error(llvm::errs(), "amp-translate") << message
+                                                            << "\n";
+      return failure();
+    }
+  }
+  return writeModule(*result->module);
+}
+
+LogicalResult raiseIdioms(MLIRContext &context) {
+  context.loadDialect<amp::AMPDialect, func::FuncDialect>();
+  llvm::SourceMgr sourceMgr;
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::WithColor::error(llvm::errs(), "amp-translate") << errorMessage
+                                                          << "\n";
+    return failure();
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module || failed(amp::raiseONNXIdioms(*module)) ||
+      failed(verify(*module)))
+    return failure();
+  return writeModule(*module);
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "amp-translate: translations into the amp dialect\n\n"
+      "  amp-translate --import-onnx MODEL.onnx -o MODEL.mlir\n"
+      "      writes MODEL.mlir (the forward model) and MODEL.ckpt (its\n"
+      "      initial parameters and buffers, an amp checkpoint)\n\n"
+      "  MLIR's printing options (--mlir-print-debuginfo, ...) apply; see\n"
+      "  --help-hidden.\n");
+  if (translation == Translation::None) {
+    llvm::WithColor::error(llvm::errs(), "amp-translate")
+        << "choose a translation: --import-onnx or --raise-onnx-idioms\n";
+    return 1;
+  }
+  DialectRegistry registry;
+  registry.insert<amp::AMPDialect, func::FuncDialect>();
+  MLIRContext context(registry);
+  ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
+    printDiagnostic(diag, llvm::errs());
+    return success();
+  });
+  LogicalResult result = translation == Translation::ImportONNX
+                             ? importONNX(context)
+                             : raiseIdioms(context);
+  return succeeded(result) ? 0 : 1;
+}
