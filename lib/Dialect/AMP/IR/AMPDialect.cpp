@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -133,14 +134,6 @@ LogicalResult verifyContractAttribute(Operation *op, StringRef where,
   }
   return op->emitOpError() << where << ": unknown amp attribute '" << name
                            << "'";
-}
-
-std::optional<Role> getRole(DictionaryAttr attrs) {
-  if (!attrs)
-    return std::nullopt;
-  if (auto role = attrs.getAs<RoleAttr>(AMPDialect::kRoleAttrName))
-    return role.getValue();
-  return std::nullopt;
 }
 
 /// The types of the arguments (or results) of `function` with `role`. Reads

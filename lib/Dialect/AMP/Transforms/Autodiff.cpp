@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 
@@ -49,32 +50,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Signature helpers
 //===----------------------------------------------------------------------===//
-
-std::optional<Role> getRole(DictionaryAttr attrs) {
-  if (!attrs)
-    return std::nullopt;
-  if (auto role = attrs.getAs<RoleAttr>(AMPDialect::kRoleAttrName))
-    return role.getValue();
-  return std::nullopt;
-}
-
-StringRef getAMPName(DictionaryAttr attrs) {
-  if (!attrs)
-    return {};
-  if (auto name = attrs.getAs<StringAttr>(AMPDialect::kNameAttrName))
-    return name.getValue();
-  return {};
-}
-
-DictionaryAttr makeAttrs(MLIRContext *context, Role role, StringRef name) {
-  Builder b(context);
-  SmallVector<NamedAttribute> attrs = {
-      b.getNamedAttr(AMPDialect::kRoleAttrName, RoleAttr::get(context, role))};
-  if (!name.empty())
-    attrs.push_back(
-        b.getNamedAttr(AMPDialect::kNameAttrName, b.getStringAttr(name)));
-  return b.getDictionaryAttr(attrs);
-}
 
 bool isFloatTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -452,7 +427,7 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
   for (auto [k, arg] : llvm::enumerate(params)) {
     Type type = forward.getArgumentTypes()[arg];
     auto add = [&](StringRef suffix) {
-      state.push_back({type, makeAttrs(context, Role::OptimizerState,
+      state.push_back({type, makeContractAttrs(context, Role::OptimizerState,
                                        paramNames[k] + "." + suffix.str())});
     };
     if (sgdMomentum)
@@ -464,7 +439,7 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
   }
   if (needsStep)
     state.push_back(
-        {i64Scalar, makeAttrs(context, Role::OptimizerState, "step")});
+        {i64Scalar, makeContractAttrs(context, Role::OptimizerState, "step")});
   llvm::append_range(args, state);
   for (unsigned i : inputs)
     args.push_back(forwardArg(i));
@@ -474,12 +449,12 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
   if (logitsResult)
     args.push_back(
         {labelType,
-         makeAttrs(context, Role::Label,
+         makeContractAttrs(context, Role::Label,
                    lossKind == LossKind::CrossEntropy ? "labels" : "target")});
   unsigned lrArg = args.size();
   if (!gradientsOnly)
     args.push_back(
-        {f32Scalar, makeAttrs(context, Role::Hyperparameter, "lr")});
+        {f32Scalar, makeContractAttrs(context, Role::Hyperparameter, "lr")});
   for (unsigned i : hypers)
     args.push_back(forwardArg(i));
 
@@ -517,24 +492,24 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
     for (unsigned i : params)
       results.push_back(
           {forward.getArgumentTypes()[i],
-           makeAttrs(context, Role::Parameter,
+           makeContractAttrs(context, Role::Parameter,
                      getAMPName(forward.getArgAttrDict(i)))});
   for (unsigned i : buffers)
     results.push_back(
         {forward.getArgumentTypes()[i],
-         makeAttrs(context, Role::Buffer,
+         makeContractAttrs(context, Role::Buffer,
                    getAMPName(forward.getArgAttrDict(i)))});
   if (!gradientsOnly)
     llvm::append_range(results, state);
-  results.push_back({f32Scalar, makeAttrs(context, Role::Loss, lossName)});
+  results.push_back({f32Scalar, makeContractAttrs(context, Role::Loss, lossName)});
   if (gradientsOnly)
     for (auto [k, i] : llvm::enumerate(params))
       results.push_back({forward.getArgumentTypes()[i],
-                         makeAttrs(context, Role::Output,
+                         makeContractAttrs(context, Role::Output,
                                    paramNames[k] + ".grad")});
   if (clip)
     results.push_back(
-        {f32Scalar, makeAttrs(context, Role::Output, "grad_norm")});
+        {f32Scalar, makeContractAttrs(context, Role::Output, "grad_norm")});
   for (unsigned i : outputs) {
     DictionaryAttr attrs = forward.getResultAttrDict(i);
     results.push_back({forward.getResultTypes()[i], attrs});

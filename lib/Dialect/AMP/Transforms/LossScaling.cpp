@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 
@@ -49,32 +50,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-std::optional<Role> getRole(DictionaryAttr attrs) {
-  if (!attrs)
-    return std::nullopt;
-  if (auto role = attrs.getAs<RoleAttr>(AMPDialect::kRoleAttrName))
-    return role.getValue();
-  return std::nullopt;
-}
-
-StringRef getAMPName(DictionaryAttr attrs) {
-  if (!attrs)
-    return {};
-  if (auto name = attrs.getAs<StringAttr>(AMPDialect::kNameAttrName))
-    return name.getValue();
-  return {};
-}
-
-DictionaryAttr makeAttrs(MLIRContext *context, Role role, StringRef name) {
-  Builder b(context);
-  SmallVector<NamedAttribute> attrs = {
-      b.getNamedAttr(AMPDialect::kRoleAttrName, RoleAttr::get(context, role))};
-  if (!name.empty())
-    attrs.push_back(
-        b.getNamedAttr(AMPDialect::kNameAttrName, b.getStringAttr(name)));
-  return b.getDictionaryAttr(attrs);
-}
 
 bool isTrainingStep(func::FuncOp function) {
   auto graph =
@@ -549,7 +524,7 @@ LogicalResult AMPLossScalingPass::rewriteStep(func::FuncOp step) {
         indices.push_back(stateArgIndex);
         types.push_back(scalarOf(element));
         stateAttrs.push_back(
-            makeAttrs(context, Role::ScalerState, name + suffix.str()));
+            makeContractAttrs(context, Role::ScalerState, name + suffix.str()));
       };
       add(f32, "");
       add(i64, ".growth_tracker");
@@ -776,7 +751,7 @@ LogicalResult AMPLossScalingPass::rewriteStep(func::FuncOp step) {
       break;
     }
   newResults.push_back(
-      {lossIndex, found, makeAttrs(context, Role::Skipped, "skipped")});
+      {lossIndex, found, makeContractAttrs(context, Role::Skipped, "skipped")});
   insertResults(step, newResults);
 
   // Gradient users before their (new) unscale op move after it.
@@ -866,7 +841,7 @@ LogicalResult AMPMasterWeightsPass::rewriteStep(func::FuncOp step) {
   SmallVector<DictionaryAttr> attrs;
   for (const Copy &copy : copies) {
     types.push_back(copy.type);
-    attrs.push_back(makeAttrs(context, Role::Buffer, copy.name));
+    attrs.push_back(makeContractAttrs(context, Role::Buffer, copy.name));
   }
   FailureOr<SmallVector<BlockArgument>> args =
       insertArguments(step, indices, types, attrs);
