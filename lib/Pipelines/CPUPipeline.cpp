@@ -67,4 +67,9 @@ void mlir::amp::registerAMPPipelines() {
       "amp-cpu-pipeline",
       "Lower amp training graphs to the LLVM dialect for the host CPU",
       buildCPUPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "amp-gpu-pipeline",
+      "Lower elementwise amp training graphs to NVVM kernels (PTX or a "
+      "fatbin) and host code in the LLVM dialect",
+      buildGPUPipeline);
 }

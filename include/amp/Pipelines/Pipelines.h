@@ -5,6 +5,8 @@
 
 #include "mlir/Pass/PassOptions.h"
 
+#include <string>
+
 namespace mlir {
 class OpPassManager;
 } // namespace mlir
@@ -24,7 +26,29 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// -> the LLVM dialect, ready for mlir-translate or an execution engine.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// Registers `amp-cpu-pipeline` with the pass registry.
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("The NVIDIA GPU architecture"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features (sm_90 needs PTX ISA 8.0 or newer)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel binary format: isa (PTX text), bin (cubin) or "
+                     "fatbin (cubin and PTX; ptxas and fatbinary from the "
+                     "CUDA toolkit)"),
+      llvm::cl::init("fatbin")};
+};
+
+/// The GPU backend, first step (issue 8): elementwise amp graphs -> fused
+/// kernels on blocks of 256 threads -> NVVM -> PTX or a fatbin embedded in
+/// gpu.binary; host code in the LLVM dialect with gpu.launch_func.
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
+/// Registers `amp-cpu-pipeline` and `amp-gpu-pipeline` with the pass
+/// registry.
 void registerAMPPipelines();
 
 } // namespace mlir::amp

@@ -1,0 +1,79 @@
+// RUN: amp-opt %s --amp-gpu-pipeline="format=isa" | FileCheck %s --check-prefix=HOST
+// RUN: amp-opt %s --amp-gpu-pipeline="format=isa" | %python %S/Inputs/extract_ptx.py | FileCheck %s --check-prefix=PTX
+
+// amp-gpu-pipeline on elementwise graphs: one kernel per fused chain, the
+// innermost dimension tiled by 256 threads per block, PTX for sm_90 (ISA
+// 8.0). Elementwise ops compute in f32 and round once to the result type
+// (docs/Lowering.md): f16/bf16 loads are widened with cvt.f32.{f16,bf16}
+// and results rounded with cvt.rn.{f16,bf16}.f32. Where the whole op is a
+// single IEEE operation (add, mul) LLVM's NVPTX backend narrows
+// ext -> f32 op -> trunc to the native half operation (add.rn.f16,
+// mul.rn.bf16), which gives the same correctly rounded result. erf and tanh
+// are libdevice calls (__nv_erff) here, where lit hides CUDA_HOME; see
+// gpu-ptxas.mlir for the linked form.
+
+// HOST-LABEL: llvm.func @add_f32
+// HOST: gpu.launch_func @add_f32_kernel::@add_f32_kernel blocks in ({{.*}}) threads in ({{.*}}) : i64
+// HOST: gpu.binary @add_f32_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">
+// PTX-LABEL: // gpu.binary @add_f32_kernel
+// PTX: .version 8.0
+// PTX: .target sm_90
+// PTX: .visible .entry add_f32_kernel(
+// PTX: ld.global.{{b32|f32}}
+// PTX: add.rn.f32
+// PTX: st.global.{{b32|f32}}
+func.func @add_f32(%a: tensor<1000x8xf32>, %b: tensor<1000x8xf32>) -> tensor<1000x8xf32> {
+  %0 = amp.add %a, %b : tensor<1000x8xf32>
+  return %0 : tensor<1000x8xf32>
+}
+
+// gelu (erf form) on f16 with f32 compute, fused with the add that follows
+// into one kernel; 1024 = 4 blocks of 256 threads.
+// HOST-LABEL: llvm.func @gelu_add_f16
+// HOST: %[[B:.+]] = llvm.mlir.constant(4 : index) : i64
+// HOST: gpu.launch_func @gelu_add_f16_kernel::@gelu_add_f16_kernel blocks in (%[[B]],
+// HOST-NOT: gpu.launch_func
+// HOST: gpu.binary @gelu_add_f16_kernel
+// PTX-LABEL: // gpu.binary @gelu_add_f16_kernel
+// PTX: .target sm_90
+// PTX: .visible .entry gelu_add_f16_kernel(
+// PTX: ld.global.b16
+// PTX: cvt.f32.f16
+// PTX: mul.rn.f32
+// PTX: cvt.rn.f16.f32
+// PTX: add.rn.f16
+// PTX: st.global.b16
+func.func @gelu_add_f16(%a: tensor<1024xf16>, %b: tensor<1024xf16>) -> tensor<1024xf16> {
+  %0 = amp.gelu %a : tensor<1024xf16>
+  %1 = amp.add %0, %b : tensor<1024xf16>
+  return %1 : tensor<1024xf16>
+}
+
+// gelu (tanh form) on bf16; 300 is not a multiple of 256: a bounds guard.
+// PTX-LABEL: // gpu.binary @gelu_tanh_bf16_kernel
+// PTX: .target sm_90
+// PTX: .visible .entry gelu_tanh_bf16_kernel(
+// PTX: setp.{{.*}}299
+// PTX: cvt.f32.bf16
+// PTX: mul.rn.f32
+// PTX: cvt.rn.bf16.f32
+func.func @gelu_tanh_bf16(%a: tensor<4x300xbf16>) -> tensor<4x300xbf16> {
+  %0 = amp.gelu %a approximate = tanh : tensor<4x300xbf16>
+  return %0 : tensor<4x300xbf16>
+}
+
+// PTX-LABEL: // gpu.binary @mul_bf16_kernel
+// PTX: .visible .entry mul_bf16_kernel(
+// PTX: mul.rn.bf16
+func.func @mul_bf16(%a: tensor<300xbf16>, %b: tensor<300xbf16>) -> tensor<300xbf16> {
+  %0 = amp.mul %a, %b : tensor<300xbf16>
+  return %0 : tensor<300xbf16>
+}
+
+// PTX-LABEL: // gpu.binary @cast_f32_f16_kernel
+// PTX: .visible .entry cast_f32_f16_kernel(
+// PTX: cvt.rn.f16.f32
+func.func @cast_f32_f16(%a: tensor<64xf32>) -> tensor<64xf16> {
+  %0 = amp.cast %a : tensor<64xf32> to tensor<64xf16>
+  return %0 : tensor<64xf16>
+}
