@@ -11,25 +11,43 @@ using namespace mlir::amp;
 namespace mlir::amp {
 using utils::IteratorType;
 
-Value buildElementwise(OpBuilder &b, Location loc,
-                                  RankedTensorType resultType,
-                                  ValueRange inputs, ScalarBodyBuilder body,
-                                  ArrayRef<AffineMap> inputMaps) {
-  unsigned rank = resultType.getRank();
+SmallVector<Value> buildMultiElementwise(OpBuilder &b, Location loc,
+                                         ArrayRef<RankedTensorType> resultTypes,
+                                         ValueRange inputs,
+                                         MultiBodyBuilder body,
+                                         ArrayRef<AffineMap> inputMaps) {
+  unsigned rank = resultTypes.front().getRank();
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   SmallVector<AffineMap> maps(inputMaps);
   if (maps.empty())
     maps.assign(inputs.size(), identity);
-  maps.push_back(identity);
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
+  SmallVector<Value> inits;
+  SmallVector<Type> types;
+  for (RankedTensorType type : resultTypes) {
+    inits.push_back(emptyTensor(b, loc, type));
+    types.push_back(type);
+    maps.push_back(identity);
+  }
+  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, resultType, inputs, emptyTensor(b, loc, resultType), maps,
-      iterators, [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value result = body(nested, nestedLoc, args.drop_back());
-        linalg::YieldOp::create(nested, nestedLoc, result);
+      b, loc, types, inputs, inits, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> results =
+            body(nested, nestedLoc, args.take_front(inputs.size()));
+        linalg::YieldOp::create(nested, nestedLoc, results);
       });
-  return generic.getResult(0);
+  return llvm::to_vector_of<Value>(generic.getResults());
+}
+
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, ScalarBodyBuilder body,
+                       ArrayRef<AffineMap> inputMaps) {
+  return buildMultiElementwise(
+      b, loc, resultType, inputs,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        return SmallVector<Value>{body(nested, nestedLoc, args)};
+      },
+      inputMaps)[0];
 }
 
 RankedTensorType withElementType(RankedTensorType type, Type element) {

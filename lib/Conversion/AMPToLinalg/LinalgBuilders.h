@@ -56,6 +56,19 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange inputs, ScalarBodyBuilder body,
                        ArrayRef<AffineMap> inputMaps = {});
 
+/// Builds the scalar results of a multi-result elementwise op.
+using MultiBodyBuilder =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+/// buildElementwise with one result per type in `resultTypes` (all of one
+/// shape), for updates that write a parameter and its optimizer state in one
+/// pass.
+SmallVector<Value> buildMultiElementwise(OpBuilder &b, Location loc,
+                                         ArrayRef<RankedTensorType> resultTypes,
+                                         ValueRange inputs,
+                                         MultiBodyBuilder body,
+                                         ArrayRef<AffineMap> inputMaps = {});
+
 RankedTensorType withElementType(RankedTensorType type, Type element);
 RankedTensorType f32TensorOf(OpBuilder &b, ArrayRef<int64_t> shape);
 

@@ -56,41 +56,6 @@ AffineMap scalarMap(OpBuilder &b, unsigned rank) {
   return AffineMap::get(rank, 0, {}, b.getContext());
 }
 
-using MultiBodyBuilder =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
-
-/// An all-parallel linalg.generic over the (common) shape of `resultTypes`
-/// with one result per type: buildElementwise with several outputs, for
-/// updates that write a parameter and its optimizer state in one pass.
-/// `inputMaps` defaults to identities.
-SmallVector<Value> buildMultiElementwise(OpBuilder &b, Location loc,
-                                         ArrayRef<RankedTensorType> resultTypes,
-                                         ValueRange inputs,
-                                         MultiBodyBuilder body,
-                                         ArrayRef<AffineMap> inputMaps = {}) {
-  unsigned rank = resultTypes.front().getRank();
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
-  SmallVector<AffineMap> maps(inputMaps);
-  if (maps.empty())
-    maps.assign(inputs.size(), identity);
-  SmallVector<Value> inits;
-  SmallVector<Type> types;
-  for (RankedTensorType type : resultTypes) {
-    inits.push_back(emptyTensor(b, loc, type));
-    types.push_back(type);
-    maps.push_back(identity);
-  }
-  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, types, inputs, inits, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        SmallVector<Value> results =
-            body(nested, nestedLoc, args.take_front(inputs.size()));
-        linalg::YieldOp::create(nested, nestedLoc, results);
-      });
-  return llvm::to_vector_of<Value>(generic.getResults());
-}
-
 /// Maps for `inputs` read by a `rank`-loop elementwise generic: identity for
 /// tensors of rank `rank`, no loops for 0-d tensors (scalars).
 SmallVector<AffineMap> elementwiseMaps(OpBuilder &b, unsigned rank,
