@@ -15,10 +15,11 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/OptimizeForNVVM.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -27,7 +28,13 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/FileSystem.h"
+
 using namespace mlir;
+
+#ifndef AMP_CUDA_TOOLKIT_PATH
+#define AMP_CUDA_TOOLKIT_PATH ""
+#endif
 
 namespace {
 /// Threads per block: the innermost parallel dimension is tiled by this and
@@ -73,10 +80,95 @@ struct CheckGPUMappable
       signalPassFailure();
   }
 };
+/// MLIR's serializer reports a missing toolkit but still succeeds, with
+/// kernels that lack libdevice; a named toolkit is checked up front instead.
+struct CheckCUDAToolkit
+    : public PassWrapper<CheckCUDAToolkit, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckCUDAToolkit)
+
+  explicit CheckCUDAToolkit(std::string toolkit) : toolkit(std::move(toolkit)) {}
+
+  StringRef getArgument() const final { return "amp-gpu-check-toolkit"; }
+  StringRef getDescription() const final {
+    return "Check the CUDA toolkit the GPU pipeline was given";
+  }
+
+  void runOnOperation() override {
+    std::string libdevice = toolkit + "/nvvm/libdevice/libdevice.10.bc";
+    if (!llvm::sys::fs::is_directory(toolkit)) {
+      getOperation().emitError()
+          << "amp-gpu-pipeline: the CUDA toolkit '" << toolkit
+          << "' (option toolkit) is not a directory";
+      return signalPassFailure();
+    }
+    if (!llvm::sys::fs::exists(libdevice)) {
+      getOperation().emitError()
+          << "amp-gpu-pipeline: the CUDA toolkit '" << toolkit
+          << "' has no libdevice (" << libdevice << ")";
+      return signalPassFailure();
+    }
+  }
+
+  std::string toolkit;
+};
+
+/// The toolkit that provides ptxas, fatbinary and libdevice: the option,
+/// else the one the build was configured with while it exists, else none
+/// (MLIR then searches CUDA_HOME, CUDA_ROOT, CUDA_PATH and PATH).
+std::string resolveToolkit(const amp::GPUPipelineOptions &options) {
+  if (!options.toolkit.empty())
+    return options.toolkit;
+  StringRef configured = AMP_CUDA_TOOLKIT_PATH;
+  if (!configured.empty() && llvm::sys::fs::is_directory(configured))
+    return configured.str();
+  return "";
+}
+
+/// Host and kernels to the LLVM and NVVM dialects, kernels serialized into
+/// gpu.binary. The steps of MLIR's gpu-lower-to-nvvm-pipeline, which does
+/// not let the caller name the toolkit.
+void buildNVVMLowering(OpPassManager &pm,
+                       const amp::GPUPipelineOptions &options) {
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createStripDebugInfoPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(LLVM::createNVVMOptimizeForTargetPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = resolveToolkit(options);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
 } // namespace
 
 void mlir::amp::buildGPUPipeline(OpPassManager &pm,
                                  const GPUPipelineOptions &options) {
+  if (!options.toolkit.empty())
+    pm.addPass(std::make_unique<CheckCUDAToolkit>(options.toolkit));
   pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   // One kernel per elementwise chain. Each op still rounds to its own
@@ -109,9 +201,5 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
 
-  gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip.getValue();
-  nvvm.cubinFeatures = options.features.getValue();
-  nvvm.cubinFormat = options.format.getValue();
-  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+  buildNVVMLowering(pm, options);
 }

@@ -1,18 +1,26 @@
 // REQUIRES: cuda-toolkit
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: env CUDA_HOME=%cuda_root amp-opt %s --amp-gpu-pipeline="format=isa" -o %t/isa.mlir
+// RUN: amp-opt %s --amp-gpu-pipeline="format=isa" -o %t/isa.mlir
 // RUN: %python %S/Inputs/extract_ptx.py --dir %t < %t/isa.mlir
 // RUN: %ptxas -arch=sm_90 %t/add_f32_kernel.ptx -o %t/add_f32.cubin
 // RUN: %ptxas -arch=sm_90 %t/gelu_f16_kernel.ptx -o %t/gelu_f16.cubin
 // RUN: %ptxas -arch=sm_90 %t/gelu_bf16_kernel.ptx -o %t/gelu_bf16.cubin
 // The default format: MLIR runs ptxas and fatbinary itself.
 // RUN: not grep -c __nv_ %t/gelu_f16_kernel.ptx %t/gelu_bf16_kernel.ptx
-// RUN: env CUDA_HOME=%cuda_root PATH=%cuda_bin:%PATH% amp-opt %s --amp-gpu-pipeline | FileCheck %s
+// RUN: env -u CUDA_HOME -u CUDA_ROOT -u CUDA_PATH PATH=/usr/bin:/bin amp-opt %s --amp-gpu-pipeline | FileCheck %s
+// An explicit toolkit without libdevice is an error naming the path.
+// RUN: not amp-opt %s --amp-gpu-pipeline="format=isa toolkit=%t/no-toolkit" 2>&1 | FileCheck %s --check-prefix=NOTOOLKIT
 
-// The PTX the pipeline emits is accepted by the toolkit's ptxas for sm_90
-// With the toolkit found (CUDA_HOME), MLIR links libdevice into the kernels:
-// erf and tanh are inlined, no unresolved __nv_* calls remain. Without it
-// ptxas fails with "Unresolved extern function '__nv_erff'".
+// The PTX the pipeline emits is accepted by the toolkit's ptxas for sm_90.
+// The pipeline uses the toolkit amp was configured with, whatever PATH and
+// CUDA_HOME say, and links its libdevice into the kernels: erf and tanh are
+// inlined, no unresolved __nv_* calls remain (ptxas would fail with
+// "Unresolved extern function '__nv_erff'").
+
+// NOTOOLKIT: error: amp-gpu-pipeline: the CUDA toolkit '{{.*}}no-toolkit' (option toolkit) is not a directory
+// RUN: mkdir -p %t/empty-toolkit
+// RUN: not amp-opt %s --amp-gpu-pipeline="toolkit=%t/empty-toolkit" 2>&1 | FileCheck %s --check-prefix=NOLIBDEVICE
+// NOLIBDEVICE: error: amp-gpu-pipeline: the CUDA toolkit '{{.*}}empty-toolkit' has no libdevice ({{.*}}empty-toolkit/nvvm/libdevice/libdevice.10.bc)
 
 // CHECK-COUNT-3: gpu.binary @{{[a-z0-9_]+}}_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, properties = {{{.*}}ISAToBinaryTimeInMs
 func.func @add_f32(%a: tensor<16x512xf32>, %b: tensor<16x512xf32>) -> tensor<16x512xf32> {

@@ -40,6 +40,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "fatbin (cubin and PTX; ptxas and fatbinary from the "
                      "CUDA toolkit)"),
       llvm::cl::init("fatbin")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit root with bin/ptxas, bin/fatbinary and "
+                     "nvvm/libdevice (default: the one amp was built with)"),
+      llvm::cl::init("")};
 };
 
 /// The GPU backend, first step (issue 8): elementwise amp graphs -> fused
