@@ -9,8 +9,8 @@
 // single IEEE operation (add, mul) LLVM's NVPTX backend narrows
 // ext -> f32 op -> trunc to the native half operation (add.rn.f16,
 // mul.rn.bf16), which gives the same correctly rounded result. erf and tanh
-// are libdevice calls (__nv_erff) here, where lit hides CUDA_HOME; see
-// gpu-ptxas.mlir for the linked form.
+// come from libdevice where a toolkit is configured (gpu-ptxas.mlir checks
+// that none stays unresolved).
 
 // HOST-LABEL: llvm.func @add_f32
 // HOST: gpu.launch_func @add_f32_kernel::@add_f32_kernel blocks in ({{.*}}) threads in ({{.*}}) : i64
