@@ -34,3 +34,22 @@ config.substitutions.append(
 
 if config.amp_has_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
+
+
+def _has_cuda_gpu():
+    """A CUDA driver that finds at least one device: GPU execution tests
+    need it and report UNSUPPORTED elsewhere (CI, development machines)."""
+    import ctypes
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return (cuda.cuInit(0) == 0 and
+            cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and
+            count.value > 0)
+
+
+if config.amp_has_cuda_toolkit and _has_cuda_gpu():
+    config.available_features.add("cuda-gpu")

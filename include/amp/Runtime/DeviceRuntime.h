@@ -1,0 +1,57 @@
+/*===- DeviceRuntime.h - device memory for compiled models ---------*- C -*-===*\
+|*                                                                            *|
+|* Internal contract between the model runtime (ModelRuntime.cpp, which owns  *|
+|* the state and implements the C ABI of ModelABI.h) and a device backend.    *|
+|* A library amp-compile makes for --target=cuda runs its entry points on     *|
+|* device pointers: the model runtime keeps a host copy of every tensor (what *|
+|* amp_state_tensor returns) and a device copy, and moves data through these  *|
+|* operations. The CPU target has no device backend (the descriptor's         *|
+|* `device` is null) and runs on the host copies directly.                    *|
+|*                                                                            *|
+|* Every operation works on the backend's one stream, in order. Functions     *|
+|* returning int32_t return 0 on success and non-zero on failure, with the    *|
+|* reason in last_error(); an asynchronous failure (a kernel fault, a failed  *|
+|* launch inside compiled code) is sticky and reported by the next call.      *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef AMP_RUNTIME_DEVICERUNTIME_H
+#define AMP_RUNTIME_DEVICERUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct amp_device_ops {
+  /* "cuda". */
+  const char *name;
+  /* Finds the driver and a device, creates the context and the stream.
+     Idempotent; fails with a clear reason (no driver, no device, a device
+     older than the code was compiled for, ...). */
+  int32_t (*init)(void);
+  const char *(*last_error)(void);
+  /* A description of the device for progress lines, e.g.
+     "NVIDIA H200 (sm_90, 139.8 GiB)". Valid after init. */
+  const char *(*device_name)(void);
+  /* Device memory of `bytes` bytes (from a pool), or null on failure. */
+  void *(*alloc)(size_t bytes);
+  void (*free)(void *device);
+  int32_t (*copy_to_device)(void *device, const void *host, size_t bytes);
+  /* Waits for the stream, then copies: `host` is valid on return. */
+  int32_t (*copy_to_host)(void *host, const void *device, size_t bytes);
+  int32_t (*copy_on_device)(void *to, const void *from, size_t bytes);
+  int32_t (*memset_zero)(void *device, size_t bytes);
+  /* Waits for all work on the stream; returns the sticky error if any. */
+  int32_t (*synchronize)(void);
+} amp_device_ops;
+
+/* The CUDA backend (lib/Runtime/CUDARuntime.cpp, libamp_cuda_runtime.a). */
+const amp_device_ops *amp_cuda_device_ops(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AMP_RUNTIME_DEVICERUNTIME_H */
