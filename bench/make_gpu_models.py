@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Writes the forward models of the GPU benchmark workloads (issue 8,
+DESIGN.md section 7) as amp dialect IR, for given sizes.
+
+Two workloads, both forward models (`#amp.graph<forward>`) that end in an
+mse loss against a `target` label, so `amp-compile --optimizer=adamw` turns
+them into AdamW training steps (amp-autodiff appends nothing; the loss is in
+the graph):
+
+  mlp_stack.mlir   x [tokens, d] -> LayerNorm -> Linear(d -> hidden) -> GELU
+                   (erf) -> Linear(hidden -> d) -> + x, repeated --layers
+                   times; loss = mse(y, target).
+                   Issue sizes: tokens 16384, d 2048, hidden 8192, 1 layer.
+
+  gpt2_block.mlir  one GPT-2-small block on x [batch, seq, d]:
+                   h = x + c_proj(causal_attention(ln_1(x)))
+                   y = h + mlp.c_proj(gelu_tanh(mlp.c_fc(ln_2(h))))
+                   loss = mse(y, target).
+                   The QKV projection is one Linear(d -> 3d) (GPT-2's c_attn)
+                   sliced into q, k, v; heads are split with reshape +
+                   transpose; scores = q k^T / sqrt(head_dim); the causal
+                   mask is built in the graph from a [seq] iota constant:
+                   mask[i, j] = (i >= j) by amp.broadcast + amp.compare ge,
+                   applied with amp.where(mask, scores, -1e4) (the dialect
+                   has no iota or triangular-mask op and no fused attention;
+                   -1e4 is GPT-2's original mask value and is finite in
+                   fp16/bf16); softmax over the last axis; probs v; heads
+                   merged back.
+                   Issue sizes: batch 8, seq 1024, d 768, 12 heads, MLP 3072.
+
+Parameter names are PyTorch state_dict keys of the modules in
+bench/gpu_train_step.py, so weights can be copied by name.
+
+Usage:
+  bench/make_gpu_models.py [--sizes issue|small] [-o DIR]
+      [--tokens N --d N --hidden N --layers N]           (mlp_stack)
+      [--batch N --seq N --gpt-d N --heads N --mlp N]    (gpt2_block)
+"""
+import argparse
+import os
+import sys
+
+SIZES = {
+    # The sizes of issue 8.
+    "issue": dict(tokens=16384, d=2048, hidden=8192, layers=1,
+                  batch=8, seq=1024, gpt_d=768, heads=12, mlp=3072),
+    # Quick CPU checks (a few hundred ms per step on one core).
+    "small": dict(tokens=64, d=32, hidden=128, layers=1,
+                  batch=2, seq=16, gpt_d=32, heads=4, mlp=128),
+}
+
+
+def t(*shape, dtype="f32"):
+    if not shape:
+        return "tensor<%s>" % dtype
+    return "tensor<%sx%s>" % ("x".join(str(s) for s in shape), dtype)
+
+
+def arg(name, ssa, ty, role):
+    return ('    %%%s: %s {amp.role = #amp.role<%s>, amp.name = "%s"}'
+            % (ssa, ty, role, name))
+
+
+def layer_norm(out, x, w, b, shape, eps=1e-5):
+    rows = shape[:-1]
+    return ("  %%%s, %%%s_mean, %%%s_rstd = amp.layer_norm %%%s, %%%s, %%%s\n"
+            "      {axis = -1 : i64, epsilon = %s : f64}\n"
+            "      : (%s, %s, %s)\n"
+            "      -> (%s, %s, %s)\n"
+            % (out, out, out, x, w, b, "%.6e" % eps,
+               t(*shape), t(shape[-1]), t(shape[-1]),
+               t(*shape), t(*rows), t(*rows)))
+
+
+def linear(out, x, w, b, lead, n_in, n_out):
+    return ("  %%%s = amp.linear %%%s, %%%s, %%%s\n"
+            "      : (%s, %s, %s) -> %s\n"
+            % (out, x, w, b, t(*lead, n_in), t(n_out, n_in), t(n_out),
+               t(*lead, n_out)))
+
+
+def mlp_stack(tokens, d, hidden, layers, **_):
+    args = [arg("x", "x", t(tokens, d), "input"),
+            arg("target", "target", t(tokens, d), "label")]
+    body = []
+    cur = "x"
+    for i in range(layers):
+        p = "layers.%d." % i if layers > 1 else ""
+        s = "l%d_" % i
+        args += [arg(p + "ln.weight", s + "ln_w", t(d), "parameter"),
+                 arg(p + "ln.bias", s + "ln_b", t(d), "parameter"),
+                 arg(p + "fc1.weight", s + "fc1_w", t(hidden, d), "parameter"),
+                 arg(p + "fc1.bias", s + "fc1_b", t(hidden), "parameter"),
+                 arg(p + "fc2.weight", s + "fc2_w", t(d, hidden), "parameter"),
+                 arg(p + "fc2.bias", s + "fc2_b", t(d), "parameter")]
+        body.append(layer_norm(s + "a", cur, s + "ln_w", s + "ln_b",
+                               [tokens, d]))
+        body.append(linear(s + "h1", s + "a", s + "fc1_w", s + "fc1_b",
+                           [tokens], d, hidden))
+        body.append("  %%%sh2 = amp.gelu %%%sh1 : %s\n"
+                    % (s, s, t(tokens, hidden)))
+        body.append(linear(s + "h3", s + "h2", s + "fc2_w", s + "fc2_b",
+                           [tokens], hidden, d))
+        body.append("  %%%sy = amp.add %%%s, %%%sh3 : %s\n"
+                    % (s, cur, s, t(tokens, d)))
+        cur = s + "y"
+    body.append("  %%loss = amp.mse_loss %%%s, %%target : %s\n"
+                % (cur, t(tokens, d)))
+    body.append("  return %loss : tensor<f32>\n")
+    header = ("// mlp_stack.mlir - generated by bench/make_gpu_models.py: "
+              "tokens %d, d %d, hidden %d, layers %d.\n"
+              "// x -> LayerNorm -> Linear(d, hidden) -> GELU -> "
+              "Linear(hidden, d) -> + x; loss = mse(y, target).\n"
+              "// Other sizes: bench/make_gpu_models.py --sizes small|issue "
+              "[--tokens N ...] -o DIR\n\n"
+              % (tokens, d, hidden, layers))
+    return (header + "func.func @mlp_stack(\n" + ",\n".join(args) + ")\n"
+            "    -> (tensor<f32> {amp.role = #amp.role<loss>, "
+            "amp.name = \"loss\"})\n"
+            "    attributes {amp.graph = #amp.graph<forward>} {\n"
+            + "".join(body) + "}\n")
+
+
+def gpt2_block(batch, seq, gpt_d, heads, mlp, **_):
+    B, S, D, H, M = batch, seq, gpt_d, heads, mlp
+    if D % H:
+        raise SystemExit("gpt-d %d is not a multiple of heads %d" % (D, H))
+    hd = D // H
+    x3 = t(B, S, D)
+    args = [arg("x", "x", x3, "input"),
+            arg("target", "target", x3, "label"),
+            arg("ln_1.weight", "ln1_w", t(D), "parameter"),
+            arg("ln_1.bias", "ln1_b", t(D), "parameter"),
+            arg("attn.c_attn.weight", "qkv_w", t(3 * D, D), "parameter"),
+            arg("attn.c_attn.bias", "qkv_b", t(3 * D), "parameter"),
+            arg("attn.c_proj.weight", "o_w", t(D, D), "parameter"),
+            arg("attn.c_proj.bias", "o_b", t(D), "parameter"),
+            arg("ln_2.weight", "ln2_w", t(D), "parameter"),
+            arg("ln_2.bias", "ln2_b", t(D), "parameter"),
+            arg("mlp.c_fc.weight", "fc_w", t(M, D), "parameter"),
+            arg("mlp.c_fc.bias", "fc_b", t(M), "parameter"),
+            arg("mlp.c_proj.weight", "pr_w", t(D, M), "parameter"),
+            arg("mlp.c_proj.bias", "pr_b", t(D), "parameter")]
+    b = []
+    b.append(layer_norm("a", "x", "ln1_w", "ln1_b", [B, S, D]))
+    b.append(linear("qkv", "a", "qkv_w", "qkv_b", [B, S], D, 3 * D))
+    heads4 = t(B, S, H, hd)
+    headsT = t(B, H, S, hd)
+    for i, n in enumerate("qkv"):
+        b.append("  %%%s = amp.slice %%qkv {starts = array<i64: 0, 0, %d>, "
+                 "limits = array<i64: %d, %d, %d>, strides = array<i64: 1, 1, 1>}"
+                 " : %s -> %s\n"
+                 % (n, i * D, B, S, (i + 1) * D, t(B, S, 3 * D), x3))
+        b.append("  %%%s4 = amp.reshape %%%s : %s -> %s\n" % (n, n, x3, heads4))
+        b.append("  %%%sh = amp.transpose %%%s4 {permutation = array<i64: 0, 2, "
+                 "1, 3>} : %s -> %s\n" % (n, n, heads4, headsT))
+    sc = t(B, H, S, S)
+    b.append("  %%scores = amp.matmul %%qh, %%kh {transpose_rhs} : %s, %s -> %s\n"
+             % (headsT, headsT, sc))
+    b.append("  %%scale = amp.constant dense<%.9e> : tensor<f32>\n"
+             % (1.0 / hd ** 0.5))
+    b.append("  %%scale_b = amp.broadcast %%scale : tensor<f32> -> %s\n" % sc)
+    b.append("  %%scaled = amp.mul %%scores, %%scale_b : %s\n" % sc)
+    # Causal mask from an iota: keep (i, j) where i >= j.
+    iota = ", ".join("%d.0" % i for i in range(S))
+    b.append("  %%iota = amp.constant dense<[%s]> : %s\n" % (iota, t(S)))
+    b.append("  %%iota_col = amp.reshape %%iota : %s -> %s\n" % (t(S), t(S, 1)))
+    b.append("  %%row_idx = amp.broadcast %%iota_col : %s -> %s\n"
+             % (t(S, 1), t(S, S)))
+    b.append("  %%col_idx = amp.broadcast %%iota : %s -> %s\n" % (t(S), t(S, S)))
+    b.append("  %%causal = amp.compare ge, %%row_idx, %%col_idx : %s -> %s\n"
+             % (t(S, S), t(S, S, dtype="i1")))
+    b.append("  %%causal_b = amp.broadcast %%causal : %s -> %s\n"
+             % (t(S, S, dtype="i1"), t(B, H, S, S, dtype="i1")))
+    b.append("  %neg = amp.constant dense<-1.000000e+04> : tensor<f32>\n")
+    b.append("  %%neg_b = amp.broadcast %%neg : tensor<f32> -> %s\n" % sc)
+    b.append("  %%masked = amp.where %%causal_b, %%scaled, %%neg_b : %s, %s\n"
+             % (t(B, H, S, S, dtype="i1"), sc))
+    b.append("  %%probs = amp.softmax %%masked {axis = -1 : i64} : %s\n" % sc)
+    b.append("  %%ctx = amp.matmul %%probs, %%vh : %s, %s -> %s\n"
+             % (sc, headsT, headsT))
+    b.append("  %%ctx_t = amp.transpose %%ctx {permutation = array<i64: 0, 2, 1, "
+             "3>} : %s -> %s\n" % (headsT, heads4))
+    b.append("  %%ctx_m = amp.reshape %%ctx_t : %s -> %s\n" % (heads4, x3))
+    b.append(linear("attn", "ctx_m", "o_w", "o_b", [B, S], D, D))
+    b.append("  %%h = amp.add %%x, %%attn : %s\n" % x3)
+    b.append(layer_norm("c", "h", "ln2_w", "ln2_b", [B, S, D]))
+    b.append(linear("m1", "c", "fc_w", "fc_b", [B, S], D, M))
+    b.append("  %%m2 = amp.gelu %%m1 approximate = tanh : %s\n" % t(B, S, M))
+    b.append(linear("m3", "m2", "pr_w", "pr_b", [B, S], M, D))
+    b.append("  %%y = amp.add %%h, %%m3 : %s\n" % x3)
+    b.append("  %%loss = amp.mse_loss %%y, %%target : %s\n" % x3)
+    b.append("  return %loss : tensor<f32>\n")
+    header = ("// gpt2_block.mlir - generated by bench/make_gpu_models.py: "
+              "batch %d, seq %d, d %d, heads %d, mlp %d.\n"
+              "// One GPT-2 block (pre-LN, causal attention, GELU-tanh MLP) "
+              "with loss = mse(y, target).\n"
+              "// The causal mask is built from an iota constant (compare ge "
+              "+ where with -1e4).\n"
+              "// Other sizes: bench/make_gpu_models.py --sizes small|issue "
+              "[--batch N ...] -o DIR\n\n" % (B, S, D, H, M))
+    return (header + "func.func @gpt2_block(\n" + ",\n".join(args) + ")\n"
+            "    -> (tensor<f32> {amp.role = #amp.role<loss>, "
+            "amp.name = \"loss\"})\n"
+            "    attributes {amp.graph = #amp.graph<forward>} {\n"
+            + "".join(b) + "}\n")
+
+
+WORKLOADS = {"mlp_stack": mlp_stack, "gpt2_block": gpt2_block}
+
+
+def sizes_from(name, overrides=None):
+    sizes = dict(SIZES[name])
+    for k, v in (overrides or {}).items():
+        if v is not None:
+            sizes[k] = v
+    return sizes
+
+
+def write_models(out_dir, sizes, workloads=tuple(WORKLOADS)):
+    os.makedirs(out_dir, exist_ok=True)
+    paths = {}
+    for w in workloads:
+        path = os.path.join(out_dir, w + ".mlir")
+        with open(path, "w") as f:
+            f.write(WORKLOADS[w](**sizes))
+        paths[w] = path
+    return paths
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", choices=sorted(SIZES), default="issue")
+    p.add_argument("-o", "--out", default=".")
+    p.add_argument("--workloads", default=",".join(WORKLOADS))
+    for k in SIZES["issue"]:
+        p.add_argument("--" + k.replace("_", "-"), type=int, dest=k)
+    a = p.parse_args()
+    sizes = sizes_from(a.sizes, {k: getattr(a, k) for k in SIZES["issue"]})
+    for w, path in write_models(a.out, sizes, a.workloads.split(",")).items():
+        print("wrote", path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
