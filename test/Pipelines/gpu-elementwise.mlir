@@ -12,8 +12,10 @@
 // come from libdevice where a toolkit is configured (gpu-ptxas.mlir checks
 // that none stays unresolved).
 
-// HOST-LABEL: llvm.func @add_f32
-// HOST: gpu.launch_func @add_f32_kernel::@add_f32_kernel blocks in ({{.*}}) threads in ({{.*}}) : i64
+// Without model-abi the host functions take memref descriptors; launches
+// go on a stream (gpu-async-region), synchronized before returning.
+// HOST-LABEL: llvm.func @add_f32(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: i64
+// HOST: gpu.launch_func <%{{.+}} : !llvm.ptr> @add_f32_kernel::@add_f32_kernel blocks in ({{.*}}) threads in ({{.*}}) : i64
 // HOST: gpu.binary @add_f32_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">
 // PTX-LABEL: // gpu.binary @add_f32_kernel
 // PTX: .version 8.0
@@ -31,7 +33,7 @@ func.func @add_f32(%a: tensor<1000x8xf32>, %b: tensor<1000x8xf32>) -> tensor<100
 // into one kernel; 1024 = 4 blocks of 256 threads.
 // HOST-LABEL: llvm.func @gelu_add_f16
 // HOST: %[[B:.+]] = llvm.mlir.constant(4 : index) : i64
-// HOST: gpu.launch_func @gelu_add_f16_kernel::@gelu_add_f16_kernel blocks in (%[[B]],
+// HOST: gpu.launch_func <%{{.+}} : !llvm.ptr> @gelu_add_f16_kernel::@gelu_add_f16_kernel blocks in (%[[B]],
 // HOST-NOT: gpu.launch_func
 // HOST: gpu.binary @gelu_add_f16_kernel
 // PTX-LABEL: // gpu.binary @gelu_add_f16_kernel

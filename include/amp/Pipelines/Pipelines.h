@@ -45,11 +45,23 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("CUDA toolkit root with bin/ptxas, bin/fatbinary and "
                      "nvvm/libdevice (default: the one amp was built with)"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> modelABI{
+      *this, "model-abi",
+      llvm::cl::desc(
+          "Lower public functions for the model ABI of amp-compile: results "
+          "are out-parameters and every memref a bare (device) pointer"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> allowTF32{
+      *this, "allow-tf32",
+      llvm::cl::desc("Let f32 GEMMs (amp_gpu_gemm) use TF32 tensor cores"),
+      llvm::cl::init(false)};
 };
 
-/// The GPU backend, first step (issue 8): elementwise amp graphs -> fused
-/// kernels on blocks of 256 threads -> NVVM -> PTX or a fatbin embedded in
-/// gpu.binary; host code in the LLVM dialect with gpu.launch_func.
+/// The GPU backend (issue 8): amp training steps -> fused elementwise
+/// kernels, cuBLASLt GEMM calls (amp_gpu_gemm), kernels for reductions and
+/// single-thread kernels for scalar state, all on device memory -> NVVM ->
+/// PTX or a fatbin embedded in gpu.binary; host code in the LLVM dialect
+/// with gpu.launch_func, mgpu* calls and amp_gpu_gemm calls.
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 
 /// Registers `amp-cpu-pipeline` and `amp-gpu-pipeline` with the pass

@@ -1,0 +1,89 @@
+// Whole training steps through amp-gpu-pipeline with model-abi=true (the MLP
+// step of examples/ in fp16 with O1 and dynamic loss scaling, and bf16 with O2),
+// made by amp-compile --emit=mlir.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir --precision=fp16 --opt-level=O1 -o %t/fp16.mlir
+// RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir --precision=bf16 --opt-level=O2 -o %t/bf16.mlir
+// RUN: amp-opt %t/fp16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region -o %t/fp16.out.mlir 2> %t/fp16.host.mlir
+// RUN: FileCheck %s --check-prefixes=HOST,HOST16 < %t/fp16.host.mlir
+// RUN: FileCheck %s --check-prefix=ABI < %t/fp16.out.mlir
+// RUN: %python %S/Inputs/extract_ptx.py < %t/fp16.out.mlir > %t/fp16.ptx
+// RUN: FileCheck %s --check-prefix=PTX16 < %t/fp16.ptx
+// RUN: grep -A1 cvt.f32.f16 %t/fp16.ptx | grep -B1 add.rn.f32 | FileCheck %s --check-prefix=ACC16
+// RUN: amp-opt %t/bf16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region -o %t/bf16.out.mlir 2> %t/bf16.host.mlir
+// RUN: FileCheck %s --check-prefixes=HOST,HOST-BF16 < %t/bf16.host.mlir
+// RUN: %python %S/Inputs/extract_ptx.py < %t/bf16.out.mlir > %t/bf16.ptx
+// RUN: FileCheck %s --check-prefix=PTX-BF16 < %t/bf16.ptx
+// RUN: grep -A1 cvt.f32.bf16 %t/bf16.ptx | grep -B1 add.rn.f32 | FileCheck %s --check-prefix=ACC-BF16
+// allow-tf32 only affects f32 GEMMs: the fp32 step passes allow_tf32 = 1.
+// RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir -o %t/fp32.mlir
+// RUN: amp-opt %t/fp32.mlir --amp-gpu-pipeline="format=isa model-abi=true allow-tf32=true" --mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32
+
+// Host code before the LLVM lowering: temporaries are gpu.alloc'ed (device
+// memory, not host_shared) and freed with gpu.dealloc, the six GEMMs of the
+// step (two Linear forward, their weight and input gradients) are calls to
+// amp_gpu_gemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, ...)
+// accumulating in f32 (c_dtype 0), the 0-d loss-scale and mean-loss code runs
+// in single-thread launches, and no memref.load/store or loop is left on
+// the host.
+// HOST-LABEL: IR Dump After GpuAsyncRegionPass
+// HOST: func.func @mlp_train_step(
+// HOST-NOT: memref.load
+// HOST-NOT: memref.store
+// HOST-NOT: scf.for
+// HOST-NOT: host_shared
+// HOST: gpu.alloc async
+// x (32x64) @ fc1.weight^T (128x64): m = 32, n = 128, k = 64, trans_b.
+// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32,
+// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32,
+// h (32x128) @ fc2.weight^T (10x128).
+// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,
+// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,
+// The mean of the per-row losses: a full reduction, one thread.
+// HOST: gpu.launch_func async {{.*}} blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+// dW2 = dlogits^T (32x10) @ h: trans_a, k = 32.
+// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c10_i64, %c128_i64, %c32_i64, %c1_i32, %c0_i32,
+// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c10_i64, %c128_i64, %c32_i64, %c1_i32, %c0_i32,
+// dh = dlogits @ fc2.weight: k = 10.
+// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c128_i64, %c10_i64, %c0_i32, %c0_i32,
+// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c128_i64, %c10_i64, %c0_i32, %c0_i32,
+// dW1 = dh^T @ x: 128x64, k = 32.
+// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c128_i64, %c64_i64, %c32_i64, %c1_i32, %c0_i32,
+// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c128_i64, %c64_i64, %c32_i64, %c1_i32, %c0_i32,
+// dx = dh @ fc1.weight: 32x64, k = 128.
+// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c64_i64, %c128_i64, %c0_i32, %c0_i32,
+// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c64_i64, %c128_i64, %c0_i32, %c0_i32,
+// HOST-NOT: call @amp_gpu_gemm
+// HOST: gpu.dealloc async
+// HOST-NOT: memref.load
+// HOST-NOT: memref.store
+// HOST: return
+// HOST: func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32)
+
+// TF32: call @amp_gpu_gemm(%c0_i32, %c0_i32, {{.*}}, %c1_i32) :
+
+// With model-abi=true results are out-parameters and every memref a bare device
+// pointer (18 arguments and 17 results of the step); device memory comes
+// from mgpuMemAlloc.
+// ABI: llvm.func @mlp_train_step(
+// ABI-SAME: %arg0: !llvm.ptr,
+// ABI-SAME: %arg34: !llvm.ptr)
+// ABI-NOT: llvm.load
+// ABI: llvm.call @mgpuMemAlloc
+// ABI: llvm.call @amp_gpu_gemm
+// ABI: llvm.call @mgpuMemFree
+// ABI: llvm.func @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32)
+
+// Reductions of f16/bf16 data accumulate in f32 (the bias gradient: widen
+// each element, add in f32); LayerNorm computes in f32 with fma.
+// (the ACC lines are the PTX filtered to a widening followed by an f32 add)
+// PTX16: .target sm_90
+// PTX16: cvt.f32.f16
+// PTX16: fma.rn.f32
+// ACC16: cvt.f32.f16 [[F:%r[0-9]+]], %rs{{[0-9]+}};
+// ACC16-NEXT: add.rn.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, [[F]];
+// PTX-BF16: .target sm_90
+// PTX-BF16: cvt.f32.bf16
+// PTX-BF16: fma.rn.f32
+// ACC-BF16: cvt.f32.bf16 [[F:%r[0-9]+]], %rs{{[0-9]+}};
+// ACC-BF16-NEXT: add.rn.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, [[F]];
