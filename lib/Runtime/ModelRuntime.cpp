@@ -75,53 +75,192 @@ void initialize(const amp_tensor_info &info, void *data, Random &random) {
   }
 }
 
-/// Out-buffers of one entry point, allocated once.
-std::vector<Buffer> allocateResults(const amp_entry_descriptor &entry) {
-  std::vector<Buffer> results;
-  for (int32_t i = 0; i < entry.num_results; ++i)
-    results.emplace_back(byteSize(entry.results[i]));
-  return results;
-}
+/// Device memory of one tensor, from the backend's pool.
+struct DeviceBuffer {
+  DeviceBuffer(const amp_device_ops *ops, size_t bytes)
+      : ops(ops), data(ops->alloc(std::max<size_t>(bytes, 1))), size(bytes) {}
+  DeviceBuffer(DeviceBuffer &&other) noexcept
+      : ops(other.ops), data(other.data), size(other.size) {
+    other.data = nullptr;
+  }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() {
+    if (data)
+      ops->free(data);
+  }
+  const amp_device_ops *ops;
+  void *data;
+  size_t size;
+};
+
+/// The buffers one entry point writes its results to, allocated once.
+struct ResultBuffers {
+  std::vector<Buffer> host;
+  std::vector<DeviceBuffer> device;
+};
+
+/// Where the current contents of a tensor are, on a device target.
+enum class Freshness {
+  Same,       // host and device copies agree
+  HostNewer,  // written on the host (created, loaded, handed out to write)
+  DeviceNewer // updated by a step
+};
 } // namespace
 
 struct amp_state {
+  const amp_device_ops *device = nullptr;
   std::vector<Buffer> tensors;
+  std::vector<DeviceBuffer> deviceTensors;
+  std::vector<Freshness> freshness;
+  ResultBuffers stepResults;
+  ResultBuffers evalResults;
+
+  int32_t deviceError(const std::string &what) {
+    return fail(what + ": " + device->last_error());
+  }
+
+  /// Allocates device copies of every tensor and of the results; the host
+  /// copies are uploaded before the first step.
+  int32_t createDeviceBuffers() {
+    if (device->init() != 0)
+      return deviceError("cannot use the GPU");
+    for (const Buffer &tensor : tensors) {
+      deviceTensors.emplace_back(device, tensor.size);
+      if (!deviceTensors.back().data)
+        return deviceError("cannot allocate the model state on the GPU");
+    }
+    freshness.assign(tensors.size(), Freshness::HostNewer);
+    for (ResultBuffers *results : {&stepResults, &evalResults})
+      for (const Buffer &result : results->host) {
+        results->device.emplace_back(device, result.size);
+        if (!results->device.back().data)
+          return deviceError("cannot allocate step results on the GPU");
+      }
+    return 0;
+  }
+
+  /// Makes the host copy of tensor `index` current.
+  int32_t syncToHost(int32_t index) {
+    if (!device || freshness[index] != Freshness::DeviceNewer)
+      return 0;
+    if (device->copy_to_host(tensors[index].data.get(),
+                             deviceTensors[index].data, tensors[index].size))
+      return deviceError(std::string("cannot read '") +
+                         model().tensors[index].name + "' from the GPU");
+    freshness[index] = Freshness::Same;
+    return 0;
+  }
+
+  /// The host copy of tensor `index`, current, for the caller to read and
+  /// write: a write reaches the device before the next step.
+  void *hostTensorForWriting(int32_t index) {
+    if (syncToHost(index))
+      return nullptr;
+    markWrittenOnHost(index);
+    return tensors[index].data.get();
+  }
+
+  void markWrittenOnHost(int32_t index) {
+    if (device)
+      freshness[index] = Freshness::HostNewer;
+  }
+
+  /// Uploads what the host wrote: inputs, labels and hyper-parameters every
+  /// time (callers fill them in place through a pointer they keep), state
+  /// tensors when written since the last upload.
+  int32_t syncToDevice(const amp_entry_descriptor &entry) {
+    for (int32_t i = 0; i < entry.num_args; ++i) {
+      int32_t index = entry.args[i];
+      int32_t role = model().tensors[index].role;
+      bool alwaysFromHost = role == AMP_ROLE_INPUT || role == AMP_ROLE_LABEL ||
+                            role == AMP_ROLE_HYPERPARAMETER;
+      if (!alwaysFromHost && freshness[index] != Freshness::HostNewer)
+        continue;
+      if (device->copy_to_device(deviceTensors[index].data,
+                                 tensors[index].data.get(),
+                                 tensors[index].size))
+        return deviceError(std::string("cannot copy '") +
+                           model().tensors[index].name + "' to the GPU");
+      if (!alwaysFromHost)
+        freshness[index] = Freshness::Same;
+    }
+    return 0;
+  }
+
+  /// Reads result `index` of an entry (the loss, the skipped flag) into its
+  /// host buffer.
+  int32_t resultToHost(ResultBuffers &results, int32_t index) {
+    if (!device || index < 0)
+      return 0;
+    if (device->copy_to_host(results.host[index].data.get(),
+                             results.device[index].data,
+                             results.host[index].size))
+      return deviceError("the GPU step failed");
+    return 0;
+  }
 
   /// The scaler's sticky "stuck at the minimum scale" flag, if one is set
   /// (amp-loss-scaling with error-at-min); -1 otherwise.
-  int32_t stuckScaler() const {
+  int32_t stuckScaler() {
     for (int32_t i = 0; i < model().num_tensors; ++i) {
       const amp_tensor_info &info = model().tensors[i];
       size_t length = std::strlen(info.name);
       if (info.role == AMP_ROLE_SCALER_STATE && info.dtype == AMP_DTYPE_I1 &&
           length >= 12 &&
           std::strcmp(info.name + length - 12, "stuck_at_min") == 0 &&
+          syncToHost(i) == 0 &&
           *reinterpret_cast<const uint8_t *>(tensors[i].data.get()) != 0)
         return i;
     }
     return -1;
   }
-  std::vector<Buffer> stepResults;
-  std::vector<Buffer> evalResults;
 
-  int32_t run(const amp_entry_descriptor &entry,
-              std::vector<Buffer> &results, float *loss, int32_t *skipped) {
+  void *argumentPointer(int32_t index) {
+    return device ? deviceTensors[index].data : tensors[index].data.get();
+  }
+
+  void *resultPointer(ResultBuffers &results, int32_t index) {
+    return device ? results.device[index].data
+                  : results.host[index].data.get();
+  }
+
+  /// Makes result `index` the new contents of tensor `update`: a copy on
+  /// the host, a swap of buffers on the device.
+  void updateTensor(ResultBuffers &results, int32_t index, int32_t update) {
+    if (!device) {
+      std::memcpy(tensors[update].data.get(), results.host[index].data.get(),
+                  results.host[index].size);
+      return;
+    }
+    std::swap(deviceTensors[update].data, results.device[index].data);
+    freshness[update] = Freshness::DeviceNewer;
+  }
+
+  int32_t run(const amp_entry_descriptor &entry, ResultBuffers &results,
+              float *loss, int32_t *skipped) {
+    if (device && syncToDevice(entry))
+      return 1;
     std::vector<void *> pointers;
     for (int32_t i = 0; i < entry.num_args; ++i)
-      pointers.push_back(tensors[entry.args[i]].data.get());
-    for (Buffer &result : results)
-      pointers.push_back(result.data.get());
+      pointers.push_back(argumentPointer(entry.args[i]));
+    for (int32_t i = 0; i < entry.num_results; ++i)
+      pointers.push_back(resultPointer(results, i));
     entry.entry(pointers.data());
     for (int32_t i = 0; i < entry.num_results; ++i)
       if (entry.result_updates[i] >= 0)
-        std::memcpy(tensors[entry.result_updates[i]].data.get(),
-                    results[i].data.get(), results[i].size);
+        updateTensor(results, i, entry.result_updates[i]);
+    if (resultToHost(results, entry.loss_result) ||
+        resultToHost(results, entry.skipped_result))
+      return 1;
+    if (device && device->synchronize() != 0)
+      return deviceError("the GPU step failed");
     if (loss && entry.loss_result >= 0)
-      *loss = *reinterpret_cast<float *>(results[entry.loss_result].data.get());
+      *loss = *reinterpret_cast<float *>(
+          results.host[entry.loss_result].data.get());
     if (skipped)
       *skipped = entry.skipped_result >= 0
                      ? *reinterpret_cast<uint8_t *>(
-                           results[entry.skipped_result].data.get()) != 0
+                           results.host[entry.skipped_result].data.get()) != 0
                      : 0;
     // The step ran and its results are in place; the error tells the caller
     // that training cannot go on usefully.
@@ -134,6 +273,14 @@ struct amp_state {
 };
 
 namespace {
+/// Host out-buffers of one entry point.
+ResultBuffers allocateResults(const amp_entry_descriptor &entry) {
+  ResultBuffers results;
+  for (int32_t i = 0; i < entry.num_results; ++i)
+    results.host.emplace_back(byteSize(entry.results[i]));
+  return results;
+}
+
 int32_t findTensor(const char *name) {
   for (int32_t i = 0; i < model().num_tensors; ++i)
     if (std::strcmp(model().tensors[i].name, name) == 0)
@@ -189,6 +336,11 @@ amp_state *amp_state_create(uint64_t seed) {
   state->stepResults = allocateResults(model().train_step);
   if (model().has_eval)
     state->evalResults = allocateResults(model().eval);
+  if (model().device) {
+    state->device = model().device();
+    if (state->createDeviceBuffers() != 0)
+      return nullptr;
+  }
   return state.release();
 }
 
@@ -200,7 +352,7 @@ void *amp_state_tensor(amp_state *state, const char *name) {
     fail(std::string("the model has no tensor named '") + name + "'");
     return nullptr;
   }
-  return state->tensors[index].data.get();
+  return state->hostTensorForWriting(index);
 }
 
 int32_t amp_set_hyperparameter(amp_state *state, const char *name,
@@ -210,8 +362,11 @@ int32_t amp_set_hyperparameter(amp_state *state, const char *name,
     return fail(std::string("the model has no hyper-parameter named '") +
                 name + "'");
   const amp_tensor_info &info = model().tensors[index];
+  void *data = state->hostTensorForWriting(index);
+  if (!data)
+    return 1;
   for (int64_t i = 0; i < info.num_elements; ++i)
-    storeValue(state->tensors[index].data.get(), info.dtype, i, value);
+    storeValue(data, info.dtype, i, value);
   return 0;
 }
 
@@ -225,7 +380,13 @@ int32_t amp_eval(amp_state *state, float *loss) {
   return state->run(model().eval, state->evalResults, loss, nullptr);
 }
 
-int32_t amp_state_save(const amp_state *state, const char *path) {
+int32_t amp_state_save(const amp_state *constState, const char *path) {
+  // Saving leaves the state as it is; bringing the host copies up to date
+  // with the device only refreshes a cache.
+  amp_state *state = const_cast<amp_state *>(constState);
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    if (isCheckpointed(model().tensors[i]) && state->syncToHost(i) != 0)
+      return 1;
   std::string temporary = std::string(path) + ".tmp";
   File file(std::fopen(temporary.c_str(), "wb"));
   if (!file)
@@ -322,8 +483,10 @@ int32_t amp_state_load(amp_state *state, const char *path) {
     if (isCheckpointed(model().tensors[i]) && !seen[i])
       return fail(std::string("checkpoint '") + path + "' lacks tensor '" +
                   model().tensors[i].name + "'");
-  for (auto &[index, data] : loaded)
+  for (auto &[index, data] : loaded) {
     std::memcpy(state->tensors[index].data.get(), data.data(), data.size());
+    state->markWrittenOnHost(index);
+  }
   return 0;
 }
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
 
@@ -78,6 +79,8 @@ struct Model {
   decltype(&amp_eval) eval;
   decltype(&amp_state_save) save;
   decltype(&amp_state_load) load;
+  /// Only in libraries compiled for --target=cuda.
+  decltype(&amp_cuda_device_ops) cudaDevice = nullptr;
 };
 
 template <typename T>
@@ -107,6 +110,7 @@ std::optional<Model> loadModel(std::string &error) {
             resolve(library, "amp_eval", m.eval) &&
             resolve(library, "amp_state_save", m.save) &&
             resolve(library, "amp_state_load", m.load);
+  resolve(library, "amp_cuda_device_ops", m.cudaDevice);
   if (!ok) {
     error = "it is not a library made by amp-compile (the model ABI is "
             "missing)";
@@ -311,6 +315,12 @@ int main(int argc, char **argv) {
 
   std::unique_ptr<amp_state, decltype(model->destroy)> state(
       model->create(seed), model->destroy);
+  if (!state)
+    return fail("cannot create the model state: " +
+                llvm::Twine(model->lastError()));
+  if (model->cudaDevice)
+    llvm::errs() << "amp-run: on " << model->cudaDevice()->device_name()
+                 << "\n";
   if (!loadPath.empty() && model->load(state.get(), loadPath.c_str()) != 0)
     return fail("--load: " + llvm::Twine(model->lastError()));
   if (!std::isnan(learningRate) &&

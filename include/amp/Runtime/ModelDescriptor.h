@@ -3,12 +3,14 @@
 |* Internal contract between the glue amp-compile generates and the model     *|
 |* runtime (lib/Runtime): the compiled entry points take one pointer per      *|
 |* tensor (static shapes, bare-pointer calling convention), arguments first,  *|
-|* then one out-buffer per result.                                            *|
+|* then one out-buffer per result; host pointers for the CPU, device pointers *|
+|* for a GPU target.                                                          *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef AMP_RUNTIME_MODELDESCRIPTOR_H
 #define AMP_RUNTIME_MODELDESCRIPTOR_H
 
+#include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
 
 #ifdef __cplusplus
@@ -36,6 +38,10 @@ typedef struct amp_model_descriptor {
   amp_entry_descriptor train_step;
   int32_t has_eval;
   amp_entry_descriptor eval;
+  /* Null for the CPU: the entries run on the host buffers. Otherwise the
+     entries take device pointers and the runtime mirrors every tensor on
+     the device through these operations (DeviceRuntime.h). */
+  const amp_device_ops *(*device)(void);
 } amp_model_descriptor;
 
 /* Defined by the generated glue of each compiled model. */
