@@ -89,7 +89,8 @@ class TensorInfo(ctypes.Structure):
                 ("num_elements", ctypes.c_int64), ("init", ctypes.c_int32),
                 ("init_constant", ctypes.c_double),
                 ("fan_in", ctypes.c_int64), ("init_values", ctypes.c_void_p),
-                ("label_range", ctypes.c_int64)]
+                ("label_range", ctypes.c_int64),
+                ("copy_of", ctypes.c_int32)]
 
 
 class AmpLibrary:
@@ -113,7 +114,7 @@ class AmpLibrary:
         lib.amp_train_step.argtypes = [ctypes.c_void_p,
                                        ctypes.POINTER(ctypes.c_float),
                                        ctypes.POINTER(ctypes.c_int32)]
-        if lib.amp_abi_version() != 1:
+        if lib.amp_abi_version() != 2:
             raise RuntimeError("%s: ABI version %d, this script knows 1"
                                % (path, lib.amp_abi_version()))
         self.tensors = {}

@@ -65,6 +65,8 @@ void initialize(const amp_tensor_info &info, void *data, Random &random) {
       storeValue(data, info.dtype, i, value);
     return;
   }
+  case AMP_INIT_COPY_OF:
+    return; // once every tensor is initialised (initializeCopies)
   case AMP_INIT_UNIFORM_FAN_IN: {
     double bound = 1.0 / std::sqrt(static_cast<double>(
                              std::max<int64_t>(1, info.fan_in)));
@@ -158,6 +160,21 @@ struct amp_state {
       return nullptr;
     markWrittenOnHost(index);
     return tensors[index].data.get();
+  }
+
+  /// A master weight's low-precision copy (AMP_INIT_COPY_OF): its f32
+  /// parameter rounded to nearest even.
+  int32_t initializeCopy(int32_t index) {
+    const amp_tensor_info &info = model().tensors[index];
+    int32_t source = info.copy_of;
+    if (syncToHost(source) != 0)
+      return 1;
+    const float *master =
+        reinterpret_cast<const float *>(tensors[source].data.get());
+    for (int64_t i = 0; i < info.num_elements; ++i)
+      storeValue(tensors[index].data.get(), info.dtype, i, master[i]);
+    markWrittenOnHost(index);
+    return 0;
   }
 
   void markWrittenOnHost(int32_t index) {
@@ -341,6 +358,10 @@ amp_state *amp_state_create(uint64_t seed) {
     if (state->createDeviceBuffers() != 0)
       return nullptr;
   }
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    if (model().tensors[i].init == AMP_INIT_COPY_OF &&
+        state->initializeCopy(i) != 0)
+      return nullptr;
   return state.release();
 }
 
@@ -479,14 +500,21 @@ int32_t amp_state_load(amp_state *state, const char *path) {
     seen[index] = true;
     loaded.emplace_back(index, std::move(data));
   }
+  // A copy of a master weight can be recomputed (a checkpoint from a run
+  // without master weights); anything else missing is an error.
   for (int32_t i = 0; i < model().num_tensors; ++i)
-    if (isCheckpointed(model().tensors[i]) && !seen[i])
+    if (isCheckpointed(model().tensors[i]) && !seen[i] &&
+        model().tensors[i].init != AMP_INIT_COPY_OF)
       return fail(std::string("checkpoint '") + path + "' lacks tensor '" +
                   model().tensors[i].name + "'");
   for (auto &[index, data] : loaded) {
     std::memcpy(state->tensors[index].data.get(), data.data(), data.size());
     state->markWrittenOnHost(index);
   }
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    if (model().tensors[i].init == AMP_INIT_COPY_OF && !seen[i] &&
+        state->initializeCopy(i) != 0)
+      return 1;
   return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Dialect/AMP/Transforms/PrecisionPipeline.h"
@@ -235,8 +236,12 @@ LogicalResult buildTrainingStep(ModuleOp module) {
   }
   std::string amp;
   llvm::raw_string_ostream os(amp);
+  // O2 is Apex's fp32 master weights with a low-precision model: the
+  // optimizer updates also write the low-precision copies, which the
+  // runtime initialises from the parameters (AMP_INIT_COPY_OF).
   os << "amp-pipeline{opt-level=" << optLevel << " precision=" << precision
-     << " loss-scaling=" << lossScale << scaling << "}";
+     << " loss-scaling=" << lossScale << scaling
+     << " master-weights=" << (optLevel == "O2" ? "true" : "false") << "}";
   return runPipeline(module, amp);
 }
 
@@ -253,6 +258,8 @@ struct TensorDescription {
   double initConstant = 0;
   int64_t fanIn = 0;
   int64_t labelRange = 0;
+  /// For AMP_INIT_COPY_OF: the index of the tensor this one copies.
+  int32_t copyOf = -1;
   /// Offset of the initial contents in the blob of initial values.
   std::optional<size_t> initOffset;
 };
@@ -440,6 +447,18 @@ FailureOr<ModelDescription> describeModel(func::FuncOp step,
                               << "': amp.name must be unique";
     model.tensors.push_back(*tensor);
   }
+  // Low-precision copies of master weights start as their master rounded
+  // (the dialect verified that the master exists and matches).
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+    StringRef master = amp::getCopyOf(step.getArgAttrDict(i));
+    if (master.empty())
+      continue;
+    auto source = llvm::find_if(model.tensors, [&](const TensorDescription &t) {
+      return t.name == master;
+    });
+    model.tensors[i].init = AMP_INIT_COPY_OF;
+    model.tensors[i].copyOf = source - model.tensors.begin();
+  }
   FailureOr<EntryDescription> entry = describeEntry(
       step, "amp_train_step_impl", model.tensors, /*mapByName=*/false);
   if (failed(entry))
@@ -585,7 +604,7 @@ void emitTensorInfos(llvm::raw_ostream &os, StringRef prefix,
       os << "amp_initial_values + " << *tensor.initOffset;
     else
       os << "nullptr";
-    os << ", " << tensor.labelRange << "},\n";
+    os << ", " << tensor.labelRange << ", " << tensor.copyOf << "},\n";
   }
   if (tensors.empty())
     os << "  {}\n";

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define AMP_ABI_VERSION 1
+#define AMP_ABI_VERSION 2
 
 /* Element types. */
 typedef enum amp_dtype {
@@ -53,7 +53,11 @@ typedef enum amp_init {
      PyTorch's default for Linear and Conv weights and biases. */
   AMP_INIT_UNIFORM_FAN_IN = 2,
   AMP_INIT_VALUES = 3, /* init_values holds the contents */
-  AMP_INIT_CONSTANT = 4 /* every element is init_constant */
+  AMP_INIT_CONSTANT = 4, /* every element is init_constant */
+  /* Tensor copy_of (an f32 parameter) rounded to nearest even to this
+     tensor's f16/bf16: the low-precision copy of a master weight. Also
+     recomputed when a checkpoint without it is loaded. */
+  AMP_INIT_COPY_OF = 5
 } amp_init;
 
 typedef struct amp_tensor_info {
@@ -69,6 +73,7 @@ typedef struct amp_tensor_info {
   const void *init_values; /* for AMP_INIT_VALUES */
   /* For integer labels feeding a loss: labels are in [0, label_range). */
   int64_t label_range;
+  int32_t copy_of; /* for AMP_INIT_COPY_OF: the tensor's index; else -1 */
 } amp_tensor_info;
 
 typedef struct amp_state amp_state;

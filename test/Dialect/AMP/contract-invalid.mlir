@@ -413,3 +413,57 @@ func.func @training_step_buffer_type(
 // The contract depends on the signature only: declarations follow it too.
 // expected-error @+1 {{'func.func' op is a training step with 0 loss results; it must return exactly one}}
 func.func private @declared_step(tensor<4xf32> {amp.role = #amp.role<parameter>}) attributes {amp.graph = #amp.graph<training_step>}
+
+// -----
+// amp.copy_of: the low-precision copy of a master weight names an f32
+// parameter of the same shape, and is itself an f16/bf16 buffer.
+
+// expected-error @+1 {{'func.func' op argument #1: 'amp.copy_of' must be a non-empty string}}
+func.func @copy_of_not_a_string(%w: tensor<4xf32> {amp.role = #amp.role<parameter>, amp.name = "w"},
+    %c: tensor<4xf16> {amp.role = #amp.role<buffer>, amp.copy_of = 3}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #1 is 'amp.copy_of' "w" but is not a 'buffer'}}
+func.func @copy_of_on_a_parameter(%w: tensor<4xf32> {amp.role = #amp.role<parameter>, amp.name = "w"},
+    %c: tensor<4xf16> {amp.role = #amp.role<parameter>, amp.copy_of = "w"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>}, tensor<4xf32> {amp.role = #amp.role<parameter>}, tensor<4xf16> {amp.role = #amp.role<parameter>})
+    attributes {amp.graph = #amp.graph<training_step>} {
+  %l = amp.constant dense<0.0> : tensor<f32>
+  return %l, %w, %c : tensor<f32>, tensor<4xf32>, tensor<4xf16>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #1 is 'amp.copy_of' "v" but no 'parameter' argument has that amp.name}}
+func.func @copy_of_unknown(%w: tensor<4xf32> {amp.role = #amp.role<parameter>, amp.name = "w"},
+    %c: tensor<4xf16> {amp.role = #amp.role<buffer>, amp.copy_of = "v"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>}, tensor<4xf32> {amp.role = #amp.role<parameter>}, tensor<4xf16> {amp.role = #amp.role<buffer>})
+    attributes {amp.graph = #amp.graph<training_step>} {
+  %l = amp.constant dense<0.0> : tensor<f32>
+  return %l, %w, %c : tensor<f32>, tensor<4xf32>, tensor<4xf16>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #1 is 'amp.copy_of' "w" but is 'tensor<8xf16>', not an f16 or bf16 tensor of the shape of that f32 parameter ('tensor<4xf32>')}}
+func.func @copy_of_wrong_shape(%w: tensor<4xf32> {amp.role = #amp.role<parameter>, amp.name = "w"},
+    %c: tensor<8xf16> {amp.role = #amp.role<buffer>, amp.copy_of = "w"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>}, tensor<4xf32> {amp.role = #amp.role<parameter>}, tensor<8xf16> {amp.role = #amp.role<buffer>})
+    attributes {amp.graph = #amp.graph<training_step>} {
+  %l = amp.constant dense<0.0> : tensor<f32>
+  return %l, %w, %c : tensor<f32>, tensor<4xf32>, tensor<8xf16>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #1 is 'amp.copy_of' "w" but is 'tensor<4xf32>', not an f16 or bf16 tensor of the shape of that f32 parameter ('tensor<4xf32>')}}
+func.func @copy_of_not_low_precision(%w: tensor<4xf32> {amp.role = #amp.role<parameter>, amp.name = "w"},
+    %c: tensor<4xf32> {amp.role = #amp.role<buffer>, amp.copy_of = "w"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>}, tensor<4xf32> {amp.role = #amp.role<parameter>}, tensor<4xf32> {amp.role = #amp.role<buffer>})
+    attributes {amp.graph = #amp.graph<training_step>} {
+  %l = amp.constant dense<0.0> : tensor<f32>
+  return %l, %w, %c : tensor<f32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -2,7 +2,8 @@
 //
 // Besides registering ops and attributes, the dialect verifies the
 // training-graph contract carried by function attributes: `amp.role` on
-// arguments and results, `amp.name` for a stable external name, and
+// arguments and results, `amp.name` for a stable external name,
+// `amp.copy_of` on a buffer that is a low-precision copy of a parameter, and
 // `amp.graph` on the function saying whether it is a forward model or a
 // training step. It also verifies the op attributes of the mixed-precision
 // passes (`amp.precision`, `amp.precision_rule`, `amp.pin`,
@@ -132,6 +133,13 @@ LogicalResult verifyContractAttribute(Operation *op, StringRef where,
              << where << ": 'amp.name' must be a non-empty string";
     return success();
   }
+  if (name == AMPDialect::kCopyOfAttrName) {
+    auto str = dyn_cast<StringAttr>(attribute.getValue());
+    if (!str || str.getValue().empty())
+      return op->emitOpError()
+             << where << ": 'amp.copy_of' must be a non-empty string";
+    return success();
+  }
   return op->emitOpError() << where << ": unknown amp attribute '" << name
                            << "'";
 }
@@ -175,6 +183,48 @@ LogicalResult verifyThreadedState(FunctionOpInterface function, Role role) {
   return success();
 }
 
+/// Each `amp.copy_of` argument of a training step is a buffer of f16 or
+/// bf16 with the shape of the f32 parameter argument it names.
+LogicalResult verifyCopies(FunctionOpInterface function) {
+  ArrayAttr allAttrs = function.getArgAttrsAttr();
+  if (!allAttrs)
+    return success();
+  ArrayRef<Type> types = function.getArgumentTypes();
+  auto dictAt = [&](size_t index) {
+    return index < allAttrs.size() ? dyn_cast<DictionaryAttr>(allAttrs[index])
+                                   : DictionaryAttr();
+  };
+  for (size_t i = 0; i < types.size(); ++i) {
+    StringRef source = getCopyOf(dictAt(i));
+    if (source.empty())
+      continue;
+    auto fail = [&]() -> InFlightDiagnostic {
+      return function->emitOpError()
+             << "argument #" << i << " is 'amp.copy_of' \"" << source
+             << "\" but ";
+    };
+    if (getRole(dictAt(i)) != Role::Buffer)
+      return fail() << "is not a 'buffer'";
+    std::optional<size_t> master;
+    for (size_t j = 0; j < types.size(); ++j)
+      if (getRole(dictAt(j)) == Role::Parameter &&
+          getAMPName(dictAt(j)) == source)
+        master = j;
+    if (!master)
+      return fail() << "no 'parameter' argument has that amp.name";
+    auto copyType = cast<RankedTensorType>(types[i]);
+    auto masterType = dyn_cast<RankedTensorType>(types[*master]);
+    if (!masterType || !masterType.getElementType().isF32() ||
+        masterType.getShape() != copyType.getShape() ||
+        !isa<Float16Type, BFloat16Type>(copyType.getElementType()))
+      return fail() << "is " << copyType
+                    << ", not an f16 or bf16 tensor of the shape of that f32 "
+                       "parameter ("
+                    << types[*master] << ")";
+  }
+  return success();
+}
+
 LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
   size_t losses = typesWithRole(function, Role::Loss, /*results=*/true).size();
   if (kind == GraphKind::Forward) {
@@ -192,7 +242,7 @@ LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
                     Role::ScalerState})
     if (failed(verifyThreadedState(function, role)))
       return failure();
-  return success();
+  return verifyCopies(function);
 }
 } // namespace
 

@@ -791,6 +791,8 @@ LogicalResult AMPMasterWeightsPass::rewriteStep(func::FuncOp step) {
     SmallVector<CastOp> casts;
     Operation *update;
     std::string name;
+    /// The amp.name of the master.
+    std::string masterName;
   };
   SmallVector<Copy> copies;
   for (Operation &op : body) {
@@ -807,7 +809,7 @@ LogicalResult AMPMasterWeightsPass::rewriteStep(func::FuncOp step) {
     if (!llvm::any_of(newMaster.getUses(),
                       [&](OpOperand &use) { return use.getOwner() == ret; }))
       continue;
-    Copy copy{master, {}, {}, &op, {}};
+    Copy copy{master, {}, {}, &op, {}, {}};
     bool mixed = false;
     for (Operation *user : master.getUsers()) {
       auto castOp = dyn_cast<CastOp>(user);
@@ -825,6 +827,12 @@ LogicalResult AMPMasterWeightsPass::rewriteStep(func::FuncOp step) {
     std::string base = name.empty()
                            ? "arg" + std::to_string(master.getArgNumber())
                            : name.str();
+    // The copy names its master (amp.copy_of) so drivers can initialise it;
+    // an unnamed master gets the name the copy refers to.
+    if (name.empty())
+      step.setArgAttr(master.getArgNumber(), AMPDialect::kNameAttrName,
+                      StringAttr::get(context, base));
+    copy.masterName = base;
     copy.name = base + (copy.type.getElementType().isF16() ? ".f16" : ".bf16");
     copies.push_back(std::move(copy));
   }
@@ -841,7 +849,10 @@ LogicalResult AMPMasterWeightsPass::rewriteStep(func::FuncOp step) {
   SmallVector<DictionaryAttr> attrs;
   for (const Copy &copy : copies) {
     types.push_back(copy.type);
-    attrs.push_back(makeContractAttrs(context, Role::Buffer, copy.name));
+    NamedAttrList copyAttrs(makeContractAttrs(context, Role::Buffer, copy.name));
+    copyAttrs.set(AMPDialect::kCopyOfAttrName,
+                  StringAttr::get(context, copy.masterName));
+    attrs.push_back(copyAttrs.getDictionary(context));
   }
   FailureOr<SmallVector<BlockArgument>> args =
       insertArguments(step, indices, types, attrs);

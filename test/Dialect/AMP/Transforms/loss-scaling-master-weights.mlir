@@ -44,9 +44,9 @@ func.func @step(
 // CHECK-LABEL: func.func @step(
 // CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<4x8xf32> {amp.name = "w", amp.role = #amp.role<parameter>},
 // CHECK-SAME: %[[B:[a-z0-9]+]]: tensor<4xf32> {amp.name = "b", amp.role = #amp.role<parameter>},
-// CHECK-SAME: %[[W16:[a-z0-9]+]]: tensor<4x8xf16> {amp.name = "w.f16", amp.role = #amp.role<buffer>},
+// CHECK-SAME: %[[W16:[a-z0-9]+]]: tensor<4x8xf16> {amp.copy_of = "w", amp.name = "w.f16", amp.role = #amp.role<buffer>},
 // CHECK-SAME: %[[M:[a-z0-9]+]]: tensor<4x8xf32> {amp.name = "w.momentum_buffer", amp.role = #amp.role<optimizer_state>},
-// CHECK-SAME: -> (tensor<4x8xf32> {amp.name = "w", amp.role = #amp.role<parameter>}, tensor<4xf32> {amp.name = "b", amp.role = #amp.role<parameter>}, tensor<4x8xf16> {amp.name = "w.f16", amp.role = #amp.role<buffer>}, tensor<4x8xf32> {amp.name = "w.momentum_buffer", amp.role = #amp.role<optimizer_state>}, tensor<f32> {amp.name = "loss", amp.role = #amp.role<loss>})
+// CHECK-SAME: -> (tensor<4x8xf32> {amp.name = "w", amp.role = #amp.role<parameter>}, tensor<4xf32> {amp.name = "b", amp.role = #amp.role<parameter>}, tensor<4x8xf16> {amp.copy_of = "w", amp.name = "w.f16", amp.role = #amp.role<buffer>}, tensor<4x8xf32> {amp.name = "w.momentum_buffer", amp.role = #amp.role<optimizer_state>}, tensor<f32> {amp.name = "loss", amp.role = #amp.role<loss>})
 // CHECK-NOT: amp.cast %[[W]]
 // Forward and backward read the copy.
 // CHECK: amp.linear %{{.*}}, %[[W16]], %[[B]]
@@ -65,3 +65,29 @@ func.func @step(
 // The cast has no generic of its own.
 // LOWERED-NOT: arith.truncf
 // LOWERED: return %[[UPD]]#0, %{{.*}}, %[[UPD]]#2, %[[UPD]]#1,
+
+// A master without amp.name gets the name its copy refers to (amp.copy_of),
+// so a driver can find the parameter to initialise the copy from.
+// CHECK-LABEL: func.func @unnamed_master(
+// CHECK-SAME: tensor<4x8xf32> {amp.name = "arg0", amp.role = #amp.role<parameter>}
+// CHECK-SAME: tensor<4x8xbf16> {amp.copy_of = "arg0", amp.name = "arg0.bf16", amp.role = #amp.role<buffer>}
+func.func @unnamed_master(
+    %w: tensor<4x8xf32> {amp.role = #amp.role<parameter>},
+    %x: tensor<16x8xbf16> {amp.role = #amp.role<input>, amp.name = "x"},
+    %y: tensor<16xi64> {amp.role = #amp.role<label>, amp.name = "labels"},
+    %lr: tensor<f32> {amp.role = #amp.role<hyperparameter>, amp.name = "lr"})
+    -> (tensor<4x8xf32> {amp.role = #amp.role<parameter>},
+        tensor<f32> {amp.role = #amp.role<loss>, amp.name = "loss"})
+    attributes {amp.graph = #amp.graph<training_step>} {
+  %w16 = amp.cast %w : tensor<4x8xf32> to tensor<4x8xbf16>
+  %logits = amp.matmul %x, %w16 {transpose_rhs}
+      : tensor<16x8xbf16>, tensor<4x8xbf16> -> tensor<16x4xf32>
+  %loss = amp.cross_entropy %logits, %y : tensor<16x4xf32>, tensor<16xi64>
+  %seed = amp.seed %loss
+  %dlogits = amp.cross_entropy_grad %seed, %logits, %y : tensor<16x4xf32>, tensor<16xi64>
+  %dl16 = amp.cast %dlogits : tensor<16x4xf32> to tensor<16x4xbf16>
+  %dw = amp.matmul %dl16, %x {transpose_lhs}
+      : tensor<16x4xbf16>, tensor<16x8xbf16> -> tensor<4x8xbf16>
+  %w1 = amp.sgd_update %w, %dw, lr %lr : tensor<4x8xf32>, tensor<4x8xbf16>
+  return %w1, %loss : tensor<4x8xf32>, tensor<f32>
+}

@@ -51,8 +51,8 @@
 // the updates produce.
 // MASTER-LABEL: func.func @mlp_train_step(
 // MASTER-SAME: %[[FC1_W:[a-z0-9]+]]: tensor<128x64xf32> {amp.name = "fc1.weight", amp.role = #amp.role<parameter>}
-// MASTER-SAME: %[[FC1_W16:[a-z0-9]+]]: tensor<128x64xf16> {amp.name = "fc1.weight.f16", amp.role = #amp.role<buffer>}
-// MASTER-SAME: %[[FC2_W16:[a-z0-9]+]]: tensor<10x128xf16> {amp.name = "fc2.weight.f16", amp.role = #amp.role<buffer>}
+// MASTER-SAME: %[[FC1_W16:[a-z0-9]+]]: tensor<128x64xf16> {amp.copy_of = "fc1.weight", amp.name = "fc1.weight.f16", amp.role = #amp.role<buffer>}
+// MASTER-SAME: %[[FC2_W16:[a-z0-9]+]]: tensor<10x128xf16> {amp.copy_of = "fc2.weight", amp.name = "fc2.weight.f16", amp.role = #amp.role<buffer>}
 // MASTER-SAME: {amp.name = "loss_scale", amp.role = #amp.role<scaler_state>}
 // MASTER-NOT: amp.cast %[[FC1_W]]
 // MASTER: amp.linear %{{.*}}, %[[FC1_W16]],

@@ -87,7 +87,8 @@ class TensorInfo(ctypes.Structure):
                 ("num_elements", ctypes.c_int64), ("init", ctypes.c_int32),
                 ("init_constant", ctypes.c_double),
                 ("fan_in", ctypes.c_int64), ("init_values", ctypes.c_void_p),
-                ("label_range", ctypes.c_int64)]
+                ("label_range", ctypes.c_int64),
+                ("copy_of", ctypes.c_int32)]
 
 
 # bf16 is exposed as its raw uint16 bits.

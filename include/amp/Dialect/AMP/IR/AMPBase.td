@@ -38,6 +38,10 @@ def AMP_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kRoleAttrName = "amp.role";
     static constexpr ::llvm::StringLiteral kNameAttrName = "amp.name";
     static constexpr ::llvm::StringLiteral kGraphAttrName = "amp.graph";
+    /// On a `buffer` argument or result: the amp.name of the f32 parameter
+    /// this buffer is a low-precision copy of (amp-master-weights), so a
+    /// driver can initialise it as that parameter rounded.
+    static constexpr ::llvm::StringLiteral kCopyOfAttrName = "amp.copy_of";
 
   private:
     void registerAttributes();

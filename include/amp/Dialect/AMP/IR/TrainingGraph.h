@@ -36,6 +36,15 @@ inline StringRef getAMPName(DictionaryAttr attrs) {
   return {};
 }
 
+/// The amp.copy_of in an argument's or result's attributes, or "".
+inline StringRef getCopyOf(DictionaryAttr attrs) {
+  if (!attrs)
+    return {};
+  if (auto name = attrs.getAs<StringAttr>(AMPDialect::kCopyOfAttrName))
+    return name.getValue();
+  return {};
+}
+
 /// {amp.role = role, amp.name = name} (no name when `name` is empty).
 inline DictionaryAttr makeContractAttrs(MLIRContext *context, Role role,
                                         StringRef name) {
