@@ -4,20 +4,21 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir --precision=fp16 --opt-level=O1 -o %t/fp16.mlir
 // RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir --precision=bf16 --opt-level=O2 -o %t/bf16.mlir
-// RUN: amp-opt %t/fp16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region -o %t/fp16.out.mlir 2> %t/fp16.host.mlir
+// The IR dumps are per function; without threading they come in module order.
+// RUN: amp-opt %t/fp16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region --mlir-disable-threading -o %t/fp16.out.mlir 2> %t/fp16.host.mlir
 // RUN: FileCheck %s --check-prefixes=HOST,HOST16 < %t/fp16.host.mlir
 // RUN: FileCheck %s --check-prefix=ABI < %t/fp16.out.mlir
 // RUN: %python %S/Inputs/extract_ptx.py < %t/fp16.out.mlir > %t/fp16.ptx
 // RUN: FileCheck %s --check-prefix=PTX16 < %t/fp16.ptx
 // RUN: grep -A1 cvt.f32.f16 %t/fp16.ptx | grep -B1 add.rn.f32 | FileCheck %s --check-prefix=ACC16
-// RUN: amp-opt %t/bf16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region -o %t/bf16.out.mlir 2> %t/bf16.host.mlir
+// RUN: amp-opt %t/bf16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region --mlir-disable-threading -o %t/bf16.out.mlir 2> %t/bf16.host.mlir
 // RUN: FileCheck %s --check-prefixes=HOST,HOST-BF16 < %t/bf16.host.mlir
 // RUN: %python %S/Inputs/extract_ptx.py < %t/bf16.out.mlir > %t/bf16.ptx
 // RUN: FileCheck %s --check-prefix=PTX-BF16 < %t/bf16.ptx
 // RUN: grep -A1 cvt.f32.bf16 %t/bf16.ptx | grep -B1 add.rn.f32 | FileCheck %s --check-prefix=ACC-BF16
 // allow-tf32 only affects f32 GEMMs: the fp32 step passes allow_tf32 = 1.
 // RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir -o %t/fp32.mlir
-// RUN: amp-opt %t/fp32.mlir --amp-gpu-pipeline="format=isa model-abi=true allow-tf32=true" --mlir-print-ir-after=gpu-async-region -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32
+// RUN: amp-opt %t/fp32.mlir --amp-gpu-pipeline="format=isa model-abi=true allow-tf32=true" --mlir-print-ir-after=gpu-async-region --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32
 
 // Host code before the LLVM lowering: temporaries are gpu.alloc'ed (device
 // memory, not host_shared) and freed with gpu.dealloc, the six GEMMs of the
