@@ -245,6 +245,22 @@ LogicalResult buildTrainingStep(ModuleOp module) {
   return runPipeline(module, amp);
 }
 
+/// The forward model becomes the evaluation entry point, in evaluation mode
+/// as PyTorch's model.eval(): batch norm normalizes with (and returns
+/// unchanged) the running statistics, dropout passes its input through.
+void setEvaluationMode(func::FuncOp forward) {
+  forward.walk([](amp::BatchNormOp op) { op.setTraining(false); });
+  forward.walk([](amp::DropoutOp op) {
+    OpBuilder b(op);
+    auto maskType = cast<RankedTensorType>(op.getMask().getType());
+    Value keepAll = amp::ConstantOp::create(
+        b, op.getLoc(), DenseElementsAttr::get(maskType, true));
+    op.getOutput().replaceAllUsesWith(op.getInput());
+    op.getMask().replaceAllUsesWith(keepAll);
+    op.erase();
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Describing the model for the runtime
 //===----------------------------------------------------------------------===//
@@ -794,10 +810,12 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
     return failure();
   if (failed(buildTrainingStep(*module)))
     return failure();
-  if (emit == "mlir")
-    return writeModule(*module);
   func::FuncOp step = findGraph(*module, amp::GraphKind::TrainingStep);
   func::FuncOp forward = findGraph(*module, amp::GraphKind::Forward);
+  if (forward)
+    setEvaluationMode(forward);
+  if (emit == "mlir")
+    return writeModule(*module);
   FailureOr<ModelDescription> model = describeModel(step, forward, initial);
   if (failed(model) || failed(prepareEntryPoints(*module, step, forward)) ||
       failed(lowerToLLVMDialect(*module)))

@@ -97,7 +97,9 @@ int32_t amp_set_hyperparameter(amp_state *state, const char *name,
 
 /* One training step on the current inputs; updates the state in place. */
 int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped);
-/* The forward model on the current inputs (no update). */
+/* The forward model on the current inputs (no update), in evaluation mode
+   as PyTorch's model.eval(): batch norm uses the running statistics,
+   dropout is off. */
 int32_t amp_eval(amp_state *state, float *loss);
 
 /* The whole state (every tensor but inputs and labels). */
