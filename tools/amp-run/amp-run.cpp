@@ -225,17 +225,19 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
   return 0;
 }
 
-/// The loss scale, if the model has one (a scaler-state tensor named
-/// "...scale").
-std::optional<float> lossScale(const Model &model, amp_state *state) {
+/// The loss scales of the model, one per loss (scaler-state tensors named
+/// "...scale"), in the model's order; none without loss scaling.
+llvm::SmallVector<float> lossScales(const Model &model, amp_state *state) {
+  llvm::SmallVector<float> scales;
   for (int32_t i = 0; i < model.numTensors(); ++i) {
     const amp_tensor_info *info = model.tensor(i);
     if (info->role == AMP_ROLE_SCALER_STATE &&
         StringRef(info->name).ends_with("scale") &&
         info->dtype == AMP_DTYPE_F32)
-      return *static_cast<float *>(model.stateTensor(state, info->name));
+      scales.push_back(
+          *static_cast<float *>(model.stateTensor(state, info->name)));
   }
-  return std::nullopt;
+  return scales;
 }
 
 struct Summary {
@@ -271,21 +273,34 @@ int run(const Model &model, amp_state *state, Summary &summary) {
     if (step == 1)
       summary.firstLoss = loss;
     summary.lastLoss = loss;
-    std::optional<float> scale = lossScale(model, state);
+    llvm::SmallVector<float> scales = lossScales(model, state);
     llvm::errs() << (live ? "\r" : "") << "step " << step << "/" << steps
                  << "  loss " << llvm::format("%.6f", loss);
-    if (scale)
-      llvm::errs() << "  scale " << llvm::format("%g", *scale);
+    if (!scales.empty()) {
+      llvm::errs() << "  scale ";
+      llvm::interleave(
+          scales, llvm::errs(),
+          [](float scale) { llvm::errs() << llvm::format("%g", scale); }, "/");
+    }
     llvm::errs() << "  skipped " << summary.skipped << "  "
                  << llvm::format("%.1f", step / summary.seconds)
                  << " steps/s" << (live ? "   " : "\n");
     if (metrics) {
+      // "scale" is the first loss's scale; "scales" lists them all when a
+      // step has several losses.
       *metrics << "{\"step\": " << step << ", \"loss\": "
                << llvm::format("%.9g", loss) << ", \"scale\": ";
-      if (scale)
-        *metrics << llvm::format("%.9g", *scale);
+      if (!scales.empty())
+        *metrics << llvm::format("%.9g", scales.front());
       else
         *metrics << "null";
+      if (scales.size() > 1) {
+        *metrics << ", \"scales\": [";
+        llvm::interleaveComma(scales, *metrics, [&](float scale) {
+          *metrics << llvm::format("%.9g", scale);
+        });
+        *metrics << "]";
+      }
       *metrics << ", \"skipped\": " << (skipped ? "true" : "false")
                << ", \"seconds\": " << llvm::format("%.6f", seconds)
                << "}\n";
