@@ -63,4 +63,145 @@ def ContractionsToGemmCallsPass
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// LinalgToGPU: the steps of amp-gpu-pipeline (lib/Conversion/LinalgToGPU)
+//===----------------------------------------------------------------------===//
+
+def GPUFuseElementwisePass
+    : Pass<"amp-gpu-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg ops on tensors, leaving contractions "
+                "alone";
+  let description = [{
+    The patterns of `linalg-fuse-elementwise-ops` (elementwise fusion of a
+    producer with a single use, reshapes propagated by expansion, constant
+    folding of linalg ops, and the canonicalizations those rely on) with one
+    restriction: nothing is fused into or out of a contraction, nor a
+    reshape propagated through one. Matrix products thus keep the plain
+    `out + ext(a) * ext(b)` form that `amp-contractions-to-gemm-calls` turns
+    into cuBLASLt calls; a cast of a weight fused into its GEMM would
+    otherwise make a loop nest of it. An elementwise chain becomes one
+    `linalg.generic`, so one kernel.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def GPUConstantsToDevicePass
+    : Pass<"amp-gpu-constants-to-device", "::mlir::ModuleOp"> {
+  let summary = "Give every use of a bufferized constant a device buffer";
+  let description = [{
+    Runs on bufferized IR, before the buffer deallocation pipeline. Each
+    `memref.get_global` outside a `gpu.module` whose global has the identity
+    layout is replaced by a fresh `memref.alloc` (a device buffer once
+    `amp-gpu-device-buffers` has run): a splat initial value is written by
+    a `linalg.fill` (a kernel, no transfer), any other is copied from the
+    host global with `memref.copy` (a host-to-device `gpu.memcpy` later).
+    The deallocation pipeline frees the buffers.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def GPUPrepareLinalgPass
+    : Pass<"amp-gpu-prepare-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Strided copies to linalg.copy, parallel loops outermost";
+  let description = [{
+    Prepares bufferized linalg for the mapping of parallel loops to GPU
+    blocks and threads:
+
+    - a `memref.copy` into or out of a strided view (the padding of a
+      convolution's input, a slice) becomes a `linalg.copy`, so that a
+      kernel does it; copies between dense buffers stay (they become
+      `gpu.memcpy`);
+    - a `linalg.generic` with a reduction loop before a parallel one (a sum
+      over the rows: a bias gradient, a LayerNorm weight gradient) is
+      interchanged to put every parallel loop first, in their order, then
+      the reductions: the parallel loops become threads, each running the
+      reduction sequentially, instead of a host loop of launches.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def GPUWrapHostCodePass
+    : Pass<"amp-gpu-wrap-host-code", "::mlir::func::FuncOp"> {
+  let summary = "Run host loops and memref loads/stores in single-thread "
+                "kernels";
+  let description = [{
+    Runs after the parallel loops are mapped to blocks and threads. What is
+    left on the host and touches memory (a loop: a reduction of a whole
+    tensor to a scalar such as the mean loss, the global gradient norm or
+    the overflow check; a `memref.load`/`store`: a 0-d update of the loss
+    scale, its trackers or the optimizer step) is moved into a `gpu.launch`
+    of one block of one thread. Consecutive such ops share one launch:
+    memory-effect-free ops in between (views, index arithmetic) and
+    `memref.alloc`s without operands are hoisted in front of it, and
+    `memref.dealloc`s sunk behind it, unless they use a value computed in
+    the launch. A launch, a call, a terminator, a dynamic allocation or an
+    op with side effects on the host ends a group; so does a loop that
+    contains a launch, a call, an allocation, a deallocation or a copy
+    (its body is processed on its own). A group whose results are used on
+    the host after it is left alone (`amp-gpu-check-mappable` reports it).
+
+    Correct but slow: one thread reads a whole gradient for the norm or
+    the overflow check.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+  ];
+}
+
+def GPUDeviceBuffersPass
+    : Pass<"amp-gpu-device-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Allocate host-side buffers in device memory";
+  let description = [{
+    Outside GPU kernels, `memref.alloc` (without symbol operands) becomes
+    `gpu.alloc` (device memory, not host-shared; `gpu-to-llvm` calls
+    `mgpuMemAlloc`, which amp's runtime serves from a pool),
+    `memref.dealloc` becomes `gpu.dealloc`, and a `memref.copy` between
+    buffers with the identity layout becomes `gpu.memcpy`. All are
+    synchronous; `gpu-async-region` chains them with the launches later.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def GPUCheckMappablePass
+    : Pass<"amp-gpu-check-mappable", "::mlir::ModuleOp"> {
+  let summary = "Reject host code that would touch device memory on the CPU";
+  let description = [{
+    The host code of the GPU pipeline only allocates device buffers,
+    launches kernels, copies between buffers and calls the runtime. In the
+    functions of the module, outside `gpu.launch` and `gpu.module`, a
+    `memref.alloc`/`alloca`, an `scf.parallel`/`for`/`while` loop, a
+    `memref.load`/`store`/`copy`, an `affine.load`/`store` or a linalg op
+    is an error on that op, instead of a program that reads device pointers
+    on the CPU. The IR is not changed.
+  }];
+}
+
+def GPUCheckToolkitPass
+    : Pass<"amp-gpu-check-toolkit", "::mlir::ModuleOp"> {
+  let summary = "Check that a CUDA toolkit root has libdevice";
+  let description = [{
+    MLIR's `gpu-module-to-binary` only warns when the toolkit it is given
+    lacks libdevice, and goes on with kernels that call unresolved
+    `__nv_*` functions. This pass fails with an error on the module when
+    `toolkit` is not a directory or has no
+    `nvvm/libdevice/libdevice.10.bc`. An empty `toolkit` (MLIR searches
+    `CUDA_HOME`, `CUDA_ROOT`, `CUDA_PATH` and `PATH`) is not checked. The
+    IR is not changed.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit root to check">,
+  ];
+}
+
 #endif // AMP_CONVERSION_PASSES_TD

@@ -1,0 +1,129 @@
+// RUN: amp-opt %s -split-input-file --amp-gpu-fuse-elementwise | FileCheck %s
+
+// Elementwise fusion as linalg-fuse-elementwise-ops does it, except that
+// nothing is fused into or out of a contraction: matrix products keep the
+// `out + ext(a) * ext(b)` form amp-contractions-to-gemm-calls matches.
+
+#id = affine_map<(d0) -> (d0)>
+
+// An elementwise chain becomes one generic (one kernel); each op still
+// rounds where it did.
+// CHECK-LABEL: func.func @chain
+//  CHECK-SAME:     (%[[X:.+]]: tensor<256xf32>)
+//       CHECK:   %[[E:.+]] = tensor.empty() : tensor<256xf16>
+//       CHECK:   %[[R:.+]] = linalg.generic
+//  CHECK-SAME:       ins(%[[X]] : tensor<256xf32>) outs(%[[E]] : tensor<256xf16>)
+//       CHECK:     %[[M:.+]] = arith.mulf
+//       CHECK:     %[[T:.+]] = arith.truncf %[[M]] : f32 to f16
+//       CHECK:     linalg.yield %[[T]] : f16
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[R]]
+func.func @chain(%x: tensor<256xf32>) -> tensor<256xf16> {
+  %e0 = tensor.empty() : tensor<256xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<256xf32>) outs(%e0 : tensor<256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<256xf32>
+  %e1 = tensor.empty() : tensor<256xf16>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%0 : tensor<256xf32>) outs(%e1 : tensor<256xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<256xf16>
+  return %1 : tensor<256xf16>
+}
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// The cast of the weight is not fused into the GEMM, nor the GEMM into the
+// activation after it (upstream fuses the cast into the contraction).
+// CHECK-LABEL: func.func @around_contraction
+//       CHECK:   %[[WH:.+]] = linalg.generic
+//  CHECK-SAME:       iterator_types = ["parallel", "parallel"]
+//       CHECK:     arith.truncf
+//       CHECK:   %[[MM:.+]] = linalg.generic
+//  CHECK-SAME:       iterator_types = ["parallel", "parallel", "reduction"]
+//  CHECK-SAME:       ins(%{{.+}}, %[[WH]] : tensor<32x64xf16>, tensor<64x128xf16>)
+//   CHECK-NOT:     arith.truncf
+//       CHECK:     arith.extf
+//       CHECK:     arith.extf
+//       CHECK:     arith.mulf
+//       CHECK:     arith.addf
+//       CHECK:   %[[R:.+]] = linalg.generic
+//  CHECK-SAME:       ins(%[[MM]] : tensor<32x128xf32>)
+//       CHECK:     arith.maximumf
+//       CHECK:   return %[[R]]
+func.func @around_contraction(%x: tensor<32x64xf16>, %w: tensor<64x128xf32>) -> tensor<32x128xf32> {
+  %e = tensor.empty() : tensor<64x128xf16>
+  %wh = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<64x128xf32>) outs(%e : tensor<64x128xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<64x128xf16>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<32x128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<32x128xf32>) -> tensor<32x128xf32>
+  %mm = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %wh : tensor<32x64xf16>, tensor<64x128xf16>) outs(%acc : tensor<32x128xf32>) {
+  ^bb0(%in: f16, %in_1: f16, %o: f32):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.extf %in_1 : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<32x128xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<32x128xf32>) outs(%e1 : tensor<32x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %z = arith.maximumf %in, %zero : f32
+    linalg.yield %z : f32
+  } -> tensor<32x128xf32>
+  return %r : tensor<32x128xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// A producer with two uses is not fused (it would be computed twice).
+// CHECK-LABEL: func.func @two_uses
+//       CHECK:   %[[P:.+]] = linalg.generic
+//       CHECK:     arith.mulf
+//       CHECK:   %[[A:.+]] = linalg.generic
+//  CHECK-SAME:       ins(%[[P]] : tensor<256xf32>)
+//       CHECK:     arith.addf
+//       CHECK:   %[[B:.+]] = linalg.generic
+//  CHECK-SAME:       ins(%[[P]] : tensor<256xf32>)
+//       CHECK:     arith.subf
+//       CHECK:   return %[[A]], %[[B]]
+func.func @two_uses(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
+  %e = tensor.empty() : tensor<256xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<256xf32>) outs(%e : tensor<256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<256xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%p : tensor<256xf32>) outs(%e : tensor<256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<256xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%p : tensor<256xf32>) outs(%e : tensor<256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.subf %in, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<256xf32>
+  return %a, %b : tensor<256xf32>, tensor<256xf32>
+}
