@@ -600,6 +600,9 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   amp::ContractionsToGemmCallsPassOptions gemm;
   gemm.allowTF32 = options.allowTF32;
   pm.addPass(amp::createContractionsToGemmCallsPass(gemm));
+  // Row and full reductions -> launches reducing in parallel (block per
+  // row, two-stage grid reduction); see docs/GPU.md.
+  pm.addNestedPass<func::FuncOp>(amp::createGPUParallelReductionsPass());
   pm.addNestedPass<func::FuncOp>(std::make_unique<PrepareLinalgForGPU>());
 
   // 4. linalg -> scf.parallel; tile the innermost dimension by the block
