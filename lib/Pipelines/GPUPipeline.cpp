@@ -4,9 +4,10 @@
 // only launches kernels, calls amp_gpu_gemm (cuBLASLt) and allocates device
 // memory, plus kernels lowered to NVVM and serialized to PTX (format=isa) or
 // a fatbin through ptxas. Elementwise chains are fused into one kernel each;
-// matrix products go to cuBLASLt; everything else is linalg lowered to
-// parallel loops mapped to blocks and threads, and what cannot be mapped
-// (full reductions, 0-d state updates) runs in single-thread kernels. See
+// matrix products go to cuBLASLt; row and full reductions become block and
+// grid reductions; everything else is linalg lowered to parallel loops
+// mapped to blocks and threads, and what cannot be mapped (0-d state
+// updates) runs in single-thread kernels. See
 // docs/GPU.md for the steps and what is slow. The amp-specific steps are
 // the amp-gpu-* passes of lib/Conversion/LinalgToGPU; this file only
 // composes them with upstream passes.
@@ -138,12 +139,16 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   amp::ContractionsToGemmCallsPassOptions gemm;
   gemm.allowTF32 = options.allowTF32;
   pm.addPass(amp::createContractionsToGemmCallsPass(gemm));
+  // Row and full reductions -> launches reducing in parallel (block per
+  // row, two-stage grid reduction); see docs/GPU.md.
+  pm.addNestedPass<func::FuncOp>(amp::createGPUParallelReductionsPass());
   pm.addNestedPass<func::FuncOp>(amp::createGPUPrepareLinalgPass());
 
   // 4. linalg -> scf.parallel; tile the innermost dimension by the block
   // size (guards instead of min bounds keep the launch sizes constant); the
-  // outer loops go to blocks and the tiles to threads. Reductions along a
-  // dimension keep one thread per row with a sequential loop inside.
+  // outer loops go to blocks and the tiles to threads. Reductions the
+  // reduction pass left (column sums, short rows) keep one thread per
+  // output with a sequential loop inside.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(
       createParallelLoopTilingPass({kThreadsPerBlock}, /*noMinMaxBounds=*/true));

@@ -40,7 +40,9 @@
 // h (32x128) @ fc2.weight^T (10x128).
 // HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,
 // HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,
-// The mean of the per-row losses: a full reduction, one thread.
+// The mean loss: the sum of the per-row losses is one block
+// (gpu-parallel-reductions.mlir), its division by the batch size a 0-d op on
+// one thread.
 // HOST: gpu.launch_func async {{.*}} blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
 // dW2 = dlogits^T (32x10) @ h: trans_a, k = 32.
 // HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c10_i64, %c128_i64, %c32_i64, %c1_i32, %c0_i32,

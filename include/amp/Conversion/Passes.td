@@ -204,4 +204,55 @@ def GPUCheckToolkitPass
   ];
 }
 
+def GPUParallelReductionsPass
+    : Pass<"amp-gpu-parallel-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Turn row and full reductions on device buffers into "
+                "gpu.launch ops that reduce in parallel (gpu.all_reduce)";
+  let description = [{
+    Runs on bufferized IR, before the loop mapping of the GPU pipeline. A
+    linalg.generic with static memref operands whose loops are parallel
+    dimensions followed by reduction dimensions, whose inputs are read
+    without transposition (row-major, the reduced dimensions innermost) and
+    whose body yields `combiner(out, f(ins))` for every output (f not
+    reading the outputs; `select(c, combiner(out, x), out)` counts as
+    `combiner(out, select(c, x, identity))`), with a combiner that
+    gpu.all_reduce has (addf/addi, mulf/muli, max/min of every kind,
+    andi/ori/xori) on f32, i32 or i1, becomes:
+
+    - with parallel dimensions (a row reduction: softmax, LayerNorm,
+      cross-entropy rows), one block per output element; each of up to
+      `block-size` threads accumulates a strided slice of the row, the
+      block combines with gpu.all_reduce and thread 0 combines the result
+      with the output's initial value. Rows shorter than `min-row-length`
+      are left alone (one thread per row is enough for them);
+    - without parallel dimensions (a full reduction: mean loss, gradient
+      norm, overflow check), a grid of up to `max-blocks` blocks reducing
+      grid-strided slices into a temporary buffer of partials, then one
+      block reducing the partials into the output (deterministic: no
+      atomics). Small reductions use one block.
+
+    Everything else (column reductions, transposed reads, other combiners
+    or accumulator types, dynamic shapes) is left alone for the loop
+    mapping.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block (at most; fewer for short rows)">,
+    Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"1024",
+           "Blocks of the first stage of a full reduction (at most)">,
+    Option<"elementsPerThread", "elements-per-thread", "int64_t",
+           /*default=*/"8",
+           "Elements per thread below which a full reduction uses fewer "
+           "blocks">,
+    Option<"minRowLength", "min-row-length", "int64_t", /*default=*/"32",
+           "Shorter rows are left to the one-thread-per-row lowering">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // AMP_CONVERSION_PASSES_TD

@@ -1,17 +1,16 @@
 //===- WrapHostCode.cpp - leftover host code in single-thread kernels -----===//
 //
 // The amp-gpu-wrap-host-code pass. After the parallel loops are mapped to
-// blocks and threads, what is left on the host and touches memory (a loop:
-// a reduction of a whole tensor to a scalar such as the mean loss, the
-// global gradient norm or the overflow check; a memref.load/store: a 0-d
-// update of the loss scale, its trackers or the optimizer step) is moved
+// blocks and threads, what is left on the host and touches memory (a
+// memref.load/store: a 0-d update of the loss scale, its trackers or the
+// optimizer step; a loop: a full reduction amp-gpu-parallel-reductions did
+// not take) is moved
 // into a gpu.launch of one block of one thread. Consecutive such ops share
 // one launch: views and index arithmetic in between are hoisted in front of
 // it, allocations in front and deallocations behind it.
 //
-// Correct but slow: one thread reads a whole gradient for the norm or the
-// overflow check. Tree reductions (a block per slice, then a second pass)
-// are the next step (docs/GPU.md).
+// Meant for a few scalar operations: a loop left here runs on one thread,
+// correct but slow (amp-gpu-parallel-reductions takes the large ones).
 //
 //===----------------------------------------------------------------------===//
 
