@@ -73,14 +73,14 @@ void addLinear(std::vector<Gemm> &out, const char *workload, const char *name,
   static std::vector<std::string> names; // keeps the c_str()s alive
   names.reserve(1024);
   names.push_back(std::string(name) + " fwd");
-  out.push_back({workload, names.back().c_str(), tokens, outFeatures, in,
-                 false, true, 1});
+  out.push_back({workload, names.back().c_str(), tokens, outFeatures, in, false,
+                 true, 1});
   names.push_back(std::string(name) + " dx");
-  out.push_back({workload, names.back().c_str(), tokens, in, outFeatures,
-                 false, false, 1});
+  out.push_back({workload, names.back().c_str(), tokens, in, outFeatures, false,
+                 false, 1});
   names.push_back(std::string(name) + " dW");
-  out.push_back({workload, names.back().c_str(), outFeatures, in, tokens,
-                 true, false, 1});
+  out.push_back({workload, names.back().c_str(), outFeatures, in, tokens, true,
+                 false, 1});
 }
 
 std::vector<Gemm> workloadGemms() {
@@ -114,8 +114,8 @@ struct Result {
 // Runs C = op(A) op(B) as cuBLASLt sees it: column-major, so the row-major
 // product C = A B is computed as C^T = B^T A^T (swap operands, m <-> n).
 Result timeGemm(cublasLtHandle_t handle, cudaStream_t stream, const Gemm &g,
-                cudaDataType_t type, void *a, void *b, void *c,
-                void *workspace, size_t workspaceBytes, int iters) {
+                cudaDataType_t type, void *a, void *b, void *c, void *workspace,
+                size_t workspaceBytes, int iters) {
   // Column-major view: m = N, n = M, first operand = B, second = A.
   const int64_t m = g.N, n = g.M, k = g.K;
   const cublasOperation_t opFirst = g.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -131,8 +131,8 @@ Result timeGemm(cublasLtHandle_t handle, cudaStream_t stream, const Gemm &g,
   CHECK_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB,
                                           &opSecond, sizeof(opSecond)));
   cublasLtMatrixLayout_t la, lb, lc;
-  CHECK_LT(cublasLtMatrixLayoutCreate(&la, type, firstRows, firstCols,
-                                      firstRows));
+  CHECK_LT(
+      cublasLtMatrixLayoutCreate(&la, type, firstRows, firstCols, firstRows));
   CHECK_LT(cublasLtMatrixLayoutCreate(&lb, type, secondRows, secondCols,
                                       secondRows));
   CHECK_LT(cublasLtMatrixLayoutCreate(&lc, type, m, n, m));
@@ -164,9 +164,9 @@ Result timeGemm(cublasLtHandle_t handle, cudaStream_t stream, const Gemm &g,
   if (st == CUBLAS_STATUS_SUCCESS && returned > 0) {
     const float alpha = 1.0f, beta = 0.0f;
     auto run = [&] {
-      CHECK_LT(cublasLtMatmul(handle, desc, &alpha, b, la, a, lb, &beta, c,
-                              lc, c, lc, &heuristic.algo, workspace,
-                              workspaceBytes, stream));
+      CHECK_LT(cublasLtMatmul(handle, desc, &alpha, b, la, a, lb, &beta, c, lc,
+                              c, lc, &heuristic.algo, workspace, workspaceBytes,
+                              stream));
     };
     for (int i = 0; i < 3; ++i)
       run();
@@ -204,15 +204,15 @@ double copyBandwidth(cudaStream_t stream, size_t bytes, int iters) {
   CHECK_CUDA(cudaMalloc(&to, bytes));
   CHECK_CUDA(cudaMemsetAsync(from, 1, bytes, stream));
   for (int i = 0; i < 3; ++i)
-    CHECK_CUDA(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
-                               stream));
+    CHECK_CUDA(
+        cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream));
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
   CHECK_CUDA(cudaEventRecord(start, stream));
   for (int i = 0; i < iters; ++i)
-    CHECK_CUDA(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
-                               stream));
+    CHECK_CUDA(
+        cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream));
   CHECK_CUDA(cudaEventRecord(stop, stream));
   CHECK_CUDA(cudaEventSynchronize(stop));
   float ms = 0;
@@ -290,8 +290,8 @@ int main(int argc, char **argv) {
       "fp16 ms | fp16 TFLOP/s |\n| --- | --- | --- | --- | --- | --- | --- | "
       "--- | --- | --- |\n";
   std::printf("%-11s %-24s %6s %6s %6s %5s %9s %9s %9s %9s\n", "workload",
-              "GEMM", "M", "N", "K", "batch", "bf16 ms", "TFLOP/s",
-              "fp16 ms", "TFLOP/s");
+              "GEMM", "M", "N", "K", "batch", "bf16 ms", "TFLOP/s", "fp16 ms",
+              "TFLOP/s");
   for (const Gemm &g : gemms) {
     Result bf = timeGemm(handle, stream, g, CUDA_R_16BF, a, b, c, workspace,
                          workspaceBytes, iters);
@@ -315,7 +315,8 @@ int main(int argc, char **argv) {
   CHECK_CUDA(cudaFree(c));
   CHECK_CUDA(cudaFree(workspace));
 
-  std::printf("\ncopy bandwidth (cudaMemcpy device to device, read + write):\n");
+  std::printf(
+      "\ncopy bandwidth (cudaMemcpy device to device, read + write):\n");
   table += "\n| copy size | GB/s (read + write) |\n| --- | --- |\n";
   for (size_t mib : {64, 256, 1024, 4096}) {
     double bw = copyBandwidth(stream, mib << 20, iters);

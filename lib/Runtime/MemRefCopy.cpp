@@ -32,10 +32,10 @@ extern "C" void memrefCopy(int64_t elementSize, UnrankedMemRef *source,
   const int64_t *sizes = source->descriptor->sizesAndStrides;
   const int64_t *sourceStrides = sizes + rank;
   const int64_t *targetStrides = target->descriptor->sizesAndStrides + rank;
-  const char *from = source->descriptor->aligned +
-                     source->descriptor->offset * elementSize;
-  char *to = target->descriptor->aligned +
-             target->descriptor->offset * elementSize;
+  const char *from =
+      source->descriptor->aligned + source->descriptor->offset * elementSize;
+  char *to =
+      target->descriptor->aligned + target->descriptor->offset * elementSize;
   for (int64_t d = 0; d < rank; ++d)
     if (sizes[d] == 0)
       return;

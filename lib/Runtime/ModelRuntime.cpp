@@ -1,4 +1,5 @@
-//===- ModelRuntime.cpp - the C ABI of compiled models ---------------------===//
+//===- ModelRuntime.cpp - the C ABI of compiled models
+//---------------------===//
 //
 // Linked into every library amp-compile makes. Owns the state buffers, runs
 // the compiled entry points through their packed wrappers, and saves and
@@ -68,8 +69,8 @@ void initialize(const amp_tensor_info &info, void *data, Random &random) {
   case AMP_INIT_COPY_OF:
     return; // once every tensor is initialised (initializeCopies)
   case AMP_INIT_UNIFORM_FAN_IN: {
-    double bound = 1.0 / std::sqrt(static_cast<double>(
-                             std::max<int64_t>(1, info.fan_in)));
+    double bound =
+        1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(1, info.fan_in)));
     for (int64_t i = 0; i < info.num_elements; ++i)
       storeValue(data, info.dtype, i, (2 * random.uniform() - 1) * bound);
     return;
@@ -237,8 +238,7 @@ struct amp_state {
   }
 
   void *resultPointer(ResultBuffers &results, int32_t index) {
-    return device ? results.device[index].data
-                  : results.host[index].data.get();
+    return device ? results.device[index].data : results.host[index].data.get();
   }
 
   /// Makes result `index` the new contents of tensor `update`: a copy on
@@ -320,12 +320,10 @@ struct FileCloser {
 };
 using File = std::unique_ptr<FILE, FileCloser>;
 
-template <typename T>
-bool writeValue(FILE *file, const T &value) {
+template <typename T> bool writeValue(FILE *file, const T &value) {
   return std::fwrite(&value, sizeof(T), 1, file) == 1;
 }
-template <typename T>
-bool readValue(FILE *file, T &value) {
+template <typename T> bool readValue(FILE *file, T &value) {
   return std::fread(&value, sizeof(T), 1, file) == 1;
 }
 } // namespace
@@ -380,8 +378,8 @@ int32_t amp_set_hyperparameter(amp_state *state, const char *name,
                                double value) {
   int32_t index = findTensor(name);
   if (index < 0 || model().tensors[index].role != AMP_ROLE_HYPERPARAMETER)
-    return fail(std::string("the model has no hyper-parameter named '") +
-                name + "'");
+    return fail(std::string("the model has no hyper-parameter named '") + name +
+                "'");
   const amp_tensor_info &info = model().tensors[index];
   void *data = state->hostTensorForWriting(index);
   if (!data)

@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Dialect/AMP/IR/TrainingGraph.h"
-#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Dialect/AMP/Transforms/PrecisionPipeline.h"
 #include "amp/Pipelines/Pipelines.h"
@@ -74,8 +74,7 @@ cl::opt<std::string> outputFilename("o", cl::Required,
                                     cl::value_desc("LIB.so"),
                                     cl::cat(category));
 cl::opt<std::string> target("target", cl::init("cpu"),
-                            cl::desc("Target: cpu or cuda"),
-                            cl::cat(category));
+                            cl::desc("Target: cpu or cuda"), cl::cat(category));
 cl::opt<std::string> chip("chip", cl::init("sm_90"),
                           cl::desc("GPU architecture for --target=cuda"),
                           cl::cat(category));
@@ -86,47 +85,48 @@ cl::opt<bool> allowTF32("allow-tf32",
 cl::opt<std::string> precision("precision", cl::init("fp32"),
                                cl::desc("fp32, fp16 or bf16"),
                                cl::cat(category));
-cl::opt<std::string> optLevel(
-    "opt-level", cl::init("O1"),
-    cl::desc("Apex-style AMP level for fp16/bf16: O0, O1, O2 or O3"),
-    cl::cat(category));
+cl::opt<std::string>
+    optLevel("opt-level", cl::init("O1"),
+             cl::desc("Apex-style AMP level for fp16/bf16: O0, O1, O2 or O3"),
+             cl::cat(category));
 cl::opt<std::string> optimizer("optimizer", cl::init("sgd"),
                                cl::desc("Optimizer for a forward model: sgd "
                                         "or adamw"),
                                cl::cat(category));
-cl::opt<std::string> lossKind(
-    "loss", cl::init("none"),
-    cl::desc("Loss to append to a model that returns logits: none, "
-             "cross_entropy or mse"),
-    cl::cat(category));
+cl::opt<std::string>
+    lossKind("loss", cl::init("none"),
+             cl::desc("Loss to append to a model that returns logits: none, "
+                      "cross_entropy or mse"),
+             cl::cat(category));
 cl::opt<double> learningRate("lr", cl::init(0.01),
                              cl::desc("Initial learning rate"),
                              cl::cat(category));
-cl::opt<double> momentum("momentum", cl::init(0.0),
-                         cl::desc("SGD momentum"), cl::cat(category));
+cl::opt<double> momentum("momentum", cl::init(0.0), cl::desc("SGD momentum"),
+                         cl::cat(category));
 cl::opt<double> weightDecay("weight-decay", cl::init(0.0),
                             cl::desc("Weight decay"), cl::cat(category));
 cl::opt<double> maxGradNorm("max-grad-norm", cl::init(0.0),
                             cl::desc("Clip gradients to this global norm"),
                             cl::cat(category));
-cl::opt<std::string> lossScale(
-    "loss-scale", cl::init("auto"),
-    cl::desc("Loss scaling: auto (dynamic for fp16, none otherwise), "
-             "dynamic, static or none"),
-    cl::cat(category));
+cl::opt<std::string>
+    lossScale("loss-scale", cl::init("auto"),
+              cl::desc("Loss scaling: auto (dynamic for fp16, none otherwise), "
+                       "dynamic, static or none"),
+              cl::cat(category));
 cl::opt<double> initScale("init-scale", cl::init(65536.0),
                           cl::desc("Initial (or static) loss scale"),
                           cl::cat(category));
-cl::opt<int64_t> growthInterval(
-    "growth-interval", cl::init(2000),
-    cl::desc("Clean steps before the dynamic scale grows"), cl::cat(category));
+cl::opt<int64_t>
+    growthInterval("growth-interval", cl::init(2000),
+                   cl::desc("Clean steps before the dynamic scale grows"),
+                   cl::cat(category));
 cl::opt<int64_t> hysteresis("hysteresis", cl::init(1),
                             cl::desc("Overflows before the scale backs off"),
                             cl::cat(category));
-cl::opt<bool> errorAtMin(
-    "error-at-min",
-    cl::desc("Fail a step when the scale is stuck at its minimum"),
-    cl::cat(category));
+cl::opt<bool>
+    errorAtMin("error-at-min",
+               cl::desc("Fail a step when the scale is stuck at its minimum"),
+               cl::cat(category));
 cl::opt<std::string> emit("emit", cl::init("lib"),
                           cl::desc("What to write: lib (the shared library), "
                                    "mlir (the training step in the amp "
@@ -164,7 +164,8 @@ LogicalResult checkOptions() {
   if (!StringRef(chip).starts_with("sm_") ||
       !llvm::all_of(StringRef(chip).drop_front(3), llvm::isDigit) ||
       chip.size() < 5)
-    return error("--chip=" + chip + " is not an NVIDIA architecture such as "
+    return error("--chip=" + chip +
+                 " is not an NVIDIA architecture such as "
                  "sm_90");
   if (target != "cuda" && (chip.getNumOccurrences() || allowTF32))
     return error("--chip and --allow-tf32 apply to --target=cuda only");
@@ -213,10 +214,9 @@ LogicalResult buildTrainingStep(ModuleOp module) {
                    "(#amp.graph<forward>)");
     std::string autodiff;
     llvm::raw_string_ostream os(autodiff);
-    os << "amp-autodiff{optimizer=" << optimizer
-       << " loss=" << lossKind << " momentum=" << momentum
-       << " weight-decay=" << weightDecay << " max-grad-norm=" << maxGradNorm
-       << "}";
+    os << "amp-autodiff{optimizer=" << optimizer << " loss=" << lossKind
+       << " momentum=" << momentum << " weight-decay=" << weightDecay
+       << " max-grad-norm=" << maxGradNorm << "}";
     if (failed(runPipeline(module, autodiff)))
       return failure();
     if (!findGraph(module, amp::GraphKind::TrainingStep))
@@ -231,8 +231,8 @@ LogicalResult buildTrainingStep(ModuleOp module) {
   if (precision == "fp32") {
     if (lossScale != "dynamic" && lossScale != "static")
       return success();
-    return runPipeline(module, "amp-loss-scaling{mode=" + lossScale +
-                                   scaling + "}");
+    return runPipeline(module,
+                       "amp-loss-scaling{mode=" + lossScale + scaling + "}");
   }
   std::string amp;
   llvm::raw_string_ostream os(amp);
@@ -384,15 +384,16 @@ int64_t labelRangeOf(BlockArgument label) {
   return 0;
 }
 
-FailureOr<EntryDescription>
-describeEntry(func::FuncOp function, StringRef symbol,
-              ArrayRef<TensorDescription> tensors, bool mapByName) {
+FailureOr<EntryDescription> describeEntry(func::FuncOp function,
+                                          StringRef symbol,
+                                          ArrayRef<TensorDescription> tensors,
+                                          bool mapByName) {
   EntryDescription entry;
   entry.symbol = symbol.str();
   for (unsigned i = 0; i < function.getNumArguments(); ++i) {
-    FailureOr<TensorDescription> arg = describeTensor(
-        function.getLoc(), function.getArgumentTypes()[i],
-        function.getArgAttrDict(i), "arg" + Twine(i));
+    FailureOr<TensorDescription> arg =
+        describeTensor(function.getLoc(), function.getArgumentTypes()[i],
+                       function.getArgAttrDict(i), "arg" + Twine(i));
     if (failed(arg))
       return failure();
     if (!mapByName) {
@@ -411,9 +412,9 @@ describeEntry(func::FuncOp function, StringRef symbol,
   // The k-th result with a state role replaces the k-th argument with it.
   DenseMap<amp::Role, unsigned> seenPerRole;
   for (unsigned i = 0; i < function.getNumResults(); ++i) {
-    FailureOr<TensorDescription> result = describeTensor(
-        function.getLoc(), function.getResultTypes()[i],
-        function.getResultAttrDict(i), "result" + Twine(i));
+    FailureOr<TensorDescription> result =
+        describeTensor(function.getLoc(), function.getResultTypes()[i],
+                       function.getResultAttrDict(i), "result" + Twine(i));
     if (failed(result))
       return failure();
     int32_t update = -1;
@@ -546,8 +547,8 @@ std::unique_ptr<llvm::TargetMachine> hostTargetMachine() {
     features.AddFeature(feature.first(), feature.second);
   llvm::TargetOptions targetOptions;
   return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(),
-      targetOptions, llvm::Reloc::PIC_));
+      triple, llvm::sys::getHostCPUName(), features.getString(), targetOptions,
+      llvm::Reloc::PIC_));
 }
 
 LogicalResult writeObject(ModuleOp module, StringRef path) {
@@ -561,11 +562,10 @@ LogicalResult writeObject(ModuleOp module, StringRef path) {
     return failure();
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple());
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                            machine.get());
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   if (llvm::Error err = optimize(llvmModule.get()))
-    return error("LLVM optimization failed: " +
-                 llvm::toString(std::move(err)));
+    return error("LLVM optimization failed: " + llvm::toString(std::move(err)));
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec)
@@ -588,8 +588,7 @@ std::string cEscaped(StringRef text) {
       result += c;
     } else {
       char escape[8];
-      snprintf(escape, sizeof(escape), "\\%03o",
-               static_cast<unsigned char>(c));
+      snprintf(escape, sizeof(escape), "\\%03o", static_cast<unsigned char>(c));
       result += escape;
     }
   }
@@ -614,8 +613,8 @@ void emitTensorInfos(llvm::raw_ostream &os, StringRef prefix,
     os << "  {" << quoted(tensor.name) << ", "
        << static_cast<int32_t>(tensor.role) << ", " << tensor.dtype << ", "
        << tensor.shape.size() << ", " << prefix << "_shape" << index << ", "
-       << elements << ", " << tensor.init << ", " << tensor.initConstant
-       << ", " << tensor.fanIn << ", ";
+       << elements << ", " << tensor.init << ", " << tensor.initConstant << ", "
+       << tensor.fanIn << ", ";
     if (tensor.initOffset)
       os << "amp_initial_values + " << *tensor.initOffset;
     else
@@ -641,8 +640,8 @@ void emitEntry(llvm::raw_ostream &os, StringRef prefix,
   for (size_t i = 0; i < count; ++i)
     os << (i ? ", " : "") << "void *";
   os << ");\n";
-  os << "static void " << prefix << "_packed(void **b) {\n  "
-     << entry.symbol << "(";
+  os << "static void " << prefix << "_packed(void **b) {\n  " << entry.symbol
+     << "(";
   for (size_t i = 0; i < count; ++i)
     os << (i ? ", " : "") << "b[" << i << "]";
   os << ");\n}\n";
@@ -712,8 +711,7 @@ LogicalResult linkLibrary(StringRef prefix, StringRef glue, StringRef object,
                           StringRef output) {
   llvm::ErrorOr<std::string> cxx = llvm::sys::findProgramByName(compiler);
   if (!cxx)
-    return error("cannot find the C++ compiler '" + compiler +
-                 "' (set --cxx)");
+    return error("cannot find the C++ compiler '" + compiler + "' (set --cxx)");
   std::string include = (prefix + "/include").str();
   std::string runtime = (prefix + "/lib/libamp_model_runtime.a").str();
   std::string cudaRuntime = (prefix + "/lib/libamp_cuda_runtime.a").str();
@@ -724,21 +722,21 @@ LogicalResult linkLibrary(StringRef prefix, StringRef glue, StringRef object,
                    (archive == runtime ? ""
                                        : " (amp was built without the CUDA "
                                          "toolkit; see AMP_CUDA_ROOT)"));
-  SmallVector<StringRef> args = {*cxx,   "-O2",   "-shared", "-fPIC",
-                                 "-I",   include, glue,      object,
-                                 "-Wl,--whole-archive",      runtime};
+  SmallVector<StringRef> args = {*cxx,    "-O2",  "-shared",
+                                 "-fPIC", "-I",   include,
+                                 glue,    object, "-Wl,--whole-archive",
+                                 runtime};
   // The CUDA runtime loads libcuda and libcublasLt itself (dlopen): the
   // library builds and loads on machines without a GPU driver.
   if (target == "cuda")
     args.append({cudaRuntime, "-ldl", "-lpthread"});
   args.append({"-Wl,--no-whole-archive", "-lm", "-o", output});
   std::string message;
-  int status = llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0,
-                                         &message);
+  int status =
+      llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0, &message);
   if (status != 0)
     return error("linking the library failed (" + *cxx + " exited with " +
-                 Twine(status) + (message.empty() ? "" : ": " + message) +
-                 ")");
+                 Twine(status) + (message.empty() ? "" : ": " + message) + ")");
   return success();
 }
 
@@ -842,8 +840,7 @@ int main(int argc, char **argv) {
   if (failed(checkOptions()))
     return 1;
   if (!llvm::sys::fs::exists(inputFilename))
-    return failed(error("cannot open '" + inputFilename +
-                        "': no such file"))
+    return failed(error("cannot open '" + inputFilename + "': no such file"))
                ? 1
                : 0;
 

@@ -40,8 +40,9 @@ cl::opt<std::string> libraryPath(cl::Positional, cl::Required,
 cl::opt<int64_t> steps("steps", cl::init(10),
                        cl::desc("Number of steps (or evaluations)"),
                        cl::cat(category));
-cl::list<std::string> inputs("input", cl::desc("NAME=FILE: feed an input or "
-                                               "label from a raw or .npy file"),
+cl::list<std::string> inputs("input",
+                             cl::desc("NAME=FILE: feed an input or "
+                                      "label from a raw or .npy file"),
                              cl::value_desc("NAME=FILE"), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::init(0),
                        cl::desc("Seed for the initial state and synthetic "
@@ -138,8 +139,7 @@ void fillSynthetic(const amp_tensor_info &info, void *data, Random &random) {
       continue;
     }
     int64_t range = info.label_range > 0 ? info.label_range : 2;
-    storeValue(data, info.dtype, i,
-               static_cast<double>(random.next() % range));
+    storeValue(data, info.dtype, i, static_cast<double>(random.next() % range));
   }
 }
 
@@ -201,8 +201,8 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
     if (name == model.tensor(i)->name)
       info = model.tensor(i);
   if (!info || (info->role != AMP_ROLE_INPUT && info->role != AMP_ROLE_LABEL))
-    return fail("--input " + name + ": the model has no input or label named '" +
-                name + "'");
+    return fail("--input " + name +
+                ": the model has no input or label named '" + name + "'");
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buffer)
     return fail("--input " + name + ": cannot read '" + path +
@@ -220,8 +220,7 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
     return fail("--input " + name + ": '" + path + "' holds " +
                 llvm::Twine(contents.size()) + " bytes of data but the " +
                 "tensor needs " + llvm::Twine(expected));
-  std::memcpy(model.stateTensor(state, info->name), contents.data(),
-              expected);
+  std::memcpy(model.stateTensor(state, info->name), contents.data(), expected);
   return 0;
 }
 
@@ -262,9 +261,9 @@ int run(const Model &model, amp_state *state, Summary &summary) {
     auto start = std::chrono::steady_clock::now();
     int32_t status = evalOnly ? model.eval(state, &loss)
                               : model.trainStep(state, &loss, &skipped);
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (status != 0)
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model.lastError());
@@ -283,13 +282,14 @@ int run(const Model &model, amp_state *state, Summary &summary) {
           [](float scale) { llvm::errs() << llvm::format("%g", scale); }, "/");
     }
     llvm::errs() << "  skipped " << summary.skipped << "  "
-                 << llvm::format("%.1f", step / summary.seconds)
-                 << " steps/s" << (live ? "   " : "\n");
+                 << llvm::format("%.1f", step / summary.seconds) << " steps/s"
+                 << (live ? "   " : "\n");
     if (metrics) {
       // "scale" is the first loss's scale; "scales" lists them all when a
       // step has several losses.
-      *metrics << "{\"step\": " << step << ", \"loss\": "
-               << llvm::format("%.9g", loss) << ", \"scale\": ";
+      *metrics << "{\"step\": " << step
+               << ", \"loss\": " << llvm::format("%.9g", loss)
+               << ", \"scale\": ";
       if (!scales.empty())
         *metrics << llvm::format("%.9g", scales.front());
       else
@@ -302,8 +302,7 @@ int run(const Model &model, amp_state *state, Summary &summary) {
         *metrics << "]";
       }
       *metrics << ", \"skipped\": " << (skipped ? "true" : "false")
-               << ", \"seconds\": " << llvm::format("%.6f", seconds)
-               << "}\n";
+               << ", \"seconds\": " << llvm::format("%.6f", seconds) << "}\n";
     }
   }
   if (live)
@@ -315,8 +314,8 @@ int run(const Model &model, amp_state *state, Summary &summary) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "amp-run: train a model compiled by amp-compile\n");
+  cl::ParseCommandLineOptions(
+      argc, argv, "amp-run: train a model compiled by amp-compile\n");
   if (steps < 0)
     return fail("--steps must be non-negative");
   if (!llvm::sys::fs::exists(libraryPath))
@@ -347,8 +346,7 @@ int main(int argc, char **argv) {
   for (int32_t i = 0; i < model->numTensors(); ++i) {
     const amp_tensor_info *info = model->tensor(i);
     if (info->role == AMP_ROLE_INPUT || info->role == AMP_ROLE_LABEL)
-      fillSynthetic(*info, model->stateTensor(state.get(), info->name),
-                    random);
+      fillSynthetic(*info, model->stateTensor(state.get(), info->name), random);
   }
   for (const std::string &spec : inputs)
     if (loadInput(*model, state.get(), spec) != 0)

@@ -55,8 +55,9 @@ cl::opt<Translation> translation(
 
 cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input file>"),
                                    cl::init("-"), cl::cat(category));
-cl::opt<std::string> outputFilename("o", cl::desc("Output file (default: "
-                                                  "stdout)"),
+cl::opt<std::string> outputFilename("o",
+                                    cl::desc("Output file (default: "
+                                             "stdout)"),
                                     cl::value_desc("filename"), cl::init("-"),
                                     cl::cat(category));
 cl::opt<std::string> weightsFilename(
@@ -118,10 +119,18 @@ void printDiagnostic(Diagnostic &diag, llvm::raw_ostream &os) {
   }
   os << (file.empty() ? "amp-translate" : file) << ": ";
   switch (diag.getSeverity()) {
-  case DiagnosticSeverity::Error: os << "error: "; break;
-  case DiagnosticSeverity::Warning: os << "warning: "; break;
-  case DiagnosticSeverity::Note: os << "note: "; break;
-  case DiagnosticSeverity::Remark: os << "remark: "; break;
+  case DiagnosticSeverity::Error:
+    os << "error: ";
+    break;
+  case DiagnosticSeverity::Warning:
+    os << "warning: ";
+    break;
+  case DiagnosticSeverity::Note:
+    os << "note: ";
+    break;
+  case DiagnosticSeverity::Remark:
+    os << "remark: ";
+    break;
   }
   std::string message = diag.str();
   if (!nodeName.empty() && !StringRef(message).starts_with("node "))
@@ -170,8 +179,8 @@ LogicalResult writeModule(ModuleOp module) {
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);
   if (!output) {
-    llvm::WithColor::error(llvm::errs(), "amp-translate") << errorMessage
-                                                          << "\n";
+    llvm::WithColor::error(llvm::errs(), "amp-translate")
+        << errorMessage << "\n";
     return failure();
   }
   module->print(output->os(), OpPrintingFlags());
@@ -212,8 +221,7 @@ LogicalResult importONNX(MLIRContext &context) {
   if (!weights.empty()) {
     std::string message;
     if (!amp::writeAMPCheckpoint(weights, result->initialValues, message)) {
-      llvm::WithColor::error(llvm::errs(), "amp-translate") << message
-                                                            << "\n";
+      llvm::WithColor::error(llvm::errs(), "amp-translate") << message << "\n";
       return failure();
     }
   }
@@ -227,13 +235,12 @@ LogicalResult raiseIdioms(MLIRContext &context) {
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(inputFilename, &errorMessage);
   if (!input) {
-    llvm::WithColor::error(llvm::errs(), "amp-translate") << errorMessage
-                                                          << "\n";
+    llvm::WithColor::error(llvm::errs(), "amp-translate")
+        << errorMessage << "\n";
     return failure();
   }
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module || failed(amp::raiseONNXIdioms(*module)) ||
       failed(verify(*module)))
     return failure();

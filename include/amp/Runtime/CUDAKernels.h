@@ -1,4 +1,5 @@
-/*===- CUDAKernels.h - runtime functions compiled GPU code calls ---*- C -*-===*\
+/*===- CUDAKernels.h - runtime functions compiled GPU code calls ---*- C
+-*-===*\
 |*                                                                            *|
 |* Host code made by amp-gpu-pipeline calls these (besides the mgpu* ABI of   *|
 |* MLIR's gpu-to-llvm lowering, which lib/Runtime/CUDARuntime.cpp also        *|
@@ -22,10 +23,11 @@ extern "C" {
    row-major as m x k, or as k x m when trans_a is non-zero; B[b] as k x n, or
    n x k when trans_b is non-zero; C[b] is m x n and dense. stride_a and
    stride_b are the elements between consecutive A[b] and B[b] (m*k and k*n
-   when dense; 0 broadcasts one matrix to every batch); C[b] are m*n apart. Products accumulate in f32 (tensor
-   cores for f16 and bf16). For f32 operands, allow_tf32 permits TF32 tensor
-   cores. a_dtype == b_dtype; c_dtype is f32 or a_dtype. On failure the
-   error is sticky (amp_device_ops.last_error) and C is unchanged. */
+   when dense; 0 broadcasts one matrix to every batch); C[b] are m*n apart.
+   Products accumulate in f32 (tensor cores for f16 and bf16). For f32 operands,
+   allow_tf32 permits TF32 tensor cores. a_dtype == b_dtype; c_dtype is f32 or
+   a_dtype. On failure the error is sticky (amp_device_ops.last_error) and C is
+   unchanged. */
 void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
                   int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
                   const void *a, int64_t stride_a, const void *b,

@@ -1,4 +1,5 @@
-/*===- DeviceRuntime.h - device memory for compiled models ---------*- C -*-===*\
+/*===- DeviceRuntime.h - device memory for compiled models ---------*- C
+-*-===*\
 |*                                                                            *|
 |* Internal contract between the model runtime (ModelRuntime.cpp, which owns  *|
 |* the state and implements the C ABI of ModelABI.h) and a device backend.    *|

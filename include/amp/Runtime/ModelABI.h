@@ -52,7 +52,7 @@ typedef enum amp_init {
   /* U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = product of shape[1:], as
      PyTorch's default for Linear and Conv weights and biases. */
   AMP_INIT_UNIFORM_FAN_IN = 2,
-  AMP_INIT_VALUES = 3, /* init_values holds the contents */
+  AMP_INIT_VALUES = 3,   /* init_values holds the contents */
   AMP_INIT_CONSTANT = 4, /* every element is init_constant */
   /* Tensor copy_of (an f32 parameter) rounded to nearest even to this
      tensor's f16/bf16: the low-precision copy of a master weight. Also
@@ -69,7 +69,7 @@ typedef struct amp_tensor_info {
   int64_t num_elements;
   int32_t init; /* amp_init */
   double init_constant;
-  int64_t fan_in;       /* for AMP_INIT_UNIFORM_FAN_IN */
+  int64_t fan_in;          /* for AMP_INIT_UNIFORM_FAN_IN */
   const void *init_values; /* for AMP_INIT_VALUES */
   /* For integer labels feeding a loss: labels are in [0, label_range). */
   int64_t label_range;

@@ -93,8 +93,7 @@ inline bool isFloatDtype(int32_t dtype) {
 }
 
 /// Stores `value` as element `index` of a buffer of `dtype`.
-inline void storeValue(void *data, int32_t dtype, int64_t index,
-                       double value) {
+inline void storeValue(void *data, int32_t dtype, int64_t index, double value) {
   switch (dtype) {
   case AMP_DTYPE_F32:
     static_cast<float *>(data)[index] = static_cast<float>(value);

@@ -64,14 +64,15 @@ struct ConvertAMPToLinalgPass
   void runOnOperation() override {
     // Static shapes first (DESIGN.md section 3): say so instead of failing
     // to legalize, or emitting tensors whose sizes were never computed.
-    WalkResult dynamic = getOperation()->walk([](Operation *op) {
-      if (!isa<AMPDialect>(op->getDialect()) || hasStaticTensorTypes(op))
-        return WalkResult::advance();
-      op->emitOpError()
-          << "has a dynamic dimension; convert-amp-to-linalg lowers static "
-             "shapes only";
-      return WalkResult::interrupt();
-    });
+    WalkResult dynamic =
+        getOperation()->walk([](Operation *op) {
+          if (!isa<AMPDialect>(op->getDialect()) || hasStaticTensorTypes(op))
+            return WalkResult::advance();
+          op->emitOpError()
+              << "has a dynamic dimension; convert-amp-to-linalg lowers static "
+                 "shapes only";
+          return WalkResult::interrupt();
+        });
     if (dynamic.wasInterrupted())
       return signalPassFailure();
     MLIRContext *context = &getContext();

@@ -52,9 +52,8 @@ Value geluCdf(OpBuilder &b, Location loc, Value x, GeluApproximation form,
       Value x2 = arith::MulFOp::create(b, loc, x, x);
       Value pdf = arith::MulFOp::create(
           b, loc, f32(b, loc, kInvSqrt2Pi),
-          math::ExpOp::create(b, loc,
-                              arith::MulFOp::create(b, loc, x2,
-                                                    f32(b, loc, -0.5))));
+          math::ExpOp::create(
+              b, loc, arith::MulFOp::create(b, loc, x2, f32(b, loc, -0.5))));
       *derivative = arith::MulFOp::create(b, loc, x, pdf);
     }
     return arith::MulFOp::create(b, loc, half,
@@ -66,9 +65,8 @@ Value geluCdf(OpBuilder &b, Location loc, Value x, GeluApproximation form,
       b, loc, f32(b, loc, kSqrt2OverPi),
       arith::AddFOp::create(
           b, loc, x,
-          arith::MulFOp::create(
-              b, loc, f32(b, loc, kGeluTanhCubic),
-              arith::MulFOp::create(b, loc, x2, x))));
+          arith::MulFOp::create(b, loc, f32(b, loc, kGeluTanhCubic),
+                                arith::MulFOp::create(b, loc, x2, x))));
   Value t = math::TanhOp::create(b, loc, inner);
   if (derivative) {
     // x * 0.5 * (1 - t^2) * k * (1 + 3 c x^2)
@@ -80,9 +78,9 @@ Value geluCdf(OpBuilder &b, Location loc, Value x, GeluApproximation form,
             b, loc, one,
             arith::MulFOp::create(b, loc, f32(b, loc, 3 * kGeluTanhCubic),
                                   x2)));
-    *derivative = arith::MulFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, x, half),
-        arith::MulFOp::create(b, loc, sech2, dInner));
+    *derivative =
+        arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, half),
+                              arith::MulFOp::create(b, loc, sech2, dInner));
   }
   return arith::MulFOp::create(b, loc, half,
                                arith::AddFOp::create(b, loc, one, t));
@@ -127,13 +125,11 @@ template <>
 Value computeF32(SigmoidOp, OpBuilder &b, Location loc, ValueRange x) {
   return sigmoid(b, loc, x[0]);
 }
-template <>
-Value computeF32(ReluOp, OpBuilder &b, Location loc, ValueRange x) {
+template <> Value computeF32(ReluOp, OpBuilder &b, Location loc, ValueRange x) {
   // maximumf propagates NaN, as torch.relu does.
   return arith::MaximumFOp::create(b, loc, x[0], f32(b, loc, 0.0));
 }
-template <>
-Value computeF32(SiluOp, OpBuilder &b, Location loc, ValueRange x) {
+template <> Value computeF32(SiluOp, OpBuilder &b, Location loc, ValueRange x) {
   return arith::MulFOp::create(b, loc, x[0], sigmoid(b, loc, x[0]));
 }
 template <>
@@ -308,9 +304,8 @@ struct DropoutGradLowering : OpRewritePattern<DropoutGradOp> {
     Value result = buildElementwise(
         rewriter, op.getLoc(), resultType, op->getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value scaled = arith::MulFOp::create(b, loc,
-                                               widenToF32(b, loc, args[0]),
-                                               f32(b, loc, keepScale));
+          Value scaled = arith::MulFOp::create(
+              b, loc, widenToF32(b, loc, args[0]), f32(b, loc, keepScale));
           Value kept = arith::SelectOp::create(b, loc, args[1], scaled,
                                                f32(b, loc, 0.0));
           return roundTo(b, loc, kept, resultType.getElementType());

@@ -89,9 +89,8 @@ Value buildReduction(OpBuilder &b, Location loc, unsigned rank,
         SmallVector<Value> wide;
         for (Value arg : args.drop_back())
           wide.push_back(widenToF32(nested, nestedLoc, arg));
-        linalg::YieldOp::create(
-            nested, nestedLoc,
-            combine(nested, nestedLoc, args.back(), wide));
+        linalg::YieldOp::create(nested, nestedLoc,
+                                combine(nested, nestedLoc, args.back(), wide));
       });
   return generic.getResult(0);
 }
@@ -135,10 +134,9 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value value,
 }
 
 /// Rounds an f32 tensor to `resultType`, optionally transforming each value.
-Value finishElementwise(OpBuilder &b, Location loc, Value f32Tensor,
-                        RankedTensorType resultType,
-                        function_ref<Value(OpBuilder &, Location, Value)>
-                            transform) {
+Value finishElementwise(
+    OpBuilder &b, Location loc, Value f32Tensor, RankedTensorType resultType,
+    function_ref<Value(OpBuilder &, Location, Value)> transform) {
   if (!transform && resultType.getElementType().isF32())
     return f32Tensor;
   return buildElementwise(
@@ -148,7 +146,6 @@ Value finishElementwise(OpBuilder &b, Location loc, Value f32Tensor,
         return roundTo(nb, nloc, value, resultType.getElementType());
       });
 }
-
 
 /// The mean over all elements of a 0-d result: sum(values) / count.
 Value meanToScalar(OpBuilder &b, Location loc, Value values) {
@@ -166,7 +163,6 @@ Value meanToScalar(OpBuilder &b, Location loc, Value values) {
             nb, l, v, scalarConstant(nb, l, nb.getF32Type(), count));
       });
 }
-
 
 SmallVector<int64_t> droppedShape(ArrayRef<int64_t> shape,
                                   ArrayRef<int64_t> axes) {

@@ -23,8 +23,7 @@ inline Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
 
 inline Value scalarConstant(OpBuilder &b, Location loc, Type type,
                             double value) {
-  return arith::ConstantOp::create(b, loc, type,
-                                   b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 
 /// Widens a float scalar to f32 (no-op on f32 and on non-floats).
@@ -106,10 +105,9 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value value,
 
 /// Rounds an f32 tensor to `resultType`, optionally transforming each value
 /// first; returns the tensor itself when there is nothing to do.
-Value finishElementwise(OpBuilder &b, Location loc, Value f32Tensor,
-                        RankedTensorType resultType,
-                        function_ref<Value(OpBuilder &, Location, Value)>
-                            transform = nullptr);
+Value finishElementwise(
+    OpBuilder &b, Location loc, Value f32Tensor, RankedTensorType resultType,
+    function_ref<Value(OpBuilder &, Location, Value)> transform = nullptr);
 
 /// Row statistics of a softmax along `axis` (non-negative): the maximum and
 /// the sum of exp(x - max), both f32 with the axis dropped.

@@ -132,9 +132,9 @@ struct NormSpace {
 /// sum(input) / n over the reduced loops.
 Value buildMean(OpBuilder &b, Location loc, const NormSpace &space,
                 Value input) {
-  Value sum = buildReduction(b, loc, space.rank, space.reduced,
-                             space.statisticShape, input, space.identity(b),
-                             0.0, addF);
+  Value sum =
+      buildReduction(b, loc, space.rank, space.reduced, space.statisticShape,
+                     input, space.identity(b), 0.0, addF);
   double count = space.count;
   return finishElementwise(b, loc, sum, space.statisticType(b),
                            [&](OpBuilder &nb, Location l, Value v) -> Value {
@@ -171,12 +171,12 @@ Value reciprocalStd(OpBuilder &b, Location loc, Value value, double epsilon) {
 Value buildRstd(OpBuilder &b, Location loc, const NormSpace &space,
                 Value squareSum, double epsilon) {
   double count = space.count;
-  return finishElementwise(
-      b, loc, squareSum, space.statisticType(b),
-      [&](OpBuilder &nb, Location l, Value v) -> Value {
-        Value var = arith::DivFOp::create(nb, l, v, f32(nb, l, count));
-        return reciprocalStd(nb, l, var, epsilon);
-      });
+  return finishElementwise(b, loc, squareSum, space.statisticType(b),
+                           [&](OpBuilder &nb, Location l, Value v) -> Value {
+                             Value var = arith::DivFOp::create(
+                                 nb, l, v, f32(nb, l, count));
+                             return reciprocalStd(nb, l, var, epsilon);
+                           });
 }
 
 /// (x - mean) * rstd, or x * rstd without mean, on f32 scalars.
@@ -202,9 +202,9 @@ Value buildNormalized(OpBuilder &b, Location loc, const NormSpace &space,
   return buildElementwise(
       b, loc, resultType, in.values,
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value xhat = normalizedValue(nb, l, argAt(nb, l, args, x),
-                                     argAt(nb, l, args, m),
-                                     argAt(nb, l, args, r));
+        Value xhat =
+            normalizedValue(nb, l, argAt(nb, l, args, x), argAt(nb, l, args, m),
+                            argAt(nb, l, args, r));
         Value scale = argAt(nb, l, args, w);
         Value y = arith::MulFOp::create(nb, l, xhat, scale);
         if (c >= 0) {
@@ -224,8 +224,8 @@ struct NormGrads {
 };
 
 NormGrads buildNormBackward(OpBuilder &b, Location loc, const NormSpace &space,
-                            RankedTensorType inputType, Value grad,
-                            Value input, Value mean, Value rstd, Value weight,
+                            RankedTensorType inputType, Value grad, Value input,
+                            Value mean, Value rstd, Value weight,
                             bool withBias) {
   AffineMap identity = space.identity(b);
   AffineMap statisticMap = space.statisticMap(b);
@@ -236,8 +236,8 @@ NormGrads buildNormBackward(OpBuilder &b, Location loc, const NormSpace &space,
   Value sumGw;
   if (mean)
     sumGw = buildReduction(
-        b, loc, space.rank, space.reduced, space.statisticShape,
-        {grad, weight}, {identity, affineMap}, 0.0,
+        b, loc, space.rank, space.reduced, space.statisticShape, {grad, weight},
+        {identity, affineMap}, 0.0,
         [](OpBuilder &nb, Location l, Value acc, ValueRange v) {
           Value gw = arith::MulFOp::create(nb, l, v[0], v[1]);
           return arith::AddFOp::create(nb, l, acc, gw).getResult();
@@ -357,10 +357,9 @@ Value groupedAffine(OpBuilder &b, Location loc, Value value, int64_t groups) {
     return value;
   RankedTensorType type = tensorType(value);
   int64_t channels = type.getDimSize(0);
-  return reshapeTensor(
-      b, loc, value,
-      RankedTensorType::get({groups, channels / groups},
-                            type.getElementType()));
+  return reshapeTensor(b, loc, value,
+                       RankedTensorType::get({groups, channels / groups},
+                                             type.getElementType()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -376,10 +375,10 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
     Location loc = op.getLoc();
     NormSpace space = layerSpace(op.getInput(), op.getAxis());
     Value mean = buildMean(rewriter, loc, space, op.getInput());
-    Value rstd = buildRstd(
-        rewriter, loc, space,
-        buildSquareSum(rewriter, loc, space, op.getInput(), mean),
-        op.getEpsilon().convertToDouble());
+    Value rstd =
+        buildRstd(rewriter, loc, space,
+                  buildSquareSum(rewriter, loc, space, op.getInput(), mean),
+                  op.getEpsilon().convertToDouble());
     Value output = buildNormalized(rewriter, loc, space,
                                    tensorType(op.getOutput()), op.getInput(),
                                    mean, rstd, op.getWeight(), op.getBias());
@@ -396,13 +395,13 @@ struct RmsNormLowering : OpRewritePattern<RmsNormOp> {
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     Location loc = op.getLoc();
     NormSpace space = layerSpace(op.getInput(), op.getAxis());
-    Value rstd = buildRstd(
-        rewriter, loc, space,
-        buildSquareSum(rewriter, loc, space, op.getInput(), Value()),
-        op.getEpsilon().convertToDouble());
-    Value output = buildNormalized(rewriter, loc, space,
-                                   tensorType(op.getOutput()), op.getInput(),
-                                   Value(), rstd, op.getWeight(), Value());
+    Value rstd =
+        buildRstd(rewriter, loc, space,
+                  buildSquareSum(rewriter, loc, space, op.getInput(), Value()),
+                  op.getEpsilon().convertToDouble());
+    Value output =
+        buildNormalized(rewriter, loc, space, tensorType(op.getOutput()),
+                        op.getInput(), Value(), rstd, op.getWeight(), Value());
     rewriter.replaceOp(op, {output, rstd});
     return success();
   }
@@ -421,16 +420,15 @@ struct GroupNormLowering : OpRewritePattern<GroupNormOp> {
     NormSpace space = groupSpace(grouped);
     Value input = reshapeTensor(rewriter, loc, op.getInput(), grouped);
     Value mean = buildMean(rewriter, loc, space, input);
-    Value rstd =
-        buildRstd(rewriter, loc, space,
-                  buildSquareSum(rewriter, loc, space, input, mean),
-                  op.getEpsilon().convertToDouble());
+    Value rstd = buildRstd(rewriter, loc, space,
+                           buildSquareSum(rewriter, loc, space, input, mean),
+                           op.getEpsilon().convertToDouble());
     Value weight = groupedAffine(rewriter, loc, op.getWeight(), groups);
     Value bias = groupedAffine(rewriter, loc, op.getBias(), groups);
     Value output = buildNormalized(rewriter, loc, space, grouped, input, mean,
                                    rstd, weight, bias);
-    rewriter.replaceOp(op, {reshapeTensor(rewriter, loc, output, type), mean,
-                            rstd});
+    rewriter.replaceOp(
+        op, {reshapeTensor(rewriter, loc, output, type), mean, rstd});
     return success();
   }
 };
@@ -457,14 +455,13 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
       Value output = buildNormalized(
           rewriter, loc, space, tensorType(op.getOutput()), op.getInput(),
           runningMean, rstd, op.getWeight(), op.getBias());
-      rewriter.replaceOp(op, {output, runningMean, rstd, runningMean,
-                              runningVar});
+      rewriter.replaceOp(op,
+                         {output, runningMean, rstd, runningMean, runningVar});
       return success();
     }
 
     Value mean = buildMean(rewriter, loc, space, op.getInput());
-    Value squareSum =
-        buildSquareSum(rewriter, loc, space, op.getInput(), mean);
+    Value squareSum = buildSquareSum(rewriter, loc, space, op.getInput(), mean);
     Value rstd = buildRstd(rewriter, loc, space, squareSum, epsilon);
     Value output = buildNormalized(rewriter, loc, space,
                                    tensorType(op.getOutput()), op.getInput(),
@@ -478,12 +475,12 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
             Value statistic = args[1];
             if (divisor != 1.0)
-              statistic = arith::DivFOp::create(b, l, statistic,
-                                                f32(b, l, divisor));
-            Value kept = arith::MulFOp::create(b, l, args[0],
-                                               f32(b, l, 1.0 - momentum));
-            Value added = arith::MulFOp::create(b, l, statistic,
-                                                f32(b, l, momentum));
+              statistic =
+                  arith::DivFOp::create(b, l, statistic, f32(b, l, divisor));
+            Value kept =
+                arith::MulFOp::create(b, l, args[0], f32(b, l, 1.0 - momentum));
+            Value added =
+                arith::MulFOp::create(b, l, statistic, f32(b, l, momentum));
             return arith::AddFOp::create(b, l, kept, added);
           });
     };
@@ -512,9 +509,9 @@ struct LayerNormGradLowering : OpRewritePattern<LayerNormGradOp> {
         /*withBias=*/true);
     RankedTensorType weightType = tensorType(op.getWeight());
     rewriter.replaceOp(
-        op, {grads.input,
-             finishAffineGrad(rewriter, loc, grads.weight, weightType),
-             finishAffineGrad(rewriter, loc, grads.bias, weightType)});
+        op,
+        {grads.input, finishAffineGrad(rewriter, loc, grads.weight, weightType),
+         finishAffineGrad(rewriter, loc, grads.bias, weightType)});
     return success();
   }
 };
@@ -531,9 +528,9 @@ struct RmsNormGradLowering : OpRewritePattern<RmsNormGradOp> {
         rewriter, loc, space, tensorType(op.getInputGrad()), op.getGrad(),
         op.getInput(), Value(), op.getRstd(), op.getWeight(),
         /*withBias=*/false);
-    rewriter.replaceOp(op, {grads.input,
-                            finishAffineGrad(rewriter, loc, grads.weight,
-                                             tensorType(op.getWeight()))});
+    rewriter.replaceOp(
+        op, {grads.input, finishAffineGrad(rewriter, loc, grads.weight,
+                                           tensorType(op.getWeight()))});
     return success();
   }
 };
@@ -579,9 +576,9 @@ struct BatchNormGradLowering : OpRewritePattern<BatchNormGradOp> {
         /*withBias=*/true);
     RankedTensorType weightType = tensorType(op.getWeight());
     rewriter.replaceOp(
-        op, {grads.input,
-             finishAffineGrad(rewriter, loc, grads.weight, weightType),
-             finishAffineGrad(rewriter, loc, grads.bias, weightType)});
+        op,
+        {grads.input, finishAffineGrad(rewriter, loc, grads.weight, weightType),
+         finishAffineGrad(rewriter, loc, grads.bias, weightType)});
     return success();
   }
 };
@@ -592,8 +589,7 @@ struct BatchNormGradLowering : OpRewritePattern<BatchNormGradOp> {
 
 /// softmax_grad:     output * (grad - sum(grad * output, axis))
 /// log_softmax_grad: grad - exp(output) * sum(grad, axis)
-template <typename OpTy>
-struct SoftmaxGradLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct SoftmaxGradLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -608,12 +604,12 @@ struct SoftmaxGradLowering : OpRewritePattern<OpTy> {
     AffineMap rowMap = droppingMap(rewriter, rank, {axis});
     Value sum;
     if (isLog)
-      sum = buildReduction(rewriter, loc, rank, {axis}, rowShape,
-                           op.getGrad(), identity, 0.0, addF);
+      sum = buildReduction(rewriter, loc, rank, {axis}, rowShape, op.getGrad(),
+                           identity, 0.0, addF);
     else
       sum = buildReduction(
-          rewriter, loc, rank, {axis}, rowShape,
-          {op.getGrad(), op.getOutput()}, {identity, identity}, 0.0,
+          rewriter, loc, rank, {axis}, rowShape, {op.getGrad(), op.getOutput()},
+          {identity, identity}, 0.0,
           [](OpBuilder &b, Location l, Value acc, ValueRange x) {
             Value product = arith::MulFOp::create(b, l, x[0], x[1]);
             return arith::AddFOp::create(b, l, acc, product).getResult();
@@ -707,8 +703,8 @@ struct MseLossGradLowering : OpRewritePattern<MseLossGradOp> {
                   Value prediction = widenToF32(b, l, args[0]);
                   Value target = widenToF32(b, l, args[1]);
                   Value d = arith::SubFOp::create(b, l, prediction, target);
-                  Value scale = arith::MulFOp::create(b, l, args[2],
-                                                      f32(b, l, factor));
+                  Value scale =
+                      arith::MulFOp::create(b, l, args[2], f32(b, l, factor));
                   Value result = arith::MulFOp::create(b, l, d, scale);
                   return roundTo(b, l, result, element);
                 },

@@ -82,9 +82,8 @@ Value isNonFinite(OpBuilder &b, Location loc, Value x) {
 Value anyNonFinite(OpBuilder &b, Location loc, ValueRange tensors) {
   auto flagType = RankedTensorType::get({}, b.getI1Type());
   Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-  Value flag =
-      linalg::FillOp::create(b, loc, no, emptyTensor(b, loc, flagType))
-          .getResult(0);
+  Value flag = linalg::FillOp::create(b, loc, no, emptyTensor(b, loc, flagType))
+                   .getResult(0);
   for (Value tensor : tensors) {
     unsigned rank = cast<RankedTensorType>(tensor.getType()).getRank();
     SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
@@ -96,8 +95,8 @@ Value anyNonFinite(OpBuilder &b, Location loc, ValueRange tensors) {
                  Value bad =
                      isNonFinite(nb, nloc, widenToF32(nb, nloc, args[0]));
                  linalg::YieldOp::create(
-                     nb, nloc, arith::OrIOp::create(nb, nloc, args[1], bad)
-                                   .getResult());
+                     nb, nloc,
+                     arith::OrIOp::create(nb, nloc, args[1], bad).getResult());
                })
                .getResult(0);
   }
@@ -206,8 +205,8 @@ struct UnscaleGradsLowering : OpRewritePattern<UnscaleGradsOp> {
       results.push_back(buildElementwise(
           rewriter, loc, resultType, inputs,
           [&](OpBuilder &b, Location l, ValueRange args) {
-            Value scaled = arith::MulFOp::create(
-                b, l, widenToF32(b, l, args[0]), args[1]);
+            Value scaled =
+                arith::MulFOp::create(b, l, widenToF32(b, l, args[0]), args[1]);
             return roundTo(b, l, scaled, resultType.getElementType());
           },
           elementwiseMaps(rewriter, resultType.getRank(), inputs)));
@@ -288,8 +287,8 @@ struct UpdateScaleLowering : OpRewritePattern<UpdateScaleOp> {
           // Clean step: count up, grow at the interval (never to inf).
           Value counted = arith::AddIOp::create(b, loc, growth, one);
           Value intervalValue = i64Const(interval);
-          Value due = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::sge, counted, intervalValue);
+          Value due = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            counted, intervalValue);
           Value enlarged = times(growthFactor);
           Value ceiling = f32(b, loc, maxScale);
           Value grown = arith::MinimumFOp::create(b, loc, enlarged, ceiling);
@@ -303,8 +302,7 @@ struct UpdateScaleLowering : OpRewritePattern<UpdateScaleOp> {
           Value cleanGrowth =
               arith::SelectOp::create(b, loc, due, zero, counted);
           Value reset = i64Const(hysteresis);
-          Value cleanHyst =
-              arith::SelectOp::create(b, loc, due, reset, hyst);
+          Value cleanHyst = arith::SelectOp::create(b, loc, due, reset, hyst);
 
           Value newScale =
               arith::SelectOp::create(b, loc, found, overflowScale, cleanScale);
@@ -374,8 +372,8 @@ struct ClipGradNormLowering : OpRewritePattern<ClipGradNormOp> {
       results.push_back(buildElementwise(
           rewriter, loc, resultType, inputs,
           [&](OpBuilder &b, Location l, ValueRange args) {
-            Value clipped = arith::MulFOp::create(
-                b, l, widenToF32(b, l, args[0]), args[1]);
+            Value clipped =
+                arith::MulFOp::create(b, l, widenToF32(b, l, args[0]), args[1]);
             return roundTo(b, l, clipped, resultType.getElementType());
           },
           elementwiseMaps(rewriter, resultType.getRank(), inputs)));
@@ -456,8 +454,8 @@ struct SgdUpdateLowering : OpRewritePattern<SgdUpdateOp> {
           }
           Value delta = arith::MulFOp::create(b, loc, lr, g);
           Value newParam = arith::SubFOp::create(b, loc, param, delta);
-          SmallVector<Value> out = {skipIf(
-              b, loc, found, paramIn, roundTo(b, loc, newParam, element))};
+          SmallVector<Value> out = {skipIf(b, loc, found, paramIn,
+                                           roundTo(b, loc, newParam, element))};
           if (bufferIn)
             out.push_back(skipIf(b, loc, found, bufferIn,
                                  roundTo(b, loc, newBuffer, element)));

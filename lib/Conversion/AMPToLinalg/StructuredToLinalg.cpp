@@ -54,8 +54,8 @@ struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
     if (!target.hasStaticShape() ||
         !cast<RankedTensorType>(op.getInput().getType()).hasStaticShape())
       return rewriter.notifyMatchFailure(op, "needs static shapes");
-    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
-                                         op.getInput(), target));
+    rewriter.replaceOp(
+        op, reshapeTensor(rewriter, op.getLoc(), op.getInput(), target));
     return success();
   }
 };
@@ -66,9 +66,9 @@ struct TransposeLowering : OpRewritePattern<TransposeOp> {
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     Value init = emptyTensor(rewriter, op.getLoc(), type);
-    rewriter.replaceOp(op, linalg::TransposeOp::create(
-                               rewriter, op.getLoc(), op.getInput(), init,
-                               op.getPermutation())
+    rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(),
+                                                       op.getInput(), init,
+                                                       op.getPermutation())
                                .getResults());
     return success();
   }
@@ -186,11 +186,11 @@ struct MatmulLowering : OpRewritePattern<MatmulOp> {
         op.getTransposeRhs()
             ? matrixMap(rewriter, rank, batchRank, rhsType.getRank() > 2, n, k)
             : matrixMap(rewriter, rank, batchRank, rhsType.getRank() > 2, k, n);
-    Value acc = buildContraction(rewriter, op.getLoc(), rank,
-                                 resultType.getShape(), op.getLhs(),
-                                 op.getRhs(), lhsMap, rhsMap, {k});
-    rewriter.replaceOp(op,
-                       finishElementwise(rewriter, op.getLoc(), acc, resultType));
+    Value acc =
+        buildContraction(rewriter, op.getLoc(), rank, resultType.getShape(),
+                         op.getLhs(), op.getRhs(), lhsMap, rhsMap, {k});
+    rewriter.replaceOp(
+        op, finishElementwise(rewriter, op.getLoc(), acc, resultType));
     return success();
   }
 };
@@ -211,12 +211,12 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
     AffineMap inputMap =
         AffineMap::get(rank, 0, inputExprs, rewriter.getContext());
     AffineMap weightMap = AffineMap::get(
-        rank, 0, {rewriter.getAffineDimExpr(out), rewriter.getAffineDimExpr(in)},
+        rank, 0,
+        {rewriter.getAffineDimExpr(out), rewriter.getAffineDimExpr(in)},
         rewriter.getContext());
-    Value acc =
-        buildContraction(rewriter, loc, rank, resultType.getShape(),
-                         op.getInput(), op.getWeight(), inputMap, weightMap,
-                         {static_cast<int64_t>(in)});
+    Value acc = buildContraction(rewriter, loc, rank, resultType.getShape(),
+                                 op.getInput(), op.getWeight(), inputMap,
+                                 weightMap, {static_cast<int64_t>(in)});
     Value bias = op.getBias();
     if (!bias) {
       rewriter.replaceOp(op, finishElementwise(rewriter, loc, acc, resultType));
@@ -227,14 +227,13 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
         lead + 1, 0, rewriter.getAffineDimExpr(lead), rewriter.getContext());
     Type element = resultType.getElementType();
     rewriter.replaceOp(
-        op, buildElementwise(
-                rewriter, loc, resultType, {acc, bias},
-                [&](OpBuilder &b, Location l, ValueRange args) {
-                  Value sum = arith::AddFOp::create(
-                      b, l, args[0], widenToF32(b, l, args[1]));
-                  return roundTo(b, l, sum, element);
-                },
-                {identity, biasMap}));
+        op, buildElementwise(rewriter, loc, resultType, {acc, bias},
+                             [&](OpBuilder &b, Location l, ValueRange args) {
+                               Value sum = arith::AddFOp::create(
+                                   b, l, args[0], widenToF32(b, l, args[1]));
+                               return roundTo(b, l, sum, element);
+                             },
+                             {identity, biasMap}));
     return success();
   }
 };
@@ -251,9 +250,7 @@ SmallVector<int64_t> normalizedAxes(ArrayRef<int64_t> axes, int64_t rank) {
   return result;
 }
 
-
-template <typename OpTy>
-struct ReductionLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct ReductionLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -266,10 +263,9 @@ struct ReductionLowering : OpRewritePattern<OpTy> {
     SmallVector<int64_t> axes = normalizedAxes(op.getAxes(), rank);
     SmallVector<int64_t> shape = droppedShape(inputType.getShape(), axes);
     constexpr bool isMax = std::is_same_v<OpTy, ReduceMaxOp>;
-    Value acc = buildReduction(
-        rewriter, loc, rank, axes, shape, op.getInput(),
-        rewriter.getMultiDimIdentityMap(rank), isMax ? kNegInfinity : 0.0,
-        isMax ? maxF : addF);
+    Value acc = buildReduction(rewriter, loc, rank, axes, shape, op.getInput(),
+                               rewriter.getMultiDimIdentityMap(rank),
+                               isMax ? kNegInfinity : 0.0, isMax ? maxF : addF);
     double count = 1;
     for (int64_t axis : axes)
       count *= inputType.getDimSize(axis);
@@ -288,8 +284,7 @@ struct ReductionLowering : OpRewritePattern<OpTy> {
   }
 };
 
-template <typename OpTy>
-struct SoftmaxLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -344,9 +339,10 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
         {identity, rowMap}, 0.0,
         [](OpBuilder &b, Location l, Value acc, ValueRange x) {
           Value c = linalg::IndexOp::create(b, l, 1);
-          Value label = arith::IndexCastOp::create(b, l, b.getIndexType(), x[1]);
-          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c,
-                                            label);
+          Value label =
+              arith::IndexCastOp::create(b, l, b.getIndexType(), x[1]);
+          Value hit =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c, label);
           Value add = arith::AddFOp::create(b, l, acc, x[0]);
           return arith::SelectOp::create(b, l, hit, add, acc).getResult();
         });
@@ -354,8 +350,8 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
     Value perRow = buildElementwise(
         rewriter, loc, f32TensorOf(rewriter, {rows}), {max, sum, picked},
         [](OpBuilder &b, Location l, ValueRange x) {
-          Value lse = arith::AddFOp::create(b, l, math::LogOp::create(b, l, x[1]),
-                                            x[0]);
+          Value lse = arith::AddFOp::create(
+              b, l, math::LogOp::create(b, l, x[1]), x[0]);
           return arith::SubFOp::create(b, l, lse, x[2]).getResult();
         });
     rewriter.replaceOp(op, meanToScalar(rewriter, loc, perRow));
@@ -387,11 +383,11 @@ struct MseLossLowering : OpRewritePattern<MseLossOp> {
 
 void mlir::amp::populateAMPStructuredToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ConstantLowering, SeedLowering, ReshapeLowering,
-               TransposeLowering, BroadcastLowering, SliceLowering,
-               ConcatLowering, MatmulLowering, LinearLowering,
-               ReductionLowering<ReduceSumOp>, ReductionLowering<ReduceMeanOp>,
-               ReductionLowering<ReduceMaxOp>, SoftmaxLowering<SoftmaxOp>,
-               SoftmaxLowering<LogSoftmaxOp>, CrossEntropyLowering,
-               MseLossLowering>(patterns.getContext());
+  patterns
+      .add<ConstantLowering, SeedLowering, ReshapeLowering, TransposeLowering,
+           BroadcastLowering, SliceLowering, ConcatLowering, MatmulLowering,
+           LinearLowering, ReductionLowering<ReduceSumOp>,
+           ReductionLowering<ReduceMeanOp>, ReductionLowering<ReduceMaxOp>,
+           SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>,
+           CrossEntropyLowering, MseLossLowering>(patterns.getContext());
 }

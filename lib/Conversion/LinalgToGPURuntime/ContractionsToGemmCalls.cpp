@@ -256,10 +256,9 @@ func::FuncOp getOrDeclareGemm(ModuleOp module) {
   //   int64_t m, int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
   //   const void *a, int64_t stride_a, const void *b, int64_t stride_b,
   //   void *c, float alpha, float beta, int32_t allow_tf32)
-  auto type = b.getFunctionType(
-      {i32, i32, i64, i64, i64, i64, i32, i32, ptr, i64, ptr, i64, ptr, f32,
-       f32, i32},
-      {});
+  auto type = b.getFunctionType({i32, i32, i64, i64, i64, i64, i32, i32, ptr,
+                                 i64, ptr, i64, ptr, f32, f32, i32},
+                                {});
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
   auto func = func::FuncOp::create(builder, module.getLoc(), kGemmFunc, type);
   func.setPrivate();
@@ -268,12 +267,10 @@ func::FuncOp getOrDeclareGemm(ModuleOp module) {
 
 /// The aligned pointer of a dense buffer as `!llvm.ptr`.
 Value bufferPointer(OpBuilder &b, Location loc, Value buffer) {
-  Value index =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
   Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-  return LLVM::IntToPtrOp::create(b, loc,
-                                  LLVM::LLVMPointerType::get(b.getContext()),
-                                  i64);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
 }
 
 struct ContractionsToGemmCallsPass
@@ -303,7 +300,8 @@ struct ContractionsToGemmCallsPass
     Type cType = cast<MemRefType>(c.getType()).getElementType();
     std::optional<int32_t> aCode = gemmDType(aType);
     std::optional<int32_t> cCode = gemmDType(cType);
-    if (!aCode || !cCode || aType != bType || (!cType.isF32() && cType != aType))
+    if (!aCode || !cCode || aType != bType ||
+        (!cType.isF32() && cType != aType))
       return;
     std::optional<GemmShape> shape = matchGemmMaps(op);
     if (!shape || !matchGemmBody(op))
@@ -319,28 +317,26 @@ struct ContractionsToGemmCallsPass
       return arith::ConstantIntOp::create(builder, loc, v, 64);
     };
     auto f32 = [&](float v) -> Value {
-      return arith::ConstantFloatOp::create(builder, loc,
-                                            builder.getF32Type(),
+      return arith::ConstantFloatOp::create(builder, loc, builder.getF32Type(),
                                             APFloat(v));
     };
     func::FuncOp gemm = getOrDeclareGemm(module);
-    SmallVector<Value> args = {
-        i32(*aCode),
-        i32(*cCode),
-        i64(shape->batch),
-        i64(shape->m),
-        i64(shape->n),
-        i64(shape->k),
-        i32(shape->transA),
-        i32(shape->transB),
-        bufferPointer(builder, loc, a),
-        i64(shape->strideA),
-        bufferPointer(builder, loc, b),
-        i64(shape->strideB),
-        bufferPointer(builder, loc, c),
-        f32(1.0f),
-        f32(zeroFill ? 0.0f : 1.0f),
-        i32(allowTF32 && aType.isF32())};
+    SmallVector<Value> args = {i32(*aCode),
+                               i32(*cCode),
+                               i64(shape->batch),
+                               i64(shape->m),
+                               i64(shape->n),
+                               i64(shape->k),
+                               i32(shape->transA),
+                               i32(shape->transB),
+                               bufferPointer(builder, loc, a),
+                               i64(shape->strideA),
+                               bufferPointer(builder, loc, b),
+                               i64(shape->strideB),
+                               bufferPointer(builder, loc, c),
+                               f32(1.0f),
+                               f32(zeroFill ? 0.0f : 1.0f),
+                               i32(allowTF32 && aType.isF32())};
     func::CallOp::create(builder, loc, gemm, args);
     op->erase();
     if (zeroFill)

@@ -26,8 +26,7 @@ int32_t ampDType(Type element) {
   return -1;
 }
 
-template <typename T>
-void put(std::string &out, T value) {
+template <typename T> void put(std::string &out, T value) {
   char bytes[sizeof(T)];
   llvm::support::endian::write<T, llvm::endianness::little>(bytes, value);
   out.append(bytes, sizeof(T));

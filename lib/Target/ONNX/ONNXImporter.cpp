@@ -74,8 +74,7 @@ double shortestF32Decimal(double value) {
 /// Maps a linear index of a tensor of shape `out` to the linear index of an
 /// input of shape `in` broadcast to it (NumPy rules).
 int64_t broadcastSourceIndex(int64_t linear, ArrayRef<int64_t> out,
-                             ArrayRef<int64_t> outStrides,
-                             ArrayRef<int64_t> in,
+                             ArrayRef<int64_t> outStrides, ArrayRef<int64_t> in,
                              ArrayRef<int64_t> inStrides) {
   int64_t source = 0;
   size_t offset = out.size() - in.size();
@@ -115,7 +114,16 @@ struct ArgInfo {
 enum class Arith { Add, Sub, Mul, Div, Pow, Max, Min };
 enum class Compare { EQ, GT, LT, GE, LE };
 enum class Unary {
-  Relu, Erf, Tanh, Sigmoid, Sqrt, Neg, Exp, Log, Reciprocal, Abs
+  Relu,
+  Erf,
+  Tanh,
+  Sigmoid,
+  Sqrt,
+  Neg,
+  Exp,
+  Log,
+  Reciprocal,
+  Abs
 };
 
 class Importer {
@@ -145,9 +153,8 @@ private:
 
   InFlightDiagnostic modelError() { return emitError(fileLoc); }
   std::string nodeLabel() const {
-    std::string label = node->name().empty()
-                            ? "#" + std::to_string(nodeIndex)
-                            : "'" + node->name() + "'";
+    std::string label = node->name().empty() ? "#" + std::to_string(nodeIndex)
+                                             : "'" + node->name() + "'";
     return label + " (" + node->op_type() + ")";
   }
   InFlightDiagnostic error() {
@@ -248,8 +255,7 @@ private:
   }
 
   LogicalResult checkShape(ArrayRef<int64_t> shape) {
-    if (static_cast<int64_t>(shape.size()) > kMaxRank ||
-        !numElements(shape)) {
+    if (static_cast<int64_t>(shape.size()) > kMaxRank || !numElements(shape)) {
       error() << "the result shape " << formatShape(shape)
               << " is invalid or too large";
       return failure();
@@ -413,8 +419,8 @@ private:
       return failure();
     }
     Value arg = body->addArgument(tensorType(shape, element), fileLoc);
-    args.push_back({ArgKind::Initializer, init.name(), e.initializerIndex,
-                    arg});
+    args.push_back(
+        {ArgKind::Initializer, init.name(), e.initializerIndex, arg});
     e.value = arg;
     return arg;
   }
@@ -782,9 +788,8 @@ LogicalResult Importer::checkModel() {
 LogicalResult Importer::importInputs() {
   for (const auto &entry : options.inputShapes) {
     StringRef name = entry.getKey();
-    bool known = llvm::any_of(graph.input(), [&](const auto &input) {
-      return input.name() == name;
-    });
+    bool known = llvm::any_of(
+        graph.input(), [&](const auto &input) { return input.name() == name; });
     if (!known) {
       modelError() << "--input-shape names '" << name
                    << "', which is not a graph input";
@@ -834,15 +839,14 @@ LogicalResult Importer::importInputs() {
     Shape shape;
     if (!tensor.has_shape() && override == options.inputShapes.end()) {
       modelError() << "graph input '" << name
-                   << "' has no shape; give it one with --input-shape "
-                   << name << "=D0xD1x...";
+                   << "' has no shape; give it one with --input-shape " << name
+                   << "=D0xD1x...";
       return failure();
     }
     if (tensor.has_shape()) {
       if (tensor.shape().dim_size() > kMaxRank) {
         modelError() << "graph input '" << name << "' has rank "
-                     << tensor.shape().dim_size() << ", more than "
-                     << kMaxRank;
+                     << tensor.shape().dim_size() << ", more than " << kMaxRank;
         return failure();
       }
       for (auto [d, dim] : llvm::enumerate(tensor.shape().dim())) {
@@ -852,8 +856,7 @@ LogicalResult Importer::importInputs() {
         }
         if (override == options.inputShapes.end()) {
           InFlightDiagnostic diag = modelError();
-          diag << "graph input '" << name << "' has a dynamic dimension "
-               << d;
+          diag << "graph input '" << name << "' has a dynamic dimension " << d;
           if (dim.has_dim_param())
             diag << " ('" << dim.dim_param() << "')";
           diag << " and amp needs static shapes; give it a size with "
@@ -907,13 +910,20 @@ LogicalResult Importer::importInputs() {
 Value Importer::materializedBinary(Arith kind, Value lhs, Value rhs) {
   Type type = lhs.getType();
   switch (kind) {
-  case Arith::Add: return AddOp::create(builder, loc, type, lhs, rhs);
-  case Arith::Sub: return SubOp::create(builder, loc, type, lhs, rhs);
-  case Arith::Mul: return MulOp::create(builder, loc, type, lhs, rhs);
-  case Arith::Div: return DivOp::create(builder, loc, type, lhs, rhs);
-  case Arith::Pow: return PowOp::create(builder, loc, type, lhs, rhs);
-  case Arith::Max: return MaximumOp::create(builder, loc, type, lhs, rhs);
-  case Arith::Min: return MinimumOp::create(builder, loc, type, lhs, rhs);
+  case Arith::Add:
+    return AddOp::create(builder, loc, type, lhs, rhs);
+  case Arith::Sub:
+    return SubOp::create(builder, loc, type, lhs, rhs);
+  case Arith::Mul:
+    return MulOp::create(builder, loc, type, lhs, rhs);
+  case Arith::Div:
+    return DivOp::create(builder, loc, type, lhs, rhs);
+  case Arith::Pow:
+    return PowOp::create(builder, loc, type, lhs, rhs);
+  case Arith::Max:
+    return MaximumOp::create(builder, loc, type, lhs, rhs);
+  case Arith::Min:
+    return MinimumOp::create(builder, loc, type, lhs, rhs);
   }
   llvm_unreachable("unknown arithmetic");
 }
@@ -963,8 +973,8 @@ LogicalResult Importer::importArith(Arith kind) {
       return failure();
     bool isFloat = x.isFloat() || y.isFloat();
     if (kind != Arith::Pow && x.dtype != y.dtype) {
-      error() << "operands have different element types ("
-              << dtypeName(x.dtype) << " and " << dtypeName(y.dtype) << ")";
+      error() << "operands have different element types (" << dtypeName(x.dtype)
+              << " and " << dtypeName(y.dtype) << ")";
       return failure();
     }
     bool divByZero = false;
@@ -975,13 +985,27 @@ LogicalResult Importer::importArith(Arith kind) {
           if (isFloat) {
             double l = p.getDouble(i), r = q.getDouble(j), v = 0;
             switch (kind) {
-            case Arith::Add: v = l + r; break;
-            case Arith::Sub: v = l - r; break;
-            case Arith::Mul: v = l * r; break;
-            case Arith::Div: v = l / r; break;
-            case Arith::Pow: v = std::pow(l, r); break;
-            case Arith::Max: v = std::isnan(l) || l > r ? l : r; break;
-            case Arith::Min: v = std::isnan(l) || l < r ? l : r; break;
+            case Arith::Add:
+              v = l + r;
+              break;
+            case Arith::Sub:
+              v = l - r;
+              break;
+            case Arith::Mul:
+              v = l * r;
+              break;
+            case Arith::Div:
+              v = l / r;
+              break;
+            case Arith::Pow:
+              v = std::pow(l, r);
+              break;
+            case Arith::Max:
+              v = std::isnan(l) || l > r ? l : r;
+              break;
+            case Arith::Min:
+              v = std::isnan(l) || l < r ? l : r;
+              break;
             }
             o.setDouble(k, v);
             return;
@@ -990,9 +1014,15 @@ LogicalResult Importer::importArith(Arith kind) {
           uint64_t r = static_cast<uint64_t>(q.getInt(j));
           int64_t v = 0;
           switch (kind) {
-          case Arith::Add: v = static_cast<int64_t>(l + r); break;
-          case Arith::Sub: v = static_cast<int64_t>(l - r); break;
-          case Arith::Mul: v = static_cast<int64_t>(l * r); break;
+          case Arith::Add:
+            v = static_cast<int64_t>(l + r);
+            break;
+          case Arith::Sub:
+            v = static_cast<int64_t>(l - r);
+            break;
+          case Arith::Mul:
+            v = static_cast<int64_t>(l * r);
+            break;
           case Arith::Div:
             if (r == 0 || (static_cast<int64_t>(l) ==
                                std::numeric_limits<int64_t>::min() &&
@@ -1048,8 +1078,8 @@ LogicalResult Importer::importArith(Arith kind) {
       return failure();
     Type other = *otherType;
     if (other != element) {
-      error() << "operands have different element types ("
-              << typeName(element) << " and " << typeName(other) << ")";
+      error() << "operands have different element types (" << typeName(element)
+              << " and " << typeName(other) << ")";
       return failure();
     }
   }
@@ -1137,32 +1167,52 @@ LogicalResult Importer::importCompare(Compare kind) {
     if (failed(checkFoldSize(*shape)))
       return failure();
     bool isFloat = (*a)->isFloat() || (*b)->isFloat();
-    HostTensor out = foldBinary(
-        **a, **b, *shape, kBool,
-        [&](HostTensor &o, int64_t k, const HostTensor &p, int64_t i,
-            const HostTensor &q, int64_t j) {
-          bool v = false;
-          if (isFloat) {
-            double l = p.getDouble(i), r = q.getDouble(j);
-            switch (kind) {
-            case Compare::EQ: v = l == r; break;
-            case Compare::GT: v = l > r; break;
-            case Compare::LT: v = l < r; break;
-            case Compare::GE: v = l >= r; break;
-            case Compare::LE: v = l <= r; break;
-            }
-          } else {
-            int64_t l = p.getInt(i), r = q.getInt(j);
-            switch (kind) {
-            case Compare::EQ: v = l == r; break;
-            case Compare::GT: v = l > r; break;
-            case Compare::LT: v = l < r; break;
-            case Compare::GE: v = l >= r; break;
-            case Compare::LE: v = l <= r; break;
-            }
-          }
-          o.setInt(k, v);
-        });
+    HostTensor out =
+        foldBinary(**a, **b, *shape, kBool,
+                   [&](HostTensor &o, int64_t k, const HostTensor &p, int64_t i,
+                       const HostTensor &q, int64_t j) {
+                     bool v = false;
+                     if (isFloat) {
+                       double l = p.getDouble(i), r = q.getDouble(j);
+                       switch (kind) {
+                       case Compare::EQ:
+                         v = l == r;
+                         break;
+                       case Compare::GT:
+                         v = l > r;
+                         break;
+                       case Compare::LT:
+                         v = l < r;
+                         break;
+                       case Compare::GE:
+                         v = l >= r;
+                         break;
+                       case Compare::LE:
+                         v = l <= r;
+                         break;
+                       }
+                     } else {
+                       int64_t l = p.getInt(i), r = q.getInt(j);
+                       switch (kind) {
+                       case Compare::EQ:
+                         v = l == r;
+                         break;
+                       case Compare::GT:
+                         v = l > r;
+                         break;
+                       case Compare::LT:
+                         v = l < r;
+                         break;
+                       case Compare::GE:
+                         v = l >= r;
+                         break;
+                       case Compare::LE:
+                         v = l <= r;
+                         break;
+                       }
+                     }
+                     o.setInt(k, v);
+                   });
     return setHost(0, std::move(out));
   }
   FailureOr<Value> runtime = value(*a ? 1 : 0);
@@ -1181,15 +1231,25 @@ LogicalResult Importer::importCompare(Compare kind) {
     return failure();
   CompareDirection direction = CompareDirection::EQ;
   switch (kind) {
-  case Compare::EQ: direction = CompareDirection::EQ; break;
-  case Compare::GT: direction = CompareDirection::GT; break;
-  case Compare::LT: direction = CompareDirection::LT; break;
-  case Compare::GE: direction = CompareDirection::GE; break;
-  case Compare::LE: direction = CompareDirection::LE; break;
+  case Compare::EQ:
+    direction = CompareDirection::EQ;
+    break;
+  case Compare::GT:
+    direction = CompareDirection::GT;
+    break;
+  case Compare::LT:
+    direction = CompareDirection::LT;
+    break;
+  case Compare::GE:
+    direction = CompareDirection::GE;
+    break;
+  case Compare::LE:
+    direction = CompareDirection::LE;
+    break;
   }
-  Value result = CompareOp::create(
-      builder, loc, tensorType(*shape, builder.getI1Type()), direction, *lhs,
-      *rhs);
+  Value result =
+      CompareOp::create(builder, loc, tensorType(*shape, builder.getI1Type()),
+                        direction, *lhs, *rhs);
   return setValue(0, result);
 }
 
@@ -1220,16 +1280,36 @@ LogicalResult Importer::importUnary(Unary kind) {
       }
       double v = out.floats[k], r = v;
       switch (kind) {
-      case Unary::Relu: r = v > 0 ? v : 0.0; break;
-      case Unary::Erf: r = std::erf(v); break;
-      case Unary::Tanh: r = std::tanh(v); break;
-      case Unary::Sigmoid: r = 1.0 / (1.0 + std::exp(-v)); break;
-      case Unary::Sqrt: r = std::sqrt(v); break;
-      case Unary::Neg: r = -v; break;
-      case Unary::Exp: r = std::exp(v); break;
-      case Unary::Log: r = std::log(v); break;
-      case Unary::Reciprocal: r = 1.0 / v; break;
-      case Unary::Abs: r = std::fabs(v); break;
+      case Unary::Relu:
+        r = v > 0 ? v : 0.0;
+        break;
+      case Unary::Erf:
+        r = std::erf(v);
+        break;
+      case Unary::Tanh:
+        r = std::tanh(v);
+        break;
+      case Unary::Sigmoid:
+        r = 1.0 / (1.0 + std::exp(-v));
+        break;
+      case Unary::Sqrt:
+        r = std::sqrt(v);
+        break;
+      case Unary::Neg:
+        r = -v;
+        break;
+      case Unary::Exp:
+        r = std::exp(v);
+        break;
+      case Unary::Log:
+        r = std::log(v);
+        break;
+      case Unary::Reciprocal:
+        r = 1.0 / v;
+        break;
+      case Unary::Abs:
+        r = std::fabs(v);
+        break;
       }
       out.setDouble(k, r);
     }
@@ -1241,16 +1321,30 @@ LogicalResult Importer::importUnary(Unary kind) {
   Type type = input->getType();
   Value x = *input, result;
   switch (kind) {
-  case Unary::Relu: result = ReluOp::create(builder, loc, type, x); break;
-  case Unary::Erf: result = ErfOp::create(builder, loc, type, x); break;
-  case Unary::Tanh: result = TanhOp::create(builder, loc, type, x); break;
+  case Unary::Relu:
+    result = ReluOp::create(builder, loc, type, x);
+    break;
+  case Unary::Erf:
+    result = ErfOp::create(builder, loc, type, x);
+    break;
+  case Unary::Tanh:
+    result = TanhOp::create(builder, loc, type, x);
+    break;
   case Unary::Sigmoid:
     result = SigmoidOp::create(builder, loc, type, x);
     break;
-  case Unary::Sqrt: result = SqrtOp::create(builder, loc, type, x); break;
-  case Unary::Neg: result = NegOp::create(builder, loc, type, x); break;
-  case Unary::Exp: result = ExpOp::create(builder, loc, type, x); break;
-  case Unary::Log: result = LogOp::create(builder, loc, type, x); break;
+  case Unary::Sqrt:
+    result = SqrtOp::create(builder, loc, type, x);
+    break;
+  case Unary::Neg:
+    result = NegOp::create(builder, loc, type, x);
+    break;
+  case Unary::Exp:
+    result = ExpOp::create(builder, loc, type, x);
+    break;
+  case Unary::Log:
+    result = LogOp::create(builder, loc, type, x);
+    break;
   case Unary::Reciprocal:
     result = DivOp::create(builder, loc, type,
                            splat(1.0, cast<RankedTensorType>(type)), x);
@@ -1295,13 +1389,13 @@ LogicalResult Importer::importLogical(StringRef kind) {
     if (failed(checkFoldSize(*shape)))
       return failure();
     bool isAnd = kind == "And";
-    HostTensor out = foldBinary(
-        **hostOf(0), **hostOf(1), *shape, kBool,
-        [&](HostTensor &o, int64_t k, const HostTensor &p, int64_t i,
-            const HostTensor &q, int64_t j) {
-          bool l = p.getInt(i), r = q.getInt(j);
-          o.setInt(k, isAnd ? (l && r) : (l || r));
-        });
+    HostTensor out =
+        foldBinary(**hostOf(0), **hostOf(1), *shape, kBool,
+                   [&](HostTensor &o, int64_t k, const HostTensor &p, int64_t i,
+                       const HostTensor &q, int64_t j) {
+                     bool l = p.getInt(i), r = q.getInt(j);
+                     o.setInt(k, isAnd ? (l && r) : (l || r));
+                   });
     return setHost(0, std::move(out));
   }
   Type i1 = builder.getI1Type();
@@ -1319,11 +1413,10 @@ LogicalResult Importer::importLogical(StringRef kind) {
   FailureOr<Value> rhs = operandAs(1, i1, *shape);
   if (failed(rhs))
     return failure();
-  Value result = kind == "And"
-                     ? WhereOp::create(builder, loc, type, *lhs, *rhs,
-                                       boolConst(false))
-                     : WhereOp::create(builder, loc, type, *lhs,
-                                       boolConst(true), *rhs);
+  Value result =
+      kind == "And"
+          ? WhereOp::create(builder, loc, type, *lhs, *rhs, boolConst(false))
+          : WhereOp::create(builder, loc, type, *lhs, boolConst(true), *rhs);
   return setValue(0, result);
 }
 
@@ -1360,16 +1453,16 @@ LogicalResult Importer::importWhere() {
     for (int64_t k = 0; k < out.size(); ++k) {
       bool pick = c.getInt(broadcastSourceIndex(k, *shape, os, c.shape, cs));
       if (pick)
-        out.setDouble(k, x.getDouble(broadcastSourceIndex(k, *shape, os,
-                                                          x.shape, xs)));
+        out.setDouble(
+            k, x.getDouble(broadcastSourceIndex(k, *shape, os, x.shape, xs)));
       else
-        out.setDouble(k, y.getDouble(broadcastSourceIndex(k, *shape, os,
-                                                          y.shape, ys)));
+        out.setDouble(
+            k, y.getDouble(broadcastSourceIndex(k, *shape, os, y.shape, ys)));
       if (!out.isFloat())
-        out.setInt(k, pick ? x.getInt(broadcastSourceIndex(k, *shape, os,
-                                                           x.shape, xs))
-                           : y.getInt(broadcastSourceIndex(k, *shape, os,
-                                                           y.shape, ys)));
+        out.setInt(
+            k,
+            pick ? x.getInt(broadcastSourceIndex(k, *shape, os, x.shape, xs))
+                 : y.getInt(broadcastSourceIndex(k, *shape, os, y.shape, ys)));
     }
     return setHost(0, std::move(out));
   }
@@ -1385,8 +1478,7 @@ LogicalResult Importer::importWhere() {
     FailureOr<int32_t> dtype = inputDType(1);
     element = runtimeElementType(*dtype, context);
     if (!element) {
-      error() << "values of type " << dtypeName(*dtype)
-              << " are not supported";
+      error() << "values of type " << dtypeName(*dtype) << " are not supported";
       return failure();
     }
   }
@@ -1530,9 +1622,9 @@ LogicalResult Importer::importCast(bool like) {
                                        splat(1.0, type), splat(0.0, type)));
   if (isa<FloatType>(from) && target.isInteger(1)) {
     RankedTensorType fromType = cast<RankedTensorType>(input->getType());
-    return setValue(0, CompareOp::create(builder, loc, type,
-                                         CompareDirection::NE, *input,
-                                         splat(0.0, fromType)));
+    return setValue(0,
+                    CompareOp::create(builder, loc, type, CompareDirection::NE,
+                                      *input, splat(0.0, fromType)));
   }
   error() << "casts a run-time tensor from " << typeName(from) << " to "
           << typeName(target)
@@ -1659,8 +1751,7 @@ LogicalResult Importer::importMatMul() {
     r.push_back(1);
     rhs = reshapeTo(rhs, r);
   }
-  int64_t m = l[l.size() - 2], k = l.back(), k2 = r[r.size() - 2],
-          n = r.back();
+  int64_t m = l[l.size() - 2], k = l.back(), k2 = r[r.size() - 2], n = r.back();
   if (k != k2) {
     error() << "contraction dimensions differ: " << formatShape(shapeOf(lhs))
             << " times " << formatShape(shapeOf(rhs));
@@ -1685,9 +1776,8 @@ LogicalResult Importer::importMatMul() {
   resultShape.append({m, n});
   if (failed(checkShape(resultShape)))
     return failure();
-  Value result = MatmulOp::create(builder, loc,
-                                  tensorType(resultShape, elementOf(lhs)),
-                                  lhs, rhs);
+  Value result = MatmulOp::create(
+      builder, loc, tensorType(resultShape, elementOf(lhs)), lhs, rhs);
   // Drop the dimensions ONNX removes for 1-d operands.
   Shape finalShape = batch;
   if (!lhsVector)
@@ -1719,17 +1809,16 @@ LogicalResult Importer::importGemm() {
     return failure();
   }
   if (shapeOf(a).size() != 2 || shapeOf(b).size() != 2) {
-    error() << "A and B must be 2-d, got " << formatShape(shapeOf(a))
-            << " and " << formatShape(shapeOf(b));
+    error() << "A and B must be 2-d, got " << formatShape(shapeOf(a)) << " and "
+            << formatShape(shapeOf(b));
     return failure();
   }
   int64_t m = shapeOf(a)[*transA ? 1 : 0], k = shapeOf(a)[*transA ? 0 : 1];
   int64_t k2 = shapeOf(b)[*transB ? 1 : 0], n = shapeOf(b)[*transB ? 0 : 1];
   if (k != k2) {
-    error() << "contraction dimensions differ: A is "
-            << formatShape(shapeOf(a)) << (*transA ? " (transposed)" : "")
-            << ", B is " << formatShape(shapeOf(b))
-            << (*transB ? " (transposed)" : "");
+    error() << "contraction dimensions differ: A is " << formatShape(shapeOf(a))
+            << (*transA ? " (transposed)" : "") << ", B is "
+            << formatShape(shapeOf(b)) << (*transB ? " (transposed)" : "");
     return failure();
   }
   Shape shape = {m, n};
@@ -1751,9 +1840,8 @@ LogicalResult Importer::importGemm() {
     }
   }
   // nn.Linear: x [M, K], W [N, K] with transB, bias [N] -> amp.linear.
-  bool biasIsVector =
-      !hasC || (cShape.size() == 1 && cShape[0] == n) ||
-      (cShape.size() == 2 && cShape[0] == 1 && cShape[1] == n);
+  bool biasIsVector = !hasC || (cShape.size() == 1 && cShape[0] == n) ||
+                      (cShape.size() == 2 && cShape[0] == 1 && cShape[1] == n);
   if (*alpha == 1.0 && !*transA && *transB && biasIsVector &&
       (!hasC || *beta == 1.0)) {
     Value bias;
@@ -1770,8 +1858,8 @@ LogicalResult Importer::importGemm() {
     }
     return setValue(0, LinearOp::create(builder, loc, type, a, b, bias));
   }
-  Value result = MatmulOp::create(builder, loc, type, a, b, *transA != 0,
-                                  *transB != 0);
+  Value result =
+      MatmulOp::create(builder, loc, type, a, b, *transA != 0, *transB != 0);
   if (*alpha != 1.0)
     result = MulOp::create(builder, loc, type, result, splat(*alpha, type));
   if (hasC) {
@@ -1796,8 +1884,7 @@ struct Window {
 
 /// Checks `window` over `input` (NCHW), resolves auto_pad into explicit pads
 /// and appends the output's spatial sizes to `outHW` (ceil_mode rounds up).
-static LogicalResult readWindow(ArrayRef<int64_t> input,
-                                Window &window,
+static LogicalResult readWindow(ArrayRef<int64_t> input, Window &window,
                                 llvm::function_ref<InFlightDiagnostic()> error,
                                 StringRef autoPad, bool ceilMode,
                                 Shape &outHW) {
@@ -1819,8 +1906,7 @@ static LogicalResult readWindow(ArrayRef<int64_t> input,
   }
   for (int64_t pad : window.pads)
     if (pad < 0 || pad > kMaxTensorElements) {
-      error() << "pads must be non-negative, got "
-              << formatShape(window.pads);
+      error() << "pads must be non-negative, got " << formatShape(window.pads);
       return failure();
     }
   for (int i = 0; i < 2; ++i) {
@@ -1884,8 +1970,7 @@ LogicalResult Importer::importConv() {
   FailureOr<std::string> autoPad = stringAttr("auto_pad", "NOTSET");
   FailureOr<std::optional<SmallVector<int64_t>>> kernel =
       intsAttr("kernel_shape");
-  FailureOr<std::optional<SmallVector<int64_t>>> strides =
-      intsAttr("strides");
+  FailureOr<std::optional<SmallVector<int64_t>>> strides = intsAttr("strides");
   FailureOr<std::optional<SmallVector<int64_t>>> dilations =
       intsAttr("dilations");
   FailureOr<std::optional<SmallVector<int64_t>>> pads = intsAttr("pads");
@@ -1893,8 +1978,7 @@ LogicalResult Importer::importConv() {
       failed(dilations) || failed(pads))
     return failure();
   if (*group < 1 || *group > std::max<int64_t>(xs[1], 1) ||
-      xs[1] % *group != 0 || ws[0] % *group != 0 ||
-      ws[1] != xs[1] / *group) {
+      xs[1] % *group != 0 || ws[0] % *group != 0 || ws[1] != xs[1] / *group) {
     error() << "group " << *group << " does not fit X " << formatShape(xs)
             << " and W " << formatShape(ws)
             << " (W must be [M, C / group, kH, kW])";
@@ -1903,16 +1987,17 @@ LogicalResult Importer::importConv() {
   Window window;
   window.kernel = {ws[2], ws[3]};
   if (*kernel && **kernel != window.kernel) {
-    error() << "kernel_shape " << formatShape(**kernel)
-            << " does not match W " << formatShape(ws);
+    error() << "kernel_shape " << formatShape(**kernel) << " does not match W "
+            << formatShape(ws);
     return failure();
   }
   window.stride = strides->value_or(SmallVector<int64_t>{1, 1});
   window.dilation = dilations->value_or(SmallVector<int64_t>{1, 1});
   window.pads = pads->value_or(SmallVector<int64_t>{0, 0, 0, 0});
   Shape outHW;
-  if (failed(readWindow(xs, window, [&] { return error(); }, *autoPad,
-                        /*ceilMode=*/false, outHW)))
+  if (failed(readWindow(
+          xs, window, [&] { return error(); }, *autoPad,
+          /*ceilMode=*/false, outHW)))
     return failure();
   Value bias;
   if (hasInput(2)) {
@@ -1954,8 +2039,7 @@ LogicalResult Importer::importPool(bool max) {
   FailureOr<std::string> autoPad = stringAttr("auto_pad", "NOTSET");
   FailureOr<std::optional<SmallVector<int64_t>>> kernel =
       intsAttr("kernel_shape");
-  FailureOr<std::optional<SmallVector<int64_t>>> strides =
-      intsAttr("strides");
+  FailureOr<std::optional<SmallVector<int64_t>>> strides = intsAttr("strides");
   FailureOr<std::optional<SmallVector<int64_t>>> dilations =
       intsAttr("dilations");
   FailureOr<std::optional<SmallVector<int64_t>>> pads = intsAttr("pads");
@@ -1981,8 +2065,8 @@ LogicalResult Importer::importPool(bool max) {
     return failure();
   }
   Shape outHW;
-  if (failed(readWindow(xs, window, [&] { return error(); }, *autoPad,
-                        *ceil != 0, outHW)))
+  if (failed(readWindow(
+          xs, window, [&] { return error(); }, *autoPad, *ceil != 0, outHW)))
     return failure();
   bool excludePadding = *countPad == 0;
   if (*ceil) {
@@ -2012,17 +2096,16 @@ LogicalResult Importer::importPool(bool max) {
   for (int i = 0; i < 4; ++i)
     if (window.pads[i] > window.kernel[i % 2] / 2) {
       error() << "padding " << window.pads[i]
-              << " is more than half the kernel size "
-              << window.kernel[i % 2] << " (after ceil_mode and auto_pad), "
+              << " is more than half the kernel size " << window.kernel[i % 2]
+              << " (after ceil_mode and auto_pad), "
               << "which amp's pooling ops do not support";
       return failure();
     }
   Shape shape = {xs[0], xs[1], outHW[0], outHW[1]};
   RankedTensorType type = tensorType(shape, elementOf(x));
   if (max)
-    return setValue(0, MaxPool2DOp::create(builder, loc, type, x,
-                                           window.kernel, window.stride,
-                                           window.pads));
+    return setValue(0, MaxPool2DOp::create(builder, loc, type, x, window.kernel,
+                                           window.stride, window.pads));
   bool anyPadding = llvm::any_of(window.pads, [](int64_t p) { return p; });
   return setValue(0, AvgPool2DOp::create(builder, loc, type, x, window.kernel,
                                          window.stride, window.pads,
@@ -2097,8 +2180,8 @@ LogicalResult Importer::importBatchNorm() {
     if (failed(v))
       return failure();
     Type vElement = elementOf(*v);
-    bool okType = i < 3 ? (vElement == element || vElement.isF32())
-                        : vElement.isF32();
+    bool okType =
+        i < 3 ? (vElement == element || vElement.isF32()) : vElement.isF32();
     if (shapeOf(*v) != ArrayRef<int64_t>{channels} || !okType) {
       error() << names[i - 1] << " must be a 1-d tensor of " << channels
               << (i < 3 ? " elements of X's type or f32" : " f32 elements")
@@ -2108,8 +2191,7 @@ LogicalResult Importer::importBatchNorm() {
     operands[i - 1] = *v;
   }
   RankedTensorType stat = tensorType({channels}, f32);
-  double ampMomentum =
-      shortestF32Decimal(1.0 - shortestF32Decimal(*momentum));
+  double ampMomentum = shortestF32Decimal(1.0 - shortestF32Decimal(*momentum));
   if (!(ampMomentum >= 0 && ampMomentum <= 1)) {
     error() << "momentum " << *momentum << " is outside [0, 1]";
     return failure();
@@ -2139,8 +2221,9 @@ LogicalResult Importer::importBatchNorm() {
     if (!e->initializer)
       continue;
     const std::string &name = e->initializer->name();
-    if (llvm::any_of(bufferUpdates,
-                     [&](const auto &update) { return update.first == name; })) {
+    if (llvm::any_of(bufferUpdates, [&](const auto &update) {
+          return update.first == name;
+        })) {
       error() << "running statistic '" << name
               << "' is updated by more than one BatchNormalization";
       return failure();
@@ -2229,8 +2312,7 @@ LogicalResult Importer::importLayerNorm() {
               << typeName(elementOf(*v)) << " but X has " << typeName(element);
       return failure();
     }
-    FailureOr<Shape> common =
-        broadcastShapes({Shape(shapeOf(*v)), normalized});
+    FailureOr<Shape> common = broadcastShapes({Shape(shapeOf(*v)), normalized});
     if (failed(common))
       return failure();
     if (*common != normalized) {
@@ -2283,25 +2365,22 @@ LogicalResult Importer::importDropout() {
   FailureOr<Value> input = floatValue(0, "data");
   if (failed(input))
     return failure();
-  RankedTensorType maskType =
-      tensorType(shapeOf(*input), builder.getI1Type());
+  RankedTensorType maskType = tensorType(shapeOf(*input), builder.getI1Type());
   if (!training || ratio == 0.0) {
     if (failed(setValue(0, *input)))
       return failure();
     if (hasOutput(1))
-      return setValue(
-          1, constant(HostTensor::scalarInt(1, kBool), maskType));
+      return setValue(1, constant(HostTensor::scalarInt(1, kBool), maskType));
     return success();
   }
   // The random stream is an explicit argument: one i64 seed per Dropout.
   std::string name =
       (node->name().empty() ? node->output(0) : node->name()) + ".seed";
-  Value seed =
-      body->addArgument(RankedTensorType::get({}, builder.getI64Type()),
-                        fileLoc);
+  Value seed = body->addArgument(
+      RankedTensorType::get({}, builder.getI64Type()), fileLoc);
   args.push_back({ArgKind::Seed, name, seedCount++, seed});
-  auto op = DropoutOp::create(builder, loc, input->getType(), maskType,
-                              *input, seed, llvm::APFloat(ratio));
+  auto op = DropoutOp::create(builder, loc, input->getType(), maskType, *input,
+                              seed, llvm::APFloat(ratio));
   if (failed(setValue(0, op.getOutput())))
     return failure();
   return setValue(1, op.getMask());
@@ -2337,8 +2416,7 @@ LogicalResult Importer::importConstant() {
     tensor = HostTensor::zeros(kFloat, {a.floats_size()});
     for (int i = 0; i < a.floats_size(); ++i)
       tensor.setDouble(i, a.floats(i));
-  } else if (a.name() == "value_int" &&
-             a.type() == onnx::AttributeProto::INT) {
+  } else if (a.name() == "value_int" && a.type() == onnx::AttributeProto::INT) {
     tensor = HostTensor::scalarInt(a.i());
   } else if (a.name() == "value_ints" &&
              a.type() == onnx::AttributeProto::INTS) {
@@ -2445,8 +2523,7 @@ LogicalResult Importer::importRange() {
   FailureOr<const HostTensor *> delta = requireHost(2, "delta");
   if (failed(start) || failed(limit) || failed(delta))
     return failure();
-  if ((*start)->size() != 1 || (*limit)->size() != 1 ||
-      (*delta)->size() != 1) {
+  if ((*start)->size() != 1 || (*limit)->size() != 1 || (*delta)->size() != 1) {
     error() << "start, limit and delta must be scalars";
     return failure();
   }
@@ -2476,8 +2553,7 @@ LogicalResult Importer::importRange() {
 }
 
 /// Reshapes input `input` (known or not) to `shape` as output 0.
-LogicalResult Importer::reshapeOutput(unsigned input,
-                                      ArrayRef<int64_t> shape) {
+LogicalResult Importer::reshapeOutput(unsigned input, ArrayRef<int64_t> shape) {
   if (failed(checkShape(shape)))
     return failure();
   FailureOr<const HostTensor *> known = hostOf(input);
@@ -2543,8 +2619,8 @@ LogicalResult Importer::importReshape() {
   }
   if (inferred >= 0) {
     if (known == 0 || total % known != 0) {
-      error() << "cannot reshape " << formatShape(*in) << " ("
-              << total << " elements) to " << formatShape(*requested);
+      error() << "cannot reshape " << formatShape(*in) << " (" << total
+              << " elements) to " << formatShape(*requested);
       return failure();
     }
     shape[inferred] = total / known;
@@ -2644,8 +2720,7 @@ LogicalResult Importer::importTranspose() {
   }
   if (!valid) {
     error() << "perm " << formatShape(perm)
-            << " is not a permutation of the input's " << rank
-            << " dimensions";
+            << " is not a permutation of the input's " << rank << " dimensions";
     return failure();
   }
   Shape shape;
@@ -2718,8 +2793,8 @@ LogicalResult Importer::importConcat() {
       compatible = d == *axis || s[d] == shapes[0][d];
     if (!compatible) {
       error() << "input #" << i << " of shape " << formatShape(s)
-              << " does not match input #0 of shape "
-              << formatShape(shapes[0]) << " outside axis " << *axis;
+              << " does not match input #0 of shape " << formatShape(shapes[0])
+              << " outside axis " << *axis;
       return failure();
     }
     shape[*axis] += s[*axis];
@@ -2770,9 +2845,8 @@ LogicalResult Importer::importConcat() {
     if (failed(v))
       return failure();
     if (elementOf(*v) != element) {
-      error() << "inputs have different element types ("
-              << typeName(element) << " and " << typeName(elementOf(*v))
-              << ")";
+      error() << "inputs have different element types (" << typeName(element)
+              << " and " << typeName(elementOf(*v)) << ")";
       return failure();
     }
     if (shapes[i][*axis] != 0)
@@ -2782,9 +2856,8 @@ LogicalResult Importer::importConcat() {
     return setValue(0, *value(0, element));
   if (values.size() == 1)
     return setValue(0, values.front());
-  return setValue(0, ConcatOp::create(builder, loc,
-                                      tensorType(shape, element), values,
-                                      *axis));
+  return setValue(0, ConcatOp::create(builder, loc, tensorType(shape, element),
+                                      values, *axis));
 }
 
 LogicalResult Importer::importSlice() {
@@ -2883,8 +2956,8 @@ LogicalResult Importer::importSlice() {
                  "import time";
       return failure();
     }
-    limits[d] = shape[d] == 0 ? begin[d]
-                              : begin[d] + (shape[d] - 1) * step[d] + 1;
+    limits[d] =
+        shape[d] == 0 ? begin[d] : begin[d] + (shape[d] - 1) * step[d] + 1;
   }
   return setValue(0, SliceOp::create(builder, loc,
                                      tensorType(shape, elementOf(*v)), *v,
@@ -3023,8 +3096,7 @@ LogicalResult Importer::importSplit() {
     if (*known) {
       const HostTensor &t = **known;
       HostTensor out = HostTensor::zeros(t.dtype, shape);
-      int64_t outer =
-          *numElements(ArrayRef<int64_t>(*in).take_front(*axis));
+      int64_t outer = *numElements(ArrayRef<int64_t>(*in).take_front(*axis));
       int64_t inner =
           *numElements(ArrayRef<int64_t>(*in).drop_front(*axis + 1));
       for (int64_t a = 0; a < outer; ++a)
@@ -3052,9 +3124,9 @@ LogicalResult Importer::importSplit() {
       SmallVector<int64_t> starts(rank, 0), limits(*in), strides(rank, 1);
       starts[*axis] = offset;
       limits[*axis] = offset + sizes[o];
-      Value slice = SliceOp::create(builder, loc,
-                                    tensorType(shape, elementOf(*v)), *v,
-                                    starts, limits, strides);
+      Value slice =
+          SliceOp::create(builder, loc, tensorType(shape, elementOf(*v)), *v,
+                          starts, limits, strides);
       Entry e;
       e.value = slice;
       if (failed(defineOutput(o, std::move(e))))
@@ -3345,8 +3417,8 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
         return failure();
       }
       v = body->addArgument(tensorType(shape, element), fileLoc);
-      args.push_back({ArgKind::Initializer, init.name(), e.initializerIndex,
-                      v});
+      args.push_back(
+          {ArgKind::Initializer, init.name(), e.initializerIndex, v});
       e.value = v;
     } else {
       if (!e.host) {
@@ -3375,29 +3447,27 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
       const onnx::TypeProto::Tensor &declared = output.type().tensor_type();
       ArrayRef<int64_t> shape = shapeOf(v);
       if (declared.has_shape()) {
-        bool mismatch = declared.shape().dim_size() !=
-                        static_cast<int>(shape.size());
+        bool mismatch =
+            declared.shape().dim_size() != static_cast<int>(shape.size());
         for (int d = 0; !mismatch && d < declared.shape().dim_size(); ++d)
           mismatch = declared.shape().dim(d).has_dim_value() &&
                      declared.shape().dim(d).dim_value() != shape[d];
         if (mismatch) {
           Shape declaredShape;
           for (const auto &dim : declared.shape().dim())
-            declaredShape.push_back(dim.has_dim_value() ? dim.dim_value()
-                                                        : -1);
+            declaredShape.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
           modelError() << "graph output '" << output.name()
                        << "' is declared with shape "
                        << formatShape(declaredShape)
-                       << " but the importer computed "
-                       << formatShape(shape);
+                       << " but the importer computed " << formatShape(shape);
           return failure();
         }
       }
       if (declared.elem_type() != kUndefined &&
           declared.elem_type() != dtypeOf(elementOf(v))) {
-        modelError() << "graph output '" << output.name()
-                     << "' is declared as " << dtypeName(declared.elem_type())
-                     << " but computes " << typeName(elementOf(v));
+        modelError() << "graph output '" << output.name() << "' is declared as "
+                     << dtypeName(declared.elem_type()) << " but computes "
+                     << typeName(elementOf(v));
         return failure();
       }
     }
@@ -3415,8 +3485,7 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
       lossIndex = index;
     }
   }
-  if (!options.lossOutput.empty() && options.lossOutput != "-" &&
-      !lossIndex) {
+  if (!options.lossOutput.empty() && options.lossOutput != "-" && !lossIndex) {
     modelError() << "--loss-output '" << options.lossOutput
                  << "' is not a graph output";
     return failure();
@@ -3426,10 +3495,11 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
   Builder b(context);
   for (auto [index, output] : llvm::enumerate(graph.output())) {
     Role role = lossIndex && *lossIndex == index ? Role::Loss : Role::Output;
-    resultAttrs.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr(AMPDialect::kRoleAttrName, RoleAttr::get(context, role)),
-         b.getNamedAttr(AMPDialect::kNameAttrName,
-                        b.getStringAttr(output.name()))}));
+    resultAttrs.push_back(
+        b.getDictionaryAttr({b.getNamedAttr(AMPDialect::kRoleAttrName,
+                                            RoleAttr::get(context, role)),
+                             b.getNamedAttr(AMPDialect::kNameAttrName,
+                                            b.getStringAttr(output.name()))}));
   }
   // Updated running statistics are returned as buffers, after the outputs.
   for (auto &[name, update] : bufferUpdates) {
@@ -3467,9 +3537,9 @@ Importer::finish(ArrayRef<Value> results,
     argTypes.push_back(args[i].arg.getType());
   for (Value v : results)
     resultTypes.push_back(v.getType());
-  auto func = func::FuncOp::create(
-      moduleBuilder, fileLoc, options.functionName,
-      FunctionType::get(context, argTypes, resultTypes));
+  auto func =
+      func::FuncOp::create(moduleBuilder, fileLoc, options.functionName,
+                           FunctionType::get(context, argTypes, resultTypes));
   func->setAttr(AMPDialect::kGraphAttrName,
                 GraphKindAttr::get(context, GraphKind::Forward));
 
@@ -3488,11 +3558,10 @@ Importer::finish(ArrayRef<Value> results,
       role = bufferNames.contains(info.name) ? Role::Buffer : Role::Parameter;
     func.setArgAttrs(
         position,
-        b.getDictionaryAttr(
-            {b.getNamedAttr(AMPDialect::kRoleAttrName,
-                            RoleAttr::get(context, role)),
-             b.getNamedAttr(AMPDialect::kNameAttrName,
-                            b.getStringAttr(info.name))}));
+        b.getDictionaryAttr({b.getNamedAttr(AMPDialect::kRoleAttrName,
+                                            RoleAttr::get(context, role)),
+                             b.getNamedAttr(AMPDialect::kNameAttrName,
+                                            b.getStringAttr(info.name))}));
     if (info.kind != ArgKind::Initializer)
       continue;
     const onnx::TensorProto &init =
@@ -3543,8 +3612,7 @@ FailureOr<ONNXImportResult> Importer::run() {
     nodeIndex = static_cast<int64_t>(index);
     loc = NameLoc::get(
         StringAttr::get(context, n.name().empty()
-                                     ? n.op_type() + "#" +
-                                           std::to_string(index)
+                                     ? n.op_type() + "#" + std::to_string(index)
                                      : n.name()),
         fileLoc);
     if (failed(importNode()))
@@ -3567,8 +3635,7 @@ bool parseModel(StringRef bytes, onnx::ModelProto &model) {
       static_cast<int>(bytes.size()));
   stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
   stream.SetRecursionLimit(64);
-  return model.ParseFromCodedStream(&stream) &&
-         stream.ConsumedEntireMessage();
+  return model.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
 }
 
 } // namespace

@@ -28,24 +28,42 @@ namespace onnx_import {
 
 std::string dtypeName(int32_t dtype) {
   switch (dtype) {
-  case kUndefined: return "UNDEFINED";
-  case kFloat: return "FLOAT";
-  case kUInt8: return "UINT8";
-  case kInt8: return "INT8";
-  case kUInt16: return "UINT16";
-  case kInt16: return "INT16";
-  case kInt32: return "INT32";
-  case kInt64: return "INT64";
-  case kString: return "STRING";
-  case kBool: return "BOOL";
-  case kFloat16: return "FLOAT16";
-  case kDouble: return "DOUBLE";
-  case kUInt32: return "UINT32";
-  case kUInt64: return "UINT64";
-  case kComplex64: return "COMPLEX64";
-  case kComplex128: return "COMPLEX128";
-  case kBFloat16: return "BFLOAT16";
-  default: return "data type " + std::to_string(dtype);
+  case kUndefined:
+    return "UNDEFINED";
+  case kFloat:
+    return "FLOAT";
+  case kUInt8:
+    return "UINT8";
+  case kInt8:
+    return "INT8";
+  case kUInt16:
+    return "UINT16";
+  case kInt16:
+    return "INT16";
+  case kInt32:
+    return "INT32";
+  case kInt64:
+    return "INT64";
+  case kString:
+    return "STRING";
+  case kBool:
+    return "BOOL";
+  case kFloat16:
+    return "FLOAT16";
+  case kDouble:
+    return "DOUBLE";
+  case kUInt32:
+    return "UINT32";
+  case kUInt64:
+    return "UINT64";
+  case kComplex64:
+    return "COMPLEX64";
+  case kComplex128:
+    return "COMPLEX128";
+  case kBFloat16:
+    return "BFLOAT16";
+  default:
+    return "data type " + std::to_string(dtype);
   }
 }
 
@@ -56,8 +74,15 @@ bool isFloatDType(int32_t dtype) {
 
 bool isIntegralDType(int32_t dtype) {
   switch (dtype) {
-  case kUInt8: case kInt8: case kUInt16: case kInt16: case kInt32:
-  case kInt64: case kBool: case kUInt32: case kUInt64:
+  case kUInt8:
+  case kInt8:
+  case kUInt16:
+  case kInt16:
+  case kInt32:
+  case kInt64:
+  case kBool:
+  case kUInt32:
+  case kUInt64:
     return true;
   default:
     return false;
@@ -66,33 +91,60 @@ bool isIntegralDType(int32_t dtype) {
 
 int64_t dtypeSize(int32_t dtype) {
   switch (dtype) {
-  case kFloat: case kInt32: case kUInt32: return 4;
-  case kUInt8: case kInt8: case kBool: return 1;
-  case kUInt16: case kInt16: case kFloat16: case kBFloat16: return 2;
-  case kInt64: case kDouble: case kUInt64: return 8;
-  default: return 0;
+  case kFloat:
+  case kInt32:
+  case kUInt32:
+    return 4;
+  case kUInt8:
+  case kInt8:
+  case kBool:
+    return 1;
+  case kUInt16:
+  case kInt16:
+  case kFloat16:
+  case kBFloat16:
+    return 2;
+  case kInt64:
+  case kDouble:
+  case kUInt64:
+    return 8;
+  default:
+    return 0;
   }
 }
 
 Type runtimeElementType(int32_t dtype, MLIRContext *context) {
   switch (dtype) {
-  case kFloat: return Float32Type::get(context);
-  case kFloat16: return Float16Type::get(context);
-  case kBFloat16: return BFloat16Type::get(context);
-  case kInt64: return IntegerType::get(context, 64);
-  case kInt32: return IntegerType::get(context, 32);
-  case kBool: return IntegerType::get(context, 1);
-  default: return {};
+  case kFloat:
+    return Float32Type::get(context);
+  case kFloat16:
+    return Float16Type::get(context);
+  case kBFloat16:
+    return BFloat16Type::get(context);
+  case kInt64:
+    return IntegerType::get(context, 64);
+  case kInt32:
+    return IntegerType::get(context, 32);
+  case kBool:
+    return IntegerType::get(context, 1);
+  default:
+    return {};
   }
 }
 
 int32_t dtypeOf(Type type) {
-  if (type.isF32()) return kFloat;
-  if (type.isF16()) return kFloat16;
-  if (type.isBF16()) return kBFloat16;
-  if (type.isInteger(64)) return kInt64;
-  if (type.isInteger(32)) return kInt32;
-  if (type.isInteger(1)) return kBool;
+  if (type.isF32())
+    return kFloat;
+  if (type.isF16())
+    return kFloat16;
+  if (type.isBF16())
+    return kBFloat16;
+  if (type.isInteger(64))
+    return kInt64;
+  if (type.isInteger(32))
+    return kInt32;
+  if (type.isInteger(1))
+    return kBool;
   return kUndefined;
 }
 
@@ -128,21 +180,24 @@ std::string formatShape(ArrayRef<int64_t> shape) {
 namespace {
 const llvm::fltSemantics &semanticsOf(int32_t dtype) {
   switch (dtype) {
-  case kFloat16: return llvm::APFloat::IEEEhalf();
-  case kBFloat16: return llvm::APFloat::BFloat();
-  case kDouble: return llvm::APFloat::IEEEdouble();
-  default: return llvm::APFloat::IEEEsingle();
+  case kFloat16:
+    return llvm::APFloat::IEEEhalf();
+  case kBFloat16:
+    return llvm::APFloat::BFloat();
+  case kDouble:
+    return llvm::APFloat::IEEEdouble();
+  default:
+    return llvm::APFloat::IEEEsingle();
   }
 }
 
 double bitsToDouble(uint64_t bits, int32_t dtype) {
   const llvm::fltSemantics &semantics = semanticsOf(dtype);
-  llvm::APFloat value(semantics,
-                      llvm::APInt(llvm::APFloat::getSizeInBits(semantics),
-                                  bits));
+  llvm::APFloat value(
+      semantics, llvm::APInt(llvm::APFloat::getSizeInBits(semantics), bits));
   bool losesInfo = false;
-  value.convert(llvm::APFloat::IEEEdouble(),
-                llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  value.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                &losesInfo);
   return value.convertToDouble();
 }
 } // namespace
@@ -162,14 +217,22 @@ double roundToFloatDType(double value, int32_t dtype) {
 int64_t wrapToIntegralDType(int64_t value, int32_t dtype) {
   uint64_t bits = static_cast<uint64_t>(value);
   switch (dtype) {
-  case kBool: return value != 0;
-  case kInt8: return static_cast<int8_t>(static_cast<uint8_t>(bits));
-  case kUInt8: return static_cast<uint8_t>(bits);
-  case kInt16: return static_cast<int16_t>(static_cast<uint16_t>(bits));
-  case kUInt16: return static_cast<uint16_t>(bits);
-  case kInt32: return static_cast<int32_t>(static_cast<uint32_t>(bits));
-  case kUInt32: return static_cast<uint32_t>(bits);
-  default: return value;
+  case kBool:
+    return value != 0;
+  case kInt8:
+    return static_cast<int8_t>(static_cast<uint8_t>(bits));
+  case kUInt8:
+    return static_cast<uint8_t>(bits);
+  case kInt16:
+    return static_cast<int16_t>(static_cast<uint16_t>(bits));
+  case kUInt16:
+    return static_cast<uint16_t>(bits);
+  case kInt32:
+    return static_cast<int32_t>(static_cast<uint32_t>(bits));
+  case kUInt32:
+    return static_cast<uint32_t>(bits);
+  default:
+    return value;
   }
 }
 
@@ -242,8 +305,7 @@ Shape stridesOf(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-DenseElementsAttr toDenseAttr(const HostTensor &tensor,
-                              RankedTensorType type) {
+DenseElementsAttr toDenseAttr(const HostTensor &tensor, RankedTensorType type) {
   Type element = type.getElementType();
   auto floatAt = [&](int64_t i) {
     llvm::APFloat value(tensor.getDouble(i));
@@ -416,8 +478,7 @@ bool rawBytes(const onnx::TensorProto &proto, const TensorSource &source,
   return true;
 }
 
-template <typename T>
-T readLE(const char *data) {
+template <typename T> T readLE(const char *data) {
   return llvm::support::endian::read<T, llvm::endianness::little>(data);
 }
 
@@ -432,8 +493,7 @@ bool checkCount(int64_t got, int64_t expected, const char *field,
 } // namespace
 
 bool decodeTensor(const onnx::TensorProto &proto, const TensorSource &source,
-                  HostTensor &tensor, std::string &error,
-                  int64_t maxElements) {
+                  HostTensor &tensor, std::string &error, int64_t maxElements) {
   int32_t dtype = proto.data_type();
   if (dtypeSize(dtype) == 0) {
     error = "has element type " + dtypeName(dtype) +
@@ -449,8 +509,8 @@ bool decodeTensor(const onnx::TensorProto &proto, const TensorSource &source,
     return false;
   int64_t count = *numElements(shape);
   if (count > maxElements) {
-    error = "has " + std::to_string(count) +
-            " elements, more than the " + std::to_string(maxElements) +
+    error = "has " + std::to_string(count) + " elements, more than the " +
+            std::to_string(maxElements) +
             " a tensor read at import time may have (see "
             "--max-folded-elements)";
     return false;
@@ -477,14 +537,30 @@ bool decodeTensor(const onnx::TensorProto &proto, const TensorSource &source,
       case kDouble:
         tensor.floats[i] = bitsToDouble(readLE<uint64_t>(p), kDouble);
         break;
-      case kInt8: tensor.ints[i] = readLE<int8_t>(p); break;
-      case kUInt8: tensor.ints[i] = readLE<uint8_t>(p); break;
-      case kBool: tensor.ints[i] = readLE<uint8_t>(p) != 0; break;
-      case kInt16: tensor.ints[i] = readLE<int16_t>(p); break;
-      case kUInt16: tensor.ints[i] = readLE<uint16_t>(p); break;
-      case kInt32: tensor.ints[i] = readLE<int32_t>(p); break;
-      case kUInt32: tensor.ints[i] = readLE<uint32_t>(p); break;
-      case kInt64: tensor.ints[i] = readLE<int64_t>(p); break;
+      case kInt8:
+        tensor.ints[i] = readLE<int8_t>(p);
+        break;
+      case kUInt8:
+        tensor.ints[i] = readLE<uint8_t>(p);
+        break;
+      case kBool:
+        tensor.ints[i] = readLE<uint8_t>(p) != 0;
+        break;
+      case kInt16:
+        tensor.ints[i] = readLE<int16_t>(p);
+        break;
+      case kUInt16:
+        tensor.ints[i] = readLE<uint16_t>(p);
+        break;
+      case kInt32:
+        tensor.ints[i] = readLE<int32_t>(p);
+        break;
+      case kUInt32:
+        tensor.ints[i] = readLE<uint32_t>(p);
+        break;
+      case kInt64:
+        tensor.ints[i] = readLE<int64_t>(p);
+        break;
       case kUInt64:
         tensor.ints[i] = static_cast<int64_t>(readLE<uint64_t>(p));
         break;
@@ -524,8 +600,8 @@ bool decodeTensor(const onnx::TensorProto &proto, const TensorSource &source,
     if (!checkCount(proto.int32_data_size(), count, "int32_data", error))
       return false;
     for (int64_t i = 0; i < count; ++i)
-      tensor.floats[i] = bitsToDouble(
-          static_cast<uint16_t>(proto.int32_data(i)), dtype);
+      tensor.floats[i] =
+          bitsToDouble(static_cast<uint16_t>(proto.int32_data(i)), dtype);
     return true;
   default: // INT32, INT16, INT8, UINT16, UINT8, BOOL
     if (!checkCount(proto.int32_data_size(), count, "int32_data", error))

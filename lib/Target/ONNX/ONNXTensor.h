@@ -140,8 +140,7 @@ bool readTensorShape(const onnx::TensorProto &proto, Shape &shape,
 /// fields, or external data) into a host tensor with every size checked;
 /// tensors of more than `maxElements` elements are refused.
 bool decodeTensor(const onnx::TensorProto &proto, const TensorSource &source,
-                  HostTensor &tensor, std::string &error,
-                  int64_t maxElements);
+                  HostTensor &tensor, std::string &error, int64_t maxElements);
 
 /// Returns the little-endian raw bytes of a FLOAT, FLOAT16 or BFLOAT16
 /// tensor (4 or 2 bytes per element), from whichever encoding `proto` uses.

@@ -26,10 +26,10 @@
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
-#include "mlir/IR/Dominance.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -105,8 +105,7 @@ Operation *singleUser(Value v) {
 }
 
 /// For a binary op with operands {a, b}: the operand other than `known`.
-template <typename OpTy>
-Value otherOperand(OpTy op, Value known) {
+template <typename OpTy> Value otherOperand(OpTy op, Value known) {
   if (op.getLhs() == known)
     return op.getRhs();
   if (op.getRhs() == known)
@@ -134,9 +133,8 @@ Value splatLike(PatternRewriter *rewriter, Location loc, Value p,
 /// varies only along dimensions [begin, rank): returns it reshaped and
 /// broadcast to exactly `target` (x's shape over those dimensions), or null.
 /// With a null `rewriter`, only checks (returns `p` on success).
-Value affineOver(PatternRewriter *rewriter, Location loc, Value p,
-                 int64_t rank, int64_t begin, ArrayRef<int64_t> target,
-                 Type element) {
+Value affineOver(PatternRewriter *rewriter, Location loc, Value p, int64_t rank,
+                 int64_t begin, ArrayRef<int64_t> target, Type element) {
   if (Value splat = splatLike(rewriter, loc, p, target, element))
     return splat;
   Value source = stripBroadcast(p);
@@ -166,13 +164,12 @@ Value affineOver(PatternRewriter *rewriter, Location loc, Value p,
   Value v = source;
   if (ArrayRef<int64_t>(trailing) != shape)
     v = ReshapeOp::create(
-        *rewriter, loc,
-        RankedTensorType::get(trailing, type.getElementType()), v);
+        *rewriter, loc, RankedTensorType::get(trailing, type.getElementType()),
+        v);
   if (ArrayRef<int64_t>(trailing) != target)
-    v = BroadcastOp::create(*rewriter, loc,
-                            RankedTensorType::get(target,
-                                                  type.getElementType()),
-                            v);
+    v = BroadcastOp::create(
+        *rewriter, loc, RankedTensorType::get(target, type.getElementType()),
+        v);
   return v;
 }
 
@@ -205,8 +202,7 @@ Value channelAffine(PatternRewriter *rewriter, Location loc, Value p,
   int64_t channelDim = 1 - offset;
   if (shape[channelDim] == 1) {
     v = ReshapeOp::create(*rewriter, loc,
-                          RankedTensorType::get({1}, type.getElementType()),
-                          v);
+                          RankedTensorType::get({1}, type.getElementType()), v);
     return BroadcastOp::create(*rewriter, loc, flat, v);
   }
   if (shape.size() != 1)
@@ -309,11 +305,11 @@ struct RaiseLayerNorm : OpRewritePattern<DivOp> {
     // Everything the new op reads dominates the end of the chain.
     rewriter.setInsertionPoint(last);
     if (weight)
-      weight = affineOver(&rewriter, loc, weight, rank, *begin, normalized,
-                          element);
+      weight =
+          affineOver(&rewriter, loc, weight, rank, *begin, normalized, element);
     if (bias)
-      bias = affineOver(&rewriter, loc, bias, rank, *begin, normalized,
-                        element);
+      bias =
+          affineOver(&rewriter, loc, bias, rank, *begin, normalized, element);
     RankedTensorType affineType = RankedTensorType::get(normalized, element);
     if (!weight)
       weight = ConstantOp::create(
@@ -329,12 +325,11 @@ struct RaiseLayerNorm : OpRewritePattern<DivOp> {
     // the input's element type or f32 (checked by the verifier).
     RankedTensorType stat = RankedTensorType::get(
         xType.getShape().take_front(*begin), rewriter.getF32Type());
-    double epsilon = shortestDecimal(*eps, typeOf(addEps.getResult())
-                                               .getElementType());
-    auto norm = LayerNormOp::create(
-        rewriter, loc, xType, stat, stat, x, weight, bias,
-        rewriter.getI64IntegerAttr(*begin),
-        rewriter.getF64FloatAttr(epsilon));
+    double epsilon =
+        shortestDecimal(*eps, typeOf(addEps.getResult()).getElementType());
+    auto norm = LayerNormOp::create(rewriter, loc, xType, stat, stat, x, weight,
+                                    bias, rewriter.getI64IntegerAttr(*begin),
+                                    rewriter.getF64FloatAttr(epsilon));
     rewriter.replaceOp(last, norm.getOutput());
     return success();
   }
@@ -408,10 +403,10 @@ struct RaiseGelu : OpRewritePattern<ErfOp> {
     Operation *last = matchGeluTail(erf.getResult(), x);
     if (!last)
       return failure();
-    rewriter.replaceOp(last, GeluOp::create(rewriter, last->getLoc(),
-                                            x.getType(), x,
-                                            GeluApproximation::None)
-                                 .getResult());
+    rewriter.replaceOp(last,
+                       GeluOp::create(rewriter, last->getLoc(), x.getType(), x,
+                                      GeluApproximation::None)
+                           .getResult());
     return success();
   }
 };
@@ -466,10 +461,10 @@ struct RaiseGeluTanh : OpRewritePattern<TanhOp> {
       Operation *last = matchGeluTail(tanh.getResult(), x);
       if (!last)
         return failure();
-      rewriter.replaceOp(last, GeluOp::create(rewriter, last->getLoc(),
-                                              x.getType(), x,
-                                              GeluApproximation::Tanh)
-                                   .getResult());
+      rewriter.replaceOp(last,
+                         GeluOp::create(rewriter, last->getLoc(), x.getType(),
+                                        x, GeluApproximation::Tanh)
+                             .getResult());
       return success();
     }
     return failure();
@@ -497,8 +492,7 @@ struct RaiseGroupNorm : OpRewritePattern<GroupNormOp> {
     if (xs.size() < 3 || grouped.size() != 3 || grouped[0] != xs[0])
       return failure();
     int64_t groups = grouped[1], channels = xs[1];
-    if (groups < 1 || channels % groups != 0 ||
-        inner.getNumGroups() != groups)
+    if (groups < 1 || channels % groups != 0 || inner.getNumGroups() != groups)
       return failure();
     // The per-group size must be C / G times the spatial size, so that a
     // group is a run of whole channels.
@@ -507,8 +501,7 @@ struct RaiseGroupNorm : OpRewritePattern<GroupNormOp> {
       spatial *= d;
     if (grouped[2] != channels / groups * spatial)
       return failure();
-    auto unflatten =
-        dyn_cast_or_null<ReshapeOp>(singleUser(inner.getOutput()));
+    auto unflatten = dyn_cast_or_null<ReshapeOp>(singleUser(inner.getOutput()));
     if (!unflatten || unflatten.getResult().getType() != xType)
       return failure();
 
@@ -526,8 +519,7 @@ struct RaiseGroupNorm : OpRewritePattern<GroupNormOp> {
         if (auto add = dyn_cast_or_null<AddOp>(singleUser(mul.getResult()))) {
           Value b = otherOperand(add, mul.getResult());
           if (b && b != mul.getResult() &&
-              (bias = channelAffine(nullptr, loc, b, rank, channels,
-                                    element)))
+              (bias = channelAffine(nullptr, loc, b, rank, channels, element)))
             last = add;
         }
       }
@@ -550,9 +542,8 @@ struct RaiseGroupNorm : OpRewritePattern<GroupNormOp> {
                                  rewriter.getFloatAttr(element, 0.0)));
     RankedTensorType stat =
         RankedTensorType::get({xs[0], groups}, rewriter.getF32Type());
-    auto norm = GroupNormOp::create(rewriter, loc, xType, stat, stat, x,
-                                    weight, bias,
-                                    rewriter.getI64IntegerAttr(groups),
+    auto norm = GroupNormOp::create(rewriter, loc, xType, stat, stat, x, weight,
+                                    bias, rewriter.getI64IntegerAttr(groups),
                                     inner.getEpsilonAttr());
     rewriter.replaceOp(last, norm.getOutput());
     return success();
@@ -588,11 +579,10 @@ struct RaiseLinear : OpRewritePattern<MatmulOp> {
     Value x = matmul.getLhs();
     if (typeOf(weight).getElementType() != typeOf(x).getElementType())
       return failure();
-    rewriter.replaceOp(matmul,
-                       LinearOp::create(rewriter, matmul.getLoc(),
-                                        matmul.getResult().getType(), x,
-                                        weight, Value())
-                           .getResult());
+    rewriter.replaceOp(matmul, LinearOp::create(rewriter, matmul.getLoc(),
+                                                matmul.getResult().getType(), x,
+                                                weight, Value())
+                                   .getResult());
     return success();
   }
 };
@@ -613,7 +603,8 @@ struct FoldLinearBias : OpRewritePattern<AddOp> {
       RankedTensorType bType = typeOf(b);
       int64_t out = typeOf(linear.getWeight()).getDimSize(0);
       if (bType.getRank() != 1 || bType.getDimSize(0) != out ||
-          (bType.getElementType() != typeOf(linear.getInput()).getElementType()))
+          (bType.getElementType() !=
+           typeOf(linear.getInput()).getElementType()))
         continue;
       if (add.getResult().getType() != product.getType())
         continue;

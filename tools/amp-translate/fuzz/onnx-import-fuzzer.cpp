@@ -23,15 +23,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::amp::AMPDialect, mlir::func::FuncDialect>();
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
-  mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
-    return mlir::success();
-  });
+  mlir::ScopedDiagnosticHandler quiet(
+      &context, [](mlir::Diagnostic &) { return mlir::success(); });
   mlir::amp::ONNXImportOptions options;
   // Bound import-time folding so that a tiny input cannot ask for gigabytes.
   options.maxFoldedElements = int64_t(1) << 16;
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
-  auto result = mlir::amp::importONNXBuffer(bytes, /*modelPath=*/"",
-                                            &context, options);
+  auto result =
+      mlir::amp::importONNXBuffer(bytes, /*modelPath=*/"", &context, options);
   if (mlir::succeeded(result)) {
     // A successful import must verify and print.
     if (mlir::failed(mlir::verify(*result->module)))

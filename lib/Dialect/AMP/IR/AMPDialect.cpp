@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
-#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -65,8 +65,8 @@ bool isScalarOf(Type type, llvm::function_ref<bool(Type)> isElement) {
 
 bool isFloatTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && isa<Float32Type, Float16Type, BFloat16Type>(
-                       tensor.getElementType());
+  return tensor &&
+         isa<Float32Type, Float16Type, BFloat16Type>(tensor.getElementType());
 }
 
 /// Checks that `role` may appear on an argument (or result) of `type`.
@@ -176,9 +176,8 @@ LogicalResult verifyThreadedState(FunctionOpInterface function, Role role) {
     auto [argType, resultType] = pair;
     if (argType != resultType)
       return function->emitOpError()
-             << "'" << stringifyRole(role) << "' #" << index
-             << " is taken as " << argType << " but returned as "
-             << resultType;
+             << "'" << stringifyRole(role) << "' #" << index << " is taken as "
+             << argType << " but returned as " << resultType;
   }
   return success();
 }
@@ -229,17 +228,16 @@ LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
   size_t losses = typesWithRole(function, Role::Loss, /*results=*/true).size();
   if (kind == GraphKind::Forward) {
     if (losses > 1)
-      return function->emitOpError()
-             << "is a forward model with " << losses
-             << " loss results; mark at most one";
+      return function->emitOpError() << "is a forward model with " << losses
+                                     << " loss results; mark at most one";
     return success();
   }
   if (losses != 1)
     return function->emitOpError()
            << "is a training step with " << losses
            << " loss results; it must return exactly one";
-  for (Role role : {Role::Parameter, Role::Buffer, Role::OptimizerState,
-                    Role::ScalerState})
+  for (Role role :
+       {Role::Parameter, Role::Buffer, Role::OptimizerState, Role::ScalerState})
     if (failed(verifyThreadedState(function, role)))
       return failure();
   return verifyCopies(function);
@@ -296,8 +294,7 @@ LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kAutocastDisabledAttrName) {
     if (!isa<UnitAttr>(attribute.getValue()))
-      return op->emitOpError()
-             << "'amp.autocast_disabled' is a unit attribute";
+      return op->emitOpError() << "'amp.autocast_disabled' is a unit attribute";
     if (op->getNumRegions() == 0 && !isa<CallOpInterface>(op))
       return op->emitOpError()
              << "'amp.autocast_disabled' is only valid on an op with regions "
@@ -312,9 +309,8 @@ LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
     return op->emitOpError() << "'amp.graph' is only valid on a function";
   auto kind = dyn_cast<GraphKindAttr>(attribute.getValue());
   if (!kind)
-    return op->emitOpError()
-           << "'amp.graph' must be #amp.graph<forward> or "
-              "#amp.graph<training_step>";
+    return op->emitOpError() << "'amp.graph' must be #amp.graph<forward> or "
+                                "#amp.graph<training_step>";
   // The rules depend on the signature only, so declarations follow them too.
   return verifyGraph(function, kind.getValue());
 }
@@ -339,9 +335,10 @@ LogicalResult AMPDialect::verifyRegionArgAttribute(Operation *op,
                                  /*isResult=*/false);
 }
 
-LogicalResult AMPDialect::verifyRegionResultAttribute(
-    Operation *op, unsigned regionIndex, unsigned resultIndex,
-    NamedAttribute attribute) {
+LogicalResult
+AMPDialect::verifyRegionResultAttribute(Operation *op, unsigned regionIndex,
+                                        unsigned resultIndex,
+                                        NamedAttribute attribute) {
   auto function = dyn_cast<FunctionOpInterface>(op);
   if (!function)
     return op->emitOpError()

@@ -110,8 +110,8 @@ Value scale(OpBuilder &b, Location loc, Value x, double factor) {
   return mul(b, loc, x, splatLike(b, loc, x, factor));
 }
 
-Value compare(OpBuilder &b, Location loc, CompareDirection direction,
-              Value lhs, Value rhs) {
+Value compare(OpBuilder &b, Location loc, CompareDirection direction, Value lhs,
+              Value rhs) {
   RankedTensorType type = tensorType(lhs);
   return CompareOp::create(b, loc, type.clone(b.getI1Type()), direction, lhs,
                            rhs);
@@ -119,14 +119,14 @@ Value compare(OpBuilder &b, Location loc, CompareDirection direction,
 
 Value select(OpBuilder &b, Location loc, Value condition, Value onTrue,
              Value onFalse) {
-  return WhereOp::create(b, loc, onTrue.getType(), condition, onTrue,
-                         onFalse);
+  return WhereOp::create(b, loc, onTrue.getType(), condition, onTrue, onFalse);
 }
 
 /// `value` reshaped to `shape` (same element type), unless it has it. A
 /// reshape of a reshape folds into one (rules compose: the gradient of a
 /// reshape is often flattened again by the next rule).
-Value reshape(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape) {
+Value reshape(OpBuilder &b, Location loc, Value value,
+              ArrayRef<int64_t> shape) {
   RankedTensorType type = tensorType(value);
   if (type.getShape() == shape)
     return value;
@@ -144,8 +144,8 @@ Value broadcast(OpBuilder &b, Location loc, Value value,
 
 /// Sum of `value` over `axes` (normalized, ascending), result element type
 /// `element` (the input's or f32).
-Value reduceSum(OpBuilder &b, Location loc, Value value,
-                ArrayRef<int64_t> axes, bool keepDims, Type element) {
+Value reduceSum(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> axes,
+                bool keepDims, Type element) {
   RankedTensorType type = tensorType(value);
   Shape shape;
   for (auto [dim, size] : llvm::enumerate(type.getShape())) {
@@ -261,8 +261,9 @@ LogicalResult DivOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                     SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
   if (Value g = begin(*this, resultGradients, grads))
-    set(grads, {div(b, loc, g, getRhs()),
-             neg(b, loc, div(b, loc, mul(b, loc, g, getResult()), getRhs()))});
+    set(grads,
+        {div(b, loc, g, getRhs()),
+         neg(b, loc, div(b, loc, mul(b, loc, g, getResult()), getRhs()))});
   return success();
 }
 
@@ -280,17 +281,16 @@ LogicalResult PowOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
   Value ones = splatLike(b, loc, base, 1.0);
   Value power = PowOp::create(b, loc, base, sub(b, loc, exponent, ones));
   Value dBase = mul(b, loc, mul(b, loc, g, exponent), power);
-  dBase = select(b, loc,
-                 compare(b, loc, CompareDirection::EQ, exponent, zeros), zeros,
-                 dBase);
+  dBase = select(b, loc, compare(b, loc, CompareDirection::EQ, exponent, zeros),
+                 zeros, dBase);
   Value logBase = LogOp::create(b, loc, base);
   Value dExponent = mul(b, loc, mul(b, loc, g, getResult()), logBase);
   Value baseIsZero = compare(b, loc, CompareDirection::EQ, base, zeros);
   Value exponentNonNegative =
       compare(b, loc, CompareDirection::GE, exponent, zeros);
-  dExponent = select(b, loc, baseIsZero,
-                     select(b, loc, exponentNonNegative, zeros, dExponent),
-                     dExponent);
+  dExponent =
+      select(b, loc, baseIsZero,
+             select(b, loc, exponentNonNegative, zeros, dExponent), dExponent);
   set(grads, {dBase, dExponent});
   return success();
 }
@@ -386,7 +386,8 @@ LogicalResult SigmoidOp::buildGradients(OpBuilder &b,
                                         ValueRange resultGradients,
                                         SmallVectorImpl<Value> &grads) {
   if (Value g = begin(*this, resultGradients, grads))
-    set(grads, {SigmoidGradOp::create(b, getLoc(), g.getType(), g, getResult())});
+    set(grads,
+        {SigmoidGradOp::create(b, getLoc(), g.getType(), g, getResult())});
   return success();
 }
 
@@ -408,7 +409,7 @@ LogicalResult GeluOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                      SmallVectorImpl<Value> &grads) {
   if (Value g = begin(*this, resultGradients, grads))
     set(grads, {GeluGradOp::create(b, getLoc(), g.getType(), g, getInput(),
-                                getApproximate())});
+                                   getApproximate())});
   return success();
 }
 
@@ -433,7 +434,7 @@ LogicalResult WhereOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
     return success();
   Value zeros = splatLike(b, loc, g, 0.0);
   set(grads, {Value(), select(b, loc, getCondition(), g, zeros),
-           select(b, loc, getCondition(), zeros, g)});
+              select(b, loc, getCondition(), zeros, g)});
   return success();
 }
 
@@ -457,8 +458,7 @@ LogicalResult CastOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
 // untransposed left-hand side (the linear-layer case) by flattening the
 // batch into the rows of one matmul, otherwise by a batched matmul and a
 // reduce_sum over the batch dimensions.
-LogicalResult MatmulOp::buildGradients(OpBuilder &b,
-                                       ValueRange resultGradients,
+LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
   Value g = begin(*this, resultGradients, grads);
@@ -470,31 +470,30 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &b,
 
   Value dLhs;
   if (!tl)
-    dLhs = matmul(b, loc, g, rhs, false, !tr);  // dC B'^T
+    dLhs = matmul(b, loc, g, rhs, false, !tr); // dC B'^T
   else
-    dLhs = matmul(b, loc, rhs, g, tr, true);    // (dC B'^T)^T = B' dC^T
+    dLhs = matmul(b, loc, rhs, g, tr, true); // (dC B'^T)^T = B' dC^T
   grads[0] = sumBatchInto(b, loc, dLhs, lhs);
 
   Value dRhs;
-  bool sharedRhs = tensorType(rhs).getRank() == 2 &&
-                   tensorType(lhs).getRank() > 2;
+  bool sharedRhs =
+      tensorType(rhs).getRank() == 2 && tensorType(lhs).getRank() > 2;
   Value a = lhs, dc = g;
   if (sharedRhs && !tl) {
     a = flattenLeading(b, loc, lhs);
     dc = flattenLeading(b, loc, g);
   }
   if (!tr)
-    dRhs = matmul(b, loc, a, dc, !tl, false);   // A'^T dC
+    dRhs = matmul(b, loc, a, dc, !tl, false); // A'^T dC
   else
-    dRhs = matmul(b, loc, dc, a, true, tl);     // (A'^T dC)^T = dC^T A'
+    dRhs = matmul(b, loc, dc, a, true, tl); // (A'^T dC)^T = dC^T A'
   grads[1] = sumBatchInto(b, loc, dRhs, rhs);
   return success();
 }
 
 // y = x W^T + b over flattened leading dimensions x2 [M, in], dy2 [M, out]:
 //   dx = dy2 W (reshaped back), dW = dy2^T x2, db = sum over M of dy2.
-LogicalResult LinearOp::buildGradients(OpBuilder &b,
-                                       ValueRange resultGradients,
+LogicalResult LinearOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
   Value g = begin(*this, resultGradients, grads);
@@ -511,8 +510,8 @@ LogicalResult LinearOp::buildGradients(OpBuilder &b,
   Value g2 = flatten(g);
   Value g2x = castLike(b, loc, g2, x);
   Value x2 = flatten(x);
-  Value dx = reshape(b, loc, matmul(b, loc, g2x, w, false, false),
-                     xType.getShape());
+  Value dx =
+      reshape(b, loc, matmul(b, loc, g2x, w, false, false), xType.getShape());
   Value dw = matmul(b, loc, g2x, x2, true, false);
   grads[0] = dx;
   grads[1] = dw;
@@ -525,8 +524,7 @@ LogicalResult LinearOp::buildGradients(OpBuilder &b,
   return success();
 }
 
-LogicalResult Conv2DOp::buildGradients(OpBuilder &b,
-                                       ValueRange resultGradients,
+LogicalResult Conv2DOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
   Value g = begin(*this, resultGradients, grads);
@@ -534,12 +532,12 @@ LogicalResult Conv2DOp::buildGradients(OpBuilder &b,
     return success();
   Value x = getInput(), w = getWeight();
   Value gx = castLike(b, loc, g, x);
-  grads[0] = Conv2DInputGradOp::create(b, loc, x.getType(), gx, w, getStride(),
-                                       getPadding(), getDilation(),
-                                       getGroups());
-  grads[1] = Conv2DWeightGradOp::create(b, loc, w.getType(), gx, x,
-                                        getStride(), getPadding(),
-                                        getDilation(), getGroups());
+  grads[0] =
+      Conv2DInputGradOp::create(b, loc, x.getType(), gx, w, getStride(),
+                                getPadding(), getDilation(), getGroups());
+  grads[1] =
+      Conv2DWeightGradOp::create(b, loc, w.getType(), gx, x, getStride(),
+                                 getPadding(), getDilation(), getGroups());
   if (Value bias = getBias())
     grads[2] = castLike(
         b, loc, reduceSum(b, loc, g, {0, 2, 3}, false, elementType(g)), bias);
@@ -556,8 +554,7 @@ LogicalResult ReduceSumOp::buildGradients(OpBuilder &b,
   Value x = getInput();
   if (Value g = begin(*this, resultGradients, grads))
     grads[0] = expandReduced(
-        b, getLoc(), g, x,
-        normalizedAxes(getAxes(), tensorType(x).getRank()));
+        b, getLoc(), g, x, normalizedAxes(getAxes(), tensorType(x).getRank()));
   return success();
 }
 
@@ -593,16 +590,16 @@ LogicalResult ReduceMaxOp::buildGradients(OpBuilder &b,
   RankedTensorType xType = tensorType(x);
   Shape axes = normalizedAxes(getAxes(), xType.getRank());
   Shape kept = keptShape(xType.getShape(), axes);
-  Value maxima = broadcast(b, loc, reshape(b, loc, getResult(), kept),
-                           xType.getShape());
+  Value maxima =
+      broadcast(b, loc, reshape(b, loc, getResult(), kept), xType.getShape());
   Value isMax = compare(b, loc, CompareDirection::EQ, x, maxima);
   Value zeros = splatLike(b, loc, x, 0.0);
   Value ones = splatLike(b, loc, x, 1.0);
   Value count = reduceSum(b, loc, select(b, loc, isMax, ones, zeros), axes,
                           /*keepDims=*/true, xType.getElementType());
   Value share = div(b, loc, reshape(b, loc, g, kept), count);
-  grads[0] = select(b, loc, isMax, broadcast(b, loc, share, xType.getShape()),
-                    zeros);
+  grads[0] =
+      select(b, loc, isMax, broadcast(b, loc, share, xType.getShape()), zeros);
   return success();
 }
 
@@ -731,7 +728,9 @@ LogicalResult BatchNormOp::buildGradients(OpBuilder &b,
 
   Value variance = getRunningVar();
   Value rstd = RsqrtOp::create(
-      b, loc, add(b, loc, variance, splatLike(b, loc, variance, getEpsilon().convertToDouble())));
+      b, loc,
+      add(b, loc, variance,
+          splatLike(b, loc, variance, getEpsilon().convertToDouble())));
   Value g32 = castElement(b, loc, g, f32);
   Value channelScale = mul(b, loc, castElement(b, loc, w, f32), rstd);
   grads[0] = castLike(b, loc, mul(b, loc, g32, spread(channelScale)), x);
@@ -754,8 +753,8 @@ LogicalResult MaxPool2DOp::buildGradients(OpBuilder &b,
                                           SmallVectorImpl<Value> &grads) {
   if (Value g = begin(*this, resultGradients, grads))
     grads[0] = MaxPool2DGradOp::create(b, getLoc(), getInput().getType(), g,
-                                       getInput(), getKernelSize(),
-                                       getStride(), getPadding());
+                                       getInput(), getKernelSize(), getStride(),
+                                       getPadding());
   return success();
 }
 
@@ -807,8 +806,7 @@ LogicalResult TransposeOp::buildGradients(OpBuilder &b,
   Shape inverse(permutation.size());
   for (auto [i, p] : llvm::enumerate(permutation))
     inverse[p] = i;
-  grads[0] =
-      TransposeOp::create(b, getLoc(), getInput().getType(), g, inverse);
+  grads[0] = TransposeOp::create(b, getLoc(), getInput().getType(), g, inverse);
   return success();
 }
 
@@ -845,8 +843,7 @@ LogicalResult SliceOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
 }
 
 // Each input gets its slab of the gradient back.
-LogicalResult ConcatOp::buildGradients(OpBuilder &b,
-                                       ValueRange resultGradients,
+LogicalResult ConcatOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
   Value g = begin(*this, resultGradients, grads);
@@ -869,8 +866,7 @@ LogicalResult ConcatOp::buildGradients(OpBuilder &b,
 }
 
 // The indices get no gradient; the table gets a scatter-add.
-LogicalResult GatherOp::buildGradients(OpBuilder &b,
-                                       ValueRange resultGradients,
+LogicalResult GatherOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Value g = begin(*this, resultGradients, grads);
   if (g && isFloatTensor(getInput()))
@@ -898,8 +894,8 @@ LogicalResult CrossEntropyOp::buildGradients(OpBuilder &b,
                                              ValueRange resultGradients,
                                              SmallVectorImpl<Value> &grads) {
   if (Value g = begin(*this, resultGradients, grads))
-    grads[0] = CrossEntropyGradOp::create(b, getLoc(), getLogits().getType(),
-                                          g, getLogits(), getLabels());
+    grads[0] = CrossEntropyGradOp::create(b, getLoc(), getLogits().getType(), g,
+                                          getLogits(), getLabels());
   return success();
 }
 
@@ -911,9 +907,8 @@ LogicalResult MseLossOp::buildGradients(OpBuilder &b,
   Value g = begin(*this, resultGradients, grads);
   if (!g)
     return success();
-  Value dPrediction =
-      MseLossGradOp::create(b, loc, getPrediction().getType(), g,
-                            getPrediction(), getTarget());
+  Value dPrediction = MseLossGradOp::create(b, loc, getPrediction().getType(),
+                                            g, getPrediction(), getTarget());
   set(grads, {dPrediction, neg(b, loc, dPrediction)});
   return success();
 }

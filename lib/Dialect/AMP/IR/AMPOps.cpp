@@ -87,8 +87,7 @@ LogicalResult verifyMinRank(Operation *op, const Twine &what, ShapedType type,
 
 /// `type`'s element type must be `expected` or, when `allowF32`, f32.
 LogicalResult verifyElementType(Operation *op, const Twine &what,
-                                ShapedType type, Type expected,
-                                bool allowF32) {
+                                ShapedType type, Type expected, bool allowF32) {
   Type actual = type.getElementType();
   if (actual == expected || (allowF32 && actual.isF32()))
     return success();
@@ -104,8 +103,8 @@ LogicalResult verifyElementType(Operation *op, const Twine &what,
 FailureOr<int64_t> normalizeAxis(Operation *op, StringRef name, int64_t axis,
                                  int64_t rank) {
   if (axis < -rank || axis >= rank)
-    return op->emitOpError() << name << " " << axis
-                             << " is out of range for rank " << rank;
+    return op->emitOpError()
+           << name << " " << axis << " is out of range for rank " << rank;
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -113,8 +112,8 @@ LogicalResult verifyArraySize(Operation *op, StringRef name,
                               ArrayRef<int64_t> values, size_t size) {
   if (values.size() == size)
     return success();
-  return op->emitOpError() << name << " must have " << size
-                           << " values, got " << values.size();
+  return op->emitOpError() << name << " must have " << size << " values, got "
+                           << values.size();
 }
 
 LogicalResult verifyAllPositive(Operation *op, StringRef name,
@@ -140,9 +139,9 @@ FailureOr<int64_t> windowOutputDim(Operation *op, int axis, int64_t in,
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return ShapedType::kDynamic;
   if (kernel < 1)
-    return op->emitOpError() << "kernel size " << kernel
-                             << " in spatial dimension " << axis
-                             << " is not positive";
+    return op->emitOpError()
+           << "kernel size " << kernel << " in spatial dimension " << axis
+           << " is not positive";
   std::optional<int64_t> span = llvm::checkedMul(dilation, kernel - 1);
   if (span)
     span = llvm::checkedAdd(*span, int64_t(1));
@@ -163,8 +162,7 @@ FailureOr<int64_t> windowOutputDim(Operation *op, int axis, int64_t in,
 /// Appends the spatial output shape of an NCHW window op to `out`; padding
 /// is [top, left, bottom, right].
 LogicalResult windowOutputHW(Operation *op, ArrayRef<int64_t> inputShape,
-                             ArrayRef<int64_t> kernel,
-                             ArrayRef<int64_t> stride,
+                             ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
                              ArrayRef<int64_t> padding,
                              ArrayRef<int64_t> dilation, Shape &out) {
   for (int i = 0; i < 2; ++i) {
@@ -255,8 +253,8 @@ LogicalResult LinearOp::verify() {
   ShapedType input = shapedType(getInput()), weight = shapedType(getWeight());
   if (failed(verifyMinRank(*this, "input", input, 1)) ||
       failed(verifyRank(*this, "weight", weight, 2)) ||
-      failed(verifyElementType(*this, "weight", weight,
-                               input.getElementType(), /*allowF32=*/false)))
+      failed(verifyElementType(*this, "weight", weight, input.getElementType(),
+                               /*allowF32=*/false)))
     return failure();
   int64_t out = weight.getDimSize(0), in = weight.getDimSize(1);
   if (!dimsMatch(input.getShape().back(), in))
@@ -284,8 +282,7 @@ struct Conv2DAttrs {
   int64_t groups;
 };
 
-template <typename OpTy>
-Conv2DAttrs getConvAttrs(OpTy op) {
+template <typename OpTy> Conv2DAttrs getConvAttrs(OpTy op) {
   return {op.getStride(), op.getPadding(), op.getDilation(), op.getGroups()};
 }
 
@@ -298,8 +295,7 @@ LogicalResult verifyConvAttrs(Operation *op, const Conv2DAttrs &attrs) {
       failed(verifyAllPositive(op, "dilation", attrs.dilation)))
     return failure();
   if (attrs.groups < 1)
-    return op->emitOpError() << "groups must be positive, got "
-                             << attrs.groups;
+    return op->emitOpError() << "groups must be positive, got " << attrs.groups;
   return success();
 }
 
@@ -308,8 +304,7 @@ LogicalResult verifyConvAttrs(Operation *op, const Conv2DAttrs &attrs) {
 /// them from the other two; `names` says what each is called in that op.
 LogicalResult verifyConv2D(Operation *op, const Conv2DAttrs &attrs,
                            ShapedType input, ShapedType weight,
-                           ShapedType output,
-                           std::array<StringRef, 3> names) {
+                           ShapedType output, std::array<StringRef, 3> names) {
   if (failed(verifyConvAttrs(op, attrs)) ||
       failed(verifyRank(op, names[0], input, 4)) ||
       failed(verifyRank(op, names[1], weight, 4)) ||
@@ -318,15 +313,12 @@ LogicalResult verifyConv2D(Operation *op, const Conv2DAttrs &attrs,
   int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
   if (!ShapedType::isDynamic(channels) && channels % attrs.groups != 0)
     return op->emitOpError() << names[0] << " channels " << channels
-                             << " are not divisible by groups "
-                             << attrs.groups;
+                             << " are not divisible by groups " << attrs.groups;
   if (!ShapedType::isDynamic(filters) && filters % attrs.groups != 0)
     return op->emitOpError() << "output channels " << filters
-                             << " are not divisible by groups "
-                             << attrs.groups;
-  int64_t perGroup = ShapedType::isDynamic(channels)
-                         ? ShapedType::kDynamic
-                         : channels / attrs.groups;
+                             << " are not divisible by groups " << attrs.groups;
+  int64_t perGroup = ShapedType::isDynamic(channels) ? ShapedType::kDynamic
+                                                     : channels / attrs.groups;
   if (!dimsMatch(weight.getDimSize(1), perGroup))
     return op->emitOpError()
            << names[1] << " has " << weight.getDimSize(1)
@@ -345,8 +337,8 @@ LogicalResult Conv2DOp::verify() {
   ShapedType result = shapedType(getResult());
   if (failed(verifyConv2D(*this, getConvAttrs(*this), input, weight, result,
                           {"input", "weight", "result"})) ||
-      failed(verifyElementType(*this, "weight", weight,
-                               input.getElementType(), /*allowF32=*/false)))
+      failed(verifyElementType(*this, "weight", weight, input.getElementType(),
+                               /*allowF32=*/false)))
     return failure();
   if (Value bias = getBias()) {
     ShapedType biasType = shapedType(bias);
@@ -369,15 +361,13 @@ LogicalResult verifyConv2DGrad(Operation *op, const Conv2DAttrs &attrs,
   ShapedType gradType = shapedType(grad), operandType = shapedType(operand);
   ShapedType resultType = shapedType(result);
   LogicalResult shapes =
-      resultIsInput
-          ? verifyConv2D(op, attrs, resultType, operandType, gradType,
-                         {"result", operandName, "grad"})
-          : verifyConv2D(op, attrs, operandType, resultType, gradType,
-                         {operandName, "result", "grad"});
-  if (failed(shapes) ||
-      failed(verifyElementType(op, operandName, operandType,
-                               gradType.getElementType(),
-                               /*allowF32=*/false)))
+      resultIsInput ? verifyConv2D(op, attrs, resultType, operandType, gradType,
+                                   {"result", operandName, "grad"})
+                    : verifyConv2D(op, attrs, operandType, resultType, gradType,
+                                   {operandName, "result", "grad"});
+  if (failed(shapes) || failed(verifyElementType(op, operandName, operandType,
+                                                 gradType.getElementType(),
+                                                 /*allowF32=*/false)))
     return failure();
   return verifyElementType(op, "result", resultType, gradType.getElementType(),
                            /*allowF32=*/true);
@@ -498,13 +488,13 @@ FailureOr<NormShapes> groupNormShapes(Operation *op, Value input,
   if (failed(verifyMinRank(op, "input", type, 2)))
     return failure();
   if (numGroups < 1)
-    return op->emitOpError() << "num_groups must be positive, got "
-                             << numGroups;
+    return op->emitOpError()
+           << "num_groups must be positive, got " << numGroups;
   int64_t channels = type.getDimSize(1);
   if (!ShapedType::isDynamic(channels) && channels % numGroups != 0)
-    return op->emitOpError() << "channels " << channels
-                             << " are not divisible by num_groups "
-                             << numGroups;
+    return op->emitOpError()
+           << "channels " << channels << " are not divisible by num_groups "
+           << numGroups;
   return NormShapes{{channels}, {type.getDimSize(0), numGroups}};
 }
 
@@ -551,11 +541,12 @@ LogicalResult verifyNormGrad(Operation *op, FailureOr<NormShapes> shapes,
 LogicalResult LayerNormOp::verify() {
   FailureOr<NormShapes> shapes = layerNormShapes(*this, getInput(), getAxis());
   Type element = shapedType(getInput()).getElementType();
-  if (failed(shapes) || failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
+  if (failed(shapes) ||
+      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
       failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
       failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
-      failed(verifySameType(*this, "output", getOutput(),
-                            getInput().getType())) ||
+      failed(
+          verifySameType(*this, "output", getOutput(), getInput().getType())) ||
       failed(verifyStatistic(*this, "mean", getMean(), *shapes)))
     return failure();
   return verifyStatistic(*this, "rstd", getRstd(), *shapes);
@@ -571,10 +562,11 @@ LogicalResult LayerNormGradOp::verify() {
 LogicalResult RmsNormOp::verify() {
   FailureOr<NormShapes> shapes = layerNormShapes(*this, getInput(), getAxis());
   Type element = shapedType(getInput()).getElementType();
-  if (failed(shapes) || failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
+  if (failed(shapes) ||
+      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
       failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
-      failed(verifySameType(*this, "output", getOutput(),
-                            getInput().getType())))
+      failed(
+          verifySameType(*this, "output", getOutput(), getInput().getType())))
     return failure();
   return verifyStatistic(*this, "rstd", getRstd(), *shapes);
 }
@@ -589,11 +581,12 @@ LogicalResult GroupNormOp::verify() {
   FailureOr<NormShapes> shapes =
       groupNormShapes(*this, getInput(), getNumGroups());
   Type element = shapedType(getInput()).getElementType();
-  if (failed(shapes) || failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
+  if (failed(shapes) ||
+      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
       failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
       failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
-      failed(verifySameType(*this, "output", getOutput(),
-                            getInput().getType())) ||
+      failed(
+          verifySameType(*this, "output", getOutput(), getInput().getType())) ||
       failed(verifyStatistic(*this, "mean", getMean(), *shapes)))
     return failure();
   return verifyStatistic(*this, "rstd", getRstd(), *shapes);
@@ -609,15 +602,16 @@ LogicalResult GroupNormGradOp::verify() {
 LogicalResult BatchNormOp::verify() {
   FailureOr<NormShapes> shapes = batchNormShapes(*this, getInput());
   Type element = shapedType(getInput()).getElementType();
-  if (failed(shapes) || failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
+  if (failed(shapes) ||
+      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
     return failure();
   double momentum = getMomentum().convertToDouble();
   if (!(momentum >= 0 && momentum <= 1))
     return emitOpError() << "momentum must be in [0, 1], got " << momentum;
   if (failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
       failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
-      failed(verifySameType(*this, "output", getOutput(),
-                            getInput().getType())))
+      failed(
+          verifySameType(*this, "output", getOutput(), getInput().getType())))
     return failure();
   std::pair<Value, StringRef> statistics[] = {
       {getRunningMean(), "running_mean"},
@@ -680,8 +674,7 @@ struct Pool2DAttrs {
   ArrayRef<int64_t> kernel, stride, padding;
 };
 
-template <typename OpTy>
-Pool2DAttrs getPoolAttrs(OpTy op) {
+template <typename OpTy> Pool2DAttrs getPoolAttrs(OpTy op) {
   return {op.getKernelSize(), op.getStride(), op.getPadding()};
 }
 
@@ -724,8 +717,8 @@ LogicalResult AvgPool2DOp::verify() {
 }
 
 LogicalResult MaxPool2DGradOp::verify() {
-  if (failed(verifySameType(*this, "result", getResult(),
-                            getInput().getType())))
+  if (failed(
+          verifySameType(*this, "result", getResult(), getInput().getType())))
     return failure();
   return verifyPool2D(*this, getPoolAttrs(*this), shapedType(getInput()),
                       shapedType(getGrad()), {"input", "grad"});
@@ -758,8 +751,8 @@ LogicalResult ReshapeOp::verify() {
   if (!in || !out)
     return emitOpError() << "element count overflows int64";
   if (*in != *out)
-    return emitOpError() << "input has " << *in
-                         << " elements but result has " << *out;
+    return emitOpError() << "input has " << *in << " elements but result has "
+                         << *out;
   return success();
 }
 
@@ -865,9 +858,8 @@ FailureOr<Shape> sliceShape(Operation *op, ShapedType input,
     if (starts[i] < 0 || starts[i] > limits[i] ||
         (!ShapedType::isDynamic(dim) && limits[i] > dim))
       return op->emitOpError()
-             << "slice [" << starts[i] << ", " << limits[i]
-             << ") of dimension " << i << " is outside [0, "
-             << formatDim(dim) << "]";
+             << "slice [" << starts[i] << ", " << limits[i] << ") of dimension "
+             << i << " is outside [0, " << formatDim(dim) << "]";
     shape.push_back(llvm::divideCeil(limits[i] - starts[i], strides[i]));
   }
   return shape;
@@ -875,18 +867,16 @@ FailureOr<Shape> sliceShape(Operation *op, ShapedType input,
 } // namespace
 
 LogicalResult SliceOp::verify() {
-  FailureOr<Shape> expected =
-      sliceShape(*this, shapedType(getInput()), getStarts(), getLimits(),
-                 getStrides());
+  FailureOr<Shape> expected = sliceShape(
+      *this, shapedType(getInput()), getStarts(), getLimits(), getStrides());
   if (failed(expected))
     return failure();
   return verifyShape(*this, "result", shapedType(getResult()), *expected);
 }
 
 LogicalResult SliceGradOp::verify() {
-  FailureOr<Shape> expected =
-      sliceShape(*this, shapedType(getResult()), getStarts(), getLimits(),
-                 getStrides());
+  FailureOr<Shape> expected = sliceShape(
+      *this, shapedType(getResult()), getStarts(), getLimits(), getStrides());
   if (failed(expected))
     return failure();
   return verifyShape(*this, "grad", shapedType(getGrad()), *expected);
@@ -908,15 +898,14 @@ LogicalResult ConcatOp::verify() {
                            << result.getRank();
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (d != *axis && !dimsMatch(type.getDimSize(d), result.getDimSize(d)))
-        return emitOpError()
-               << "input #" << index << " has size " << type.getDimSize(d)
-               << " in dimension " << d << " but the result has "
-               << result.getDimSize(d);
+        return emitOpError() << "input #" << index << " has size "
+                             << type.getDimSize(d) << " in dimension " << d
+                             << " but the result has " << result.getDimSize(d);
     int64_t size = type.getDimSize(*axis);
-    expected[*axis] = ShapedType::isDynamic(size) ||
-                              ShapedType::isDynamic(expected[*axis])
-                          ? ShapedType::kDynamic
-                          : expected[*axis] + size;
+    expected[*axis] =
+        ShapedType::isDynamic(size) || ShapedType::isDynamic(expected[*axis])
+            ? ShapedType::kDynamic
+            : expected[*axis] + size;
   }
   return verifyShape(*this, "result", result, expected);
 }
@@ -944,9 +933,8 @@ FailureOr<Shape> gatherShape(Operation *op, ShapedType input,
 } // namespace
 
 LogicalResult GatherOp::verify() {
-  FailureOr<Shape> expected =
-      gatherShape(*this, shapedType(getInput()), shapedType(getIndices()),
-                  getAxis());
+  FailureOr<Shape> expected = gatherShape(*this, shapedType(getInput()),
+                                          shapedType(getIndices()), getAxis());
   if (failed(expected) ||
       failed(verifyShape(*this, "result", shapedType(getResult()), *expected)))
     return failure();
@@ -956,9 +944,8 @@ LogicalResult GatherOp::verify() {
 }
 
 LogicalResult GatherGradOp::verify() {
-  FailureOr<Shape> expected =
-      gatherShape(*this, shapedType(getResult()), shapedType(getIndices()),
-                  getAxis());
+  FailureOr<Shape> expected = gatherShape(*this, shapedType(getResult()),
+                                          shapedType(getIndices()), getAxis());
   if (failed(expected) ||
       failed(verifyShape(*this, "grad", shapedType(getGrad()), *expected)))
     return failure();
@@ -972,8 +959,7 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   if (getTrueValue() == getFalseValue())
     return getTrueValue();
-  if (auto splat =
-          dyn_cast_or_null<SplatElementsAttr>(adaptor.getCondition()))
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getCondition()))
     return splat.getSplatValue<bool>() ? getTrueValue() : getFalseValue();
   return {};
 }
@@ -990,8 +976,7 @@ LogicalResult verifyProbability(Operation *op, APFloat probability) {
   return op->emitOpError() << "probability must be in [0, 1), got " << p;
 }
 
-LogicalResult verifyClassification(Operation *op, Value logits,
-                                   Value labels) {
+LogicalResult verifyClassification(Operation *op, Value logits, Value labels) {
   ShapedType logitsType = shapedType(logits), labelsType = shapedType(labels);
   if (failed(verifyRank(op, "logits", logitsType, 2)))
     return failure();
@@ -1030,9 +1015,8 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
     return getInput();
   // cast(cast(x : A -> B) -> C) is cast(x : A -> C) when A -> B is exact.
   auto producer = getInput().getDefiningOp<CastOp>();
-  if (!producer ||
-      !isExactConversion(elementTypeOf(producer.getInput()),
-                         elementTypeOf(producer.getResult())))
+  if (!producer || !isExactConversion(elementTypeOf(producer.getInput()),
+                                      elementTypeOf(producer.getResult())))
     return {};
   if (producer.getInput().getType() == getType())
     return producer.getInput();
@@ -1080,8 +1064,7 @@ LogicalResult UpdateScaleOp::verify() {
                             "got "
                          << growth;
   if (!(backoff > 0 && backoff < 1))
-    return emitOpError() << "backoff_factor must be in (0, 1), got "
-                         << backoff;
+    return emitOpError() << "backoff_factor must be in (0, 1), got " << backoff;
   if (getGrowthInterval() < 1)
     return emitOpError() << "growth_interval must be positive, got "
                          << getGrowthInterval();
@@ -1150,9 +1133,9 @@ LogicalResult SgdUpdateOp::verify() {
   if (hasBuffer != static_cast<bool>(getNewMomentumBuffer()))
     return emitOpError()
            << "returns a new momentum buffer exactly when it takes one";
-  if (hasBuffer && failed(verifySameType(*this, "momentum_buffer",
-                                         getMomentumBuffer(),
-                                         getParam().getType())))
+  if (hasBuffer &&
+      failed(verifySameType(*this, "momentum_buffer", getMomentumBuffer(),
+                            getParam().getType())))
     return failure();
   if (failed(verifySameType(*this, "new_param", getNewParam(),
                             getParam().getType())))

@@ -224,14 +224,12 @@ LogicalResult AMPAssignPrecisionPass::configure() {
   StringRef precisionName = precision.empty() ? StringRef("bf16") : precision;
   low = parsePrecisionName(context, precisionName, /*allowF32=*/false);
   if (!low)
-    return emitError(moduleLoc)
-           << "amp-assign-precision: unknown precision '" << precision
-           << "'; expected fp16 or bf16";
+    return emitError(moduleLoc) << "amp-assign-precision: unknown precision '"
+                                << precision << "'; expected fp16 or bf16";
   if (policy && policy->precision) {
     if (!precision.empty() && policy->precision->value != low)
       return emitError(policy->precision->loc)
-             << "precision policy: 'precision' is "
-             << policy->precision->value
+             << "precision policy: 'precision' is " << policy->precision->value
              << " but the pass option precision is " << low;
     low = policy->precision->value;
   }
@@ -254,8 +252,8 @@ LogicalResult AMPAssignPrecisionPass::configure() {
     level = policy->level->value;
   }
 
-  lowPrecisionNorms = lpNorm || (policy && policy->lpNorm &&
-                                 policy->lpNorm->value);
+  lowPrecisionNorms =
+      lpNorm || (policy && policy->lpNorm && policy->lpNorm->value);
   if (lowPrecisionNorms)
     emitWarning(moduleLoc)
         << "lp-norm: layer_norm, group_norm and rms_norm (and their "
@@ -306,12 +304,11 @@ LogicalResult AMPAssignPrecisionPass::collectNodes() {
     // Ops of other dialects keep their types: say so when they touch float
     // tensors (terminators, calls and functions are structure, not compute).
     if (isa_and_nonnull<AMPDialect>(op->getDialect()) ||
-        op->hasTrait<mlir::OpTrait::IsTerminator>() || isa<CallOpInterface>(op) ||
-        op->getNumRegions() != 0)
+        op->hasTrait<mlir::OpTrait::IsTerminator>() ||
+        isa<CallOpInterface>(op) || op->getNumRegions() != 0)
       return;
-    bool touchesFloat =
-        llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
-        llvm::any_of(op->getResultTypes(), isFloatTensor);
+    bool touchesFloat = llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
+                        llvm::any_of(op->getResultTypes(), isFloatTensor);
     if (touchesFloat)
       op->emitRemark() << "'" << op->getName()
                        << "' has no precision category; it keeps its types";
@@ -367,8 +364,7 @@ LogicalResult AMPAssignPrecisionPass::collectNodes() {
     if (!node.category) {
       node.decision = Decision::F32;
       node.rule = withSource(rule::kUnlisted, table->getSource(op));
-      op->emitRemark() << "'" << op->getName()
-                       << "' is in no precision list ("
+      op->emitRemark() << "'" << op->getName() << "' is in no precision list ("
                        << table->getSource(op) << "); it stays f32";
       continue;
     }
@@ -440,8 +436,7 @@ LogicalResult AMPAssignPrecisionPass::collectNodes() {
 
 template <typename Enter, typename Visit>
 void AMPAssignPrecisionPass::traverse(unsigned root, bool forward,
-                                      bool backward, Enter enter,
-                                      Visit visit) {
+                                      bool backward, Enter enter, Visit visit) {
   llvm::DenseSet<unsigned> visited;
   SmallVector<unsigned> stack = {root};
   visited.insert(root);
@@ -599,7 +594,8 @@ void AMPAssignPrecisionPass::paint() {
 // Min-cut
 //===----------------------------------------------------------------------===//
 
-AMPAssignPrecisionPass::Term AMPAssignPrecisionPass::fixedTerm(Type type) const {
+AMPAssignPrecisionPass::Term
+AMPAssignPrecisionPass::fixedTerm(Type type) const {
   Type element = getElementTypeOrNull(type);
   if (element == low)
     return {TermKind::Source};
@@ -636,8 +632,8 @@ AMPAssignPrecisionPass::producerTerm(Value value, MinCutGraph &graph) {
   unsigned index = it->second;
   Operation *op = result.getOwner();
   unsigned operandIndex = 0;
-  switch (getResultRole(op, result.getResultNumber(),
-                        tentativePrecision(index), &operandIndex)) {
+  switch (getResultRole(op, result.getResultNumber(), tentativePrecision(index),
+                        &operandIndex)) {
   case ResultRole::Follows:
     return nodeTerm(index);
   case ResultRole::Widenable: {
@@ -657,8 +653,7 @@ AMPAssignPrecisionPass::producerTerm(Value value, MinCutGraph &graph) {
   case ResultRole::SameAsOperand: {
     Value operand = op->getOperand(operandIndex);
     auto producer = dyn_cast<OpResult>(operand);
-    bool fixedProducer =
-        !producer || !nodeIndex.contains(producer.getOwner());
+    bool fixedProducer = !producer || !nodeIndex.contains(producer.getOwner());
     if (fixedProducer && getElementTypeOrNull(operand.getType()).isF32())
       return {TermKind::Sink};
     return nodeTerm(index);
@@ -677,8 +672,7 @@ AMPAssignPrecisionPass::consumerTerm(OpOperand &use, Term producer) {
   Operation *owner = use.getOwner();
   auto it = nodeIndex.find(owner);
   if (it == nodeIndex.end()) {
-    if (getOperandRole(owner, use.getOperandNumber(), {}) ==
-        OperandRole::Fixed)
+    if (getOperandRole(owner, use.getOperandNumber(), {}) == OperandRole::Fixed)
       return fixedTerm(use.get().getType());
     return {};
   }

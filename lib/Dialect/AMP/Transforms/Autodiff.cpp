@@ -17,8 +17,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
-#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -109,8 +109,7 @@ struct Activity {
   }
 };
 
-Activity analyze(Block &body, ArrayRef<BlockArgument> parameters,
-                 Value loss) {
+Activity analyze(Block &body, ArrayRef<BlockArgument> parameters, Value loss) {
   Activity activity;
   for (auto [index, parameter] : llvm::enumerate(parameters))
     activity.varied.try_emplace(parameter, index);
@@ -144,8 +143,7 @@ Activity analyze(Block &body, ArrayRef<BlockArgument> parameters,
 // The pass
 //===----------------------------------------------------------------------===//
 
-struct AMPAutodiffPass
-    : mlir::amp::impl::AMPAutodiffPassBase<AMPAutodiffPass> {
+struct AMPAutodiffPass : mlir::amp::impl::AMPAutodiffPassBase<AMPAutodiffPass> {
   using AMPAutodiffPassBase::AMPAutodiffPassBase;
 
   void runOnOperation() override;
@@ -212,8 +210,8 @@ void AMPAutodiffPass::runOnOperation() {
   ModuleOp module = getOperation();
   SmallVector<func::FuncOp> forwards;
   for (auto function : module.getOps<func::FuncOp>()) {
-    auto graph = function->getAttrOfType<GraphKindAttr>(
-        AMPDialect::kGraphAttrName);
+    auto graph =
+        function->getAttrOfType<GraphKindAttr>(AMPDialect::kGraphAttrName);
     if (graph && graph.getValue() == GraphKind::Forward &&
         !function.isExternal())
       forwards.push_back(function);
@@ -288,8 +286,8 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
   std::optional<unsigned> logitsResult;
   Type labelType;
   if (lossKind != LossKind::None) {
-    StringRef option = lossKind == LossKind::CrossEntropy ? "cross_entropy"
-                                                          : "mse";
+    StringRef option =
+        lossKind == LossKind::CrossEntropy ? "cross_entropy" : "mse";
     if (lossResult)
       return emitError(loc)
              << "forward model @" << forwardName
@@ -388,11 +386,10 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
       Type in = forward.getArgumentTypes()[arg];
       Type out = forward.getResultTypes()[*bufferSource[k]];
       if (in != out)
-        return emitError(loc)
-               << "forward model @" << forwardName << " takes buffer #" << k
-               << " (argument #" << arg << ") as " << in
-               << " but returns it (result #" << *bufferSource[k] << ") as "
-               << out;
+        return emitError(loc) << "forward model @" << forwardName
+                              << " takes buffer #" << k << " (argument #" << arg
+                              << ") as " << in << " but returns it (result #"
+                              << *bufferSource[k] << ") as " << out;
     }
   }
 
@@ -400,8 +397,8 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
   bool gradientsOnly = optimizerKind == Optimizer::None;
   bool clip = maxGradNorm > 0;
   bool sgdMomentum = optimizerKind == Optimizer::SGD && momentum != 0;
-  bool needsStep = optimizerKind == Optimizer::AdamW ||
-                   (sgdMomentum && dampening != 0);
+  bool needsStep =
+      optimizerKind == Optimizer::AdamW || (sgdMomentum && dampening != 0);
   Type f32Scalar = RankedTensorType::get({}, b.getF32Type());
   Type i64Scalar = RankedTensorType::get({}, b.getI64Type());
 
@@ -427,8 +424,9 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
   for (auto [k, arg] : llvm::enumerate(params)) {
     Type type = forward.getArgumentTypes()[arg];
     auto add = [&](StringRef suffix) {
-      state.push_back({type, makeContractAttrs(context, Role::OptimizerState,
-                                       paramNames[k] + "." + suffix.str())});
+      state.push_back(
+          {type, makeContractAttrs(context, Role::OptimizerState,
+                                   paramNames[k] + "." + suffix.str())});
     };
     if (sgdMomentum)
       add("momentum_buffer");
@@ -450,7 +448,8 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
     args.push_back(
         {labelType,
          makeContractAttrs(context, Role::Label,
-                   lossKind == LossKind::CrossEntropy ? "labels" : "target")});
+                           lossKind == LossKind::CrossEntropy ? "labels"
+                                                              : "target")});
   unsigned lrArg = args.size();
   if (!gradientsOnly)
     args.push_back(
@@ -493,20 +492,21 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
       results.push_back(
           {forward.getArgumentTypes()[i],
            makeContractAttrs(context, Role::Parameter,
-                     getAMPName(forward.getArgAttrDict(i)))});
+                             getAMPName(forward.getArgAttrDict(i)))});
   for (unsigned i : buffers)
     results.push_back(
         {forward.getArgumentTypes()[i],
          makeContractAttrs(context, Role::Buffer,
-                   getAMPName(forward.getArgAttrDict(i)))});
+                           getAMPName(forward.getArgAttrDict(i)))});
   if (!gradientsOnly)
     llvm::append_range(results, state);
-  results.push_back({f32Scalar, makeContractAttrs(context, Role::Loss, lossName)});
+  results.push_back(
+      {f32Scalar, makeContractAttrs(context, Role::Loss, lossName)});
   if (gradientsOnly)
     for (auto [k, i] : llvm::enumerate(params))
-      results.push_back({forward.getArgumentTypes()[i],
-                         makeContractAttrs(context, Role::Output,
-                                   paramNames[k] + ".grad")});
+      results.push_back(
+          {forward.getArgumentTypes()[i],
+           makeContractAttrs(context, Role::Output, paramNames[k] + ".grad")});
   if (clip)
     results.push_back(
         {f32Scalar, makeContractAttrs(context, Role::Output, "grad_norm")});
@@ -536,8 +536,8 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
       return emitError(declaration.getLoc())
              << "declaration of @" << name << " has type "
              << declaration.getFunctionType()
-             << " but the step generated from @" << forwardName
-             << " has type " << type;
+             << " but the step generated from @" << forwardName << " has type "
+             << type;
     b.setInsertionPoint(declaration);
   } else {
     b.setInsertionPointAfter(forward);
@@ -593,8 +593,8 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
     Value logits = mapped(*logitsResult);
     Value label = body->getArgument(newLabel);
     if (lossKind == LossKind::CrossEntropy)
-      lossValue = CrossEntropyOp::create(b, returnLoc, f32Scalar, logits,
-                                         label);
+      lossValue =
+          CrossEntropyOp::create(b, returnLoc, f32Scalar, logits, label);
     else
       lossValue = MseLossOp::create(b, returnLoc, f32Scalar, logits, label);
   } else {
@@ -654,11 +654,11 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
           origin = activity.varied.lookup(input);
           break;
         }
-      emitError(op->getLoc()) << "'" << op->getName()
-                      << "' has no gradient rule, but it is on a path from "
-                         "parameter '"
-                      << paramNames[origin] << "' to the loss of @"
-                      << forwardName;
+      emitError(op->getLoc())
+          << "'" << op->getName()
+          << "' has no gradient rule, but it is on a path from "
+             "parameter '"
+          << paramNames[origin] << "' to the loss of @" << forwardName;
       return fail();
     }
     if (needed.empty())
@@ -692,8 +692,8 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
       auto tensor = cast<RankedTensorType>(param.getType());
       gradient = ConstantOp::create(
           b, loc, tensor,
-          DenseElementsAttr::get(
-              tensor, b.getFloatAttr(tensor.getElementType(), 0.0)));
+          DenseElementsAttr::get(tensor,
+                                 b.getFloatAttr(tensor.getElementType(), 0.0)));
     }
     paramGrads.push_back(gradient);
   }
@@ -704,10 +704,10 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
     paramGrads.assign(clipOp.getClipped().begin(), clipOp.getClipped().end());
     gradNorm = clipOp.getTotalNorm();
   } else if (clip) {
-    gradNorm = ConstantOp::create(
-        b, loc, f32Scalar,
-        DenseElementsAttr::get(cast<ShapedType>(f32Scalar),
-                               b.getF32FloatAttr(0.0f)));
+    gradNorm =
+        ConstantOp::create(b, loc, f32Scalar,
+                           DenseElementsAttr::get(cast<ShapedType>(f32Scalar),
+                                                  b.getF32FloatAttr(0.0f)));
   }
 
   //===--- Optimizer. -----------------------------------------------------===//
@@ -721,8 +721,8 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
       Value count = tensor::ExtractOp::create(b, loc, stepIn, ValueRange{});
       Value one = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1));
       Value next = arith::AddIOp::create(b, loc, count, one);
-      stepNext = tensor::FromElementsOp::create(b, loc, i64Scalar,
-                                                ValueRange{next});
+      stepNext =
+          tensor::FromElementsOp::create(b, loc, i64Scalar, ValueRange{next});
     }
     unsigned stateArg = stateBegin;
     for (auto [k, param] : llvm::enumerate(paramArgs)) {
@@ -754,9 +754,9 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
                 b, loc, i64Scalar,
                 DenseElementsAttr::get(cast<ShapedType>(i64Scalar),
                                        b.getI64IntegerAttr(0)));
-            Value first =
-                CompareOp::create(b, loc, RankedTensorType::get({}, b.getI1Type()),
-                                  CompareDirection::EQ, stepIn, zero);
+            Value first = CompareOp::create(
+                b, loc, RankedTensorType::get({}, b.getI1Type()),
+                CompareDirection::EQ, stepIn, zero);
             if (tensor.getRank() != 0)
               first = BroadcastOp::create(b, loc, tensor.clone(b.getI1Type()),
                                           first);
@@ -792,9 +792,8 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
   SmallVector<Value> returned;
   llvm::append_range(returned, newParams);
   for (auto [k, arg] : llvm::enumerate(buffers))
-    returned.push_back(bufferSource[k]
-                           ? mapped(*bufferSource[k])
-                           : body->getArgument(params.size() + k));
+    returned.push_back(bufferSource[k] ? mapped(*bufferSource[k])
+                                       : body->getArgument(params.size() + k));
   llvm::append_range(returned, newState);
   returned.push_back(lossValue);
   if (gradientsOnly)

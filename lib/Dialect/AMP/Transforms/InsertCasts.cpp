@@ -103,8 +103,8 @@ private:
     retypeOperands(op, precision);
     retypeResults(op, precision);
     if (failed(verify(op, /*verifyRecursively=*/false)))
-      return op->emitError() << "cannot run this op in " << precision
-                             << " (amp-insert-casts)";
+      return op->emitError()
+             << "cannot run this op in " << precision << " (amp-insert-casts)";
     return success();
   }
 

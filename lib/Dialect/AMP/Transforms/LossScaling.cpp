@@ -20,8 +20,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
-#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "amp/Dialect/AMP/IR/TrainingGraph.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
@@ -849,7 +849,8 @@ LogicalResult AMPMasterWeightsPass::rewriteStep(func::FuncOp step) {
   SmallVector<DictionaryAttr> attrs;
   for (const Copy &copy : copies) {
     types.push_back(copy.type);
-    NamedAttrList copyAttrs(makeContractAttrs(context, Role::Buffer, copy.name));
+    NamedAttrList copyAttrs(
+        makeContractAttrs(context, Role::Buffer, copy.name));
     copyAttrs.set(AMPDialect::kCopyOfAttrName,
                   StringAttr::get(context, copy.masterName));
     attrs.push_back(copyAttrs.getDictionary(context));

@@ -172,8 +172,7 @@ ResultRole mlir::amp::getResultRole(Operation *op, unsigned index,
   auto interface = dyn_cast<PrecisionOpInterface>(op);
   if (!interface || !precision)
     return ResultRole::Fixed;
-  if (interface.isStatisticResult(index) ||
-      isa<CrossEntropyOp, MseLossOp>(op))
+  if (interface.isStatisticResult(index) || isa<CrossEntropyOp, MseLossOp>(op))
     return ResultRole::F32;
   if (isa<MatmulOp, LinearOp, Conv2DOp, Conv2DInputGradOp, Conv2DWeightGradOp,
           ReduceSumOp, ReduceMeanOp, GatherGradOp>(op))
@@ -226,8 +225,7 @@ void mlir::amp::forEachUseThroughWideningCasts(
 }
 
 bool mlir::amp::isInAutocastDisabledRegion(Operation *op) {
-  for (Operation *current = op; current;
-       current = current->getParentOp())
+  for (Operation *current = op; current; current = current->getParentOp())
     if (current->hasAttr(kAutocastDisabledAttrName))
       return true;
   return false;

@@ -30,9 +30,9 @@ LogicalResult mlir::amp::buildAMPPrecisionPipeline(
       // Apex O2: model.half() except batch norm (keep_batchnorm_fp32), f32
       // master weights, model outputs cast to f32 for the loss.
       assign.levelName = "unsafe-force-all";
-      assign.denyAdd = {"amp.batch_norm",     "amp.batch_norm_grad",
-                        "amp.cross_entropy",  "amp.cross_entropy_grad",
-                        "amp.mse_loss",       "amp.mse_loss_grad"};
+      assign.denyAdd = {"amp.batch_norm",    "amp.batch_norm_grad",
+                        "amp.cross_entropy", "amp.cross_entropy_grad",
+                        "amp.mse_loss",      "amp.mse_loss_grad"};
     } else if (level == "O3") {
       assign.levelName = "unsafe-force-all";
     }

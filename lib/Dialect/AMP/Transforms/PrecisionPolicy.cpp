@@ -94,8 +94,7 @@ LLVM_YAML_IS_FLOW_SEQUENCE_VECTOR(RawScalar)
 LLVM_YAML_IS_SEQUENCE_VECTOR(RawPin)
 
 namespace llvm::yaml {
-template <>
-struct ScalarTraits<RawScalar> {
+template <> struct ScalarTraits<RawScalar> {
   static void output(const RawScalar &scalar, void *, raw_ostream &os) {
     os << scalar.value;
   }
@@ -110,24 +109,21 @@ struct ScalarTraits<RawScalar> {
   static QuotingType mustQuote(StringRef) { return QuotingType::Double; }
 };
 
-template <>
-struct MappingTraits<RawLists> {
+template <> struct MappingTraits<RawLists> {
   static void mapping(IO &io, RawLists &lists) {
     io.mapOptional("add", lists.add);
     io.mapOptional("remove", lists.remove);
   }
 };
 
-template <>
-struct MappingTraits<RawPin> {
+template <> struct MappingTraits<RawPin> {
   static void mapping(IO &io, RawPin &pin) {
     io.mapRequired("name", pin.name);
     io.mapRequired("precision", pin.precision);
   }
 };
 
-template <>
-struct MappingTraits<RawPolicy> {
+template <> struct MappingTraits<RawPolicy> {
   static void mapping(IO &io, RawPolicy &policy) {
     io.mapOptional("precision", policy.precision);
     io.mapOptional("level", policy.level);
@@ -147,8 +143,8 @@ struct MappingTraits<RawPolicy> {
 
 namespace {
 constexpr PrecisionCategory kCategories[] = {
-    PrecisionCategory::Allow, PrecisionCategory::Infer,
-    PrecisionCategory::Deny, PrecisionCategory::Clear};
+    PrecisionCategory::Allow, PrecisionCategory::Infer, PrecisionCategory::Deny,
+    PrecisionCategory::Clear};
 
 /// Turns buffer positions into FileLineColLoc and emits errors at them.
 class PolicyReader {
@@ -165,9 +161,8 @@ public:
     StringRef before(start, at - start);
     unsigned line = before.count('\n') + 1;
     size_t lineStart = before.rfind('\n');
-    unsigned column = lineStart == StringRef::npos
-                          ? before.size() + 1
-                          : before.size() - lineStart;
+    unsigned column = lineStart == StringRef::npos ? before.size() + 1
+                                                   : before.size() - lineStart;
     return FileLineColLoc::get(context, path, line, column);
   }
 
@@ -254,9 +249,8 @@ FailureOr<PrecisionPolicy> mlir::amp::loadPrecisionPolicy(MLIRContext *context,
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!file) {
-    emitError(loc)
-        << "cannot open precision policy '" << path
-        << "': " << file.getError().message();
+    emitError(loc) << "cannot open precision policy '" << path
+                   << "': " << file.getError().message();
     return failure();
   }
   const llvm::MemoryBuffer &buffer = **file;
@@ -267,8 +261,7 @@ FailureOr<PrecisionPolicy> mlir::amp::loadPrecisionPolicy(MLIRContext *context,
            "keys such as 'precision', 'level', 'allow', 'pins'";
     return failure();
   }
-  if (looksLikeJson(path, text) &&
-      failed(checkJsonSyntax(context, path, text)))
+  if (looksLikeJson(path, text) && failed(checkJsonSyntax(context, path, text)))
     return failure();
 
   PolicyReader reader(context, path, buffer);
@@ -352,8 +345,7 @@ FailureOr<PrecisionPolicy> mlir::amp::loadPrecisionPolicy(MLIRContext *context,
           << pin.precision.value << "'; expected f32, f16 or bf16";
       return failure();
     }
-    policy.pins.push_back({pin.name.value, type,
-                           reader.locate(pin.name.loc),
+    policy.pins.push_back({pin.name.value, type, reader.locate(pin.name.loc),
                            "policy " + reader.describe(pin.name.loc)});
   }
   return policy;
@@ -444,14 +436,13 @@ CategoryTable::build(MLIRContext *context, PrecisionLevel level, bool lpNorm,
               RegisteredOperationName::lookup(entry.opName, context);
           if (!name) {
             emitError(entry.loc)
-                << "unknown op kind '" << entry.opName << "' in "
-                << entry.where << "; op kinds are written like 'amp.gelu'";
+                << "unknown op kind '" << entry.opName << "' in " << entry.where
+                << "; op kinds are written like 'amp.gelu'";
             return failure();
           }
           if (!getDefaultCategory(*name)) {
             emitError(entry.loc)
-                << "op kind '" << entry.opName
-                << "' in " << entry.where
+                << "op kind '" << entry.opName << "' in " << entry.where
                 << " has no precision category (it does not implement "
                    "PrecisionOpInterface) and cannot be listed";
             return failure();
@@ -461,12 +452,11 @@ CategoryTable::build(MLIRContext *context, PrecisionLevel level, bool lpNorm,
           auto [it, inserted] =
               added.try_emplace(entry.opName, std::make_pair(i, &entry));
           if (!inserted && it->second.first != i) {
-            InFlightDiagnostic diag = emitError(entry.loc)
-                                      << "op kind '" << entry.opName
-                                      << "' is added to both the "
-                                      << categoryKey(it->second.first)
-                                      << " and the " << categoryKey(i)
-                                      << " lists";
+            InFlightDiagnostic diag =
+                emitError(entry.loc)
+                << "op kind '" << entry.opName << "' is added to both the "
+                << categoryKey(it->second.first) << " and the "
+                << categoryKey(i) << " lists";
             diag.attachNote(it->second.second->loc) << "first added here";
             return failure();
           }
@@ -493,8 +483,8 @@ CategoryTable::build(MLIRContext *context, PrecisionLevel level, bool lpNorm,
         if (category != kCategories[i]) {
           emitWarning(entry.loc)
               << "op kind '" << entry.opName << "' is not on the "
-              << categoryKey(i) << " list (it is "
-              << describeCategory(category) << "); nothing to remove";
+              << categoryKey(i) << " list (it is " << describeCategory(category)
+              << "); nothing to remove";
           continue;
         }
         table.overrides[entry.opName] = {std::nullopt, entry.source};

@@ -354,9 +354,9 @@ void printTotals(raw_ostream &os, StringRef indent, const Totals &totals,
   os << "\n";
   os << indent << "casts: " << totals.casts << ", " << totals.castBytes
      << " bytes moved" << (planned ? " (planned)" : "") << "\n";
-  os << indent << "naive per-op casting (PyTorch autocast): "
-     << totals.naiveCasts << " casts, " << totals.naiveBytes
-     << " bytes moved\n";
+  os << indent
+     << "naive per-op casting (PyTorch autocast): " << totals.naiveCasts
+     << " casts, " << totals.naiveBytes << " bytes moved\n";
   os << indent << "low-precision FLOPs: " << formatPercent(totals.lowShare())
      << " of " << llvm::formatv("{0:F0}", totals.flops) << "\n";
 }
@@ -386,8 +386,8 @@ void printText(raw_ostream &os, ArrayRef<FunctionReport> reports,
                           entry.location);
     for (const CastEntry &cast : report.casts)
       os << "  cast " << typeName(cast.from) << " -> " << typeName(cast.to)
-         << " " << cast.bytes << " bytes at "
-         << locationText(cast.op->getLoc()) << "\n";
+         << " " << cast.bytes << " bytes at " << locationText(cast.op->getLoc())
+         << "\n";
     printTotals(os, "  ", report.totals, planned);
   }
   if (reports.size() > 1) {
@@ -407,9 +407,10 @@ llvm::json::Object totalsToJson(const Totals &totals, bool planned) {
                                    {"planned", planned}}},
       {"naive_per_op_casts", llvm::json::Object{{"count", totals.naiveCasts},
                                                 {"bytes", totals.naiveBytes}}},
-      {"flops", llvm::json::Object{{"total", totals.flops},
-                                   {"low_precision", totals.lowFlops},
-                                   {"low_precision_share", totals.lowShare()}}}};
+      {"flops",
+       llvm::json::Object{{"total", totals.flops},
+                          {"low_precision", totals.lowFlops},
+                          {"low_precision_share", totals.lowShare()}}}};
 }
 
 void printJson(raw_ostream &os, ArrayRef<FunctionReport> reports,
@@ -426,11 +427,11 @@ void printJson(raw_ostream &os, ArrayRef<FunctionReport> reports,
                                        {"flops", entry.flops}});
     llvm::json::Array casts;
     for (const CastEntry &cast : report.casts)
-      casts.push_back(llvm::json::Object{
-          {"from", typeName(cast.from)},
-          {"to", typeName(cast.to)},
-          {"bytes", cast.bytes},
-          {"location", locationText(cast.op->getLoc())}});
+      casts.push_back(
+          llvm::json::Object{{"from", typeName(cast.from)},
+                             {"to", typeName(cast.to)},
+                             {"bytes", cast.bytes},
+                             {"location", locationText(cast.op->getLoc())}});
     llvm::json::Object function{{"name", report.name},
                                 {"ops", std::move(ops)},
                                 {"cast_ops", std::move(casts)}};
@@ -480,20 +481,21 @@ void printDot(raw_ostream &os, ArrayRef<FunctionReport> reports) {
        << "    label=\"@" << escapeDot(report.name) << "\";\n";
     unsigned next = 0;
     for (const OpEntry &entry : report.ops) {
-      std::string id = "n" + std::to_string(index) + "_" +
-                       std::to_string(next++);
+      std::string id =
+          "n" + std::to_string(index) + "_" + std::to_string(next++);
       ids[entry.op] = id;
       os << "    " << id << " [label=\"" << escapeDot(entry.name) << "\\n"
-         << typeName(entry.type) << "\\n" << escapeDot(entry.rule)
-         << "\", fillcolor=\"" << colorOf(entry.type) << "\"];\n";
+         << typeName(entry.type) << "\\n"
+         << escapeDot(entry.rule) << "\", fillcolor=\"" << colorOf(entry.type)
+         << "\"];\n";
     }
     for (const CastEntry &cast : report.casts) {
-      std::string id = "n" + std::to_string(index) + "_" +
-                       std::to_string(next++);
+      std::string id =
+          "n" + std::to_string(index) + "_" + std::to_string(next++);
       ids[cast.op] = id;
-      os << "    " << id << " [label=\"cast\\n" << typeName(cast.from)
-         << " -> " << typeName(cast.to) << "\\n" << cast.bytes
-         << " B\", shape=ellipse, fillcolor=\"#d9d9d9\"];\n";
+      os << "    " << id << " [label=\"cast\\n"
+         << typeName(cast.from) << " -> " << typeName(cast.to) << "\\n"
+         << cast.bytes << " B\", shape=ellipse, fillcolor=\"#d9d9d9\"];\n";
     }
     auto function = cast<FunctionOpInterface>(report.function);
     for (BlockArgument argument :

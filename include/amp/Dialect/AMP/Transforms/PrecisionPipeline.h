@@ -45,12 +45,11 @@ struct AMPPipelineOptions : public PassPipelineOptions<AMPPipelineOptions> {
       llvm::cl::desc("fp16 or bf16 (default: the policy file's, else bf16)"),
       llvm::cl::init("")};
   Option<std::string> policy{
-      *this, "policy",
-      llvm::cl::desc("Precision policy file (JSON or YAML)"),
+      *this, "policy", llvm::cl::desc("Precision policy file (JSON or YAML)"),
       llvm::cl::init("")};
-  Option<std::string> report{
-      *this, "report", llvm::cl::desc("none, text, json or dot"),
-      llvm::cl::init("none")};
+  Option<std::string> report{*this, "report",
+                             llvm::cl::desc("none, text, json or dot"),
+                             llvm::cl::init("none")};
   Option<std::string> reportOutput{
       *this, "report-output",
       llvm::cl::desc("Where to write the report (- for stderr)"),
@@ -97,9 +96,9 @@ struct AMPPipelineOptions : public PassPipelineOptions<AMPPipelineOptions> {
 
 /// Adds the passes of `options.optLevel` to `pm`; fails (through
 /// `errorHandler`) on an unknown level or report format.
-LogicalResult
-buildAMPPrecisionPipeline(OpPassManager &pm, const AMPPipelineOptions &options,
-                          function_ref<LogicalResult(const Twine &)> errorHandler);
+LogicalResult buildAMPPrecisionPipeline(
+    OpPassManager &pm, const AMPPipelineOptions &options,
+    function_ref<LogicalResult(const Twine &)> errorHandler);
 
 /// Registers `amp-pipeline`.
 void registerAMPPrecisionPipelines();

@@ -1,4 +1,5 @@
-//===- PrecisionPolicy.h - precision lists, levels, policy files -*- C++ -*-===//
+//===- PrecisionPolicy.h - precision lists, levels, policy files -*- C++
+//-*-===//
 //
 // The user's control over `amp-assign-precision`: the low-precision type,
 // the level, Composer's low-precision norms, per-category list edits and
@@ -65,8 +66,7 @@ struct PolicyPin {
 };
 
 /// A setting and where it was written.
-template <typename T>
-struct PolicySetting {
+template <typename T> struct PolicySetting {
   T value;
   Location loc;
 };
@@ -86,9 +86,8 @@ struct PrecisionPolicy {
 /// one YAML schema (llvm::yaml, JSON being YAML flow syntax), so every error
 /// is reported at FILE:LINE:COL and names the key or value at fault.
 /// `loc` is where a file that cannot be opened is reported.
-FailureOr<PrecisionPolicy> loadPrecisionPolicy(MLIRContext *context,
-                                               llvm::StringRef path,
-                                               Location loc);
+FailureOr<PrecisionPolicy>
+loadPrecisionPolicy(MLIRContext *context, llvm::StringRef path, Location loc);
 
 /// The category of each op kind after the level, lp-norm and list edits.
 class CategoryTable {
