@@ -162,6 +162,22 @@ Value unpadSpatial(OpBuilder &b, Location loc, Value value,
       ValueRange{}, ValueRange{}, ValueRange{}, offsets, shape, strides);
 }
 
+/// Crops the padding off a gradient summed over the padded input and rounds
+/// it to `resultType`: how every input-side window gradient ends.
+Value finishUnpadded(OpBuilder &b, Location loc, Value paddedGrad,
+                     ArrayRef<int64_t> padding, RankedTensorType resultType) {
+  Value unpadded =
+      unpadSpatial(b, loc, paddedGrad, padding, resultType.getShape());
+  return finishElementwise(b, loc, unpadded, resultType);
+}
+
+/// Input `input` padded with zeros and split into [N, G, C/G, Hp, Wp], as
+/// the convolution and its weight gradient read it.
+Value groupedPaddedInput(OpBuilder &b, Location loc, Value input,
+                         ArrayRef<int64_t> padding, int64_t groups) {
+  return splitDim(b, loc, padSpatial(b, loc, input, padding, 0.0), 1, groups);
+}
+
 /// A tensor of the window's shape that only gives the kernel loops their
 /// bounds (as the kernel operand of linalg.pooling_* does); never read.
 Value windowShape(OpBuilder &b, Location loc, ArrayRef<int64_t> kernel) {
@@ -266,9 +282,8 @@ struct Conv2DLowering : OpRewritePattern<Conv2DOp> {
                           op.getPadding(), op.getDilation(),
                           tensorType(op.getInput()).getShape());
     // [N, G, C/G, Hp, Wp] and [G, O/G, C/G, KH, KW].
-    Value input = splitDim(
-        b, loc, padSpatial(b, loc, op.getInput(), op.getPadding(), 0.0), 1,
-        groups);
+    Value input =
+        groupedPaddedInput(b, loc, op.getInput(), op.getPadding(), groups);
     Value weight = splitDim(b, loc, op.getWeight(), 0, groups);
     // Loops: n, g, o, oh, ow | c, kh, kw.
     AffineExpr n, g, o, oh, ow, c, kh, kw;
@@ -321,9 +336,8 @@ struct Conv2DInputGradLowering : OpRewritePattern<Conv2DInputGradOp> {
         b, loc, 8, {5, 6, 7},
         {shape[0], groups, shape[1] / groups, w.padded(0), w.padded(1)},
         {grad, weight}, {gradMap, weightMap}, 0.0, mulAddF);
-    Value unpadded =
-        unpadSpatial(b, loc, mergeDims(b, loc, acc, 1), op.getPadding(), shape);
-    rewriter.replaceOp(op, finishElementwise(b, loc, unpadded, resultType));
+    rewriter.replaceOp(op, finishUnpadded(b, loc, mergeDims(b, loc, acc, 1),
+                                          op.getPadding(), resultType));
     return success();
   }
 };
@@ -343,9 +357,8 @@ struct Conv2DWeightGradLowering : OpRewritePattern<Conv2DWeightGradOp> {
                           tensorType(op.getInput()).getShape());
     // d weight[g*Og + o, c, kh, kw] = sum_{n, oh, ow} grad[n, g*Og + o, oh, ow]
     //     * input_padded[n, g*Cg + c, oh*s + kh*d, ow*s + kw*d]
-    Value input = splitDim(
-        b, loc, padSpatial(b, loc, op.getInput(), op.getPadding(), 0.0), 1,
-        groups);
+    Value input =
+        groupedPaddedInput(b, loc, op.getInput(), op.getPadding(), groups);
     Value grad = splitDim(b, loc, op.getGrad(), 1, groups);
     // Loops: g, o, c, kh, kw | n, oh, ow.
     AffineExpr g, o, c, kh, kw, n, oh, ow;
@@ -581,11 +594,10 @@ struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
           Value tap64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), tap);
           Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
                                             x[1], tap64);
-          Value sum = arith::AddFOp::create(nb, l, acc, x[0]);
-          return arith::SelectOp::create(nb, l, hit, sum, acc).getResult();
+          return addWhere(nb, l, hit, acc, x[0]);
         });
-    Value unpadded = unpadSpatial(b, loc, acc, op.getPadding(), shape);
-    rewriter.replaceOp(op, finishElementwise(b, loc, unpadded, resultType));
+    rewriter.replaceOp(
+        op, finishUnpadded(b, loc, acc, op.getPadding(), resultType));
     return success();
   }
 };
@@ -642,8 +654,8 @@ struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
     Value acc = buildReduction(
         b, loc, 6, {4, 5}, {shape[0], shape[1], w.padded(0), w.padded(1)},
         {grad, windowShape(b, loc, w.kernel)}, {gradMap, windowMap}, 0.0, addF);
-    Value unpadded = unpadSpatial(b, loc, acc, op.getPadding(), shape);
-    rewriter.replaceOp(op, finishElementwise(b, loc, unpadded, resultType));
+    rewriter.replaceOp(
+        op, finishUnpadded(b, loc, acc, op.getPadding(), resultType));
     return success();
   }
 };
@@ -772,8 +784,7 @@ struct GatherGradLowering : OpRewritePattern<GatherGradOp> {
           Value k = linalg::IndexOp::create(nb, l, axis);
           Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
                                             gatherIndex(nb, l, x[1], size), k);
-          Value sum = arith::AddFOp::create(nb, l, acc, x[0]);
-          return arith::SelectOp::create(nb, l, hit, sum, acc).getResult();
+          return addWhere(nb, l, hit, acc, x[0]);
         });
     rewriter.replaceOp(op, finishElementwise(b, loc, acc, resultType));
     return success();

@@ -103,6 +103,11 @@ Value maxF(OpBuilder &b, Location loc, Value acc, ValueRange x) {
   return arith::MaximumFOp::create(b, loc, acc, x[0]);
 }
 
+Value addWhere(OpBuilder &b, Location loc, Value hit, Value acc, Value x) {
+  Value sum = arith::AddFOp::create(b, loc, acc, x);
+  return arith::SelectOp::create(b, loc, hit, sum, acc);
+}
+
 /// Reshapes a static tensor by flattening it and expanding the result.
 Value reshapeTensor(OpBuilder &b, Location loc, Value value,
                     RankedTensorType target) {

@@ -96,6 +96,9 @@ Value buildReduction(OpBuilder &b, Location loc, unsigned rank,
 /// Combiners for buildReduction: acc + x[0] and max(acc, x[0]).
 Value addF(OpBuilder &b, Location loc, Value acc, ValueRange x);
 Value maxF(OpBuilder &b, Location loc, Value acc, ValueRange x);
+/// `acc + x` where `hit`, else `acc`: the reductions that pick the elements
+/// matching an index (gather, argmax, label) accumulate with it.
+Value addWhere(OpBuilder &b, Location loc, Value hit, Value acc, Value x);
 
 constexpr double kNegInfinity = -std::numeric_limits<double>::infinity();
 

@@ -179,6 +179,19 @@ Value buildRstd(OpBuilder &b, Location loc, const NormSpace &space,
                            });
 }
 
+/// The batch statistics of `input` over `space`.
+struct NormStats {
+  Value mean, squareSum, rstd;
+};
+
+/// Mean, square sum and rstd, which every norm with a mean computes alike.
+NormStats buildStats(OpBuilder &b, Location loc, const NormSpace &space,
+                     Value input, double epsilon) {
+  Value mean = buildMean(b, loc, space, input);
+  Value squareSum = buildSquareSum(b, loc, space, input, mean);
+  return {mean, squareSum, buildRstd(b, loc, space, squareSum, epsilon)};
+}
+
 /// (x - mean) * rstd, or x * rstd without mean, on f32 scalars.
 Value normalizedValue(OpBuilder &b, Location loc, Value x, Value mean,
                       Value rstd) {
@@ -322,6 +335,16 @@ RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
 
+/// The results of a grad op with weight and bias: `inputGrad`, then the
+/// affine gradients of `grads` rounded to `weight`'s type.
+SmallVector<Value, 3> affineNormGrads(OpBuilder &b, Location loc,
+                                      Value inputGrad, const NormGrads &grads,
+                                      Value weight) {
+  RankedTensorType weightType = tensorType(weight);
+  return {inputGrad, finishAffineGrad(b, loc, grads.weight, weightType),
+          finishAffineGrad(b, loc, grads.bias, weightType)};
+}
+
 /// layer_norm and rms_norm normalize [axis, rank).
 NormSpace layerSpace(Value input, int64_t axis) {
   ArrayRef<int64_t> shape = tensorType(input).getShape();
@@ -374,15 +397,12 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     Location loc = op.getLoc();
     NormSpace space = layerSpace(op.getInput(), op.getAxis());
-    Value mean = buildMean(rewriter, loc, space, op.getInput());
-    Value rstd =
-        buildRstd(rewriter, loc, space,
-                  buildSquareSum(rewriter, loc, space, op.getInput(), mean),
-                  op.getEpsilon().convertToDouble());
-    Value output = buildNormalized(rewriter, loc, space,
-                                   tensorType(op.getOutput()), op.getInput(),
-                                   mean, rstd, op.getWeight(), op.getBias());
-    rewriter.replaceOp(op, {output, mean, rstd});
+    NormStats stats = buildStats(rewriter, loc, space, op.getInput(),
+                                 op.getEpsilon().convertToDouble());
+    Value output = buildNormalized(
+        rewriter, loc, space, tensorType(op.getOutput()), op.getInput(),
+        stats.mean, stats.rstd, op.getWeight(), op.getBias());
+    rewriter.replaceOp(op, {output, stats.mean, stats.rstd});
     return success();
   }
 };
@@ -419,16 +439,14 @@ struct GroupNormLowering : OpRewritePattern<GroupNormOp> {
     RankedTensorType grouped = groupedType(type, groups);
     NormSpace space = groupSpace(grouped);
     Value input = reshapeTensor(rewriter, loc, op.getInput(), grouped);
-    Value mean = buildMean(rewriter, loc, space, input);
-    Value rstd = buildRstd(rewriter, loc, space,
-                           buildSquareSum(rewriter, loc, space, input, mean),
-                           op.getEpsilon().convertToDouble());
+    NormStats stats = buildStats(rewriter, loc, space, input,
+                                 op.getEpsilon().convertToDouble());
     Value weight = groupedAffine(rewriter, loc, op.getWeight(), groups);
     Value bias = groupedAffine(rewriter, loc, op.getBias(), groups);
-    Value output = buildNormalized(rewriter, loc, space, grouped, input, mean,
-                                   rstd, weight, bias);
-    rewriter.replaceOp(
-        op, {reshapeTensor(rewriter, loc, output, type), mean, rstd});
+    Value output = buildNormalized(rewriter, loc, space, grouped, input,
+                                   stats.mean, stats.rstd, weight, bias);
+    rewriter.replaceOp(op, {reshapeTensor(rewriter, loc, output, type),
+                            stats.mean, stats.rstd});
     return success();
   }
 };
@@ -460,12 +478,10 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
       return success();
     }
 
-    Value mean = buildMean(rewriter, loc, space, op.getInput());
-    Value squareSum = buildSquareSum(rewriter, loc, space, op.getInput(), mean);
-    Value rstd = buildRstd(rewriter, loc, space, squareSum, epsilon);
-    Value output = buildNormalized(rewriter, loc, space,
-                                   tensorType(op.getOutput()), op.getInput(),
-                                   mean, rstd, op.getWeight(), op.getBias());
+    NormStats stats = buildStats(rewriter, loc, space, op.getInput(), epsilon);
+    Value output = buildNormalized(
+        rewriter, loc, space, tensorType(op.getOutput()), op.getInput(),
+        stats.mean, stats.rstd, op.getWeight(), op.getBias());
     // running = (1 - momentum) * running + momentum * batch statistic, with
     // the unbiased variance sum / (n - 1) (NaN for n = 1, as in PyTorch).
     double momentum = op.getMomentum().convertToDouble();
@@ -484,9 +500,9 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
             return arith::AddFOp::create(b, l, kept, added);
           });
     };
-    Value newMean = update(runningMean, mean, 1.0);
-    Value newVar = update(runningVar, squareSum, space.count - 1);
-    rewriter.replaceOp(op, {output, mean, rstd, newMean, newVar});
+    Value newMean = update(runningMean, stats.mean, 1.0);
+    Value newVar = update(runningVar, stats.squareSum, space.count - 1);
+    rewriter.replaceOp(op, {output, stats.mean, stats.rstd, newMean, newVar});
     return success();
   }
 };
@@ -507,11 +523,8 @@ struct LayerNormGradLowering : OpRewritePattern<LayerNormGradOp> {
         rewriter, loc, space, tensorType(op.getInputGrad()), op.getGrad(),
         op.getInput(), op.getMean(), op.getRstd(), op.getWeight(),
         /*withBias=*/true);
-    RankedTensorType weightType = tensorType(op.getWeight());
     rewriter.replaceOp(
-        op,
-        {grads.input, finishAffineGrad(rewriter, loc, grads.weight, weightType),
-         finishAffineGrad(rewriter, loc, grads.bias, weightType)});
+        op, affineNormGrads(rewriter, loc, grads.input, grads, op.getWeight()));
     return success();
   }
 };
@@ -552,12 +565,10 @@ struct GroupNormGradLowering : OpRewritePattern<GroupNormGradOp> {
     NormGrads grads = buildNormBackward(rewriter, loc, space, grouped, grad,
                                         input, op.getMean(), op.getRstd(),
                                         weight, /*withBias=*/true);
-    RankedTensorType weightType = tensorType(op.getWeight());
+    Value inputGrad = reshapeTensor(rewriter, loc, grads.input,
+                                    tensorType(op.getInputGrad()));
     rewriter.replaceOp(
-        op, {reshapeTensor(rewriter, loc, grads.input,
-                           tensorType(op.getInputGrad())),
-             finishAffineGrad(rewriter, loc, grads.weight, weightType),
-             finishAffineGrad(rewriter, loc, grads.bias, weightType)});
+        op, affineNormGrads(rewriter, loc, inputGrad, grads, op.getWeight()));
     return success();
   }
 };
@@ -574,11 +585,8 @@ struct BatchNormGradLowering : OpRewritePattern<BatchNormGradOp> {
         rewriter, loc, space, tensorType(op.getInputGrad()), op.getGrad(),
         op.getInput(), op.getSavedMean(), op.getSavedRstd(), op.getWeight(),
         /*withBias=*/true);
-    RankedTensorType weightType = tensorType(op.getWeight());
     rewriter.replaceOp(
-        op,
-        {grads.input, finishAffineGrad(rewriter, loc, grads.weight, weightType),
-         finishAffineGrad(rewriter, loc, grads.bias, weightType)});
+        op, affineNormGrads(rewriter, loc, grads.input, grads, op.getWeight()));
     return success();
   }
 };

@@ -162,6 +162,27 @@ struct MasterCopies {
 // Loss scaling
 //===----------------------------------------------------------------------===//
 
+/// Each of `grads` times the f32 scalar `factor`, in f32, rounded to the type
+/// of the matching `results`: unscaling and clipping scale every gradient so.
+SmallVector<Value> scaleGradients(OpBuilder &builder, Location loc,
+                                  ValueRange grads, ValueRange results,
+                                  Value factor) {
+  SmallVector<Value> scaled;
+  for (auto [grad, result] : llvm::zip_equal(grads, results)) {
+    auto resultType = cast<RankedTensorType>(result.getType());
+    Value inputs[] = {grad, factor};
+    scaled.push_back(buildElementwise(
+        builder, loc, resultType, inputs,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value product =
+              arith::MulFOp::create(b, l, widenToF32(b, l, args[0]), args[1]);
+          return roundTo(b, l, product, resultType.getElementType());
+        },
+        elementwiseMaps(builder, resultType.getRank(), inputs)));
+  }
+  return scaled;
+}
+
 struct ScaleSeedLowering : OpRewritePattern<ScaleSeedOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -197,20 +218,8 @@ struct UnscaleGradsLowering : OpRewritePattern<UnscaleGradsOp> {
           Value inv = arith::DivFOp::create(b, l, f64(b, l, 1.0), wide);
           return roundTo(b, l, inv, b.getF32Type());
         });
-    SmallVector<Value> results;
-    for (auto [grad, result] :
-         llvm::zip_equal(op.getGradients(), op.getUnscaled())) {
-      auto resultType = cast<RankedTensorType>(result.getType());
-      Value inputs[] = {grad, invScale};
-      results.push_back(buildElementwise(
-          rewriter, loc, resultType, inputs,
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            Value scaled =
-                arith::MulFOp::create(b, l, widenToF32(b, l, args[0]), args[1]);
-            return roundTo(b, l, scaled, resultType.getElementType());
-          },
-          elementwiseMaps(rewriter, resultType.getRank(), inputs)));
-    }
+    SmallVector<Value> results = scaleGradients(
+        rewriter, loc, op.getGradients(), op.getUnscaled(), invScale);
     results.push_back(anyNonFinite(rewriter, loc, op.getGradients()));
     rewriter.replaceOp(op, results);
     return success();
@@ -364,20 +373,8 @@ struct ClipGradNormLowering : OpRewritePattern<ClipGradNormOp> {
         });
     Value coef = normAndCoef[1];
 
-    SmallVector<Value> results;
-    for (auto [grad, result] :
-         llvm::zip_equal(op.getGradients(), op.getClipped())) {
-      auto resultType = cast<RankedTensorType>(result.getType());
-      Value inputs[] = {grad, coef};
-      results.push_back(buildElementwise(
-          rewriter, loc, resultType, inputs,
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            Value clipped =
-                arith::MulFOp::create(b, l, widenToF32(b, l, args[0]), args[1]);
-            return roundTo(b, l, clipped, resultType.getElementType());
-          },
-          elementwiseMaps(rewriter, resultType.getRank(), inputs)));
-    }
+    SmallVector<Value> results =
+        scaleGradients(rewriter, loc, op.getGradients(), op.getClipped(), coef);
     results.push_back(normAndCoef[0]);
     rewriter.replaceOp(op, results);
     return success();

@@ -343,8 +343,7 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
               arith::IndexCastOp::create(b, l, b.getIndexType(), x[1]);
           Value hit =
               arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c, label);
-          Value add = arith::AddFOp::create(b, l, acc, x[0]);
-          return arith::SelectOp::create(b, l, hit, add, acc).getResult();
+          return addWhere(b, l, hit, acc, x[0]);
         });
     // loss_n = log(sum_n) + max_n - picked_n
     Value perRow = buildElementwise(

@@ -126,6 +126,62 @@ enum class Unary {
   Abs
 };
 
+/// Folds one comparison; a template so that doubles and integers share it.
+template <typename T> bool compareValues(Compare kind, T l, T r) {
+  switch (kind) {
+  case Compare::EQ:
+    return l == r;
+  case Compare::GT:
+    return l > r;
+  case Compare::LT:
+    return l < r;
+  case Compare::GE:
+    return l >= r;
+  case Compare::LE:
+    return l <= r;
+  }
+  return false;
+}
+
+/// Copies element `src` of `from` into element `dst` of `to` (same dtype):
+/// every host fold that only moves data goes through it.
+void copyElement(HostTensor &to, int64_t dst, const HostTensor &from,
+                 int64_t src) {
+  if (to.isFloat())
+    to.floats[dst] = from.floats[src];
+  else
+    to.ints[dst] = from.ints[src];
+}
+
+/// A tensor of `shape` whose element k is element `source(k)` of `t`; the
+/// folds of Transpose, Slice and Expand differ only in that map.
+HostTensor gatherElements(const HostTensor &t, ArrayRef<int64_t> shape,
+                          function_ref<int64_t(int64_t)> source) {
+  HostTensor out = HostTensor::zeros(t.dtype, shape);
+  for (int64_t k = 0; k < out.size(); ++k)
+    copyElement(out, k, t, source(k));
+  return out;
+}
+
+/// The source offset of row-major element k of an output with `outStrides`:
+/// the sum of `share(d, index)` over its per-dimension indices.
+int64_t stridedSource(int64_t k, ArrayRef<int64_t> outStrides,
+                      function_ref<int64_t(int64_t, int64_t)> share) {
+  int64_t rest = k, src = 0;
+  for (int64_t d = 0, rank = outStrides.size(); d < rank; ++d) {
+    int64_t index = rest / outStrides[d];
+    rest %= outStrides[d];
+    src += share(d, index);
+  }
+  return src;
+}
+
+/// A 2-d window (Conv, MaxPool, AveragePool): kernel, strides, dilations
+/// and pads [top, left, bottom, right] (ONNX's order, amp's too).
+struct Window {
+  SmallVector<int64_t> kernel, stride, dilation, pads;
+};
+
 class Importer {
 public:
   Importer(MLIRContext *context, const onnx::ModelProto &model,
@@ -478,6 +534,32 @@ private:
     return elementOf(*v);
   }
 
+  /// Element type of the first of inputs [begin, end) not known at import
+  /// time (null if all are): ops mixing host and run-time inputs compute in
+  /// it.
+  FailureOr<Type> firstRuntimeElement(unsigned begin, unsigned end) {
+    for (unsigned i = begin; i < end; ++i)
+      if (!*hostOf(i))
+        return runtimeElement(i);
+    return Type();
+  }
+
+  /// Shapes of inputs [0, count) and whether all are known at import time,
+  /// which the broadcasting n-ary importers need before folding.
+  LogicalResult inputShapes(unsigned count, SmallVectorImpl<Shape> &shapes,
+                            bool &allKnown) {
+    allKnown = true;
+    for (unsigned i = 0; i < count; ++i) {
+      FailureOr<Shape> s = inputShape(i);
+      FailureOr<const HostTensor *> h = hostOf(i);
+      if (failed(s) || failed(h))
+        return failure();
+      shapes.push_back(*s);
+      allKnown &= *h != nullptr;
+    }
+    return success();
+  }
+
   /// Input `i` as a floating-point run-time value.
   FailureOr<Value> floatValue(unsigned i, StringRef what) {
     FailureOr<Value> v = value(i);
@@ -490,6 +572,22 @@ private:
       return failure();
     }
     return v;
+  }
+
+  /// Input 0 (`what`; `label` in the rank error) as a floating-point value of
+  /// rank `minRank` or more, as the normalizations and global pooling take X.
+  FailureOr<Value> floatInputOfRank(StringRef what, StringRef label,
+                                    size_t minRank) {
+    FailureOr<Value> x = floatValue(0, what);
+    if (failed(x))
+      return failure();
+    ArrayRef<int64_t> xs = shapeOf(*x);
+    if (xs.size() < minRank) {
+      error() << label << " must have rank " << minRank << " or more, got "
+              << formatShape(xs);
+      return failure();
+    }
+    return x;
   }
 
   /// Input `i` converted to `element` and broadcast to `shape`. A splat
@@ -518,6 +616,19 @@ private:
       return failure();
     }
     return broadcastTo(*v, shape);
+  }
+
+  /// Inputs 0 and 1 as operands of a binary op computing in `element` over
+  /// `shape`, as the element-wise binary importers build them.
+  FailureOr<std::pair<Value, Value>> binaryOperands(Type element,
+                                                    ArrayRef<int64_t> shape) {
+    FailureOr<Value> lhs = operandAs(0, element, shape);
+    if (failed(lhs))
+      return failure();
+    FailureOr<Value> rhs = operandAs(1, element, shape);
+    if (failed(rhs))
+      return failure();
+    return std::make_pair(*lhs, *rhs);
   }
 
   /// Shape of input `i`, whether known at import time or not.
@@ -654,6 +765,31 @@ private:
       result.push_back(*n);
     }
     return result;
+  }
+
+  /// Reads the window attributes Conv and the pools share into `autoPad`,
+  /// `kernel` and `window` (strides, dilations and pads, with ONNX's
+  /// defaults); every attribute is read, so each bad one is reported.
+  LogicalResult windowAttrs(std::string &autoPad,
+                            std::optional<SmallVector<int64_t>> &kernel,
+                            Window &window) {
+    FailureOr<std::string> autoPadAttr = stringAttr("auto_pad", "NOTSET");
+    FailureOr<std::optional<SmallVector<int64_t>>> kernelAttr =
+        intsAttr("kernel_shape");
+    FailureOr<std::optional<SmallVector<int64_t>>> strides =
+        intsAttr("strides");
+    FailureOr<std::optional<SmallVector<int64_t>>> dilations =
+        intsAttr("dilations");
+    FailureOr<std::optional<SmallVector<int64_t>>> pads = intsAttr("pads");
+    if (failed(autoPadAttr) || failed(kernelAttr) || failed(strides) ||
+        failed(dilations) || failed(pads))
+      return failure();
+    autoPad = *autoPadAttr;
+    kernel = *kernelAttr;
+    window.stride = strides->value_or(SmallVector<int64_t>{1, 1});
+    window.dilation = dilations->value_or(SmallVector<int64_t>{1, 1});
+    window.pads = pads->value_or(SmallVector<int64_t>{0, 0, 0, 0});
+    return success();
   }
 
   //===------------------------------------------------------------------===//
@@ -1083,13 +1219,11 @@ LogicalResult Importer::importArith(Arith kind) {
       return failure();
     }
   }
-  FailureOr<Value> lhs = operandAs(0, element, *shape);
-  if (failed(lhs))
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands(element, *shape);
+  if (failed(operands))
     return failure();
-  FailureOr<Value> rhs = operandAs(1, element, *shape);
-  if (failed(rhs))
-    return failure();
-  return setValue(0, materializedBinary(kind, *lhs, *rhs));
+  return setValue(0,
+                  materializedBinary(kind, operands->first, operands->second));
 }
 
 LogicalResult Importer::importVariadic(Arith kind) {
@@ -1100,15 +1234,9 @@ LogicalResult Importer::importVariadic(Arith kind) {
   // Max/Min over several inputs: fold pairwise through a synthetic node
   // would need names; instead combine run-time values directly.
   SmallVector<Shape> shapes;
-  bool allKnown = true;
-  for (unsigned i = 0; i < numInputs(); ++i) {
-    FailureOr<Shape> s = inputShape(i);
-    FailureOr<const HostTensor *> h = hostOf(i);
-    if (failed(s) || failed(h))
-      return failure();
-    shapes.push_back(*s);
-    allKnown &= *h != nullptr;
-  }
+  bool allKnown;
+  if (failed(inputShapes(numInputs(), shapes, allKnown)))
+    return failure();
   if (numInputs() == 2)
     return importArith(kind);
   FailureOr<Shape> shape = broadcastShapes(shapes);
@@ -1131,14 +1259,10 @@ LogicalResult Importer::importVariadic(Arith kind) {
     }
     return setHost(0, std::move(acc));
   }
-  Type element;
-  for (unsigned i = 0; i < numInputs() && !element; ++i)
-    if (!*hostOf(i)) {
-      FailureOr<Type> t = runtimeElement(i);
-      if (failed(t))
-        return failure();
-      element = *t;
-    }
+  FailureOr<Type> runtimeType = firstRuntimeElement(0, numInputs());
+  if (failed(runtimeType))
+    return failure();
+  Type element = *runtimeType;
   if (!isa<FloatType>(element)) {
     error() << "is only supported on f32, f16 and bf16 at run time";
     return failure();
@@ -1167,52 +1291,14 @@ LogicalResult Importer::importCompare(Compare kind) {
     if (failed(checkFoldSize(*shape)))
       return failure();
     bool isFloat = (*a)->isFloat() || (*b)->isFloat();
-    HostTensor out =
-        foldBinary(**a, **b, *shape, kBool,
-                   [&](HostTensor &o, int64_t k, const HostTensor &p, int64_t i,
-                       const HostTensor &q, int64_t j) {
-                     bool v = false;
-                     if (isFloat) {
-                       double l = p.getDouble(i), r = q.getDouble(j);
-                       switch (kind) {
-                       case Compare::EQ:
-                         v = l == r;
-                         break;
-                       case Compare::GT:
-                         v = l > r;
-                         break;
-                       case Compare::LT:
-                         v = l < r;
-                         break;
-                       case Compare::GE:
-                         v = l >= r;
-                         break;
-                       case Compare::LE:
-                         v = l <= r;
-                         break;
-                       }
-                     } else {
-                       int64_t l = p.getInt(i), r = q.getInt(j);
-                       switch (kind) {
-                       case Compare::EQ:
-                         v = l == r;
-                         break;
-                       case Compare::GT:
-                         v = l > r;
-                         break;
-                       case Compare::LT:
-                         v = l < r;
-                         break;
-                       case Compare::GE:
-                         v = l >= r;
-                         break;
-                       case Compare::LE:
-                         v = l <= r;
-                         break;
-                       }
-                     }
-                     o.setInt(k, v);
-                   });
+    HostTensor out = foldBinary(
+        **a, **b, *shape, kBool,
+        [&](HostTensor &o, int64_t k, const HostTensor &p, int64_t i,
+            const HostTensor &q, int64_t j) {
+          bool v = isFloat ? compareValues(kind, p.getDouble(i), q.getDouble(j))
+                           : compareValues(kind, p.getInt(i), q.getInt(j));
+          o.setInt(k, v);
+        });
     return setHost(0, std::move(out));
   }
   FailureOr<Value> runtime = value(*a ? 1 : 0);
@@ -1223,11 +1309,8 @@ LogicalResult Importer::importCompare(Compare kind) {
     error() << "comparing i1 tensors at run time is not supported";
     return failure();
   }
-  FailureOr<Value> lhs = operandAs(0, element, *shape);
-  if (failed(lhs))
-    return failure();
-  FailureOr<Value> rhs = operandAs(1, element, *shape);
-  if (failed(rhs))
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands(element, *shape);
+  if (failed(operands))
     return failure();
   CompareDirection direction = CompareDirection::EQ;
   switch (kind) {
@@ -1249,7 +1332,7 @@ LogicalResult Importer::importCompare(Compare kind) {
   }
   Value result =
       CompareOp::create(builder, loc, tensorType(*shape, builder.getI1Type()),
-                        direction, *lhs, *rhs);
+                        direction, operands->first, operands->second);
   return setValue(0, result);
 }
 
@@ -1424,15 +1507,9 @@ LogicalResult Importer::importWhere() {
   if (failed(checkArity(3, 3)))
     return failure();
   SmallVector<Shape> shapes;
-  bool allKnown = true;
-  for (unsigned i = 0; i < 3; ++i) {
-    FailureOr<Shape> s = inputShape(i);
-    FailureOr<const HostTensor *> h = hostOf(i);
-    if (failed(s) || failed(h))
-      return failure();
-    shapes.push_back(*s);
-    allKnown &= *h != nullptr;
-  }
+  bool allKnown;
+  if (failed(inputShapes(3, shapes, allKnown)))
+    return failure();
   FailureOr<int32_t> condType = inputDType(0);
   if (failed(condType))
     return failure();
@@ -1466,14 +1543,10 @@ LogicalResult Importer::importWhere() {
     }
     return setHost(0, std::move(out));
   }
-  Type element;
-  for (unsigned i = 1; i < 3 && !element; ++i)
-    if (!*hostOf(i)) {
-      FailureOr<Type> t = runtimeElement(i);
-      if (failed(t))
-        return failure();
-      element = *t;
-    }
+  FailureOr<Type> runtimeType = firstRuntimeElement(1, 3);
+  if (failed(runtimeType))
+    return failure();
+  Type element = *runtimeType;
   if (!element) {
     FailureOr<int32_t> dtype = inputDType(1);
     element = runtimeElementType(*dtype, context);
@@ -1874,14 +1947,6 @@ LogicalResult Importer::importGemm() {
   return setValue(0, result);
 }
 
-namespace {
-/// A 2-d window (Conv, MaxPool, AveragePool): kernel, strides, dilations
-/// and pads [top, left, bottom, right] (ONNX's order, amp's too).
-struct Window {
-  SmallVector<int64_t> kernel, stride, dilation, pads;
-};
-} // namespace
-
 /// Checks `window` over `input` (NCHW), resolves auto_pad into explicit pads
 /// and appends the output's spatial sizes to `outHW` (ceil_mode rounds up).
 static LogicalResult readWindow(ArrayRef<int64_t> input, Window &window,
@@ -1967,15 +2032,11 @@ LogicalResult Importer::importConv() {
     return failure();
   }
   FailureOr<int64_t> group = intAttr("group", 1);
-  FailureOr<std::string> autoPad = stringAttr("auto_pad", "NOTSET");
-  FailureOr<std::optional<SmallVector<int64_t>>> kernel =
-      intsAttr("kernel_shape");
-  FailureOr<std::optional<SmallVector<int64_t>>> strides = intsAttr("strides");
-  FailureOr<std::optional<SmallVector<int64_t>>> dilations =
-      intsAttr("dilations");
-  FailureOr<std::optional<SmallVector<int64_t>>> pads = intsAttr("pads");
-  if (failed(group) || failed(autoPad) || failed(kernel) || failed(strides) ||
-      failed(dilations) || failed(pads))
+  std::string autoPad;
+  std::optional<SmallVector<int64_t>> kernel;
+  Window window;
+  LogicalResult attrs = windowAttrs(autoPad, kernel, window);
+  if (failed(group) || failed(attrs))
     return failure();
   if (*group < 1 || *group > std::max<int64_t>(xs[1], 1) ||
       xs[1] % *group != 0 || ws[0] % *group != 0 || ws[1] != xs[1] / *group) {
@@ -1984,19 +2045,15 @@ LogicalResult Importer::importConv() {
             << " (W must be [M, C / group, kH, kW])";
     return failure();
   }
-  Window window;
   window.kernel = {ws[2], ws[3]};
-  if (*kernel && **kernel != window.kernel) {
-    error() << "kernel_shape " << formatShape(**kernel) << " does not match W "
+  if (kernel && *kernel != window.kernel) {
+    error() << "kernel_shape " << formatShape(*kernel) << " does not match W "
             << formatShape(ws);
     return failure();
   }
-  window.stride = strides->value_or(SmallVector<int64_t>{1, 1});
-  window.dilation = dilations->value_or(SmallVector<int64_t>{1, 1});
-  window.pads = pads->value_or(SmallVector<int64_t>{0, 0, 0, 0});
   Shape outHW;
   if (failed(readWindow(
-          xs, window, [&] { return error(); }, *autoPad,
+          xs, window, [&] { return error(); }, autoPad,
           /*ceilMode=*/false, outHW)))
     return failure();
   Value bias;
@@ -2036,29 +2093,22 @@ LogicalResult Importer::importPool(bool max) {
             << formatShape(xs);
     return failure();
   }
-  FailureOr<std::string> autoPad = stringAttr("auto_pad", "NOTSET");
-  FailureOr<std::optional<SmallVector<int64_t>>> kernel =
-      intsAttr("kernel_shape");
-  FailureOr<std::optional<SmallVector<int64_t>>> strides = intsAttr("strides");
-  FailureOr<std::optional<SmallVector<int64_t>>> dilations =
-      intsAttr("dilations");
-  FailureOr<std::optional<SmallVector<int64_t>>> pads = intsAttr("pads");
+  std::string autoPad;
+  std::optional<SmallVector<int64_t>> kernel;
+  Window window;
+  LogicalResult attrs = windowAttrs(autoPad, kernel, window);
   FailureOr<int64_t> ceil = intAttr("ceil_mode", 0);
   FailureOr<int64_t> storage = intAttr("storage_order", 0);
   FailureOr<int64_t> countPad = intAttr("count_include_pad", 0);
-  if (failed(autoPad) || failed(kernel) || failed(strides) ||
-      failed(dilations) || failed(pads) || failed(ceil) || failed(storage) ||
-      failed(countPad))
+  if (failed(attrs) || failed(ceil) || failed(storage) || failed(countPad))
     return failure();
-  if (!*kernel) {
+  if (!kernel) {
     error() << "has no kernel_shape";
     return failure();
   }
-  Window window;
-  window.kernel = **kernel;
-  window.stride = strides->value_or(SmallVector<int64_t>{1, 1});
-  window.dilation = dilations->value_or(SmallVector<int64_t>{1, 1});
-  window.pads = pads->value_or(SmallVector<int64_t>{0, 0, 0, 0});
+  window.kernel = *kernel;
+  // The pads attribute as given (auto_pad below may replace window.pads).
+  bool explicitPads = llvm::any_of(window.pads, [](int64_t p) { return p; });
   if (window.dilation.size() == 2 &&
       (window.dilation[0] != 1 || window.dilation[1] != 1)) {
     error() << "dilated pooling is not supported";
@@ -2066,7 +2116,7 @@ LogicalResult Importer::importPool(bool max) {
   }
   Shape outHW;
   if (failed(readWindow(
-          xs, window, [&] { return error(); }, *autoPad, *ceil != 0, outHW)))
+          xs, window, [&] { return error(); }, autoPad, *ceil != 0, outHW)))
     return failure();
   bool excludePadding = *countPad == 0;
   if (*ceil) {
@@ -2083,9 +2133,7 @@ LogicalResult Importer::importPool(bool max) {
       }
     }
     if (extended && !max && !excludePadding) {
-      bool anyPad = llvm::any_of(*pads ? **pads : SmallVector<int64_t>{},
-                                 [](int64_t p) { return p != 0; });
-      if (anyPad) {
+      if (explicitPads) {
         error() << "ceil_mode with count_include_pad and explicit pads is "
                    "not supported";
         return failure();
@@ -2115,14 +2163,10 @@ LogicalResult Importer::importPool(bool max) {
 LogicalResult Importer::importGlobalAveragePool() {
   if (failed(checkArity(1, 1)))
     return failure();
-  FailureOr<Value> x = floatValue(0, "X");
+  FailureOr<Value> x = floatInputOfRank("X", "X", 3);
   if (failed(x))
     return failure();
   ArrayRef<int64_t> xs = shapeOf(*x);
-  if (xs.size() < 3) {
-    error() << "X must have rank 3 or more, got " << formatShape(xs);
-    return failure();
-  }
   Shape shape(xs.take_front(2));
   shape.append(xs.size() - 2, 1);
   return setValue(0, GlobalAvgPoolOp::create(
@@ -2162,15 +2206,11 @@ LogicalResult Importer::importBatchNorm() {
     error() << "running statistics outputs are used outside training mode";
     return failure();
   }
-  FailureOr<Value> xValue = floatValue(0, "X");
+  FailureOr<Value> xValue = floatInputOfRank("X", "X", 2);
   if (failed(xValue))
     return failure();
   Value x = *xValue;
   ArrayRef<int64_t> xs = shapeOf(x);
-  if (xs.size() < 2) {
-    error() << "X must have rank 2 or more, got " << formatShape(xs);
-    return failure();
-  }
   Type element = elementOf(x), f32 = builder.getF32Type();
   int64_t channels = xs[1];
   Value operands[4];
@@ -2240,15 +2280,11 @@ LogicalResult Importer::importInstanceNorm() {
   FailureOr<double> epsilon = floatAttr("epsilon", 1e-5);
   if (failed(epsilon))
     return failure();
-  FailureOr<Value> xValue = floatValue(0, "input");
+  FailureOr<Value> xValue = floatInputOfRank("input", "the input", 3);
   if (failed(xValue))
     return failure();
   Value x = *xValue;
   ArrayRef<int64_t> xs = shapeOf(x);
-  if (xs.size() < 3) {
-    error() << "the input must have rank 3 or more, got " << formatShape(xs);
-    return failure();
-  }
   Type element = elementOf(x);
   int64_t channels = xs[1];
   Value affine[2];
@@ -2731,21 +2767,13 @@ LogicalResult Importer::importTranspose() {
     return failure();
   if (*known) {
     const HostTensor &t = **known;
-    HostTensor out = HostTensor::zeros(t.dtype, shape);
     Shape inStrides = stridesOf(t.shape), outStrides = stridesOf(shape);
-    for (int64_t k = 0; k < out.size(); ++k) {
-      int64_t rest = k, src = 0;
-      for (int64_t d = 0; d < rank; ++d) {
-        int64_t index = rest / outStrides[d];
-        rest %= outStrides[d];
-        src += index * inStrides[perm[d]];
-      }
-      if (out.isFloat())
-        out.floats[k] = t.floats[src];
-      else
-        out.ints[k] = t.ints[src];
-    }
-    return setHost(0, std::move(out));
+    return setHost(0, gatherElements(t, shape, [&](int64_t k) {
+                     return stridedSource(k, outStrides,
+                                          [&](int64_t d, int64_t index) {
+                                            return index * inStrides[perm[d]];
+                                          });
+                   }));
   }
   FailureOr<Value> v = value(0);
   if (failed(v))
@@ -2831,14 +2859,10 @@ LogicalResult Importer::importConcat() {
     }
     return setHost(0, std::move(out));
   }
-  Type element;
-  for (unsigned i = 0; i < numInputs() && !element; ++i)
-    if (!*hostOf(i)) {
-      FailureOr<Type> t = runtimeElement(i);
-      if (failed(t))
-        return failure();
-      element = *t;
-    }
+  FailureOr<Type> runtimeType = firstRuntimeElement(0, numInputs());
+  if (failed(runtimeType))
+    return failure();
+  Type element = *runtimeType;
   SmallVector<Value> values;
   for (unsigned i = 0; i < numInputs(); ++i) {
     FailureOr<Value> v = value(i, element);
@@ -2928,21 +2952,13 @@ LogicalResult Importer::importSlice() {
     return failure();
   if (*known) {
     const HostTensor &t = **known;
-    HostTensor out = HostTensor::zeros(t.dtype, shape);
     Shape inStrides = stridesOf(t.shape), outStrides = stridesOf(shape);
-    for (int64_t k = 0; k < out.size(); ++k) {
-      int64_t rest = k, src = 0;
-      for (int64_t d = 0; d < rank; ++d) {
-        int64_t index = rest / outStrides[d];
-        rest %= outStrides[d];
-        src += (begin[d] + index * step[d]) * inStrides[d];
-      }
-      if (out.isFloat())
-        out.floats[k] = t.floats[src];
-      else
-        out.ints[k] = t.ints[src];
-    }
-    return setHost(0, std::move(out));
+    return setHost(0, gatherElements(t, shape, [&](int64_t k) {
+                     return stridedSource(
+                         k, outStrides, [&](int64_t d, int64_t index) {
+                           return (begin[d] + index * step[d]) * inStrides[d];
+                         });
+                   }));
   }
   FailureOr<Value> v = value(0);
   if (failed(v))
@@ -3024,10 +3040,7 @@ LogicalResult Importer::importGather() {
         for (int64_t n = 0; n < inner; ++n) {
           int64_t src = (o * dim + idx->ints[j]) * inner + n;
           int64_t dst = (o * count + j) * inner + n;
-          if (out.isFloat())
-            out.floats[dst] = t.floats[src];
-          else
-            out.ints[dst] = t.ints[src];
+          copyElement(out, dst, t, src);
         }
     return setHost(0, std::move(out));
   }
@@ -3104,10 +3117,7 @@ LogicalResult Importer::importSplit() {
           for (int64_t n = 0; n < inner; ++n) {
             int64_t src = (a * dim + offset + b) * inner + n;
             int64_t dst = (a * sizes[o] + b) * inner + n;
-            if (out.isFloat())
-              out.floats[dst] = t.floats[src];
-            else
-              out.ints[dst] = t.ints[src];
+            copyElement(out, dst, t, src);
           }
       if (hasOutput(o)) {
         if (failed(checkFoldSize(shape)))
@@ -3160,16 +3170,10 @@ LogicalResult Importer::importExpand() {
     if (failed(checkFoldSize(*shape)))
       return failure();
     const HostTensor &t = **known;
-    HostTensor out = HostTensor::zeros(t.dtype, *shape);
     Shape os = stridesOf(*shape), is = stridesOf(t.shape);
-    for (int64_t k = 0; k < out.size(); ++k) {
-      int64_t src = broadcastSourceIndex(k, *shape, os, t.shape, is);
-      if (out.isFloat())
-        out.floats[k] = t.floats[src];
-      else
-        out.ints[k] = t.ints[src];
-    }
-    return setHost(0, std::move(out));
+    return setHost(0, gatherElements(t, *shape, [&](int64_t k) {
+                     return broadcastSourceIndex(k, *shape, os, t.shape, is);
+                   }));
   }
   FailureOr<Value> v = value(0);
   if (failed(v))

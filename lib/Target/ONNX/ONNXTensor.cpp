@@ -450,17 +450,16 @@ bool readExternalData(const onnx::TensorProto &proto,
 }
 
 /// The raw little-endian bytes of `proto` if it uses raw_data or external
-/// data; `found` is false if it uses the typed fields instead.
+/// data; `bytes` stays null if it uses the typed fields instead.
 bool rawBytes(const onnx::TensorProto &proto, const TensorSource &source,
               int64_t count, std::string &storage, const std::string *&bytes,
-              bool &found, std::string &error) {
+              std::string &error) {
   int64_t expected = count * dtypeSize(proto.data_type());
-  found = false;
+  bytes = nullptr;
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
     if (!readExternalData(proto, source, expected, storage, error))
       return false;
     bytes = &storage;
-    found = true;
     return true;
   }
   if (!proto.has_raw_data())
@@ -474,7 +473,20 @@ bool rawBytes(const onnx::TensorProto &proto, const TensorSource &source,
     return false;
   }
   bytes = &proto.raw_data();
-  found = true;
+  return true;
+}
+
+/// Refuses segmented tensors, then reads `proto`'s shape and element count:
+/// the common start of both decoders.
+bool readUnsegmentedShape(const onnx::TensorProto &proto, Shape &shape,
+                          int64_t &count, std::string &error) {
+  if (proto.has_segment()) {
+    error = "is segmented, which the importer does not support";
+    return false;
+  }
+  if (!readTensorShape(proto, shape, error))
+    return false;
+  count = *numElements(shape);
   return true;
 }
 
@@ -500,14 +512,10 @@ bool decodeTensor(const onnx::TensorProto &proto, const TensorSource &source,
             ", which the importer does not support";
     return false;
   }
-  if (proto.has_segment()) {
-    error = "is segmented, which the importer does not support";
-    return false;
-  }
   Shape shape;
-  if (!readTensorShape(proto, shape, error))
+  int64_t count;
+  if (!readUnsegmentedShape(proto, shape, count, error))
     return false;
-  int64_t count = *numElements(shape);
   if (count > maxElements) {
     error = "has " + std::to_string(count) + " elements, more than the " +
             std::to_string(maxElements) +
@@ -517,11 +525,10 @@ bool decodeTensor(const onnx::TensorProto &proto, const TensorSource &source,
   }
   tensor = HostTensor::zeros(dtype, shape);
   std::string storage;
-  const std::string *bytes = nullptr;
-  bool found = false;
-  if (!rawBytes(proto, source, count, storage, bytes, found, error))
+  const std::string *bytes;
+  if (!rawBytes(proto, source, count, storage, bytes, error))
     return false;
-  if (found) {
+  if (bytes) {
     const char *data = bytes->data();
     int64_t size = dtypeSize(dtype);
     for (int64_t i = 0; i < count; ++i) {
@@ -621,21 +628,16 @@ bool decodeFloatBytes(const onnx::TensorProto &proto,
             "; parameters must be FLOAT, FLOAT16 or BFLOAT16";
     return false;
   }
-  if (proto.has_segment()) {
-    error = "is segmented, which the importer does not support";
-    return false;
-  }
   Shape shape;
-  if (!readTensorShape(proto, shape, error))
+  int64_t count;
+  if (!readUnsegmentedShape(proto, shape, count, error))
     return false;
-  int64_t count = *numElements(shape);
   int64_t size = dtypeSize(dtype);
   std::string storage;
-  const std::string *raw = nullptr;
-  bool found = false;
-  if (!rawBytes(proto, source, count, storage, raw, found, error))
+  const std::string *raw;
+  if (!rawBytes(proto, source, count, storage, raw, error))
     return false;
-  if (found) {
+  if (raw) {
     bytes.assign(raw->begin(), raw->end());
     return true;
   }

@@ -61,6 +61,18 @@ Value begin(Operation *op, ValueRange resultGradients,
   return index < resultGradients.size() ? resultGradients[index] : Value();
 }
 
+/// grads[0] = GradOpTy(type, g, args...) when the result has a gradient g:
+/// the whole backward of the ops that have a dedicated grad op.
+template <typename GradOpTy, typename... Args>
+LogicalResult
+buildGradOp(OpBuilder &b, Operation *op, ValueRange resultGradients,
+            SmallVectorImpl<Value> &grads, Type type, Args &&...args) {
+  if (Value g = begin(op, resultGradients, grads))
+    grads[0] =
+        GradOpTy::create(b, op->getLoc(), type, g, std::forward<Args>(args)...);
+  return success();
+}
+
 /// Sets the leading operand gradients (the rest stay null).
 void set(SmallVectorImpl<Value> &grads, std::initializer_list<Value> values) {
   for (auto [index, value] : llvm::enumerate(values))
@@ -638,53 +650,60 @@ LogicalResult checkNoStatisticGradients(Operation *op,
                 "autodiff differentiates only the normalized output";
   return success();
 }
+
+/// Runs `build` on the gradient of a norm's output, if any, once no saved
+/// statistic has one: the frame every norm's backward shares.
+LogicalResult buildNormGradients(Operation *op, ValueRange resultGradients,
+                                 SmallVectorImpl<Value> &grads,
+                                 function_ref<void(Value)> build) {
+  Value g = begin(op, resultGradients, grads);
+  if (failed(checkNoStatisticGradients(op, resultGradients)))
+    return failure();
+  if (g)
+    build(g);
+  return success();
+}
+
+/// Sets the input, weight and bias gradients a norm's grad op returns.
+template <typename GradOpTy>
+void setAffineNormGrads(SmallVectorImpl<Value> &grads, GradOpTy grad) {
+  set(grads, {grad.getInputGrad(), grad.getWeightGrad(), grad.getBiasGrad()});
+}
 } // namespace
 
 LogicalResult LayerNormOp::buildGradients(OpBuilder &b,
                                           ValueRange resultGradients,
                                           SmallVectorImpl<Value> &grads) {
-  Value g = begin(*this, resultGradients, grads);
-  if (failed(checkNoStatisticGradients(*this, resultGradients)))
-    return failure();
-  if (!g)
-    return success();
-  auto grad = LayerNormGradOp::create(
-      b, getLoc(), getInput().getType(), getWeight().getType(),
-      getBias().getType(), g, getInput(), getMean(), getRstd(), getWeight(),
-      getAxis());
-  set(grads, {grad.getInputGrad(), grad.getWeightGrad(), grad.getBiasGrad()});
-  return success();
+  return buildNormGradients(*this, resultGradients, grads, [&](Value g) {
+    setAffineNormGrads(grads, LayerNormGradOp::create(
+                                  b, getLoc(), getInput().getType(),
+                                  getWeight().getType(), getBias().getType(), g,
+                                  getInput(), getMean(), getRstd(), getWeight(),
+                                  getAxis()));
+  });
 }
 
 LogicalResult RmsNormOp::buildGradients(OpBuilder &b,
                                         ValueRange resultGradients,
                                         SmallVectorImpl<Value> &grads) {
-  Value g = begin(*this, resultGradients, grads);
-  if (failed(checkNoStatisticGradients(*this, resultGradients)))
-    return failure();
-  if (!g)
-    return success();
-  auto grad = RmsNormGradOp::create(b, getLoc(), getInput().getType(),
-                                    getWeight().getType(), g, getInput(),
-                                    getRstd(), getWeight(), getAxis());
-  set(grads, {grad.getInputGrad(), grad.getWeightGrad()});
-  return success();
+  return buildNormGradients(*this, resultGradients, grads, [&](Value g) {
+    auto grad = RmsNormGradOp::create(b, getLoc(), getInput().getType(),
+                                      getWeight().getType(), g, getInput(),
+                                      getRstd(), getWeight(), getAxis());
+    set(grads, {grad.getInputGrad(), grad.getWeightGrad()});
+  });
 }
 
 LogicalResult GroupNormOp::buildGradients(OpBuilder &b,
                                           ValueRange resultGradients,
                                           SmallVectorImpl<Value> &grads) {
-  Value g = begin(*this, resultGradients, grads);
-  if (failed(checkNoStatisticGradients(*this, resultGradients)))
-    return failure();
-  if (!g)
-    return success();
-  auto grad = GroupNormGradOp::create(
-      b, getLoc(), getInput().getType(), getWeight().getType(),
-      getBias().getType(), g, getInput(), getMean(), getRstd(), getWeight(),
-      getNumGroups());
-  set(grads, {grad.getInputGrad(), grad.getWeightGrad(), grad.getBiasGrad()});
-  return success();
+  return buildNormGradients(*this, resultGradients, grads, [&](Value g) {
+    setAffineNormGrads(grads, GroupNormGradOp::create(
+                                  b, getLoc(), getInput().getType(),
+                                  getWeight().getType(), getBias().getType(), g,
+                                  getInput(), getMean(), getRstd(), getWeight(),
+                                  getNumGroups()));
+  });
 }
 
 bool BatchNormOp::isDifferentiableOperand(unsigned index) {
@@ -700,48 +719,44 @@ LogicalResult BatchNormOp::buildGradients(OpBuilder &b,
                                           ValueRange resultGradients,
                                           SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
-  Value g = begin(*this, resultGradients, grads);
-  if (failed(checkNoStatisticGradients(*this, resultGradients)))
-    return failure();
-  if (!g)
-    return success();
-  Value x = getInput(), w = getWeight(), bias = getBias();
-  if (getTraining()) {
-    auto grad = BatchNormGradOp::create(b, loc, x.getType(), w.getType(),
-                                        bias.getType(), g, x, getSavedMean(),
-                                        getSavedRstd(), w);
-    set(grads, {grad.getInputGrad(), grad.getWeightGrad(), grad.getBiasGrad()});
-    return success();
-  }
-  RankedTensorType xType = tensorType(x);
-  Type f32 = b.getF32Type();
-  ArrayRef<int64_t> shape = xType.getShape();
-  int64_t channels = shape[1];
-  Shape perChannel = {channels};
-  perChannel.append(shape.size() - 2, 1);
-  auto spread = [&](Value stat) { // [C] -> the input's shape
-    return broadcast(b, loc, reshape(b, loc, stat, perChannel), shape);
-  };
-  Shape axes = {0};
-  for (int64_t d = 2; d < xType.getRank(); ++d)
-    axes.push_back(d);
+  return buildNormGradients(*this, resultGradients, grads, [&](Value g) {
+    Value x = getInput(), w = getWeight(), bias = getBias();
+    if (getTraining()) {
+      setAffineNormGrads(
+          grads, BatchNormGradOp::create(b, loc, x.getType(), w.getType(),
+                                         bias.getType(), g, x, getSavedMean(),
+                                         getSavedRstd(), w));
+      return;
+    }
+    RankedTensorType xType = tensorType(x);
+    Type f32 = b.getF32Type();
+    ArrayRef<int64_t> shape = xType.getShape();
+    int64_t channels = shape[1];
+    Shape perChannel = {channels};
+    perChannel.append(shape.size() - 2, 1);
+    auto spread = [&](Value stat) { // [C] -> the input's shape
+      return broadcast(b, loc, reshape(b, loc, stat, perChannel), shape);
+    };
+    Shape axes = {0};
+    for (int64_t d = 2; d < xType.getRank(); ++d)
+      axes.push_back(d);
 
-  Value variance = getRunningVar();
-  Value rstd = RsqrtOp::create(
-      b, loc,
-      add(b, loc, variance,
-          splatLike(b, loc, variance, getEpsilon().convertToDouble())));
-  Value g32 = castElement(b, loc, g, f32);
-  Value channelScale = mul(b, loc, castElement(b, loc, w, f32), rstd);
-  grads[0] = castLike(b, loc, mul(b, loc, g32, spread(channelScale)), x);
-  Value centered =
-      sub(b, loc, castElement(b, loc, x, f32), spread(getRunningMean()));
-  Value normalized = mul(b, loc, centered, spread(rstd));
-  grads[1] = castLike(
-      b, loc, reduceSum(b, loc, mul(b, loc, g32, normalized), axes, false, f32),
-      w);
-  grads[2] = castLike(b, loc, reduceSum(b, loc, g32, axes, false, f32), bias);
-  return success();
+    Value variance = getRunningVar();
+    Value rstd = RsqrtOp::create(
+        b, loc,
+        add(b, loc, variance,
+            splatLike(b, loc, variance, getEpsilon().convertToDouble())));
+    Value g32 = castElement(b, loc, g, f32);
+    Value channelScale = mul(b, loc, castElement(b, loc, w, f32), rstd);
+    grads[0] = castLike(b, loc, mul(b, loc, g32, spread(channelScale)), x);
+    Value centered =
+        sub(b, loc, castElement(b, loc, x, f32), spread(getRunningMean()));
+    Value normalized = mul(b, loc, centered, spread(rstd));
+    grads[1] = castLike(
+        b, loc,
+        reduceSum(b, loc, mul(b, loc, g32, normalized), axes, false, f32), w);
+    grads[2] = castLike(b, loc, reduceSum(b, loc, g32, axes, false, f32), bias);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -751,21 +766,17 @@ LogicalResult BatchNormOp::buildGradients(OpBuilder &b,
 LogicalResult MaxPool2DOp::buildGradients(OpBuilder &b,
                                           ValueRange resultGradients,
                                           SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    grads[0] = MaxPool2DGradOp::create(b, getLoc(), getInput().getType(), g,
-                                       getInput(), getKernelSize(), getStride(),
-                                       getPadding());
-  return success();
+  return buildGradOp<MaxPool2DGradOp>(
+      b, *this, resultGradients, grads, getInput().getType(), getInput(),
+      getKernelSize(), getStride(), getPadding());
 }
 
 LogicalResult AvgPool2DOp::buildGradients(OpBuilder &b,
                                           ValueRange resultGradients,
                                           SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    grads[0] = AvgPool2DGradOp::create(b, getLoc(), getInput().getType(), g,
-                                       getKernelSize(), getStride(),
-                                       getPadding(), getExcludePadding());
-  return success();
+  return buildGradOp<AvgPool2DGradOp>(
+      b, *this, resultGradients, grads, getInput().getType(), getKernelSize(),
+      getStride(), getPadding(), getExcludePadding());
 }
 
 // The mean over the spatial dimensions: broadcast back, divided by H * W.
@@ -883,20 +894,18 @@ LogicalResult GatherOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
 LogicalResult DropoutOp::buildGradients(OpBuilder &b,
                                         ValueRange resultGradients,
                                         SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    grads[0] = DropoutGradOp::create(b, getLoc(), getInput().getType(), g,
-                                     getMask(), getProbability());
-  return success();
+  return buildGradOp<DropoutGradOp>(b, *this, resultGradients, grads,
+                                    getInput().getType(), getMask(),
+                                    getProbability());
 }
 
 // The integer labels get no gradient.
 LogicalResult CrossEntropyOp::buildGradients(OpBuilder &b,
                                              ValueRange resultGradients,
                                              SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    grads[0] = CrossEntropyGradOp::create(b, getLoc(), getLogits().getType(), g,
-                                          getLogits(), getLabels());
-  return success();
+  return buildGradOp<CrossEntropyGradOp>(b, *this, resultGradients, grads,
+                                         getLogits().getType(), getLogits(),
+                                         getLabels());
 }
 
 // d/dprediction from amp.mse_loss_grad; the target gets its negation.
