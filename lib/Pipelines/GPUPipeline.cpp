@@ -4,8 +4,9 @@
 // only launches kernels, calls amp_gpu_gemm (cuBLASLt) and allocates device
 // memory, plus kernels lowered to NVVM and serialized to PTX (format=isa) or
 // a fatbin through ptxas. Elementwise chains are fused into one kernel each;
-// matrix products go to cuBLASLt; row and full reductions become block and
-// grid reductions; everything else is linalg lowered to parallel loops
+// matrix products go to cuBLASLt; chains of row-wise ops (softmax,
+// LayerNorm) become one launch with a block per row; the other row and
+// full reductions become block and grid reductions; everything else is linalg lowered to parallel loops
 // mapped to blocks and threads, and what cannot be mapped (0-d state
 // updates) runs in single-thread kernels. See
 // docs/GPU.md for the steps and what is slow. The amp-specific steps are
@@ -139,8 +140,12 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   amp::ContractionsToGemmCallsPassOptions gemm;
   gemm.allowTF32 = options.allowTF32;
   pm.addPass(amp::createContractionsToGemmCallsPass(gemm));
-  // Row and full reductions -> launches reducing in parallel (block per
-  // row, two-stage grid reduction); see docs/GPU.md.
+  // Chains of row-wise ops (softmax, LayerNorm, cross-entropy rows and
+  // their backward) -> one launch each, a block per row with the per-row
+  // scalars in registers; the remaining row and full reductions ->
+  // launches reducing in parallel (block per row, two-stage grid
+  // reduction); see docs/GPU.md.
+  pm.addNestedPass<func::FuncOp>(amp::createGPUFuseRowsPass());
   pm.addNestedPass<func::FuncOp>(amp::createGPUParallelReductionsPass());
   pm.addNestedPass<func::FuncOp>(amp::createGPUPrepareLinalgPass());
 

@@ -1,6 +1,7 @@
 // REQUIRES: cuda-toolkit
 // Reductions in whole training steps reduce in parallel
-// (amp-gpu-parallel-reductions): the MLP step of examples/ in fp16 with O1
+// (amp-gpu-fuse-rows for chains of row-wise ops, amp-gpu-parallel-reductions
+// for the rest): the MLP step of examples/ in fp16 with O1
 // and dynamic loss scaling, and the transformer block in bf16 with AdamW.
 // RUN: rm -rf %t && mkdir -p %t/mlp %t/transformer
 // RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir --precision=fp16 --opt-level=O1 -o %t/mlp.mlir
@@ -12,17 +13,20 @@
 // RUN: amp-compile %amp_src_root/examples/transformer_block.mlir --emit=mlir --precision=bf16 --optimizer=adamw -o %t/transformer.mlir
 // RUN: amp-opt %t/transformer.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region --mlir-print-ir-module-scope --mlir-disable-threading -o %t/transformer.isa.mlir 2> %t/transformer.host.mlir
 // RUN: %python %S/Inputs/launch_summary.py < %t/transformer.host.mlir | FileCheck %s --check-prefix=TRANSFORMER
+// RUN: %python %S/Inputs/extract_ptx.py < %t/transformer.isa.mlir | FileCheck %s --check-prefix=PTX
 // RUN: %python %S/Inputs/extract_ptx.py --dir %t/transformer < %t/transformer.isa.mlir
 // RUN: %python %S/Inputs/ptxas_all.py %ptxas sm_90 %t/transformer | FileCheck %s --check-prefix=PTXAS
 
 // The launches of the MLP step in order (grid x block; `loop`: the kernel
-// has a loop, `all_reduce`: it reduces across its block). LayerNorm's mean
-// and variance (32 rows of 64): one block of 64 threads per row. The
-// softmax rows of cross-entropy (10 classes) stay one thread per row. The
-// sum of the per-row losses (32 values) is one block of 32 threads; its
-// division by 32 is 0-d and runs on one thread.
+// has a loop, `all_reduce`: it reduces across its block). LayerNorm (32
+// rows of 64: mean, variance, normalize) is one launch of a block of 64
+// threads per row (amp-gpu-fuse-rows), and so are the softmax rows of
+// cross-entropy (10 classes: max, sum of exponentials, the label's logit;
+// a block of 32 threads per row). The sum of the per-row losses (32 values)
+// is one block of 32 threads; its division by 32 is 0-d and runs on one
+// thread.
 // MLP: launch 32x1x1 x 64x1x1: loop all_reduce
-// MLP: launch 32x1x1 x 64x1x1: loop all_reduce
+// MLP: launch 32x1x1 x 32x1x1: loop all_reduce
 // MLP: launch 1x1x1 x 32x1x1: loop all_reduce
 // MLP-NEXT: launch 1x1x1 x 1x1x1:
 // The overflow check over every gradient (dynamic loss scaling): one block
@@ -40,14 +44,29 @@
 // state (the loss scale, its trackers).
 // MLP: single-thread launches with a loop: 0
 
-// The transformer block: the LayerNorm statistics (32 tokens of 64) are a
-// block per token; no single-thread kernel loops.
-// TRANSFORMER-COUNT-10: launch 32x1x1 x 64x1x1: loop all_reduce
+// The transformer block: every LayerNorm (32 tokens of 64; forward, its
+// recomputation in the backward, and the backward) and every attention
+// softmax (128 rows of 16 keys; forward, recomputation, backward) is one
+// launch of a block per row (amp-gpu-fuse-rows), in order; the two
+// 1-block launches are the mean loss and the gradient norm. 115 launches
+// (152 when every stage had its own). No single-thread kernel loops.
+// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
+// TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
+// TRANSFORMER: launch 1x1x1 x 256x1x1: loop all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
+// TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
+// TRANSFORMER: launch 1x1x1 x 256x1x1: loop all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
+// TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
+// TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0
+// TRANSFORMER-NEXT: launches: 115
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).
-// PTX: .shared .align 4 .b8 __wg_mlp_train_step_kernel
+// PTX: .shared .align 4 .b8 __wg_{{[a-z_]+}}_kernel
 // PTX: shfl.sync.bfly.b32
 // PTX: bar.sync
 // PTX: st.shared.b32

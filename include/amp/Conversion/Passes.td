@@ -204,6 +204,60 @@ def GPUCheckToolkitPass
   ];
 }
 
+def GPUFuseRowsPass : Pass<"amp-gpu-fuse-rows", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of row-wise generics (softmax, log-softmax, "
+                "cross-entropy rows, LayerNorm forward and backward) into one "
+                "gpu.launch with a block per row";
+  let description = [{
+    Runs on bufferized IR, before amp-gpu-parallel-reductions. A chain is a
+    sequence of linalg ops in one block over the same rows: `P` parallel
+    (row) dimensions and a row of `R` dimensions (at least
+    `min-row-length` elements), made of
+
+    - fills of a per-row scalar buffer (shape `P`),
+    - reductions over the row (parallel loops `P`, reduction loops `R`,
+      outputs indexed by `P`) that amp-gpu-parallel-reductions would
+      reduce with gpu.all_reduce,
+    - per-row scalar generics (loops `P`, outputs indexed by `P`) and row
+      generics (parallel loops `P` and `R`, outputs indexed by all of them)
+      reading something an earlier stage of the chain wrote,
+
+    with at least one reduction and two computing stages. The chain starts
+    at a reduction (with the fills just before it); the ops between its
+    stages are allocations, deallocations, ops without memory effects and
+    ops that neither read what the later stages write nor write what they
+    access (they then run after the chain). Every operand is a static
+    memref read without transposition; a buffer the chain writes is only
+    accessed by the chain through the same value and the identity map of
+    its class (per-row scalar or row).
+
+    The chain becomes one gpu.launch with one block per row and up to
+    `block-size` threads. Stages run in order: a reduction is a strided
+    per-thread accumulation and a gpu.all_reduce, a per-row scalar stage is
+    computed by every thread, a row stage is a loop of the threads over
+    the row storing its outputs. Per-row scalars stay in registers (the
+    same in every thread); thread 0 stores those read after the chain, and
+    the per-row buffers only the chain uses are removed. A row value is
+    only ever read by the thread that wrote it (every stage gives element
+    `j` of the row to thread `j mod block-size`), so no stage waits for
+    another; a gpu.barrier only precedes the final stores when the chain
+    also read the stored per-row buffers from memory.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block (at most; fewer for short rows)">,
+    Option<"minRowLength", "min-row-length", "int64_t", /*default=*/"8",
+           "Chains over shorter rows are left alone (a block of 32 threads "
+           "still beats three launches from 8 elements on)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def GPUParallelReductionsPass
     : Pass<"amp-gpu-parallel-reductions", "::mlir::func::FuncOp"> {
   let summary = "Turn row and full reductions on device buffers into "

@@ -1,0 +1,452 @@
+//===- RowReductions.cpp - block reductions of linalg generics ------------===//
+//
+// The reduction matching and emission shared by amp-gpu-parallel-reductions
+// and amp-gpu-fuse-rows (RowReductions.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RowReductions.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace mlir::amp::gpu_lowering {
+
+namespace {
+/// The all_reduce kind of a combiner op on `type`, if gpu.all_reduce has it
+/// and its NVVM lowering handles the type (32-bit values; i1 is widened).
+std::optional<gpu::AllReduceOperation> combinerKind(Operation *op, Type type) {
+  using K = gpu::AllReduceOperation;
+  if (type.isF32()) {
+    return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+        .Case<arith::AddFOp>([](auto) { return K::ADD; })
+        .Case<arith::MulFOp>([](auto) { return K::MUL; })
+        .Case<arith::MaxNumFOp>([](auto) { return K::MAXNUMF; })
+        .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
+        .Case<arith::MaximumFOp>([](auto) { return K::MAXIMUMF; })
+        .Case<arith::MinimumFOp>([](auto) { return K::MINIMUMF; })
+        .Default([](Operation *) { return std::nullopt; });
+  }
+  if (type.isInteger(1)) {
+    // On i1, addi is xor; andi/ori/xori are reduced on the widened values.
+    return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+        .Case<arith::AndIOp>([](auto) { return K::AND; })
+        .Case<arith::OrIOp>([](auto) { return K::OR; })
+        .Case<arith::XOrIOp, arith::AddIOp>([](auto) { return K::XOR; })
+        .Default([](Operation *) { return std::nullopt; });
+  }
+  if (type.isInteger(32)) {
+    return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+        .Case<arith::AddIOp>([](auto) { return K::ADD; })
+        .Case<arith::MulIOp>([](auto) { return K::MUL; })
+        .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
+        .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
+        .Case<arith::MaxUIOp>([](auto) { return K::MAXUI; })
+        .Case<arith::MinUIOp>([](auto) { return K::MINUI; })
+        .Case<arith::AndIOp>([](auto) { return K::AND; })
+        .Case<arith::OrIOp>([](auto) { return K::OR; })
+        .Case<arith::XOrIOp>([](auto) { return K::XOR; })
+        .Default([](Operation *) { return std::nullopt; });
+  }
+  return std::nullopt;
+}
+
+/// The identity of a combiner: what threads without elements contribute.
+TypedAttr identityAttr(gpu::AllReduceOperation kind, Type type) {
+  using K = gpu::AllReduceOperation;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    switch (kind) {
+    case K::ADD: // -0 + x == x for every x, including -0.
+      return FloatAttr::get(type, llvm::APFloat::getZero(sem, true));
+    case K::MUL:
+      return FloatAttr::get(type, 1.0);
+    case K::MAXNUMF:
+    case K::MAXIMUMF:
+      return FloatAttr::get(type, llvm::APFloat::getInf(sem, true));
+    default: // MINNUMF, MINIMUMF
+      return FloatAttr::get(type, llvm::APFloat::getInf(sem, false));
+    }
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  llvm::APInt value;
+  switch (kind) {
+  case K::MUL:
+    value = llvm::APInt(width, 1);
+    break;
+  case K::MAXSI:
+    value = llvm::APInt::getSignedMinValue(width);
+    break;
+  case K::MINSI:
+    value = llvm::APInt::getSignedMaxValue(width);
+    break;
+  case K::MINUI:
+  case K::AND:
+    value = llvm::APInt::getAllOnes(width);
+    break;
+  default: // ADD, MAXUI, OR, XOR
+    value = llvm::APInt::getZero(width);
+  }
+  return IntegerAttr::get(type, value);
+}
+
+} // namespace
+
+bool isStaticMemRef(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape();
+}
+
+/// Loop dimensions and constants only; dimensions in increasing order (no
+/// transposed read), so that reduced dimensions are the innermost ones.
+bool isRowMajorAccess(AffineMap map) {
+  int64_t last = -1;
+  for (AffineExpr expr : map.getResults()) {
+    if (isa<AffineConstantExpr>(expr))
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || static_cast<int64_t>(dim.getPosition()) <= last)
+      return false;
+    last = dim.getPosition();
+  }
+  return true;
+}
+
+std::optional<ReductionPlan> analyzeReduction(linalg::GenericOp op,
+                                              int64_t minRowLength) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() == 0)
+    return std::nullopt;
+  for (Value operand : op->getOperands())
+    if (!isStaticMemRef(operand))
+      return std::nullopt;
+  ReductionPlan plan;
+  plan.op = op;
+  plan.ranges = op.getStaticLoopRanges();
+  auto iterators = op.getIteratorTypesArray();
+  unsigned numLoops = iterators.size();
+  while (plan.numParallel < numLoops &&
+         iterators[plan.numParallel] == utils::IteratorType::parallel)
+    ++plan.numParallel;
+  if (plan.numParallel == numLoops)
+    return std::nullopt;
+  for (unsigned i = plan.numParallel; i < numLoops; ++i)
+    if (iterators[i] != utils::IteratorType::reduction)
+      return std::nullopt;
+  for (auto [i, range] : llvm::enumerate(plan.ranges)) {
+    if (ShapedType::isDynamic(range) || range <= 0)
+      return std::nullopt;
+    (i < plan.numParallel ? plan.rows : plan.rowLength) *= range;
+  }
+  if (plan.numParallel > 0 && plan.rowLength < minRowLength)
+    return std::nullopt;
+
+  // Outputs are indexed by exactly the parallel loops; inputs row-major and
+  // distinct from the outputs.
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (!map.isProjectedPermutation() ||
+        map.getNumResults() != plan.numParallel)
+      return std::nullopt;
+    for (AffineExpr expr : map.getResults())
+      if (cast<AffineDimExpr>(expr).getPosition() >= plan.numParallel)
+        return std::nullopt;
+  }
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isRowMajorAccess(op.getMatchingIndexingMap(input)))
+      return std::nullopt;
+    if (llvm::is_contained(op.getDpsInits(), input->get()))
+      return std::nullopt;
+  }
+
+  // Each yielded value is combiner(out, partial), the partial independent
+  // of the outputs.
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  SmallVector<BlockArgument> outArgs(
+      body->getArguments().take_back(op.getNumDpsInits()));
+  llvm::SmallPtrSet<Operation *, 8> reductionOps;
+  for (auto [i, outArg] : llvm::enumerate(outArgs)) {
+    ReducedOutput out;
+    out.outArg = outArg;
+    out.type = outArg.getType();
+    Value yielded = yield.getOperand(i);
+    Operation *def = yielded.getDefiningOp();
+    if (!def || def->getBlock() != body || !def->hasOneUse())
+      return std::nullopt;
+    // select(mask, combiner(out, x), out): a masked accumulation.
+    if (auto select = dyn_cast<arith::SelectOp>(def)) {
+      Operation *inner = select.getTrueValue().getDefiningOp();
+      if (select.getFalseValue() != outArg || !inner ||
+          inner->getBlock() != body || !inner->hasOneUse())
+        return std::nullopt;
+      out.select = select;
+      def = inner;
+    }
+    if (def->getNumOperands() != 2 || def->getNumResults() != 1 ||
+        !isMemoryEffectFree(def))
+      return std::nullopt;
+    Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+    if (lhs == outArg && rhs != outArg)
+      out.partial = rhs;
+    else if (rhs == outArg && lhs != outArg)
+      out.partial = lhs;
+    else
+      return std::nullopt;
+    // The out argument is used by the combiner (and the select) only.
+    for (OpOperand &use : outArg.getUses())
+      if (use.getOwner() != def && use.getOwner() != out.select)
+        return std::nullopt;
+    std::optional<gpu::AllReduceOperation> kind = combinerKind(def, out.type);
+    if (!kind)
+      return std::nullopt;
+    out.kind = *kind;
+    out.combiner = def;
+    reductionOps.insert(def);
+    if (out.select)
+      reductionOps.insert(out.select);
+    plan.outputs.push_back(out);
+  }
+  for (Operation &inner : body->without_terminator()) {
+    if (reductionOps.contains(&inner))
+      continue;
+    if (inner.getNumRegions() != 0 || !isMemoryEffectFree(&inner))
+      return std::nullopt;
+    for (Value operand : inner.getOperands()) {
+      if (llvm::is_contained(outArgs, operand))
+        return std::nullopt;
+      if (reductionOps.contains(operand.getDefiningOp()))
+        return std::nullopt;
+    }
+    plan.elementOps.push_back(&inner);
+  }
+  // A mask must not depend on the combiner's result either.
+  for (ReducedOutput &out : plan.outputs)
+    if (out.select &&
+        reductionOps.contains(
+            cast<arith::SelectOp>(out.select).getCondition().getDefiningOp()))
+      return std::nullopt;
+  return plan;
+}
+
+/// Threads for a reduction of `n` elements: a power of two in [32, max].
+int64_t threadsFor(int64_t n, int64_t maxThreads) {
+  int64_t threads = 32;
+  while (threads < n && threads < maxThreads)
+    threads *= 2;
+  return std::min(threads, std::max<int64_t>(maxThreads, 1));
+}
+
+Value ReductionEmitter::index(int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+SmallVector<Value> ReductionEmitter::delinearize(Value linear,
+                                                 ArrayRef<int64_t> sizes) {
+  SmallVector<Value> result(sizes.size());
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    if (i == 0) {
+      result[i] = linear;
+      break;
+    }
+    Value size = index(sizes[i]);
+    result[i] = arith::RemUIOp::create(b, loc, linear, size);
+    linear = arith::DivUIOp::create(b, loc, linear, size);
+  }
+  return result;
+}
+
+SmallVector<Value> ReductionEmitter::apply(AffineMap map,
+                                           ArrayRef<Value> loopIndices) {
+  SmallVector<Value> result;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      result.push_back(loopIndices[dim.getPosition()]);
+    else
+      result.push_back(index(cast<AffineConstantExpr>(expr).getValue()));
+  }
+  return result;
+}
+
+Value ReductionEmitter::combine(const ReducedOutput &out, Value acc,
+                                Value partial) {
+  IRMapping map;
+  map.map(out.outArg, acc);
+  map.map(out.partial, partial);
+  return b.clone(*out.combiner, map)->getResult(0);
+}
+
+Value ReductionEmitter::identity(const ReducedOutput &out) {
+  return arith::ConstantOp::create(b, loc, identityAttr(out.kind, out.type));
+}
+
+SmallVector<Value> ReductionEmitter::partials(ArrayRef<Value> loopIndices) {
+  linalg::GenericOp op = plan.op;
+  Block *body = op.getBlock();
+  IRMapping map;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value value = rowScalars ? rowScalars->lookup(input->get()) : Value();
+    if (!value) {
+      SmallVector<Value> indices =
+          apply(op.getMatchingIndexingMap(input), loopIndices);
+      value = memref::LoadOp::create(b, loc, input->get(), indices);
+    }
+    map.map(body->getArgument(input->getOperandNumber()), value);
+  }
+  for (Operation *inner : plan.elementOps) {
+    if (auto indexOp = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(indexOp.getResult(), loopIndices[indexOp.getDim()]);
+      continue;
+    }
+    b.clone(*inner, map);
+  }
+  SmallVector<Value> result;
+  for (const ReducedOutput &out : plan.outputs) {
+    Value partial = map.lookupOrDefault(out.partial);
+    if (out.select) {
+      Value mask = map.lookupOrDefault(
+          cast<arith::SelectOp>(out.select).getCondition());
+      partial = arith::SelectOp::create(b, loc, mask, partial, identity(out));
+    }
+    result.push_back(partial);
+  }
+  return result;
+}
+
+SmallVector<Value>
+ReductionEmitter::accumulate(Value start, int64_t end, Value step,
+                             function_ref<SmallVector<Value>(Value)> element) {
+  SmallVector<Value> inits;
+  for (const ReducedOutput &out : plan.outputs)
+    inits.push_back(identity(out));
+  auto loop = scf::ForOp::create(b, loc, start, index(end), step, inits);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> values = element(loop.getInductionVar());
+  SmallVector<Value> next;
+  for (auto [out, acc, value] :
+       llvm::zip_equal(plan.outputs, loop.getRegionIterArgs(), values))
+    next.push_back(combine(out, acc, value));
+  scf::YieldOp::create(b, loc, next);
+  return loop.getResults();
+}
+
+SmallVector<Value> ReductionEmitter::blockReduce(ValueRange accs) {
+  SmallVector<Value> result;
+  for (auto [out, acc] : llvm::zip_equal(plan.outputs, accs)) {
+    Value value = acc;
+    if (out.type.isInteger(1))
+      value = arith::ExtUIOp::create(b, loc, b.getI32Type(), value);
+    Value reduced = gpu::AllReduceOp::create(
+        b, loc, value,
+        gpu::AllReduceOperationAttr::get(b.getContext(), out.kind),
+        /*uniform=*/true);
+    if (out.type.isInteger(1))
+      reduced = arith::TruncIOp::create(b, loc, b.getI1Type(), reduced);
+    result.push_back(reduced);
+  }
+  return result;
+}
+
+void ReductionEmitter::onThreadZero(Value tid, function_ref<void()> fn) {
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      index(0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  fn();
+}
+
+void ReductionEmitter::storeResults(ArrayRef<Value> parallelIndices,
+                                    ValueRange totals) {
+  linalg::GenericOp op = plan.op;
+  for (auto [out, init, total] :
+       llvm::zip_equal(plan.outputs, op.getDpsInitsMutable(), totals)) {
+    SmallVector<Value> indices =
+        apply(op.getMatchingIndexingMap(&init), parallelIndices);
+    Value old = memref::LoadOp::create(b, loc, init.get(), indices);
+    memref::StoreOp::create(b, loc, combine(out, old, total), init.get(),
+                            indices);
+  }
+}
+
+void ReductionEmitter::launch(int64_t grid, int64_t threads,
+                              function_ref<void(Value, Value)> fn) {
+  Value one = index(1);
+  auto launchOp = gpu::LaunchOp::create(b, loc, index(grid), one, one,
+                                        index(threads), one, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&launchOp.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPoint(launchOp.getBody().front().getTerminator());
+  fn(launchOp.getBlockIds().x, launchOp.getThreadIds().x);
+}
+
+SmallVector<Value> ReductionEmitter::rowIndices(Value bid) {
+  return plan.numParallel ? delinearize(bid, parallelRanges())
+                          : SmallVector<Value>();
+}
+
+SmallVector<Value> ReductionEmitter::reduceRow(ArrayRef<Value> parallelIndices,
+                                               Value tid, int64_t threads) {
+  SmallVector<Value> accs =
+      accumulate(tid, plan.rowLength, index(threads), [&](Value j) {
+        SmallVector<Value> indices(parallelIndices);
+        llvm::append_range(indices, delinearize(j, reductionRanges()));
+        return partials(indices);
+      });
+  return blockReduce(accs);
+}
+
+void ReductionEmitter::emitRows(int64_t maxThreads) {
+  int64_t threads = threadsFor(plan.rowLength, maxThreads);
+  launch(plan.rows, threads, [&](Value bid, Value tid) {
+    SmallVector<Value> parallelIndices = rowIndices(bid);
+    SmallVector<Value> totals = reduceRow(parallelIndices, tid, threads);
+    onThreadZero(tid, [&] { storeResults(parallelIndices, totals); });
+  });
+}
+
+void ReductionEmitter::emitFull(int64_t blocks, int64_t threads) {
+  SmallVector<Value> buffers;
+  for (const ReducedOutput &out : plan.outputs)
+    buffers.push_back(memref::AllocOp::create(
+        b, loc, MemRefType::get({blocks}, out.type)));
+  launch(blocks, threads, [&](Value bid, Value tid) {
+    Value start = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, bid, index(threads)), tid);
+    SmallVector<Value> accs = accumulate(
+        start, plan.rowLength, index(blocks * threads), [&](Value j) {
+          return partials(delinearize(j, reductionRanges()));
+        });
+    SmallVector<Value> totals = blockReduce(accs);
+    onThreadZero(tid, [&] {
+      for (auto [buffer, total] : llvm::zip_equal(buffers, totals))
+        memref::StoreOp::create(b, loc, total, buffer, ValueRange{bid});
+    });
+  });
+  int64_t finalThreads = threadsFor(blocks, threads);
+  launch(1, finalThreads, [&](Value, Value tid) {
+    SmallVector<Value> accs =
+        accumulate(tid, blocks, index(finalThreads), [&](Value j) {
+          SmallVector<Value> values;
+          for (Value buffer : buffers)
+            values.push_back(
+                memref::LoadOp::create(b, loc, buffer, ValueRange{j}));
+          return values;
+        });
+    SmallVector<Value> totals = blockReduce(accs);
+    onThreadZero(tid, [&] { storeResults({}, totals); });
+  });
+  for (Value buffer : buffers)
+    memref::DeallocOp::create(b, loc, buffer);
+}
+
+} // namespace mlir::amp::gpu_lowering

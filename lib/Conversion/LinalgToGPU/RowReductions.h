@@ -1,0 +1,129 @@
+//===- RowReductions.h - block reductions of linalg generics -*- C++ -*-===//
+//
+// Internal to lib/Conversion/LinalgToGPU: the matching and emission of
+// parallel reductions shared by amp-gpu-parallel-reductions
+// (ReductionsToGPU.cpp) and amp-gpu-fuse-rows (FuseRows.cpp). A reduction
+// generic on static memrefs (parallel loops, then reduction loops, every
+// output `combiner(out, f(ins))`) is analyzed into a ReductionPlan; the
+// ReductionEmitter emits its strided per-thread accumulation, the
+// gpu.all_reduce over the block and the stores of the results.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_LIB_CONVERSION_LINALGTOGPU_ROWREDUCTIONS_H
+#define AMP_LIB_CONVERSION_LINALGTOGPU_ROWREDUCTIONS_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+
+namespace mlir::amp::gpu_lowering {
+
+/// One reduced output of a generic: yield(i) = combiner(out_i, partial),
+/// or select(mask, combiner(out_i, partial), out_i) (then the partial is
+/// select(mask, partial, identity)).
+struct ReducedOutput {
+  Operation *combiner = nullptr;
+  Operation *select = nullptr;
+  BlockArgument outArg;
+  Value partial;
+  gpu::AllReduceOperation kind;
+  Type type;
+};
+
+/// A reduction generic: `numParallel` leading parallel loops, then
+/// reduction loops, every output reduced.
+struct ReductionPlan {
+  linalg::GenericOp op;
+  SmallVector<int64_t> ranges;
+  unsigned numParallel = 0;
+  int64_t rows = 1, rowLength = 1;
+  SmallVector<ReducedOutput> outputs;
+  /// Body ops to clone per element (everything but combiners and masks).
+  SmallVector<Operation *> elementOps;
+};
+
+/// Whether `v` is a memref with a static shape.
+bool isStaticMemRef(Value v);
+
+/// Loop dimensions and constants only; dimensions in increasing order (no
+/// transposed read), so that reduced dimensions are the innermost ones.
+bool isRowMajorAccess(AffineMap map);
+
+/// The plan of a reduction generic gpu.all_reduce can reduce, if `op` is
+/// one; rows (with parallel loops) shorter than `minRowLength` are refused.
+std::optional<ReductionPlan> analyzeReduction(linalg::GenericOp op,
+                                              int64_t minRowLength);
+
+/// Threads for a reduction of `n` elements: a power of two in [32, max].
+int64_t threadsFor(int64_t n, int64_t maxThreads);
+
+/// Emits a ReductionPlan with an OpBuilder: index helpers, the strided
+/// accumulation, the block reduction, the stores.
+class ReductionEmitter {
+public:
+  ReductionEmitter(ReductionPlan &plan, OpBuilder &b, Location loc)
+      : plan(plan), b(b), loc(loc) {}
+
+  /// Inputs found in this map (buffer -> value) are not loaded: the value,
+  /// uniform over the row, is used instead (amp-gpu-fuse-rows keeps per-row
+  /// scalars in registers).
+  void setRowScalars(const llvm::DenseMap<Value, Value> *values) {
+    rowScalars = values;
+  }
+
+  Value index(int64_t v);
+  /// Row-major indices of `linear` over `sizes`.
+  SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> sizes);
+  /// The results of `map` (loop dimensions and constants) at `loopIndices`.
+  SmallVector<Value> apply(AffineMap map, ArrayRef<Value> loopIndices);
+  Value combine(const ReducedOutput &out, Value acc, Value partial);
+  Value identity(const ReducedOutput &out);
+  /// The partial of every output at the loop indices.
+  SmallVector<Value> partials(ArrayRef<Value> loopIndices);
+  /// for (j = start; j < end; j += step) accs = combine(accs, element(j)).
+  SmallVector<Value>
+  accumulate(Value start, int64_t end, Value step,
+             function_ref<SmallVector<Value>(Value)> element);
+  /// gpu.all_reduce of every accumulator over the block (i1 widened).
+  SmallVector<Value> blockReduce(ValueRange accs);
+  /// Thread 0 runs `fn`.
+  void onThreadZero(Value tid, function_ref<void()> fn);
+  /// out[indices] = combiner(out[indices], total) for every output.
+  void storeResults(ArrayRef<Value> parallelIndices, ValueRange totals);
+  /// A gpu.launch of `grid` x `threads`; `fn(blockId, threadId)` fills it.
+  void launch(int64_t grid, int64_t threads,
+              function_ref<void(Value, Value)> fn);
+  /// The parallel indices of the row of block `bid`.
+  SmallVector<Value> rowIndices(Value bid);
+  /// The accumulation of the row at `parallelIndices` by the threads of a
+  /// block of `threads` and its gpu.all_reduce: the block's totals.
+  SmallVector<Value> reduceRow(ArrayRef<Value> parallelIndices, Value tid,
+                               int64_t threads);
+
+  /// One block per row (per output element); a full reduction is one row.
+  void emitRows(int64_t maxThreads);
+  /// Two stages: `blocks` blocks reduce grid-strided slices into partials,
+  /// one block reduces the partials into the outputs.
+  void emitFull(int64_t blocks, int64_t threads);
+
+private:
+  ArrayRef<int64_t> parallelRanges() {
+    return ArrayRef(plan.ranges).take_front(plan.numParallel);
+  }
+  ArrayRef<int64_t> reductionRanges() {
+    return ArrayRef(plan.ranges).drop_front(plan.numParallel);
+  }
+
+  ReductionPlan &plan;
+  OpBuilder &b;
+  Location loc;
+  const llvm::DenseMap<Value, Value> *rowScalars = nullptr;
+};
+
+} // namespace mlir::amp::gpu_lowering
+
+#endif // AMP_LIB_CONVERSION_LINALGTOGPU_ROWREDUCTIONS_H
