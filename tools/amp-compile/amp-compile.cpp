@@ -43,6 +43,8 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -142,6 +144,31 @@ LogicalResult error(const Twine &message) {
   return failure();
 }
 
+/// --chip must name an architecture that LLVM's NVPTX backend knows (an
+/// unknown one crashes its code generator) and that CUDA 13 still builds
+/// for (sm_75 and newer).
+LogicalResult checkChip() {
+  StringRef name = chip;
+  unsigned number = 0;
+  if (!name.starts_with("sm_") || name.drop_front(3).getAsInteger(10, number))
+    return error("--chip=" + chip +
+                 " is not an NVIDIA architecture such as sm_90");
+  std::string message;
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  const llvm::Target *nvptx =
+      llvm::TargetRegistry::lookupTarget(triple, message);
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      nvptx ? nvptx->createMCSubtargetInfo(triple, "", "") : nullptr);
+  if (!subtarget || !subtarget->isCPUStringValid(name))
+    return error("--chip=" + chip + " is not an architecture LLVM " +
+                 LLVM_VERSION_STRING + " can generate code for");
+  if (number < 75)
+    return error("--chip=" + chip +
+                 " is older than the CUDA 13 toolkit supports (sm_75 and "
+                 "newer)");
+  return success();
+}
+
 LogicalResult checkOptions() {
   auto oneOf = [](const std::string &value, StringRef name,
                   std::initializer_list<StringRef> allowed) {
@@ -161,12 +188,8 @@ LogicalResult checkOptions() {
                    {"auto", "dynamic", "static", "none"})) ||
       failed(oneOf(emit, "emit", {"lib", "mlir", "llvm"})))
     return failure();
-  if (!StringRef(chip).starts_with("sm_") ||
-      !llvm::all_of(StringRef(chip).drop_front(3), llvm::isDigit) ||
-      chip.size() < 5)
-    return error("--chip=" + chip +
-                 " is not an NVIDIA architecture such as "
-                 "sm_90");
+  if (failed(checkChip()))
+    return failure();
   if (target != "cuda" && (chip.getNumOccurrences() || allowTF32))
     return error("--chip and --allow-tf32 apply to --target=cuda only");
   if (!(learningRate >= 0))
@@ -827,6 +850,9 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::InitializeNativeTarget();
+  // --chip is checked against the NVPTX backend.
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargetMCs();
   llvm::InitializeNativeTargetAsmPrinter();
   registerAllPasses();
   amp::registerAMPConversionPasses();
@@ -855,6 +881,9 @@ int main(int argc, char **argv) {
   registerNVVMDialectTranslation(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   MLIRContext context(registry);
+  // Diagnostics name the place and the reason; the IR of the failing op
+  // (often a whole lowered kernel) is no help to a user of this tool.
+  context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
   return failed(compile(context, argv[0])) ? 1 : 0;
 }
