@@ -106,11 +106,10 @@ void buildNVVMLowering(OpPassManager &pm,
 
 void mlir::amp::buildGPUPipeline(OpPassManager &pm,
                                  const GPUPipelineOptions &options) {
-  if (!options.toolkit.empty()) {
-    amp::GPUCheckToolkitPassOptions toolkit;
-    toolkit.toolkit = options.toolkit;
-    pm.addPass(amp::createGPUCheckToolkitPass(toolkit));
-  }
+  amp::GPUCheckTargetPassOptions target;
+  target.chip = options.chip;
+  target.toolkit = options.toolkit;
+  pm.addPass(amp::createGPUCheckTargetPass(target));
   // 1. amp -> linalg on tensors; one kernel per elementwise chain (each op
   // still rounds to its own result type, as on the CPU); contractions are
   // kept apart for cuBLASLt.

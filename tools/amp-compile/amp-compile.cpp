@@ -44,7 +44,6 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Config/llvm-config.h"
-#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -153,13 +152,7 @@ LogicalResult checkChip() {
   if (!name.starts_with("sm_") || name.drop_front(3).getAsInteger(10, number))
     return error("--chip=" + chip +
                  " is not an NVIDIA architecture such as sm_90");
-  std::string message;
-  llvm::Triple triple("nvptx64-nvidia-cuda");
-  const llvm::Target *nvptx =
-      llvm::TargetRegistry::lookupTarget(triple, message);
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
-      nvptx ? nvptx->createMCSubtargetInfo(triple, "", "") : nullptr);
-  if (!subtarget || !subtarget->isCPUStringValid(name))
+  if (!amp::isNVPTXChip(name))
     return error("--chip=" + chip + " is not an architecture LLVM " +
                  LLVM_VERSION_STRING + " can generate code for");
   if (number < 75)
@@ -850,9 +843,6 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::InitializeNativeTarget();
-  // --chip is checked against the NVPTX backend.
-  llvm::InitializeAllTargetInfos();
-  llvm::InitializeAllTargetMCs();
   llvm::InitializeNativeTargetAsmPrinter();
   registerAllPasses();
   amp::registerAMPConversionPasses();

@@ -186,19 +186,25 @@ def GPUCheckMappablePass
   }];
 }
 
-def GPUCheckToolkitPass
-    : Pass<"amp-gpu-check-toolkit", "::mlir::ModuleOp"> {
-  let summary = "Check that a CUDA toolkit root has libdevice";
+def GPUCheckTargetPass
+    : Pass<"amp-gpu-check-target", "::mlir::ModuleOp"> {
+  let summary = "Check the GPU architecture and the CUDA toolkit the GPU "
+                "pipeline was given";
   let description = [{
-    MLIR's `gpu-module-to-binary` only warns when the toolkit it is given
-    lacks libdevice, and goes on with kernels that call unresolved
-    `__nv_*` functions. This pass fails with an error on the module when
-    `toolkit` is not a directory or has no
-    `nvvm/libdevice/libdevice.10.bc`. An empty `toolkit` (MLIR searches
-    `CUDA_HOME`, `CUDA_ROOT`, `CUDA_PATH` and `PATH`) is not checked. The
-    IR is not changed.
+    Runs first in the GPU pipeline, so a bad target is an error before
+    anything is lowered. `chip` must be an architecture LLVM's NVPTX
+    backend knows (an unknown one only gets a warning from it, then PTX
+    for a processor that does not exist or a crash). MLIR's
+    `gpu-module-to-binary` only warns when the toolkit it is given lacks
+    libdevice, and goes on with kernels that call unresolved `__nv_*`
+    functions: `toolkit` must be a directory with
+    `nvvm/libdevice/libdevice.10.bc`. An empty option is not checked (for
+    `toolkit`, MLIR searches `CUDA_HOME`, `CUDA_ROOT`, `CUDA_PATH` and
+    `PATH`). The IR is not changed.
   }];
   let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "GPU architecture to check, e.g. sm_90">,
     Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
            "CUDA toolkit root to check">,
   ];
