@@ -6,12 +6,12 @@
 // a fatbin through ptxas. Elementwise chains are fused into one kernel each;
 // matrix products go to cuBLASLt; chains of row-wise ops (softmax,
 // LayerNorm) become one launch with a block per row; the other row and
-// full reductions become block and grid reductions; everything else is linalg lowered to parallel loops
-// mapped to blocks and threads, and what cannot be mapped (0-d state
-// updates) runs in single-thread kernels. See
-// docs/GPU.md for the steps and what is slow. The amp-specific steps are
-// the amp-gpu-* passes of lib/Conversion/LinalgToGPU; this file only
-// composes them with upstream passes.
+// full reductions become block and grid reductions; everything else is linalg
+// lowered to parallel loops mapped to blocks and threads, and what cannot be
+// mapped (0-d state updates) runs in single-thread kernels. See docs/GPU.md for
+// the steps and what is slow. The amp-specific steps are the amp-gpu-* passes
+// of lib/Conversion/LinalgToGPU; this file only composes them with upstream
+// passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,8 +154,8 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   // reduction pass left (column sums, short rows) keep one thread per
   // output with a sequential loop inside.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addNestedPass<func::FuncOp>(
-      createParallelLoopTilingPass({kThreadsPerBlock}, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
+      {kThreadsPerBlock}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
 

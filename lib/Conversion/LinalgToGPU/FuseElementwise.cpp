@@ -55,8 +55,8 @@ struct GPUFuseElementwisePass
     linalg::populateConstantFoldLinalgOperations(patterns, control);
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
   }
 };

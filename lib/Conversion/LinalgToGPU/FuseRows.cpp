@@ -134,9 +134,9 @@ std::optional<Stage> analyzeStage(Operation *op, const RowSpace &space,
         fill.getDpsInputOperand(0)->get().getType() != type.getElementType())
       return std::nullopt;
     stage.kind = StageKind::Fill;
-    stage.accesses.push_back(
-        {rootOf(buffer), buffer, AccessClass::Scalar, /*write=*/true,
-         /*read=*/false});
+    stage.accesses.push_back({rootOf(buffer), buffer, AccessClass::Scalar,
+                              /*write=*/true,
+                              /*read=*/false});
     return stage;
   }
   auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -280,9 +280,8 @@ std::optional<Chain> buildChain(linalg::GenericOp first,
     if (isAllocation(prev))
       continue;
     auto fill = dyn_cast<linalg::FillOp>(prev);
-    if (!fill ||
-        !llvm::is_contained(first.getDpsInits(),
-                            fill.getDpsInitOperand(0)->get()))
+    if (!fill || !llvm::is_contained(first.getDpsInits(),
+                                     fill.getDpsInitOperand(0)->get()))
       break;
     std::optional<Stage> stage = analyzeStage(prev, space, minRowLength);
     if (!stage)
@@ -309,13 +308,13 @@ std::optional<Chain> buildChain(linalg::GenericOp first,
       return std::nullopt;
 
   SmallVector<Skipped, 8> skipped;
-  for (Operation *op = first->getNextNode(); op && !op->hasTrait<OpTrait::IsTerminator>();
-       op = op->getNextNode()) {
+  for (Operation *op = first->getNextNode();
+       op && !op->hasTrait<OpTrait::IsTerminator>(); op = op->getNextNode()) {
     std::optional<Stage> stage = analyzeStage(op, space, minRowLength);
     // Elementwise stages join when they read what the chain wrote;
     // independent ones are ops to skip like any other.
-    if (stage && (stage->kind == StageKind::Scalar ||
-                  stage->kind == StageKind::Row)) {
+    if (stage &&
+        (stage->kind == StageKind::Scalar || stage->kind == StageKind::Row)) {
       bool dependent = llvm::any_of(stage->accesses, [&](const Access &a) {
         return !a.write && writesRoot(chain.stages, a.root);
       });
@@ -324,9 +323,8 @@ std::optional<Chain> buildChain(linalg::GenericOp first,
     }
     if (stage) {
       if (!accessesConform(chain.stages, *stage) ||
-          llvm::any_of(skipped, [&](const Skipped &s) {
-            return conflicts(s, *stage);
-          }))
+          llvm::any_of(skipped,
+                       [&](const Skipped &s) { return conflicts(s, *stage); }))
         break;
       if (!hoistOperands(op))
         break;
@@ -387,7 +385,8 @@ SmallVector<Value> cloneBody(OpBuilder &b, linalg::GenericOp op,
 
 /// Whether `buffer` is an allocation only the chain's stages use (and
 /// deallocations): it disappears with the chain.
-bool isChainInternal(Value buffer, const llvm::DenseSet<Operation *> &stageOps) {
+bool isChainInternal(Value buffer,
+                     const llvm::DenseSet<Operation *> &stageOps) {
   if (!buffer.getDefiningOp<memref::AllocOp>())
     return false;
   return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
@@ -478,8 +477,7 @@ Operation *emitChain(Chain &chain, int64_t blockSize) {
       }
       case StageKind::Row: {
         auto op = cast<linalg::GenericOp>(stage.op);
-        auto loop = scf::ForOp::create(b, loc, tid,
-                                       base.index(space.rowLength),
+        auto loop = scf::ForOp::create(b, loc, tid, base.index(space.rowLength),
                                        base.index(threads));
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -534,8 +532,8 @@ struct GPUFuseRowsPass
     SmallVector<Block *> blocks;
     getOperation().walk([&](Block *block) {
       // Blocks of the host code: not kernels, not linalg bodies.
-      for (Operation *parent = block->getParentOp();
-           parent != getOperation(); parent = parent->getParentOp())
+      for (Operation *parent = block->getParentOp(); parent != getOperation();
+           parent = parent->getParentOp())
         if (isa<gpu::LaunchOp, linalg::LinalgOp>(parent))
           return;
       blocks.push_back(block);

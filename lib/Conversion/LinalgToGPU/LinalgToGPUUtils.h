@@ -1,4 +1,5 @@
-//===- LinalgToGPUUtils.h - helpers shared by the LinalgToGPU passes -*- C++ -*-===//
+//===- LinalgToGPUUtils.h - helpers shared by the LinalgToGPU passes -*- C++
+//-*-===//
 //
 // Internal to lib/Conversion/LinalgToGPU: where an op runs (host or
 // kernel) and which buffers are dense.

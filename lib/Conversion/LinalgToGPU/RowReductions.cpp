@@ -311,8 +311,8 @@ SmallVector<Value> ReductionEmitter::partials(ArrayRef<Value> loopIndices) {
   for (const ReducedOutput &out : plan.outputs) {
     Value partial = map.lookupOrDefault(out.partial);
     if (out.select) {
-      Value mask = map.lookupOrDefault(
-          cast<arith::SelectOp>(out.select).getCondition());
+      Value mask =
+          map.lookupOrDefault(cast<arith::SelectOp>(out.select).getCondition());
       partial = arith::SelectOp::create(b, loc, mask, partial, identity(out));
     }
     result.push_back(partial);
@@ -356,8 +356,8 @@ SmallVector<Value> ReductionEmitter::blockReduce(ValueRange accs) {
 }
 
 void ReductionEmitter::onThreadZero(Value tid, function_ref<void()> fn) {
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      index(0));
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(0));
   auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
@@ -417,15 +417,14 @@ void ReductionEmitter::emitRows(int64_t maxThreads) {
 void ReductionEmitter::emitFull(int64_t blocks, int64_t threads) {
   SmallVector<Value> buffers;
   for (const ReducedOutput &out : plan.outputs)
-    buffers.push_back(memref::AllocOp::create(
-        b, loc, MemRefType::get({blocks}, out.type)));
+    buffers.push_back(
+        memref::AllocOp::create(b, loc, MemRefType::get({blocks}, out.type)));
   launch(blocks, threads, [&](Value bid, Value tid) {
     Value start = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, bid, index(threads)), tid);
     SmallVector<Value> accs = accumulate(
-        start, plan.rowLength, index(blocks * threads), [&](Value j) {
-          return partials(delinearize(j, reductionRanges()));
-        });
+        start, plan.rowLength, index(blocks * threads),
+        [&](Value j) { return partials(delinearize(j, reductionRanges())); });
     SmallVector<Value> totals = blockReduce(accs);
     onThreadZero(tid, [&] {
       for (auto [buffer, total] : llvm::zip_equal(buffers, totals))

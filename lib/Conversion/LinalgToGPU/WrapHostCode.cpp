@@ -41,9 +41,9 @@ namespace {
 bool containsHostOnlyOps(Operation *op) {
   return op
       ->walk([](Operation *inner) {
-        if (isa<gpu::LaunchOp, func::CallOp, memref::AllocOp,
-                memref::DeallocOp, memref::CopyOp, gpu::AllocOp,
-                gpu::DeallocOp, gpu::MemcpyOp>(inner))
+        if (isa<gpu::LaunchOp, func::CallOp, memref::AllocOp, memref::DeallocOp,
+                memref::CopyOp, gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp>(
+                inner))
           return WalkResult::interrupt();
         return WalkResult::advance();
       })
