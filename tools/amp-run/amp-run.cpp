@@ -224,19 +224,23 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
   return 0;
 }
 
-/// The loss scales of the model, one per loss (scaler-state tensors named
-/// "...scale"), in the model's order; none without loss scaling.
-llvm::SmallVector<float> lossScales(const Model &model, amp_state *state) {
-  llvm::SmallVector<float> scales;
+/// Reads the loss scales of the model, one per loss (scaler-state tensors
+/// named "...scale"), in the model's order; none without loss scaling.
+/// False when a scale cannot be read (from a GPU whose step failed).
+bool readLossScales(const Model &model, amp_state *state,
+                    llvm::SmallVectorImpl<float> &scales) {
   for (int32_t i = 0; i < model.numTensors(); ++i) {
     const amp_tensor_info *info = model.tensor(i);
-    if (info->role == AMP_ROLE_SCALER_STATE &&
-        StringRef(info->name).ends_with("scale") &&
-        info->dtype == AMP_DTYPE_F32)
-      scales.push_back(
-          *static_cast<float *>(model.stateTensor(state, info->name)));
+    if (info->role != AMP_ROLE_SCALER_STATE ||
+        !StringRef(info->name).ends_with("scale") ||
+        info->dtype != AMP_DTYPE_F32)
+      continue;
+    auto *scale = static_cast<float *>(model.stateTensor(state, info->name));
+    if (!scale)
+      return false;
+    scales.push_back(*scale);
   }
-  return scales;
+  return true;
 }
 
 struct Summary {
@@ -272,7 +276,10 @@ int run(const Model &model, amp_state *state, Summary &summary) {
     if (step == 1)
       summary.firstLoss = loss;
     summary.lastLoss = loss;
-    llvm::SmallVector<float> scales = lossScales(model, state);
+    llvm::SmallVector<float> scales;
+    if (!readLossScales(model, state, scales))
+      return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
+                  model.lastError());
     llvm::errs() << (live ? "\r" : "") << "step " << step << "/" << steps
                  << "  loss " << llvm::format("%.6f", loss);
     if (!scales.empty()) {
