@@ -90,9 +90,12 @@ void buildNVVMLowering(OpPassManager &pm,
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
 
-  GpuToLLVMConversionPassOptions gpuToLLVM;
-  gpuToLLVM.hostBarePtrCallConv = options.modelABI;
-  pm.addPass(createGpuToLLVMConversionPass(gpuToLLVM));
+  // Launches pass memref descriptors, as the kernels take them. Only the
+  // public host functions use bare pointers (func-to-llvm above): with
+  // gpu-to-llvm's bare-pointer host convention every launch would pass one
+  // pointer per memref while the kernel reads a whole descriptor, and
+  // cuLaunchKernel would read past the parameter array.
+  pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = resolveToolkit(options);
