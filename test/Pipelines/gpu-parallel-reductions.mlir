@@ -2,8 +2,9 @@
 // Reductions in whole training steps reduce in parallel
 // (amp-gpu-fuse-rows for chains of row-wise ops, amp-gpu-parallel-reductions
 // for the rest): the MLP step of examples/ in fp16 with O1
-// and dynamic loss scaling, and the transformer block in bf16 with AdamW.
-// RUN: rm -rf %t && mkdir -p %t/mlp %t/transformer
+// and dynamic loss scaling, and the transformer block in bf16 with AdamW
+// (also with gradient clipping).
+// RUN: rm -rf %t && mkdir -p %t/mlp %t/transformer %t/clip
 // RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir --precision=fp16 --opt-level=O1 -o %t/mlp.mlir
 // RUN: amp-opt %t/mlp.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region --mlir-print-ir-module-scope --mlir-disable-threading -o %t/mlp.isa.mlir 2> %t/mlp.host.mlir
 // RUN: %python %S/Inputs/launch_summary.py < %t/mlp.host.mlir | FileCheck %s --check-prefix=MLP
@@ -16,6 +17,11 @@
 // RUN: %python %S/Inputs/extract_ptx.py < %t/transformer.isa.mlir | FileCheck %s --check-prefix=PTX
 // RUN: %python %S/Inputs/extract_ptx.py --dir %t/transformer < %t/transformer.isa.mlir
 // RUN: %python %S/Inputs/ptxas_all.py %ptxas sm_90 %t/transformer | FileCheck %s --check-prefix=PTXAS
+// RUN: amp-compile %amp_src_root/examples/transformer_block.mlir --emit=mlir --precision=bf16 --optimizer=adamw --max-grad-norm=1.0 -o %t/clip.mlir
+// RUN: amp-opt %t/clip.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region --mlir-print-ir-module-scope --mlir-disable-threading -o %t/clip.isa.mlir 2> %t/clip.host.mlir
+// RUN: %python %S/Inputs/launch_summary.py < %t/clip.host.mlir | FileCheck %s --check-prefix=CLIP
+// RUN: %python %S/Inputs/extract_ptx.py --dir %t/clip < %t/clip.isa.mlir
+// RUN: %python %S/Inputs/ptxas_all.py %ptxas sm_90 %t/clip | FileCheck %s --check-prefix=PTXAS
 
 // The launches of the MLP step in order (grid x block; `loop`: the kernel
 // has a loop, `all_reduce`: it reduces across its block). LayerNorm (32
@@ -29,20 +35,21 @@
 // MLP: launch 32x1x1 x 32x1x1: loop all_reduce
 // MLP: launch 1x1x1 x 32x1x1: loop all_reduce
 // MLP-NEXT: launch 1x1x1 x 1x1x1:
-// The overflow check over every gradient (dynamic loss scaling): one block
-// per small gradient, and for fc1's weight gradient (128x64 = 8192 f16
-// values) four blocks of 256 threads writing partials, then one block.
-// MLP: launch 1x1x1 x 64x1x1: loop all_reduce
-// MLP-NEXT: launch 1x1x1 x 64x1x1: loop all_reduce
-// MLP-NEXT: launch 4x1x1 x 256x1x1: loop all_reduce
-// MLP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
-// MLP-NEXT: launch 1x1x1 x 128x1x1: loop all_reduce
-// MLP-NEXT: launch 1x1x1 x 256x1x1: loop all_reduce
+// The overflow check over every gradient (dynamic loss scaling): six
+// independent `or` reductions into the same flag, batched into one launch
+// pair (amp-gpu-parallel-reductions, batch-full-reductions): stage 1 gives
+// every gradient its own blocks (fc1's weight gradient, 128x64 = 8192 f16
+// values, four; the others one each: 9 blocks of 256 threads writing
+// partials [6, 4]), stage 2 is one block looping over the six gradients.
+// Without the batching: one or two launches per gradient (7).
+// MLP: launch 9x1x1 x 256x1x1: loop all_reduce
 // MLP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
 // MLP-NEXT: launch 1x1x1 x 1x1x1:
+// MLP-NOT: all_reduce
 // No reduction is left in a single-thread kernel: those only update 0-d
 // state (the loss scale, its trackers).
 // MLP: single-thread launches with a loop: 0
+// MLP-NEXT: launches: 32
 
 // The transformer block: every LayerNorm (32 tokens of 64; forward, its
 // recomputation in the backward, and the backward) and every attention
@@ -63,6 +70,17 @@
 // TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0
 // TRANSFORMER-NEXT: launches: 115
+
+// With gradient clipping (--max-grad-norm=1.0), the global gradient norm
+// sums the squares of each of the 16 gradients separately: one launch pair
+// for all of them (34 blocks in stage 1: 1 or 2 per small gradient, 8 per
+// 256x64 weight), 118 launches (153 with a launch pair or one block per
+// gradient, and a launch per fill of their 0-d accumulators, which now sit
+// together and fuse).
+// CLIP: launch 34x1x1 x 256x1x1: loop all_reduce
+// CLIP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
+// CLIP: single-thread launches with a loop: 0
+// CLIP-NEXT: launches: 118
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).

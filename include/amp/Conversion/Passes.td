@@ -289,7 +289,17 @@ def GPUParallelReductionsPass
       norm, overflow check), a grid of up to `max-blocks` blocks reducing
       grid-strided slices into a temporary buffer of partials, then one
       block reducing the partials into the output (deterministic: no
-      atomics). Small reductions use one block.
+      atomics). Small reductions use one block. With
+      `batch-full-reductions`, full reductions of one block with the same
+      combiner and accumulator type (one output each) that do not depend
+      on each other, with nothing between them writing their buffers or
+      reading their outputs, share one such pair: in stage 1 every input
+      has its own range of blocks (its own element function), the partials
+      go to one buffer [inputs, blocks]; stage 2 loops over the inputs with
+      one gpu.all_reduce per input and combines each total with that
+      input's output, in order (the overflow check and the gradient norm of
+      a training step: two launches instead of two per gradient). When all
+      inputs together are small, one block reduces them in one launch.
 
     Everything else (column reductions, transposed reads, other combiners
     or accumulator types, dynamic shapes) is left alone for the loop
@@ -306,6 +316,10 @@ def GPUParallelReductionsPass
            "blocks">,
     Option<"minRowLength", "min-row-length", "int64_t", /*default=*/"32",
            "Shorter rows are left to the one-thread-per-row lowering">,
+    Option<"batchFullReductions", "batch-full-reductions", "bool",
+           /*default=*/"true",
+           "Batch independent full reductions with the same combiner into "
+           "one launch pair">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

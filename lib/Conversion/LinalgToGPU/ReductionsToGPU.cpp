@@ -8,9 +8,12 @@
 // combines with the output's initial value. A full reduction (no parallel
 // loop) runs in two stages: a grid of blocks reducing grid-strided slices
 // into a buffer of partials, then one block reducing the partials.
-// Deterministic (no atomics). What does not match is left alone for the
-// loop mapping of the GPU pipeline (docs/GPU.md). The matching and the
-// emission are shared with amp-gpu-fuse-rows (RowReductions.h).
+// Deterministic (no atomics). Independent full reductions of a block with
+// the same combiner and accumulator type (every gradient's overflow check,
+// every gradient's sum of squares) are batched into one such launch pair
+// (emitBatchedFull). What does not match is left alone for the loop mapping
+// of the GPU pipeline (docs/GPU.md). The matching and the emission are
+// shared with amp-gpu-fuse-rows (RowReductions.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +27,12 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/Support/MathExtras.h"
+
+#include <vector>
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_GPUPARALLELREDUCTIONSPASS
@@ -37,6 +44,79 @@ using namespace mlir;
 using namespace mlir::amp::gpu_lowering;
 
 namespace {
+/// The buffer `v` is a view of.
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewDest() != v)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// Whether two memrefs may share memory: views of the same buffer, or
+/// neither a fresh allocation.
+bool mayAlias(Value a, Value c) {
+  Value ra = rootOf(a), rc = rootOf(c);
+  if (ra == rc)
+    return true;
+  auto fresh = [](Value v) {
+    return v.getDefiningOp<memref::AllocOp>() ||
+           v.getDefiningOp<memref::AllocaOp>();
+  };
+  return !fresh(ra) && !fresh(rc);
+}
+
+bool mayAliasAny(Value v, ArrayRef<Value> buffers) {
+  return llvm::any_of(buffers, [&](Value other) { return mayAlias(v, other); });
+}
+
+/// Full reductions of one block being batched: emitted together at the
+/// last one, so every op between them must leave their buffers alone.
+struct Batch {
+  SmallVector<ReductionPlan, 2> plans;
+  SmallVector<Value> inputs, outputs;
+
+  void add(ReductionPlan plan) {
+    for (OpOperand *input : plan.op.getDpsInputOperands())
+      inputs.push_back(input->get());
+    llvm::append_range(outputs, plan.op.getDpsInits());
+    plans.push_back(std::move(plan));
+  }
+
+  /// Whether `plan` depends on the batch or the batch on it: it reads an
+  /// output of the batch or writes one of its inputs. Outputs may be
+  /// shared: the last stage combines them in order.
+  bool conflicts(const ReductionPlan &plan) const {
+    linalg::GenericOp op = plan.op;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (mayAliasAny(input->get(), outputs))
+        return true;
+    return llvm::any_of(op.getDpsInits(),
+                        [&](Value out) { return mayAliasAny(out, inputs); });
+  }
+
+  /// Whether moving the batch past `op` may change what either sees: `op`
+  /// writes a buffer of the batch or reads an output.
+  bool touchedBy(Operation *op) const {
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    if (!effects)
+      return true;
+    for (MemoryEffects::EffectInstance &effect : *effects) {
+      Value value = effect.getValue();
+      if (!value)
+        return true;
+      if (mayAliasAny(value, outputs))
+        return true;
+      if (!isa<MemoryEffects::Read>(effect.getEffect()) &&
+          mayAliasAny(value, inputs))
+        return true;
+    }
+    return false;
+  }
+};
+
 struct GPUParallelReductionsPass
     : public amp::impl::GPUParallelReductionsPassBase<
           GPUParallelReductionsPass> {
@@ -49,6 +129,8 @@ struct GPUParallelReductionsPass
              "max-blocks and elements-per-thread at least 1";
       return signalPassFailure();
     }
+    if (batchFullReductions)
+      batchFull();
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) {
       if (!op->getParentOfType<gpu::LaunchOp>())
@@ -68,6 +150,61 @@ struct GPUParallelReductionsPass
       else
         emitter.emitFull(blocks, blockSize);
       op->erase();
+    }
+  }
+
+  /// Batches of two or more full reductions become one launch pair each.
+  void batchFull() {
+    std::vector<Batch> done;
+    getOperation().walk([&](Block *block) {
+      if (block->getParentOp()->getParentOfType<gpu::LaunchOp>() ||
+          isa<gpu::LaunchOp>(block->getParentOp()))
+        return;
+      std::vector<Batch> open;
+      auto close = [&](Batch &batch) {
+        if (batch.plans.size() > 1)
+          done.push_back(std::move(batch));
+        batch = Batch();
+      };
+      for (Operation &op : *block) {
+        std::optional<ReductionPlan> plan;
+        if (auto generic = dyn_cast<linalg::GenericOp>(&op)) {
+          plan = analyzeReduction(generic, minRowLength);
+          if (plan && !isBatchableFull(*plan))
+            plan.reset();
+        }
+        Batch *same = nullptr;
+        for (Batch &batch : open) {
+          if (batch.plans.empty())
+            continue;
+          if (plan && isBatchableFull(*plan, &batch.plans.front())) {
+            same = &batch;
+            continue;
+          }
+          if (batch.touchedBy(&op))
+            close(batch);
+        }
+        if (!plan)
+          continue;
+        if (same && same->conflicts(*plan))
+          close(*same);
+        if (!same) {
+          open.emplace_back();
+          same = &open.back();
+        }
+        same->add(std::move(*plan));
+      }
+      for (Batch &batch : open)
+        close(batch);
+    });
+    int64_t perBlock = blockSize * elementsPerThread;
+    for (Batch &batch : done) {
+      Operation *last = batch.plans.back().op;
+      OpBuilder b(last);
+      emitBatchedFull(batch.plans, b, last->getLoc(), blockSize, perBlock,
+                      maxBlocks);
+      for (ReductionPlan &plan : batch.plans)
+        plan.op->erase();
     }
   }
 };

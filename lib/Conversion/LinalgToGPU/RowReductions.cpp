@@ -13,8 +13,12 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <algorithm>
+
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -446,6 +450,153 @@ void ReductionEmitter::emitFull(int64_t blocks, int64_t threads) {
   });
   for (Value buffer : buffers)
     memref::DeallocOp::create(b, loc, buffer);
+}
+
+bool isBatchableFull(const ReductionPlan &plan, const ReductionPlan *other) {
+  if (plan.numParallel != 0 || plan.outputs.size() != 1)
+    return false;
+  if (!other)
+    return true;
+  const ReducedOutput &out = plan.outputs.front();
+  const ReducedOutput &otherOut = other->outputs.front();
+  return isBatchableFull(*other) && out.kind == otherOut.kind &&
+         out.type == otherOut.type;
+}
+
+namespace {
+/// scf.index_switch on `selector` over the cases [0, n): case i yields
+/// `caseFn(i)`, the default (never taken) `defaults`.
+SmallVector<Value>
+indexSwitch(OpBuilder &b, Location loc, Value selector, unsigned n,
+            ValueRange defaults,
+            function_ref<SmallVector<Value>(unsigned)> caseFn) {
+  auto switchOp =
+      scf::IndexSwitchOp::create(b, loc, defaults.getTypes(), selector,
+                                 llvm::to_vector(llvm::seq<int64_t>(0, n)), n);
+  OpBuilder::InsertionGuard guard(b);
+  for (unsigned i = 0; i < n; ++i) {
+    b.setInsertionPointToStart(&switchOp.getCaseRegions()[i].emplaceBlock());
+    scf::YieldOp::create(b, loc, caseFn(i));
+  }
+  b.setInsertionPointToStart(&switchOp.getDefaultRegion().emplaceBlock());
+  scf::YieldOp::create(b, loc, defaults);
+  return SmallVector<Value>(switchOp.getResults());
+}
+} // namespace
+
+void emitBatchedFull(MutableArrayRef<ReductionPlan> plans, OpBuilder &b,
+                     Location loc, int64_t threads, int64_t perBlock,
+                     int64_t maxBlocks) {
+  unsigned n = plans.size();
+  SmallVector<ReductionEmitter> emitters;
+  for (ReductionPlan &plan : plans)
+    emitters.emplace_back(plan, b, loc);
+  ReductionEmitter &first = emitters.front();
+  const ReducedOutput &out = plans.front().outputs.front();
+  // Blocks per input, the first block of each input, the longest input.
+  SmallVector<int64_t> blocks, starts;
+  int64_t grid = 0, total = 0, longest = 0, widest = 1;
+  for (ReductionPlan &plan : plans) {
+    int64_t count = std::clamp<int64_t>(
+        llvm::divideCeil(plan.rowLength, perBlock), 1, maxBlocks);
+    starts.push_back(grid);
+    blocks.push_back(count);
+    grid += count;
+    total += plan.rowLength;
+    longest = std::max(longest, plan.rowLength);
+    widest = std::max(widest, count);
+  }
+  auto elements = [&](unsigned i) {
+    return [&, i](Value j) {
+      return emitters[i].partials(emitters[i].delinearize(j, plans[i].ranges));
+    };
+  };
+
+  // One block: for every input i, in order, the threads accumulate
+  // `accumulateInput(i)`, one gpu.all_reduce combines them (uniform: every
+  // thread runs every iteration) and thread 0 combines the total with the
+  // output of input i. The barrier after the all_reduce keeps a fast warp
+  // from overwriting the all_reduce's workgroup buffer (reused by the next
+  // iteration) before every thread has read this iteration's result.
+  auto perInput = [&](Value tid, function_ref<Value(unsigned)> accumulate) {
+    auto loop = scf::ForOp::create(b, loc, first.index(0), first.index(n),
+                                   first.index(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value i = loop.getInductionVar();
+    Value acc =
+        indexSwitch(b, loc, i, n, {first.identity(out)}, [&](unsigned k) {
+          return SmallVector<Value>{accumulate(k)};
+        }).front();
+    Value reduced = first.blockReduce(acc).front();
+    gpu::BarrierOp::create(b, loc);
+    first.onThreadZero(tid, [&] {
+      indexSwitch(b, loc, i, n, {}, [&](unsigned k) {
+        emitters[k].storeResults({}, reduced);
+        return SmallVector<Value>();
+      });
+    });
+  };
+
+  if (total <= perBlock) {
+    int64_t blockThreads = threadsFor(longest, threads);
+    first.launch(1, blockThreads, [&](Value, Value tid) {
+      perInput(tid, [&](unsigned k) {
+        return emitters[k]
+            .accumulate(tid, plans[k].rowLength, first.index(blockThreads),
+                        elements(k))
+            .front();
+      });
+    });
+    return;
+  }
+
+  Value buffer = memref::AllocOp::create(
+      b, loc, MemRefType::get({static_cast<int64_t>(n), widest}, out.type));
+  first.launch(grid, threads, [&](Value bid, Value tid) {
+    // The input of this block: how many later inputs start at or before it.
+    Value one = first.index(1), zero = first.index(0);
+    Value input = zero;
+    for (unsigned k = 1; k < n; ++k) {
+      Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, bid,
+                                         first.index(starts[k]));
+      input = arith::AddIOp::create(
+          b, loc, input, arith::SelectOp::create(b, loc, past, one, zero));
+    }
+    SmallVector<Value> accAndBlock = indexSwitch(
+        b, loc, input, n, {first.identity(out), zero}, [&](unsigned k) {
+          Value local =
+              arith::SubIOp::create(b, loc, bid, first.index(starts[k]));
+          Value start = arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, local, first.index(threads)), tid);
+          Value acc =
+              emitters[k]
+                  .accumulate(start, plans[k].rowLength,
+                              first.index(blocks[k] * threads), elements(k))
+                  .front();
+          return SmallVector<Value>{acc, local};
+        });
+    Value reduced = first.blockReduce(accAndBlock[0]).front();
+    first.onThreadZero(tid, [&] {
+      memref::StoreOp::create(b, loc, reduced, buffer,
+                              ValueRange{input, accAndBlock[1]});
+    });
+  });
+  int64_t finalThreads = threadsFor(widest, threads);
+  first.launch(1, finalThreads, [&](Value, Value tid) {
+    perInput(tid, [&](unsigned k) {
+      Value row = first.index(k);
+      return emitters[k]
+          .accumulate(tid, blocks[k], first.index(finalThreads),
+                      [&](Value j) {
+                        return SmallVector<Value>{memref::LoadOp::create(
+                            b, loc, buffer, ValueRange{row, j})};
+                      })
+          .front();
+    });
+  });
+  memref::DeallocOp::create(b, loc, buffer);
 }
 
 } // namespace mlir::amp::gpu_lowering

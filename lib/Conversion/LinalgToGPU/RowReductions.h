@@ -124,6 +124,28 @@ private:
   const llvm::DenseMap<Value, Value> *rowScalars = nullptr;
 };
 
+/// Whether several full reductions can share one batched launch pair: one
+/// output each, no parallel loop, the same all_reduce kind and accumulator
+/// type as `other` (when given).
+bool isBatchableFull(const ReductionPlan &plan,
+                     const ReductionPlan *other = nullptr);
+
+/// Several full reductions (isBatchableFull with each other, independent:
+/// no input written or read as an output by another) emitted together.
+/// Stage 1: each input gets its own range of up to `maxBlocks` blocks of
+/// `threads` threads (one per `perBlock` elements); a block finds its input
+/// by comparing its id with the ranges, accumulates its grid-strided slice
+/// of that input (the input's own element function) and writes one partial
+/// to a 2-d buffer [inputs, blocks]. Stage 2: one block loops over the
+/// inputs, reduces each one's partials with one gpu.all_reduce and thread 0
+/// combines the total with that input's output, in the inputs' order (so
+/// outputs shared by several inputs get the sequential result). When all
+/// inputs together fit in `perBlock` elements, stage 2 reads the inputs
+/// directly and stage 1 is not emitted.
+void emitBatchedFull(MutableArrayRef<ReductionPlan> plans, OpBuilder &b,
+                     Location loc, int64_t threads, int64_t perBlock,
+                     int64_t maxBlocks);
+
 } // namespace mlir::amp::gpu_lowering
 
 #endif // AMP_LIB_CONVERSION_LINALGTOGPU_ROWREDUCTIONS_H

@@ -1,4 +1,5 @@
 // RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions="batch-full-reductions=false" | FileCheck %s --check-prefix=NOBATCH
 // RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions="block-size=128 max-blocks=64" | FileCheck %s --check-prefix=SMALL
 
 // Reductions on device buffers become launches that reduce in parallel:
@@ -275,6 +276,337 @@ func.func @left_alone(%x: memref<512x256xf32>, %h: memref<512x256xf16>,
       ins(%x : memref<512x256xf32>) outs(%rows : memref<512xf32>) {
   ^bb0(%in: f32, %acc: f32):
     %0 = arith.subf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Independent full reductions with the same combiner and accumulator type
+// (the sums of squares of every gradient for the global norm) share one
+// launch pair. Stage 1: each input has its own blocks (1M f32 elements:
+// 512 blocks of 256 threads x 8; 100000 f16: 49; 300 bf16: 1), a block
+// finds its input by comparing its id with the first blocks (512, 561) and
+// runs that input's element function over its grid-strided slice; one
+// gpu.all_reduce, thread 0 writes partials[input, block]. Stage 2: one
+// block loops over the three inputs (uniformly: one all_reduce per
+// iteration, a barrier before the next one reuses its workgroup buffer)
+// and thread 0 adds each total to its own output. The inputs are fresh
+// allocations (gradients computed in the step): function arguments may
+// alias the outputs, which would keep the reductions apart.
+// CHECK-LABEL: func.func @batch_three_sums
+// CHECK-SAME: %[[OA:[a-z0-9]+]]: memref<f32>, %[[OB:[a-z0-9]+]]: memref<f32>, %[[OC:[a-z0-9]+]]: memref<f32>)
+// CHECK: %[[A:.+]] = memref.alloc() : memref<1024x1024xf32>
+// CHECK: %[[B:.+]] = memref.alloc() : memref<100000xf16>
+// CHECK: %[[C:.+]] = memref.alloc() : memref<300xbf16>
+// CHECK: %[[P:.+]] = memref.alloc() : memref<3x512xf32>
+// CHECK-DAG: %[[T:.+]] = arith.constant 256 : index
+// CHECK-DAG: %[[G:.+]] = arith.constant 562 : index
+// CHECK: gpu.launch blocks(%[[BX:.+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %[[G]], {{.+}} threads(%[[TX:.+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %[[T]],
+// CHECK: arith.cmpi uge, %[[BX]], %c512
+// CHECK: arith.cmpi uge, %[[BX]], %c561
+// CHECK: %[[R:.+]]:2 = scf.index_switch %[[IN:.+]] -> f32, index
+// CHECK: case 0 {
+// CHECK: scf.for {{.+}} step %c131072
+// CHECK: memref.load %[[A]]
+// CHECK: arith.mulf
+// CHECK: case 1 {
+// CHECK: scf.for {{.+}} step %c12544
+// CHECK: memref.load %[[B]]
+// CHECK: arith.extf %{{.+}} : f16 to f32
+// CHECK: case 2 {
+// CHECK: memref.load %[[C]]
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: default {
+// CHECK: %[[SUM:.+]] = gpu.all_reduce add %[[R]]#0 uniform
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.if
+// CHECK: memref.store %[[SUM]], %[[P]][%[[IN]], %[[R]]#1] : memref<3x512xf32>
+// CHECK: gpu.terminator
+// CHECK: gpu.launch blocks({{.+}}) in (%{{.+}} = %c1{{(_[0-9]+)?}}, {{.+}} threads(%[[TX2:.+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %c256{{(_[0-9]+)?}},
+// CHECK: scf.for %[[I:.+]] = %c0{{(_[0-9]+)?}} to %c3 step
+// CHECK: %[[ACC:.+]] = scf.index_switch %[[I]] -> f32
+// CHECK: memref.load %[[P]][%c0{{(_[0-9]+)?}}, %{{.+}}] : memref<3x512xf32>
+// CHECK: memref.load %[[P]][%c1{{(_[0-9]+)?}}, %{{.+}}] : memref<3x512xf32>
+// CHECK: memref.load %[[P]][%c2{{(_[0-9]+)?}}, %{{.+}}] : memref<3x512xf32>
+// CHECK: %[[TOTAL:.+]] = gpu.all_reduce add %[[ACC]] uniform
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: scf.index_switch %[[I]]
+// CHECK: case 0 {
+// CHECK: memref.load %[[OA]][]
+// CHECK: memref.store %{{.+}}, %[[OA]][]
+// CHECK: case 1 {
+// CHECK: memref.load %[[OB]][]
+// CHECK: memref.store %{{.+}}, %[[OB]][]
+// CHECK: case 2 {
+// CHECK: memref.load %[[OC]][]
+// CHECK: memref.store %{{.+}}, %[[OC]][]
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK: memref.dealloc %[[P]] : memref<3x512xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// Without batching: three launch pairs.
+// NOBATCH-LABEL: func.func @batch_three_sums
+// NOBATCH: memref.alloc() : memref<512xf32>
+// NOBATCH-COUNT-2: gpu.launch
+// NOBATCH: memref.alloc() : memref<49xf32>
+// NOBATCH-COUNT-2: gpu.launch
+// NOBATCH: gpu.launch
+// NOBATCH-NOT: gpu.launch
+// NOBATCH: return
+#v2 = affine_map<(d0, d1) -> (d0, d1)>
+#s2 = affine_map<(d0, d1) -> ()>
+#v1 = affine_map<(d0) -> (d0)>
+#s1 = affine_map<(d0) -> ()>
+func.func @batch_three_sums(%a0: memref<1024x1024xf32>, %b0: memref<100000xf16>,
+                            %c0: memref<300xbf16>, %oa: memref<f32>,
+                            %ob: memref<f32>, %oc: memref<f32>) {
+  %a = memref.alloc() : memref<1024x1024xf32>
+  %b = memref.alloc() : memref<100000xf16>
+  %c = memref.alloc() : memref<300xbf16>
+  memref.copy %a0, %a : memref<1024x1024xf32> to memref<1024x1024xf32>
+  memref.copy %b0, %b : memref<100000xf16> to memref<100000xf16>
+  memref.copy %c0, %c : memref<300xbf16> to memref<300xbf16>
+  linalg.generic {indexing_maps = [#v2, #s2], iterator_types = ["reduction", "reduction"]}
+      ins(%a : memref<1024x1024xf32>) outs(%oa : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.mulf %in, %in : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %cst = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#v1, #s1], iterator_types = ["reduction"]}
+      ins(%b : memref<100000xf16>) outs(%ob : memref<f32>) {
+  ^bb0(%in: f16, %acc: f32):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.addf %acc, %1 : f32
+    linalg.yield %2 : f32
+  }
+  linalg.generic {indexing_maps = [#v1, #s1], iterator_types = ["reduction"]}
+      ins(%c : memref<300xbf16>) outs(%oc : memref<f32>) {
+  ^bb0(%in: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.addf %1, %acc : f32
+    linalg.yield %2 : f32
+  }
+  return
+}
+
+// -----
+
+// The overflow checks of two gradients, `or` of i1 into the same flag,
+// separated by an op that leaves their buffers alone: one pair (15 + 3
+// blocks; partials [2, 15] of i1), stage 2 combines the flag with each
+// total in order.
+// CHECK-LABEL: func.func @batch_any_nonfinite
+// CHECK: %[[P:.+]] = memref.alloc() : memref<2x15xi1>
+// CHECK: gpu.launch blocks({{.+}}) in (%{{.+}} = %c18,
+// CHECK: scf.index_switch %{{.+}} -> i1, index
+// CHECK: memref.load %{{.+}} : memref<30000xf16>
+// CHECK: memref.load %{{.+}} : memref<5000xf32>
+// CHECK: %[[W:.+]] = arith.extui %{{.+}} : i1 to i32
+// CHECK: gpu.all_reduce or %[[W]] uniform
+// CHECK: memref.store %{{.+}}, %[[P]]
+// CHECK: gpu.launch blocks({{.+}}) in (%{{.+}} = %c1{{(_[0-9]+)?}}, {{.+}} threads({{.+}}) in (%{{.+}} = %c32{{(_[0-9]+)?}},
+// CHECK: scf.for
+// CHECK: memref.load %[[P]]
+// CHECK: gpu.all_reduce or
+// CHECK: gpu.barrier
+// CHECK: case 0 {
+// CHECK: memref.load %[[FOUND:.+]][] : memref<i1>
+// CHECK: arith.ori
+// CHECK: memref.store %{{.+}}, %[[FOUND]][] : memref<i1>
+// CHECK: case 1 {
+// CHECK: memref.load %[[FOUND]][] : memref<i1>
+// CHECK: arith.ori
+// CHECK: memref.store %{{.+}}, %[[FOUND]][] : memref<i1>
+// CHECK-NOT: gpu.launch
+// CHECK: memref.dealloc %[[P]]
+// CHECK: memref.store %{{.+}}, %{{.+}}[] : memref<f32>
+// CHECK: return
+#g = affine_map<(d0) -> (d0)>
+#s = affine_map<(d0) -> ()>
+func.func @batch_any_nonfinite(%found: memref<i1>, %other: memref<f32>) {
+  %g1 = memref.alloc() : memref<30000xf16>
+  %g2 = memref.alloc() : memref<5000xf32>
+  %inf = arith.constant 0x7F800000 : f32
+  linalg.generic {indexing_maps = [#g, #s], iterator_types = ["reduction"]}
+      ins(%g1 : memref<30000xf16>) outs(%found : memref<i1>) {
+  ^bb0(%in: f16, %acc: i1):
+    %0 = arith.extf %in : f16 to f32
+    %1 = math.absf %0 : f32
+    %2 = arith.cmpf ueq, %1, %inf : f32
+    %3 = arith.ori %acc, %2 : i1
+    linalg.yield %3 : i1
+  }
+  %tmp = memref.alloc() : memref<f32>
+  memref.store %inf, %tmp[] : memref<f32>
+  linalg.generic {indexing_maps = [#g, #s], iterator_types = ["reduction"]}
+      ins(%g2 : memref<5000xf32>) outs(%found : memref<i1>) {
+  ^bb0(%in: f32, %acc: i1):
+    %1 = math.absf %in : f32
+    %2 = arith.cmpf ueq, %1, %inf : f32
+    %3 = arith.ori %acc, %2 : i1
+    linalg.yield %3 : i1
+  }
+  memref.store %inf, %other[] : memref<f32>
+  memref.dealloc %tmp : memref<f32>
+  return
+}
+
+// -----
+
+// Small inputs that fit one block together (32 + 100 elements): one launch
+// of one block looping over them.
+// CHECK-LABEL: func.func @batch_small
+// CHECK: memref.alloc() : memref<100xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch blocks({{.+}}) in (%{{.+}} = %c1{{(_[0-9]+)?}}, {{.+}} threads({{.+}}) in (%{{.+}} = %c128,
+// CHECK: scf.for %{{.+}} = %c0{{(_[0-9]+)?}} to %c2 step
+// CHECK: scf.index_switch
+// CHECK: memref.load %{{.+}} : memref<32xf32>
+// CHECK: memref.load %{{.+}} : memref<100xf32>
+// CHECK: gpu.all_reduce maxnumf
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @batch_small(%ox: memref<f32>, %oy: memref<f32>) {
+  %x = memref.alloc() : memref<32xf32>
+  %y = memref.alloc() : memref<100xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : memref<32xf32>) outs(%ox : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.maxnumf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%y : memref<100xf32>) outs(%oy : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.maxnumf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Not batched: a reduction reading the other's result (the norm, then a
+// sum scaled by it): two launch pairs, each with its own partials.
+// CHECK-LABEL: func.func @not_batched_dependent
+// CHECK-NOT: scf.index_switch
+// CHECK: memref.alloc() : memref<49xf32>
+// CHECK-COUNT-2: gpu.launch
+// CHECK: memref.alloc() : memref<49xf32>
+// CHECK-COUNT-2: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: scf.index_switch
+// CHECK: return
+#n = affine_map<(d0) -> (d0)>
+#z = affine_map<(d0) -> ()>
+func.func @not_batched_dependent(%norm: memref<f32>, %scaled: memref<f32>) {
+  %x = memref.alloc() : memref<100000xf32>
+  %y = memref.alloc() : memref<100000xf32>
+  linalg.generic {indexing_maps = [#n, #z], iterator_types = ["reduction"]}
+      ins(%x : memref<100000xf32>) outs(%norm : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.mulf %in, %in : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#n, #z, #z], iterator_types = ["reduction"]}
+      ins(%y, %norm : memref<100000xf32>, memref<f32>) outs(%scaled : memref<f32>) {
+  ^bb0(%in: f32, %s: f32, %acc: f32):
+    %0 = arith.mulf %in, %s : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Different combiners are not batched together: the max keeps its own
+// pair (where it was); the two sums around it, independent of it, are
+// batched (at the second sum).
+// CHECK-LABEL: func.func @different_combiners
+// CHECK: memref.alloc() : memref<49xf32>
+// CHECK: gpu.launch
+// CHECK-NOT: scf.index_switch
+// CHECK: gpu.all_reduce maximumf
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce maximumf
+// CHECK: memref.alloc() : memref<2x49xf32>
+// CHECK: gpu.launch
+// CHECK: scf.index_switch
+// CHECK: gpu.all_reduce add
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce add
+// CHECK-NOT: gpu.launch
+// CHECK: return
+#n = affine_map<(d0) -> (d0)>
+#z = affine_map<(d0) -> ()>
+func.func @different_combiners() {
+  %x = memref.alloc() : memref<100000xf32>
+  %y = memref.alloc() : memref<100000xf32>
+  %o1 = memref.alloc() : memref<f32>
+  %o2 = memref.alloc() : memref<f32>
+  %o3 = memref.alloc() : memref<f32>
+  linalg.generic {indexing_maps = [#n, #z], iterator_types = ["reduction"]}
+      ins(%x : memref<100000xf32>) outs(%o1 : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#n, #z], iterator_types = ["reduction"]}
+      ins(%y : memref<100000xf32>) outs(%o2 : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.maximumf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#n, #z], iterator_types = ["reduction"]}
+      ins(%y : memref<100000xf32>) outs(%o3 : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Not batched: a store to the first sum's output between the two (moving
+// the first sum past it would change the result).
+// CHECK-LABEL: func.func @not_batched_store_between
+// CHECK: memref.alloc() : memref<49xf32>
+// CHECK-COUNT-2: gpu.launch
+// CHECK: memref.store %{{.+}}, %{{.+}}[] : memref<f32>
+// CHECK: memref.alloc() : memref<49xf32>
+// CHECK-COUNT-2: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: scf.index_switch
+// CHECK: return
+#n = affine_map<(d0) -> (d0)>
+#z = affine_map<(d0) -> ()>
+func.func @not_batched_store_between(%o1: memref<f32>, %o2: memref<f32>) {
+  %x = memref.alloc() : memref<100000xf32>
+  %y = memref.alloc() : memref<100000xf32>
+  linalg.generic {indexing_maps = [#n, #z], iterator_types = ["reduction"]}
+      ins(%x : memref<100000xf32>) outs(%o1 : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  }
+  %half = arith.constant 0.5 : f32
+  memref.store %half, %o1[] : memref<f32>
+  linalg.generic {indexing_maps = [#n, #z], iterator_types = ["reduction"]}
+      ins(%y : memref<100000xf32>) outs(%o2 : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
     linalg.yield %0 : f32
   }
   return
