@@ -27,7 +27,7 @@ def write(path, tensors):
 
 
 def read(path):
-    """Returns {name: numpy array}."""
+    """Returns {name: numpy array}; bf16 tensors come back widened to f32."""
     with open(path, "rb") as f:
         blob = f.read()
     assert blob[:8] == b"AMPSTATE", "not an amp checkpoint"
@@ -43,7 +43,11 @@ def read(path):
         offset += 8 + 8 * rank
         (size,) = struct.unpack_from("<Q", blob, offset)
         offset += 8
-        tensors[name] = np.frombuffer(blob[offset:offset + size],
-                                      DTYPES[dtype]).reshape(shape)
+        if dtype == 2:  # bf16: numpy has none, widen to f32 (exact)
+            raw = np.frombuffer(blob[offset:offset + size], np.uint16)
+            array = (raw.astype(np.uint32) << 16).view(np.float32)
+        else:
+            array = np.frombuffer(blob[offset:offset + size], DTYPES[dtype])
+        tensors[name] = array.reshape(shape)
         offset += size
     return tensors

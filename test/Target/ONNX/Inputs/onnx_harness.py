@@ -22,7 +22,6 @@ $MLIR_RUNNER_LIBS or /usr/lib/llvm-22/lib.
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 
@@ -58,33 +57,10 @@ def import_model(onnx_path, mlir_path, *flags):
 
 # --- amp checkpoints (lib/Runtime/ModelRuntime.cpp, docs/Driver.md) --------
 
-DTYPES = {0: np.float32, 1: np.float16, 3: np.int64, 4: np.int32, 5: np.bool_}
-
-
-def read_checkpoint(path):
-    with open(path, "rb") as f:
-        blob = f.read()
-    assert blob[:8] == b"AMPSTATE", "not an amp checkpoint"
-    version, count = struct.unpack_from("<II", blob, 8)
-    assert version == 1
-    offset, tensors = 16, {}
-    for _ in range(count):
-        (length,) = struct.unpack_from("<I", blob, offset)
-        name = blob[offset + 4:offset + 4 + length].decode()
-        offset += 4 + length
-        dtype, rank = struct.unpack_from("<ii", blob, offset)
-        shape = struct.unpack_from("<%dq" % rank, blob, offset + 8)
-        offset += 8 + 8 * rank
-        (size,) = struct.unpack_from("<Q", blob, offset)
-        offset += 8
-        if dtype == 2:  # bf16: widen to f32 for numpy
-            raw = np.frombuffer(blob[offset:offset + size], np.uint16)
-            array = (raw.astype(np.uint32) << 16).view(np.float32)
-        else:
-            array = np.frombuffer(blob[offset:offset + size], DTYPES[dtype])
-        tensors[name] = array.reshape(shape)
-        offset += size
-    return tensors
+# The checkpoint reader of the amp-compile tests serves here too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "amp-compile", "Inputs"))
+from amp_checkpoint import read as read_checkpoint  # noqa: E402
 
 
 # --- The imported function --------------------------------------------------
