@@ -1,5 +1,4 @@
-//===- ModelRuntime.cpp - the C ABI of compiled models
-//---------------------===//
+//===- ModelRuntime.cpp - the C ABI of compiled models --------------------===//
 //
 // Linked into every library amp-compile makes. Owns the state buffers, runs
 // the compiled entry points through their packed wrappers, and saves and
@@ -9,14 +8,23 @@
 
 #include "amp/Runtime/ModelDescriptor.h"
 #include "amp/Runtime/Numerics.h"
+#include "amp/Support/OutputFile.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
+#ifdef __linux__
+#include <sys/sysinfo.h>
+#endif
 
 namespace {
 thread_local std::string lastError;
@@ -31,26 +39,36 @@ const amp_model_descriptor &model() { return *amp_model_descriptor_get(); }
 using amp::Random;
 using amp::storeValue;
 
+/// The byte size of a tensor whose size amp_state_create checked.
 size_t byteSize(const amp_tensor_info &info) {
-  return static_cast<size_t>(info.num_elements) * amp::elementBytes(info.dtype);
+  size_t bytes = 0;
+  amp::tensorBytes(info, bytes);
+  return bytes;
 }
 
 bool isCheckpointed(const amp_tensor_info &info) {
   return info.role != AMP_ROLE_INPUT && info.role != AMP_ROLE_LABEL;
 }
 
-/// A 64-byte aligned buffer.
+/// A zeroed, 64-byte aligned buffer; `data` is null when the allocation
+/// failed.
 struct Buffer {
-  explicit Buffer(size_t bytes)
-      : data(static_cast<char *>(std::aligned_alloc(
-                 64, std::max<size_t>(64, (bytes + 63) / 64 * 64))),
-             &std::free),
-        size(bytes) {
-    std::memset(data.get(), 0, bytes);
+  explicit Buffer(size_t bytes) : data(nullptr, &std::free), size(bytes) {
+    if (bytes > SIZE_MAX - 63)
+      return;
+    data.reset(static_cast<char *>(
+        std::aligned_alloc(64, std::max<size_t>(64, (bytes + 63) / 64 * 64))));
+    if (data)
+      std::memset(data.get(), 0, bytes);
   }
   std::unique_ptr<char, void (*)(void *)> data;
   size_t size;
 };
+
+int32_t outOfMemory(const std::string &what, size_t bytes) {
+  return fail("cannot allocate " + std::to_string(bytes) + " bytes for " +
+              what + ": out of memory");
+}
 
 void initialize(const amp_tensor_info &info, void *data, Random &random) {
   switch (info.init) {
@@ -130,14 +148,18 @@ struct amp_state {
     for (const Buffer &tensor : tensors) {
       deviceTensors.emplace_back(device, tensor.size);
       if (!deviceTensors.back().data)
-        return deviceError("cannot allocate the model state on the GPU");
+        return deviceError("cannot allocate " + std::to_string(tensor.size) +
+                           " bytes for tensor '" +
+                           model().tensors[deviceTensors.size() - 1].name +
+                           "' on the GPU");
     }
     freshness.assign(tensors.size(), Freshness::HostNewer);
     for (ResultBuffers *results : {&stepResults, &evalResults})
       for (const Buffer &result : results->host) {
         results->device.emplace_back(device, result.size);
         if (!results->device.back().data)
-          return deviceError("cannot allocate step results on the GPU");
+          return deviceError("cannot allocate " + std::to_string(result.size) +
+                             " bytes for step results on the GPU");
       }
     return 0;
   }
@@ -253,9 +275,26 @@ struct amp_state {
     freshness[update] = Freshness::DeviceNewer;
   }
 
+  /// Fails naming the first integer label of `entry` outside its classes:
+  /// cross-entropy would read past the logits' row.
+  int32_t checkLabels(const amp_entry_descriptor &entry) {
+    for (int32_t i = 0; i < entry.num_args; ++i) {
+      const amp_tensor_info &info = model().tensors[entry.args[i]];
+      const void *data = tensors[entry.args[i]].data.get();
+      int64_t bad = amp::firstLabelOutOfRange(info, data);
+      if (bad >= 0)
+        return fail(std::string("label '") + info.name + "' element " +
+                    std::to_string(bad) + " is " +
+                    std::to_string(amp::loadInteger(data, info.dtype, bad)) +
+                    ", outside the classes [0, " +
+                    std::to_string(info.label_range) + ")");
+    }
+    return 0;
+  }
+
   int32_t run(const amp_entry_descriptor &entry, ResultBuffers &results,
               float *loss, int32_t *skipped) {
-    if (device && syncToDevice(entry))
+    if (checkLabels(entry) || (device && syncToDevice(entry)))
       return 1;
     std::vector<void *> pointers;
     for (int32_t i = 0; i < entry.num_args; ++i)
@@ -290,12 +329,17 @@ struct amp_state {
 };
 
 namespace {
-/// Host out-buffers of one entry point.
-ResultBuffers allocateResults(const amp_entry_descriptor &entry) {
-  ResultBuffers results;
-  for (int32_t i = 0; i < entry.num_results; ++i)
+/// Host out-buffers of one entry point; fails naming the result whose buffer
+/// cannot be allocated.
+int32_t allocateResults(const amp_entry_descriptor &entry,
+                        ResultBuffers &results) {
+  for (int32_t i = 0; i < entry.num_results; ++i) {
     results.host.emplace_back(byteSize(entry.results[i]));
-  return results;
+    if (!results.host.back().data)
+      return outOfMemory(std::string("result '") + entry.results[i].name + "'",
+                         results.host.back().size);
+  }
+  return 0;
 }
 
 int32_t findTensor(const char *name) {
@@ -312,19 +356,406 @@ std::string shapeString(int32_t rank, const int64_t *shape) {
   return rank ? text : "scalar";
 }
 
-constexpr char kCheckpointMagic[8] = {'A', 'M', 'P', 'S', 'T', 'A', 'T', 'E'};
-constexpr uint32_t kCheckpointVersion = 1;
-
-struct FileCloser {
-  void operator()(FILE *file) const { std::fclose(file); }
-};
-using File = std::unique_ptr<FILE, FileCloser>;
-
-template <typename T> bool writeValue(FILE *file, const T &value) {
-  return std::fwrite(&value, sizeof(T), 1, file) == 1;
+/// The bytes of RAM and swap of this machine, or 0 when unknown.
+uint64_t machineMemory() {
+#ifdef __linux__
+  struct sysinfo info;
+  if (::sysinfo(&info) == 0)
+    return (static_cast<uint64_t>(info.totalram) + info.totalswap) *
+           info.mem_unit;
+#endif
+  return 0;
 }
-template <typename T> bool readValue(FILE *file, T &value) {
-  return std::fread(&value, sizeof(T), 1, file) == 1;
+
+/// Adds the bytes of `info` to `total`; fails naming the tensor when its size
+/// cannot be represented.
+int32_t addBytes(const amp_tensor_info &info, const char *what, uint64_t &total,
+                 uint64_t &largest, std::string &largestName) {
+  size_t bytes = 0;
+  if (!amp::tensorBytes(info, bytes) ||
+      __builtin_add_overflow(total, bytes, &total))
+    return fail(std::string(what) + " '" + info.name + "' of shape " +
+                shapeString(info.rank, info.shape) +
+                " has more bytes than an address space holds");
+  if (bytes > largest) {
+    largest = bytes;
+    largestName = info.name;
+  }
+  return 0;
+}
+
+/// Checks, before allocating anything, that the host buffers of the state
+/// (every tensor and the results of both entry points) fit in this
+/// machine's memory: touching more would end in the OOM killer.
+int32_t checkStateFits() {
+  uint64_t total = 0, largest = 0;
+  std::string largestName;
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    if (addBytes(model().tensors[i], "tensor", total, largest, largestName))
+      return 1;
+  auto addResults = [&](const amp_entry_descriptor &entry) {
+    for (int32_t i = 0; i < entry.num_results; ++i)
+      if (addBytes(entry.results[i], "result", total, largest, largestName))
+        return 1;
+    return 0;
+  };
+  if (addResults(model().train_step) ||
+      (model().has_eval && addResults(model().eval)))
+    return 1;
+  uint64_t memory = machineMemory();
+  if (memory && total > memory)
+    return fail("the model state needs " + std::to_string(total) + " bytes ('" +
+                largestName + "' alone needs " + std::to_string(largest) +
+                ") but this machine has " + std::to_string(memory) +
+                " bytes of memory");
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Checkpoints (docs/Driver.md, "Checkpoints")
+//===----------------------------------------------------------------------===//
+
+constexpr char kCheckpointMagic[8] = {'A', 'M', 'P', 'S', 'T', 'A', 'T', 'E'};
+/// Version 2 is version 1 followed by the CRC-32 of everything before it;
+/// both are read.
+constexpr uint32_t kCheckpointVersion = 2;
+constexpr uint32_t kMaxNameLength = 4096;
+constexpr int32_t kMaxRank = 16;
+
+/// CRC-32 as zlib computes it (reflected polynomial 0xEDB88320), eight bytes
+/// at a time: a checkpoint of gigabytes is checked at memory speed.
+struct Crc32Tables {
+  uint32_t table[8][256];
+};
+
+constexpr Crc32Tables makeCrc32Tables() {
+  Crc32Tables tables{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t crc = i;
+    for (int bit = 0; bit < 8; ++bit)
+      crc = crc & 1 ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    tables.table[0][i] = crc;
+  }
+  for (int k = 1; k < 8; ++k)
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t previous = tables.table[k - 1][i];
+      tables.table[k][i] = (previous >> 8) ^ tables.table[0][previous & 0xff];
+    }
+  return tables;
+}
+
+constexpr Crc32Tables kCrc32 = makeCrc32Tables();
+
+/// The CRC-32 of `size` bytes following those whose CRC-32 is `crc`.
+uint32_t crc32(uint32_t crc, const void *data, size_t size) {
+  const auto &t = kCrc32.table;
+  const unsigned char *bytes = static_cast<const unsigned char *>(data);
+  crc = ~crc;
+  for (; size >= 8; size -= 8, bytes += 8) {
+    uint32_t low, high;
+    std::memcpy(&low, bytes, 4);
+    std::memcpy(&high, bytes + 4, 4);
+    low ^= crc;
+    crc = t[7][low & 0xff] ^ t[6][(low >> 8) & 0xff] ^
+          t[5][(low >> 16) & 0xff] ^ t[4][low >> 24] ^ t[3][high & 0xff] ^
+          t[2][(high >> 8) & 0xff] ^ t[1][(high >> 16) & 0xff] ^
+          t[0][high >> 24];
+  }
+  for (; size; --size, ++bytes)
+    crc = t[0][(crc ^ *bytes) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+std::string cannotWrite(const std::string &path, int error) {
+  return "cannot write '" + path + "': " + std::strerror(error);
+}
+
+/// Writes a checkpoint's fields, keeping the CRC-32 of what it wrote and
+/// the errno of the first failure.
+struct CheckpointWriter {
+  FILE *file;
+  uint32_t crc = 0;
+  int error = 0;
+
+  void bytes(const void *data, size_t size) {
+    errno = 0;
+    if (error || size == 0)
+      return;
+    if (std::fwrite(data, 1, size, file) != size) {
+      error = errno ? errno : EIO;
+      return;
+    }
+    crc = crc32(crc, data, size);
+  }
+  template <typename T> void value(const T &value) { bytes(&value, sizeof(T)); }
+};
+
+void writeCheckpoint(const amp_state &state, CheckpointWriter &writer) {
+  uint32_t count = 0;
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    count += isCheckpointed(model().tensors[i]);
+  writer.bytes(kCheckpointMagic, 8);
+  writer.value(kCheckpointVersion);
+  writer.value(count);
+  for (int32_t i = 0; i < model().num_tensors; ++i) {
+    const amp_tensor_info &info = model().tensors[i];
+    if (!isCheckpointed(info))
+      continue;
+    uint32_t nameLength = std::strlen(info.name);
+    uint64_t bytes = byteSize(info);
+    writer.value(nameLength);
+    writer.bytes(info.name, nameLength);
+    writer.value(info.dtype);
+    writer.value(info.rank);
+    writer.bytes(info.shape, sizeof(int64_t) * info.rank);
+    writer.value(bytes);
+    writer.bytes(state.tensors[i].data.get(), bytes);
+  }
+  uint32_t crc = writer.crc;
+  writer.value(crc);
+}
+
+/// Flushes and closes `file`, first making a regular file durable (a
+/// checkpoint renamed over the last one must not be empty after a crash);
+/// returns the errno of the first failure, or 0.
+int closeDurably(FILE *file, bool durable) {
+  int error = std::fflush(file) != 0 ? errno : 0;
+  if (!error && durable && ::fsync(::fileno(file)) != 0)
+    error = errno;
+  if (std::fclose(file) != 0 && !error)
+    error = errno;
+  return error;
+}
+
+/// Memory from malloc, freed with free.
+using MallocBytes = std::unique_ptr<char, void (*)(void *)>;
+
+/// The whole contents of `path`, at most `limit` bytes when it is not a
+/// regular file (a FIFO, a device: /dev/zero never ends); false with the
+/// reason in `error`.
+bool readWholeFile(const char *path, uint64_t limit, MallocBytes &contents,
+                   size_t &size, std::string &error) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return false;
+  }
+  std::unique_ptr<int, void (*)(int *)> closer(&fd,
+                                               [](int *fd) { ::close(*fd); });
+  struct stat info;
+  if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+    error = S_ISDIR(info.st_mode) ? "it is a directory" : std::strerror(errno);
+    return false;
+  }
+  bool regular = S_ISREG(info.st_mode);
+  size_t capacity = regular ? static_cast<size_t>(info.st_size) + 1 : 1 << 16;
+  size = 0;
+  contents.reset(static_cast<char *>(std::malloc(capacity)));
+  while (contents) {
+    ssize_t got = ::read(fd, contents.get() + size, capacity - size);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      error = std::strerror(errno);
+      return false;
+    }
+    if (got == 0)
+      return true;
+    size += got;
+    if (!regular && size > limit) {
+      error = "it holds more than the " + std::to_string(limit) +
+              " bytes a checkpoint of this model can have";
+      return false;
+    }
+    if (size == capacity) {
+      capacity = capacity > SIZE_MAX / 2 ? SIZE_MAX : capacity * 2;
+      char *grown = static_cast<char *>(std::realloc(contents.get(), capacity));
+      if (!grown)
+        break;
+      contents.release();
+      contents.reset(grown);
+    }
+  }
+  error = "not enough memory to read it";
+  return false;
+}
+
+/// The most bytes a checkpoint of this model can have.
+uint64_t maxCheckpointSize() {
+  uint64_t size = 8 + 4 + 4 + 4;
+  for (int32_t i = 0; i < model().num_tensors; ++i) {
+    const amp_tensor_info &info = model().tensors[i];
+    size +=
+        4 + std::strlen(info.name) + 4 + 4 + 8 * info.rank + 8 + byteSize(info);
+  }
+  return size;
+}
+
+/// One tensor record of a checkpoint, pointing into the file's bytes.
+struct CheckpointTensor {
+  std::string name;
+  int32_t dtype = 0, rank = 0;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+  const char *data = nullptr;
+};
+
+/// Reads the records of a checkpoint held in memory and checks that they
+/// are well formed and intact, without looking at the model. Every problem
+/// is an error naming the file: a truncation at any offset, a bit flip
+/// anywhere (version 2 carries a CRC-32), trailing bytes.
+class CheckpointParser {
+public:
+  CheckpointParser(const std::string &path, const char *data, size_t size)
+      : path(path), data(data), size(size) {}
+
+  bool parse(std::vector<CheckpointTensor> &tensors) {
+    if (size < 8 || std::memcmp(data, kCheckpointMagic, 8) != 0) {
+      if (size < 8 && std::memcmp(data, kCheckpointMagic, size) == 0)
+        return truncated("its header");
+      return error("is not an amp checkpoint");
+    }
+    offset = 8;
+    uint32_t version = 0, count = 0;
+    if (!read(version))
+      return truncated("its version");
+    if (version != 1 && version != 2)
+      return error("has checkpoint version " + std::to_string(version) +
+                   "; this runtime reads versions 1 and 2");
+    if (!read(count))
+      return truncated("its tensor count");
+    for (uint32_t k = 0; k < count; ++k) {
+      tensors.emplace_back();
+      if (!parseTensor(k, tensors.back()))
+        return false;
+    }
+    size_t end = offset;
+    uint32_t stored = 0;
+    if (version == 2 && !read(stored))
+      return truncated("its checksum");
+    if (offset != size)
+      return error("is corrupt: " + std::to_string(size - offset) +
+                   " bytes follow its last tensor");
+    if (version == 2 && crc32(0, data, end) != stored)
+      return error("is corrupt: its contents do not match their checksum");
+    return true;
+  }
+
+private:
+  bool error(const std::string &reason) {
+    fail("'" + path + "' " + reason);
+    return false;
+  }
+  bool truncated(const std::string &what) {
+    return error("is truncated (or corrupt): " + what + " would end past " +
+                 "the end of the file, at byte " + std::to_string(size));
+  }
+  bool bytes(size_t count, const char *&at) {
+    if (size - offset < count)
+      return false;
+    at = data + offset;
+    offset += count;
+    return true;
+  }
+  template <typename T> bool read(T &value) {
+    const char *at = nullptr;
+    if (!bytes(sizeof(T), at))
+      return false;
+    std::memcpy(&value, at, sizeof(T));
+    return true;
+  }
+
+  bool parseTensor(uint32_t k, CheckpointTensor &tensor) {
+    std::string which = "tensor #" + std::to_string(k);
+    uint32_t nameLength = 0;
+    const char *name = nullptr;
+    if (!read(nameLength))
+      return truncated(which);
+    if (nameLength > kMaxNameLength)
+      return error("is corrupt: " + which + " has a name of " +
+                   std::to_string(nameLength) + " bytes");
+    if (!bytes(nameLength, name))
+      return truncated(which);
+    tensor.name.assign(name, nameLength);
+    which += " ('" + tensor.name + "')";
+    if (!read(tensor.dtype) || !read(tensor.rank))
+      return truncated(which);
+    if (tensor.dtype < AMP_DTYPE_F32 || tensor.dtype > AMP_DTYPE_I1 ||
+        tensor.rank < 0 || tensor.rank > kMaxRank)
+      return error("is corrupt: " + which + " has dtype " +
+                   std::to_string(tensor.dtype) + " and rank " +
+                   std::to_string(tensor.rank));
+    tensor.shape.resize(tensor.rank);
+    uint64_t elements = 1;
+    for (int64_t &dim : tensor.shape)
+      if (!read(dim))
+        return truncated(which);
+      else if (dim < 0 || __builtin_mul_overflow(
+                              elements, static_cast<uint64_t>(dim), &elements))
+        return error("is corrupt: " + which + " has shape " +
+                     shapeString(tensor.rank, tensor.shape.data()));
+    uint64_t expected = 0;
+    if (!read(tensor.bytes))
+      return truncated(which);
+    if (__builtin_mul_overflow(elements, amp::elementBytes(tensor.dtype),
+                               &expected) ||
+        tensor.bytes != expected)
+      return error("is corrupt: " + which + " has " +
+                   std::to_string(tensor.bytes) + " bytes but its shape " +
+                   shapeString(tensor.rank, tensor.shape.data()) + " needs " +
+                   std::to_string(expected));
+    if (!bytes(tensor.bytes, tensor.data))
+      return truncated(which + "'s data");
+    return true;
+  }
+
+  const std::string &path;
+  const char *data;
+  size_t size;
+  size_t offset = 0;
+};
+
+std::string dtypeName(int32_t dtype) {
+  static const char *const names[] = {"f32", "f16", "bf16", "i64", "i32", "i1"};
+  return dtype >= 0 && dtype <= AMP_DTYPE_I1 ? names[dtype]
+                                             : std::to_string(dtype);
+}
+
+/// Matches checkpoint records to the model's state tensors by name, dtype
+/// and shape; `indices` gets each record's tensor index.
+int32_t matchCheckpoint(const std::string &path,
+                        const std::vector<CheckpointTensor> &records,
+                        std::vector<int32_t> &indices,
+                        std::vector<bool> &seen) {
+  for (const CheckpointTensor &record : records) {
+    int32_t index = findTensor(record.name.c_str());
+    if (index < 0 || !isCheckpointed(model().tensors[index]))
+      return fail("checkpoint tensor '" + record.name +
+                  "' is not part of this model's state (is '" + path +
+                  "' a checkpoint of another model?)");
+    if (seen[index])
+      return fail("'" + path + "' is corrupt: it holds tensor '" + record.name +
+                  "' twice");
+    const amp_tensor_info &info = model().tensors[index];
+    if (record.dtype != info.dtype || record.rank != info.rank ||
+        !std::equal(record.shape.begin(), record.shape.end(), info.shape))
+      return fail("checkpoint tensor '" + record.name + "' has shape " +
+                  shapeString(record.rank, record.shape.data()) +
+                  " and dtype " + dtypeName(record.dtype) +
+                  " but the model expects " +
+                  shapeString(info.rank, info.shape) + " and dtype " +
+                  dtypeName(info.dtype) + " (in '" + path + "')");
+    seen[index] = true;
+    indices.push_back(index);
+  }
+  // A copy of a master weight can be recomputed (a checkpoint from a run
+  // without master weights); anything else missing is an error.
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    if (isCheckpointed(model().tensors[i]) && !seen[i] &&
+        model().tensors[i].init != AMP_INIT_COPY_OF)
+      return fail("checkpoint '" + path + "' lacks tensor '" +
+                  model().tensors[i].name + "'");
+  return 0;
 }
 } // namespace
 
@@ -341,16 +772,23 @@ const amp_tensor_info *amp_tensor(int32_t index) {
 int32_t amp_has_eval(void) { return model().has_eval; }
 
 amp_state *amp_state_create(uint64_t seed) {
+  if (checkStateFits() != 0)
+    return nullptr;
   auto state = std::make_unique<amp_state>();
   Random random{seed};
   for (int32_t i = 0; i < model().num_tensors; ++i) {
     const amp_tensor_info &info = model().tensors[i];
     state->tensors.emplace_back(byteSize(info));
+    if (!state->tensors.back().data) {
+      outOfMemory(std::string("tensor '") + info.name + "'", byteSize(info));
+      return nullptr;
+    }
     initialize(info, state->tensors.back().data.get(), random);
   }
-  state->stepResults = allocateResults(model().train_step);
-  if (model().has_eval)
-    state->evalResults = allocateResults(model().eval);
+  if (allocateResults(model().train_step, state->stepResults) != 0 ||
+      (model().has_eval &&
+       allocateResults(model().eval, state->evalResults) != 0))
+    return nullptr;
   if (model().device) {
     state->device = model().device();
     if (state->createDeviceBuffers() != 0)
@@ -381,6 +819,17 @@ int32_t amp_set_hyperparameter(amp_state *state, const char *name,
     return fail(std::string("the model has no hyper-parameter named '") + name +
                 "'");
   const amp_tensor_info &info = model().tensors[index];
+  // A NaN learning rate would silently ruin the state at the next step.
+  uint64_t stored = 0;
+  storeValue(&stored, info.dtype, 0, value);
+  if (!std::isfinite(value) ||
+      !std::isfinite(amp::loadValue(&stored, info.dtype, 0))) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%g", value);
+    return fail(std::string("hyper-parameter '") + name +
+                "' must be finite in its dtype " + dtypeName(info.dtype) +
+                ", got " + text);
+  }
   void *data = state->hostTensorForWriting(index);
   if (!data)
     return 1;
@@ -396,6 +845,12 @@ int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped) {
 int32_t amp_eval(amp_state *state, float *loss) {
   if (!model().has_eval)
     return fail("this library has no forward model to evaluate");
+  // Leaving *loss as it was would pass the caller's initial value off as a
+  // loss.
+  if (loss && model().eval.loss_result < 0)
+    return fail("the forward model of this library computes no loss (a "
+                "library made by an amp-compile older than this runtime: "
+                "compile it again)");
   return state->run(model().eval, state->evalResults, loss, nullptr);
 }
 
@@ -406,108 +861,43 @@ int32_t amp_state_save(const amp_state *constState, const char *path) {
   for (int32_t i = 0; i < model().num_tensors; ++i)
     if (isCheckpointed(model().tensors[i]) && state->syncToHost(i) != 0)
       return 1;
-  std::string temporary = std::string(path) + ".tmp";
-  File file(std::fopen(temporary.c_str(), "wb"));
+  amp::OutputFile output;
+  std::string error;
+  if (!output.open(path, error))
+    return fail(error);
+  // "-" is standard output (amp::OutputFile's rule), not a file named "-".
+  FILE *file = output.writePath() == "-"
+                   ? ::fdopen(::dup(STDOUT_FILENO), "wb")
+                   : std::fopen(output.writePath().c_str(), "wb");
   if (!file)
-    return fail("cannot write '" + temporary + "': " + std::strerror(errno));
-  uint32_t count = 0;
-  for (int32_t i = 0; i < model().num_tensors; ++i)
-    count += isCheckpointed(model().tensors[i]);
-  bool ok = std::fwrite(kCheckpointMagic, 1, 8, file.get()) == 8 &&
-            writeValue(file.get(), kCheckpointVersion) &&
-            writeValue(file.get(), count);
-  for (int32_t i = 0; ok && i < model().num_tensors; ++i) {
-    const amp_tensor_info &info = model().tensors[i];
-    if (!isCheckpointed(info))
-      continue;
-    uint32_t nameLength = std::strlen(info.name);
-    uint64_t bytes = byteSize(info);
-    ok = writeValue(file.get(), nameLength) &&
-         std::fwrite(info.name, 1, nameLength, file.get()) == nameLength &&
-         writeValue(file.get(), info.dtype) &&
-         writeValue(file.get(), info.rank) &&
-         std::fwrite(info.shape, sizeof(int64_t), info.rank, file.get()) ==
-             static_cast<size_t>(info.rank) &&
-         writeValue(file.get(), bytes) &&
-         std::fwrite(state->tensors[i].data.get(), 1, bytes, file.get()) ==
-             bytes;
-  }
-  if (!ok || std::fclose(file.release()) != 0) {
-    std::remove(temporary.c_str());
-    return fail("cannot write '" + temporary + "'");
-  }
-  if (std::rename(temporary.c_str(), path) != 0) {
-    std::remove(temporary.c_str());
-    return fail(std::string("cannot write '") + path +
-                "': " + std::strerror(errno));
-  }
-  return 0;
+    return fail(cannotWrite(path, errno));
+  CheckpointWriter writer{file};
+  writeCheckpoint(*state, writer);
+  int closeError = closeDurably(file, !output.isDirect());
+  if (writer.error || closeError)
+    return fail(cannotWrite(path, writer.error ? writer.error : closeError));
+  return output.commit(error) ? 0 : fail(error);
 }
 
 int32_t amp_state_load(amp_state *state, const char *path) {
-  File file(std::fopen(path, "rb"));
-  if (!file)
-    return fail(std::string("cannot open checkpoint '") + path +
-                "': " + std::strerror(errno));
-  char magic[8];
-  uint32_t version = 0, count = 0;
-  if (std::fread(magic, 1, 8, file.get()) != 8 ||
-      std::memcmp(magic, kCheckpointMagic, 8) != 0)
-    return fail(std::string("'") + path + "' is not an amp checkpoint");
-  if (!readValue(file.get(), version) || version != kCheckpointVersion)
-    return fail(std::string("'") + path + "' has checkpoint version " +
-                std::to_string(version) + ", expected " +
-                std::to_string(kCheckpointVersion));
-  if (!readValue(file.get(), count))
-    return fail(std::string("'") + path + "' is truncated");
-  // Read everything before changing the state: a bad file changes nothing.
-  std::vector<std::pair<int32_t, std::vector<char>>> loaded;
+  MallocBytes contents(nullptr, &std::free);
+  size_t size = 0;
+  std::string reason;
+  if (!readWholeFile(path, maxCheckpointSize(), contents, size, reason))
+    return fail(std::string("cannot read checkpoint '") + path +
+                "': " + reason);
+  // Check everything before changing the state: a bad file changes nothing.
+  std::vector<CheckpointTensor> records;
+  if (!CheckpointParser(path, contents.get(), size).parse(records))
+    return 1;
+  std::vector<int32_t> indices;
   std::vector<bool> seen(model().num_tensors, false);
-  for (uint32_t k = 0; k < count; ++k) {
-    uint32_t nameLength = 0;
-    if (!readValue(file.get(), nameLength) || nameLength > 4096)
-      return fail(std::string("'") + path + "' is truncated or corrupt");
-    std::string name(nameLength, '\0');
-    int32_t dtype = 0, rank = 0;
-    if (std::fread(name.data(), 1, nameLength, file.get()) != nameLength ||
-        !readValue(file.get(), dtype) || !readValue(file.get(), rank) ||
-        rank < 0 || rank > 16)
-      return fail(std::string("'") + path + "' is truncated or corrupt");
-    std::vector<int64_t> shape(rank);
-    uint64_t bytes = 0;
-    if (std::fread(shape.data(), sizeof(int64_t), rank, file.get()) !=
-            static_cast<size_t>(rank) ||
-        !readValue(file.get(), bytes))
-      return fail(std::string("'") + path + "' is truncated or corrupt");
-    int32_t index = findTensor(name.c_str());
-    if (index < 0 || !isCheckpointed(model().tensors[index]))
-      return fail("checkpoint tensor '" + name +
-                  "' is not part of this model's state");
-    const amp_tensor_info &info = model().tensors[index];
-    if (dtype != info.dtype || rank != info.rank ||
-        !std::equal(shape.begin(), shape.end(), info.shape) ||
-        bytes != byteSize(info))
-      return fail("checkpoint tensor '" + name + "' has shape " +
-                  shapeString(rank, shape.data()) + " and dtype " +
-                  std::to_string(dtype) + " but the model expects " +
-                  shapeString(info.rank, info.shape) + " and dtype " +
-                  std::to_string(info.dtype));
-    std::vector<char> data(bytes);
-    if (std::fread(data.data(), 1, bytes, file.get()) != bytes)
-      return fail(std::string("'") + path + "' is truncated");
-    seen[index] = true;
-    loaded.emplace_back(index, std::move(data));
-  }
-  // A copy of a master weight can be recomputed (a checkpoint from a run
-  // without master weights); anything else missing is an error.
-  for (int32_t i = 0; i < model().num_tensors; ++i)
-    if (isCheckpointed(model().tensors[i]) && !seen[i] &&
-        model().tensors[i].init != AMP_INIT_COPY_OF)
-      return fail(std::string("checkpoint '") + path + "' lacks tensor '" +
-                  model().tensors[i].name + "'");
-  for (auto &[index, data] : loaded) {
-    std::memcpy(state->tensors[index].data.get(), data.data(), data.size());
-    state->markWrittenOnHost(index);
+  if (matchCheckpoint(path, records, indices, seen))
+    return 1;
+  for (size_t k = 0; k < records.size(); ++k) {
+    std::memcpy(state->tensors[indices[k]].data.get(), records[k].data,
+                records[k].bytes);
+    state->markWrittenOnHost(indices[k]);
   }
   for (int32_t i = 0; i < model().num_tensors; ++i)
     if (model().tensors[i].init == AMP_INIT_COPY_OF && !seen[i] &&

@@ -277,6 +277,59 @@ void setEvaluationMode(func::FuncOp forward) {
   });
 }
 
+/// amp_eval reports the loss the library trains. A forward model that
+/// returns logits gets the loss amp-autodiff appended to the step (--loss),
+/// on the label argument autodiff added; an unmarked scalar result, which
+/// amp-autodiff takes as the loss, is marked as one.
+void addEvaluationLoss(func::FuncOp forward, func::FuncOp step) {
+  SmallVector<unsigned> outputs;
+  for (unsigned i = 0; i < forward.getNumResults(); ++i) {
+    std::optional<amp::Role> role = amp::getRole(forward.getResultAttrDict(i));
+    if (role == amp::Role::Loss)
+      return;
+    if (!role || role == amp::Role::Output)
+      outputs.push_back(i);
+  }
+  if (outputs.size() != 1)
+    return;
+  MLIRContext *context = forward.getContext();
+  auto scalar = RankedTensorType::get({}, Float32Type::get(context));
+  DictionaryAttr lossAttrs =
+      amp::makeContractAttrs(context, amp::Role::Loss, "loss");
+  if (lossKind == "none") {
+    if (forward.getResultTypes()[outputs.front()] == scalar)
+      forward.setResultAttrs(outputs.front(), lossAttrs);
+    return;
+  }
+  // The label: the step's label argument that the forward model lacks.
+  std::optional<unsigned> label;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+    StringRef name = amp::getAMPName(step.getArgAttrDict(i));
+    if (amp::getRole(step.getArgAttrDict(i)) == amp::Role::Label &&
+        llvm::none_of(llvm::seq(forward.getNumArguments()), [&](unsigned j) {
+          return amp::getAMPName(forward.getArgAttrDict(j)) == name;
+        }))
+      label = i;
+  }
+  if (!label)
+    return;
+  auto ret = cast<func::ReturnOp>(forward.getBody().front().getTerminator());
+  unsigned labelIndex = forward.getNumArguments();
+  (void)forward.insertArgument(labelIndex, step.getArgumentTypes()[*label],
+                               step.getArgAttrDict(*label), ret.getLoc());
+  OpBuilder b(ret);
+  Value logits = ret.getOperand(outputs.front());
+  Value labels = forward.getArgument(labelIndex);
+  Value loss =
+      lossKind == "cross_entropy"
+          ? amp::CrossEntropyOp::create(b, ret.getLoc(), scalar, logits, labels)
+                .getResult()
+          : amp::MseLossOp::create(b, ret.getLoc(), scalar, logits, labels)
+                .getResult();
+  (void)forward.insertResult(forward.getNumResults(), scalar, lossAttrs);
+  ret.getOperandsMutable().append(loss);
+}
+
 //===----------------------------------------------------------------------===//
 // Describing the model for the runtime
 //===----------------------------------------------------------------------===//
@@ -826,8 +879,10 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
     return failure();
   func::FuncOp step = findGraph(*module, amp::GraphKind::TrainingStep);
   func::FuncOp forward = findGraph(*module, amp::GraphKind::Forward);
-  if (forward)
+  if (forward) {
     setEvaluationMode(forward);
+    addEvaluationLoss(forward, step);
+  }
   if (emit == "mlir")
     return writeModule(*module);
   FailureOr<ModelDescription> model = describeModel(step, forward, initial);

@@ -1,18 +1,27 @@
 //===- amp-run.cpp - train a compiled model -------------------------------===//
 //
 // amp-run LIB.so --steps N [--input NAME=FILE ...] [--seed S] [--eval]
-//        [--save CKPT] [--load CKPT] [--metrics FILE] [--lr F]
+//        [--save CKPT] [--save-nonfinite] [--load CKPT] [--metrics FILE]
+//        [--lr F]
 //
 // Loads a library made by amp-compile through its C ABI, feeds it seeded
 // synthetic data or the given files (raw little-endian or .npy), and runs
 // training steps (or the forward model with --eval) with a live progress
 // line, per-step JSON metrics and a summary.
 //
+// A run that fails leaves existing outputs as they were, with one exception
+// that keeps training: when only the metrics cannot be written, the
+// checkpoint still is (docs/Driver.md, "amp-run").
+//
 //===----------------------------------------------------------------------===//
+
+#include "LibraryFile.h"
+#include "NpyFile.h"
 
 #include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
+#include "amp/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -52,13 +61,18 @@ cl::opt<bool> evalOnly("eval", cl::desc("Run the forward model only"),
                        cl::cat(category));
 cl::opt<std::string> savePath("save", cl::desc("Save the state at the end"),
                               cl::value_desc("CKPT"), cl::cat(category));
+cl::opt<bool> saveNonfinite(
+    "save-nonfinite",
+    cl::desc("Save the state even if it holds NaN or infinity, or the loss "
+             "is NaN (to debug a diverged run)"),
+    cl::cat(category));
 cl::opt<std::string> loadPath("load", cl::desc("Load the state first"),
                               cl::value_desc("CKPT"), cl::cat(category));
 cl::opt<std::string> metricsPath("metrics",
                                  cl::desc("Write a JSON line per step"),
                                  cl::value_desc("FILE"), cl::cat(category));
 cl::opt<double> learningRate("lr", cl::desc("Set the 'lr' hyper-parameter"),
-                             cl::init(std::nan("")), cl::cat(category));
+                             cl::cat(category));
 
 int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "amp-run") << message << "\n";
@@ -94,6 +108,9 @@ std::optional<Model> loadModel(std::string &error) {
   // dlopen searches the library path for a bare file name: anchor it.
   llvm::SmallString<256> path(libraryPath);
   llvm::sys::fs::make_absolute(path);
+  error = amp::checkSharedLibrary(path.str().str());
+  if (!error.empty())
+    return std::nullopt;
   auto library = llvm::sys::DynamicLibrary::getLibrary(path.c_str(), &error);
   if (!library.isValid())
     return std::nullopt;
@@ -160,36 +177,41 @@ const char *npyDescr(int32_t dtype) {
   }
 }
 
-/// The payload of a .npy file after checking its dtype and element count.
-std::optional<StringRef> npyPayload(StringRef contents,
-                                    const amp_tensor_info &info,
-                                    std::string &error) {
-  if (!contents.starts_with("\x93NUMPY") || contents.size() < 10) {
-    error = "is not a .npy file";
+std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, "x");
+  return text;
+}
+
+/// The data of a .npy file after checking its header against the tensor;
+/// `error` says what is wrong otherwise.
+std::optional<StringRef>
+npyData(StringRef contents, const amp_tensor_info &info, std::string &error) {
+  amp::NpyHeader header;
+  if (!amp::parseNpy(contents, header, error))
     return std::nullopt;
-  }
-  uint8_t major = contents[6];
-  size_t headerLength =
-      major == 1 ? (uint8_t(contents[8]) | uint8_t(contents[9]) << 8)
-                 : (uint8_t(contents[8]) | uint8_t(contents[9]) << 8 |
-                    uint8_t(contents[10]) << 16 | uint8_t(contents[11]) << 24);
-  size_t offset = major == 1 ? 10 : 12;
-  if (contents.size() < offset + headerLength) {
-    error = "has a truncated .npy header";
-    return std::nullopt;
-  }
-  StringRef header = contents.substr(offset, headerLength);
   const char *descr = npyDescr(info.dtype);
-  if (!descr || !header.contains(std::string("'") + descr + "'")) {
+  llvm::ArrayRef<int64_t> shape(info.shape, info.rank);
+  if (!descr || header.descr != descr) {
     error = std::string("has another dtype than the model's (expected ") +
-            (descr ? descr : "bf16, which .npy cannot hold") + ")";
+            (descr ? descr : "bf16, which .npy cannot hold: give a raw file") +
+            "): it holds '" + header.descr + "'";
     return std::nullopt;
   }
-  if (header.contains("'fortran_order': True")) {
-    error = "is in Fortran order";
+  if (header.fortranOrder) {
+    error = "is in Fortran order; save it in C order "
+            "(numpy.ascontiguousarray)";
     return std::nullopt;
   }
-  return contents.drop_front(offset + headerLength);
+  if (llvm::ArrayRef<int64_t>(header.shape) != shape) {
+    error = "has shape " + shapeString(header.shape) + " but '" + info.name +
+            "' is " + shapeString(shape);
+    return std::nullopt;
+  }
+  return header.data;
 }
 
 int loadInput(const Model &model, amp_state *state, StringRef spec) {
@@ -203,24 +225,35 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
   if (!info || (info->role != AMP_ROLE_INPUT && info->role != AMP_ROLE_LABEL))
     return fail("--input " + name +
                 ": the model has no input or label named '" + name + "'");
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
   if (!buffer)
     return fail("--input " + name + ": cannot read '" + path +
                 "': " + buffer.getError().message());
   StringRef contents = (*buffer)->getBuffer();
-  if (path.ends_with(".npy")) {
+  if (path.ends_with(".npy") || amp::looksLikeNpy(contents)) {
     std::string error;
-    std::optional<StringRef> payload = npyPayload(contents, *info, error);
-    if (!payload)
+    std::optional<StringRef> data = npyData(contents, *info, error);
+    if (!data)
       return fail("--input " + name + ": '" + path + "' " + error);
-    contents = *payload;
+    contents = *data;
   }
-  size_t expected = info->num_elements * elementBytes(info->dtype);
+  size_t expected = 0;
+  amp::tensorBytes(*info, expected); // amp_state_create checked it
   if (contents.size() != expected)
     return fail("--input " + name + ": '" + path + "' holds " +
                 llvm::Twine(contents.size()) + " bytes of data but the " +
                 "tensor needs " + llvm::Twine(expected));
-  std::memcpy(model.stateTensor(state, info->name), contents.data(), expected);
+  void *data = model.stateTensor(state, info->name);
+  if (!data)
+    return fail("--input " + name + ": " + model.lastError());
+  std::memcpy(data, contents.data(), expected);
+  if (int64_t bad = amp::firstLabelOutOfRange(*info, data); bad >= 0)
+    return fail("--input " + name + ": '" + path + "' holds label " +
+                llvm::Twine(amp::loadInteger(data, info->dtype, bad)) +
+                " at element " + llvm::Twine(bad) +
+                ", outside the classes [0, " + llvm::Twine(info->label_range) +
+                ")");
   return 0;
 }
 
@@ -249,17 +282,104 @@ struct Summary {
   double seconds = 0;
 };
 
-int run(const Model &model, amp_state *state, Summary &summary) {
-  std::unique_ptr<llvm::raw_fd_ostream> metrics;
-  if (!metricsPath.empty()) {
+/// "12.3 steps/s", or "- steps/s" before anything took measurable time.
+std::string rate(int64_t count, double seconds) {
+  if (!(seconds > 0))
+    return "- steps/s";
+  std::string text;
+  llvm::raw_string_ostream(text)
+      << llvm::format("%.1f", count / seconds) << " steps/s";
+  return text;
+}
+
+/// A number as printf's %g writes it ("nan", "inf", "-1", "0.001").
+std::string formatNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
+
+/// A number for a JSON line: JSON has no NaN or infinity, null stands in.
+std::string jsonNumber(double value) {
+  if (!std::isfinite(value))
+    return "null";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.9g", value);
+  return text;
+}
+
+/// The --metrics output: one JSON line per step, written through
+/// amp::OutputFile (a regular file appears only when the run succeeds).
+class Metrics {
+public:
+  /// Opens the output; false with a message naming the file on failure.
+  bool open(std::string &error) {
+    if (!file.open(metricsPath, error))
+      return false;
     std::error_code ec;
-    metrics = std::make_unique<llvm::raw_fd_ostream>(metricsPath, ec);
+    os = std::make_unique<llvm::raw_fd_ostream>(file.writePath(), ec);
     if (ec)
-      return fail("cannot write metrics to '" + metricsPath +
-                  "': " + ec.message());
+      error = "cannot write '" + metricsPath + "': " + ec.message();
+    return !ec;
   }
+
+  void write(int64_t step, float loss, llvm::ArrayRef<float> scales,
+             bool skipped, double seconds) {
+    // "scale" is the first loss's scale; "scales" lists them all when a
+    // step has several losses.
+    *os << "{\"step\": " << step << ", \"loss\": " << jsonNumber(loss)
+        << ", \"scale\": "
+        << (scales.empty() ? "null" : jsonNumber(scales.front()));
+    if (scales.size() > 1) {
+      *os << ", \"scales\": [";
+      llvm::interleaveComma(scales, *os,
+                            [&](float scale) { *os << jsonNumber(scale); });
+      *os << "]";
+    }
+    *os << ", \"skipped\": " << (skipped ? "true" : "false")
+        << ", \"seconds\": " << llvm::format("%.6f", seconds) << "}\n";
+  }
+
+  /// Flushes what was written; false with a message naming the file when a
+  /// write failed (a full disk), instead of LLVM's fatal "IO failure".
+  bool close(std::string &error) {
+    os->close();
+    std::error_code ec = os->error();
+    os->clear_error();
+    if (ec)
+      error = "cannot write metrics to '" + metricsPath + "': " + ec.message();
+    return !ec;
+  }
+
+  /// Makes the metrics the output (a regular file replaces the old one).
+  bool commit(std::string &error) { return file.commit(error); }
+
+private:
+  amp::OutputFile file;
+  std::unique_ptr<llvm::raw_fd_ostream> os;
+};
+
+void printProgress(int64_t step, float loss, llvm::ArrayRef<float> scales,
+                   const Summary &summary, bool live) {
+  llvm::errs() << (live ? "\r" : "") << "step " << step << "/" << steps
+               << "  loss " << llvm::format("%.6f", loss);
+  if (!scales.empty()) {
+    llvm::errs() << "  scale ";
+    llvm::interleave(
+        scales, llvm::errs(),
+        [](float scale) { llvm::errs() << llvm::format("%g", scale); }, "/");
+  }
+  llvm::errs() << "  skipped " << summary.skipped << "  "
+               << rate(step, summary.seconds) << (live ? "   " : "\n");
+}
+
+int run(const Model &model, amp_state *state, Metrics *metrics,
+        Summary &summary) {
   bool live = llvm::sys::Process::StandardErrIsDisplayed();
-  for (int64_t step = 1; step <= steps; ++step) {
+  // Counting from 0 to `steps` (not 1 to `steps` inclusive) cannot overflow
+  // at --steps=INT64_MAX.
+  for (int64_t done = 0; done < steps; ++done) {
+    int64_t step = done + 1;
     float loss = NAN;
     int32_t skipped = 0;
     auto start = std::chrono::steady_clock::now();
@@ -280,62 +400,98 @@ int run(const Model &model, amp_state *state, Summary &summary) {
     if (!readLossScales(model, state, scales))
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model.lastError());
-    llvm::errs() << (live ? "\r" : "") << "step " << step << "/" << steps
-                 << "  loss " << llvm::format("%.6f", loss);
-    if (!scales.empty()) {
-      llvm::errs() << "  scale ";
-      llvm::interleave(
-          scales, llvm::errs(),
-          [](float scale) { llvm::errs() << llvm::format("%g", scale); }, "/");
-    }
-    llvm::errs() << "  skipped " << summary.skipped << "  "
-                 << llvm::format("%.1f", step / summary.seconds) << " steps/s"
-                 << (live ? "   " : "\n");
-    if (metrics) {
-      // "scale" is the first loss's scale; "scales" lists them all when a
-      // step has several losses.
-      *metrics << "{\"step\": " << step
-               << ", \"loss\": " << llvm::format("%.9g", loss)
-               << ", \"scale\": ";
-      if (!scales.empty())
-        *metrics << llvm::format("%.9g", scales.front());
-      else
-        *metrics << "null";
-      if (scales.size() > 1) {
-        *metrics << ", \"scales\": [";
-        llvm::interleaveComma(scales, *metrics, [&](float scale) {
-          *metrics << llvm::format("%.9g", scale);
-        });
-        *metrics << "]";
-      }
-      *metrics << ", \"skipped\": " << (skipped ? "true" : "false")
-               << ", \"seconds\": " << llvm::format("%.6f", seconds) << "}\n";
-    }
+    printProgress(step, loss, scales, summary, live);
+    if (metrics)
+      metrics->write(step, loss, scales, skipped, seconds);
   }
-  if (live)
+  if (live && steps > 0)
     llvm::errs() << "\n";
   return 0;
 }
-} // namespace
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv, "amp-run: train a model compiled by amp-compile\n");
+void printSummary(const Summary &summary) {
+  llvm::outs() << (evalOnly ? "evaluated " : "trained ") << steps
+               << " steps in " << llvm::format("%.3f", summary.seconds)
+               << " s (" << rate(steps, summary.seconds) << ")";
+  if (steps > 0)
+    llvm::outs() << "; loss " << llvm::format("%.6f", summary.firstLoss)
+                 << " -> " << llvm::format("%.6f", summary.lastLoss)
+                 << "; skipped steps " << summary.skipped;
+  llvm::outs() << "\n";
+}
+
+/// Checks the numeric options; the message names the option.
+int checkOptions() {
   if (steps < 0)
-    return fail("--steps must be non-negative");
+    return fail("--steps must be non-negative, got " + llvm::Twine(steps));
+  if (learningRate.getNumOccurrences() &&
+      !(std::isfinite(learningRate) && learningRate >= 0))
+    return fail("--lr must be a finite non-negative number, got " +
+                formatNumber(learningRate));
+  if (saveNonfinite && savePath.empty())
+    return fail("--save-nonfinite needs --save");
+  if (savePath == "-")
+    return fail("--save: standard output has the summary; name a file");
+  return 0;
+}
+
+/// Whether `path` can be written, checked before training so that a long
+/// run does not end unable to save (a missing directory, a directory).
+int checkWritable(StringRef option, const std::string &path) {
+  if (llvm::sys::fs::is_directory(path))
+    return fail("--" + option + ": cannot write '" + path +
+                "': it is a directory");
+  amp::OutputFile probe;
+  std::string error;
+  if (!probe.open(path, error))
+    return fail("--" + option + ": " + error);
+  return 0;
+}
+
+/// The first NaN or infinity in the state that a checkpoint would hold, as
+/// "tensor 'NAME' element I is VALUE", or the empty string.
+std::string findNonFinite(const Model &model, amp_state *state) {
+  for (int32_t i = 0; i < model.numTensors(); ++i) {
+    const amp_tensor_info *info = model.tensor(i);
+    if (info->role == AMP_ROLE_INPUT || info->role == AMP_ROLE_LABEL)
+      continue;
+    const void *data = model.stateTensor(state, info->name);
+    int64_t bad = data ? amp::firstNonFinite(*info, data) : -1;
+    if (bad >= 0)
+      return (llvm::Twine("tensor '") + info->name + "' element " +
+              llvm::Twine(bad) + " is " +
+              formatNumber(amp::loadValue(data, info->dtype, bad)))
+          .str();
+  }
+  return "";
+}
+
+/// Writes the checkpoint, from a finite state unless --save-nonfinite.
+int save(const Model &model, amp_state *state) {
+  if (!saveNonfinite) {
+    std::string bad = findNonFinite(model, state);
+    if (!bad.empty())
+      return fail("--save: not writing '" + savePath + "': " + bad +
+                  " (--save-nonfinite writes it anyway)");
+  }
+  if (model.save(state, savePath.c_str()) != 0)
+    return fail("--save: " + llvm::Twine(model.lastError()));
+  return 0;
+}
+
+/// Loads the library and creates the state, loaded from --load and with
+/// the given learning rate and inputs.
+int prepare(std::optional<Model> &model,
+            std::unique_ptr<amp_state, void (*)(amp_state *)> &state) {
   if (!llvm::sys::fs::exists(libraryPath))
     return fail("cannot open '" + libraryPath + "': no such file");
   std::string error;
-  std::optional<Model> model = loadModel(error);
+  model = loadModel(error);
   if (!model)
     return fail("cannot load '" + libraryPath + "': " + error);
   if (evalOnly && !model->hasEval())
     return fail("--eval: '" + libraryPath + "' has no forward model");
-
-  std::unique_ptr<amp_state, decltype(model->destroy)> state(
-      model->create(seed), model->destroy);
+  state = {model->create(seed), model->destroy};
   if (!state)
     return fail("cannot create the model state: " +
                 llvm::Twine(model->lastError()));
@@ -344,7 +500,7 @@ int main(int argc, char **argv) {
                  << "\n";
   if (!loadPath.empty() && model->load(state.get(), loadPath.c_str()) != 0)
     return fail("--load: " + llvm::Twine(model->lastError()));
-  if (!std::isnan(learningRate) &&
+  if (learningRate.getNumOccurrences() &&
       model->setHyperparameter(state.get(), "lr", learningRate) != 0)
     return fail("--lr: " + llvm::Twine(model->lastError()));
 
@@ -358,19 +514,50 @@ int main(int argc, char **argv) {
   for (const std::string &spec : inputs)
     if (loadInput(*model, state.get(), spec) != 0)
       return 1;
+  return 0;
+}
+} // namespace
 
-  Summary summary;
-  if (run(*model, state.get(), summary) != 0)
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv, "amp-run: train a model compiled by amp-compile\n");
+  if (checkOptions() != 0 ||
+      (!savePath.empty() && checkWritable("save", savePath) != 0) ||
+      (!metricsPath.empty() && checkWritable("metrics", metricsPath) != 0))
     return 1;
-  llvm::outs() << (evalOnly ? "evaluated " : "trained ") << steps
-               << " steps in " << llvm::format("%.3f", summary.seconds)
-               << " s (" << llvm::format("%.1f", steps / summary.seconds)
-               << " steps/s); loss " << llvm::format("%.6f", summary.firstLoss)
-               << " -> " << llvm::format("%.6f", summary.lastLoss)
-               << "; skipped steps " << summary.skipped << "\n";
-  if (!savePath.empty() && model->save(state.get(), savePath.c_str()) != 0)
-    return fail("--save: " + llvm::Twine(model->lastError()));
-  if (std::isnan(summary.lastLoss) && steps > 0)
-    return fail("the loss is NaN");
+  std::optional<Model> model;
+  std::unique_ptr<amp_state, void (*)(amp_state *)> state(nullptr, nullptr);
+  if (prepare(model, state) != 0)
+    return 1;
+
+  std::string error;
+  std::optional<Metrics> metrics;
+  if (!metricsPath.empty() && !metrics.emplace().open(error))
+    return fail("--metrics: " + error);
+  Summary summary;
+  if (run(*model, state.get(), metrics ? &*metrics : nullptr, summary) != 0)
+    return 1;
+  printSummary(summary);
+
+  // A metrics failure must not lose the training: the checkpoint is still
+  // written (from a finite state), then the run fails.
+  bool metricsFailed = metrics && !metrics->close(error);
+  bool nanLoss = steps > 0 && std::isnan(summary.lastLoss);
+  bool saved = !savePath.empty() && (!nanLoss || saveNonfinite);
+  if (saved && save(*model, state.get()) != 0)
+    return 1;
+  if (nanLoss)
+    return fail(llvm::Twine("the loss is NaN") +
+                (savePath.empty() || saved
+                     ? ""
+                     : "; the checkpoint '" + savePath + "' was not written"));
+  if (metricsFailed)
+    return fail(error + (saved
+                             ? "; the checkpoint '" + savePath + "' was written"
+                             : std::string()));
+  if (metrics && !metrics->commit(error))
+    return fail("--metrics: " + error);
   return 0;
 }

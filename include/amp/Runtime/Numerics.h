@@ -2,8 +2,10 @@
 //
 // Shared by the model runtime and amp-run (no LLVM dependency): element
 // sizes, round-to-nearest-even conversions between float and the two 16-bit
-// float formats, storing a value into a buffer of any model dtype, and the
-// portable random stream used for initial states and synthetic data.
+// float formats, storing and loading a value in a buffer of any model dtype,
+// overflow-checked tensor sizes, the checks of values (finite, labels in
+// range) and the portable random stream used for initial states and
+// synthetic data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,6 +117,77 @@ inline void storeValue(void *data, int32_t dtype, int64_t index, double value) {
   default:
     static_cast<uint8_t *>(data)[index] = value != 0;
   }
+}
+
+/// Element `index` of a buffer of `dtype`, widened to double.
+inline double loadValue(const void *data, int32_t dtype, int64_t index) {
+  switch (dtype) {
+  case AMP_DTYPE_F32:
+    return static_cast<const float *>(data)[index];
+  case AMP_DTYPE_F16:
+    return halfToFloat(static_cast<const uint16_t *>(data)[index]);
+  case AMP_DTYPE_BF16:
+    return bfloat16ToFloat(static_cast<const uint16_t *>(data)[index]);
+  case AMP_DTYPE_I64:
+    return static_cast<double>(static_cast<const int64_t *>(data)[index]);
+  case AMP_DTYPE_I32:
+    return static_cast<const int32_t *>(data)[index];
+  default:
+    return static_cast<const uint8_t *>(data)[index];
+  }
+}
+
+/// Element `index` of a buffer of an integer `dtype`, exactly.
+inline int64_t loadInteger(const void *data, int32_t dtype, int64_t index) {
+  switch (dtype) {
+  case AMP_DTYPE_I64:
+    return static_cast<const int64_t *>(data)[index];
+  case AMP_DTYPE_I32:
+    return static_cast<const int32_t *>(data)[index];
+  default:
+    return static_cast<const uint8_t *>(data)[index];
+  }
+}
+
+/// The byte size of a tensor of `info`'s shape and dtype, computed without
+/// overflow. False when a dimension is negative, the element count overflows
+/// or disagrees with num_elements (a corrupt descriptor), or the bytes do not
+/// fit in size_t.
+inline bool tensorBytes(const amp_tensor_info &info, size_t &bytes) {
+  uint64_t elements = 1;
+  for (int32_t d = 0; d < info.rank; ++d)
+    if (info.shape[d] < 0 ||
+        __builtin_mul_overflow(elements, static_cast<uint64_t>(info.shape[d]),
+                               &elements))
+      return false;
+  return elements == static_cast<uint64_t>(info.num_elements) &&
+         !__builtin_mul_overflow(elements, elementBytes(info.dtype), &bytes);
+}
+
+/// The index of the first NaN or infinite element of a float tensor, or -1
+/// (always -1 for integer tensors).
+inline int64_t firstNonFinite(const amp_tensor_info &info, const void *data) {
+  if (!isFloatDtype(info.dtype))
+    return -1;
+  for (int64_t i = 0; i < info.num_elements; ++i)
+    if (!std::isfinite(loadValue(data, info.dtype, i)))
+      return i;
+  return -1;
+}
+
+/// The index of the first element of an integer label tensor outside its
+/// classes [0, label_range), or -1 (always -1 when the range is unknown).
+inline int64_t firstLabelOutOfRange(const amp_tensor_info &info,
+                                    const void *data) {
+  if (info.role != AMP_ROLE_LABEL || info.label_range <= 0 ||
+      isFloatDtype(info.dtype))
+    return -1;
+  for (int64_t i = 0; i < info.num_elements; ++i) {
+    int64_t label = loadInteger(data, info.dtype, i);
+    if (label < 0 || label >= info.label_range)
+      return i;
+  }
+  return -1;
 }
 
 /// splitmix64: small, well mixed, and the same stream on every platform

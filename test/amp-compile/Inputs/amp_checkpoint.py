@@ -1,10 +1,12 @@
 """Reads and writes amp checkpoints (lib/Runtime/ModelRuntime.cpp).
 
-Layout, little-endian: b"AMPSTATE", u32 version (1), u32 count, then per
-tensor: u32 name length, name, i32 dtype, i32 rank, i64 shape[rank],
-u64 byte count, raw data.
+Layout, little-endian: b"AMPSTATE", u32 version (1 or 2), u32 count, then
+per tensor: u32 name length, name, i32 dtype, i32 rank, i64 shape[rank],
+u64 byte count, raw data; version 2 ends with the u32 CRC-32 (zlib's) of
+everything before it. write() makes version 1, which the runtime reads too.
 """
 import struct
+import zlib
 
 import numpy as np
 
@@ -32,7 +34,10 @@ def read(path):
         blob = f.read()
     assert blob[:8] == b"AMPSTATE", "not an amp checkpoint"
     version, count = struct.unpack_from("<II", blob, 8)
-    assert version == 1
+    assert version in (1, 2), "checkpoint version %d" % version
+    if version == 2:
+        (crc,) = struct.unpack_from("<I", blob, len(blob) - 4)
+        assert zlib.crc32(blob[:-4]) == crc, "checksum mismatch"
     offset, tensors = 16, {}
     for _ in range(count):
         (length,) = struct.unpack_from("<I", blob, offset)

@@ -1,0 +1,38 @@
+//===- NpyFile.h - the header of a .npy file --------------------*- C++ -*-===//
+//
+// NumPy's .npy format (numpy.lib.format): the magic "\x93NUMPY", a version
+// (1.0, 2.0 or 3.0), the length of the header, and the header itself, a
+// Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': (...)}
+// padded with spaces and a newline, then the data.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUN_NPYFILE_H
+#define AMP_RUN_NPYFILE_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace amp {
+
+struct NpyHeader {
+  std::string descr;
+  bool fortranOrder = false;
+  llvm::SmallVector<int64_t> shape;
+  /// The data: what follows the header.
+  llvm::StringRef data;
+};
+
+/// Parses the header of the .npy file `contents`, checking every field. On
+/// failure returns false and sets `error` to the reason (naming no file),
+/// e.g. "has a corrupt .npy header: ...".
+bool parseNpy(llvm::StringRef contents, NpyHeader &header, std::string &error);
+
+/// Whether `contents` starts like a .npy file.
+bool looksLikeNpy(llvm::StringRef contents);
+
+} // namespace amp
+
+#endif // AMP_RUN_NPYFILE_H
