@@ -38,6 +38,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <unistd.h>
 
 namespace cl = llvm::cl;
 using llvm::StringRef;
@@ -316,6 +317,12 @@ public:
   bool open(std::string &error) {
     if (!file.open(metricsPath, error))
       return false;
+    // Standard output stays open for the summary.
+    if (file.writePath() == "-") {
+      os = std::make_unique<llvm::raw_fd_ostream>(STDOUT_FILENO,
+                                                  /*shouldClose=*/false);
+      return true;
+    }
     std::error_code ec;
     os = std::make_unique<llvm::raw_fd_ostream>(file.writePath(), ec);
     if (ec)
@@ -343,7 +350,10 @@ public:
   /// Flushes what was written; false with a message naming the file when a
   /// write failed (a full disk), instead of LLVM's fatal "IO failure".
   bool close(std::string &error) {
-    os->close();
+    if (file.writePath() == "-")
+      os->flush();
+    else
+      os->close();
     std::error_code ec = os->error();
     os->clear_error();
     if (ec)
@@ -418,6 +428,17 @@ void printSummary(const Summary &summary) {
                  << " -> " << llvm::format("%.6f", summary.lastLoss)
                  << "; skipped steps " << summary.skipped;
   llvm::outs() << "\n";
+}
+
+/// Flushes the summary; false with the reason when standard output cannot
+/// take it (LLVM would otherwise abort with "IO failure" at exit).
+bool flushStandardOutput(std::string &error) {
+  llvm::outs().flush();
+  std::error_code ec = llvm::outs().error();
+  llvm::outs().clear_error();
+  if (ec)
+    error = "cannot write the summary to standard output: " + ec.message();
+  return !ec;
 }
 
 /// Checks the numeric options; the message names the option.
@@ -541,9 +562,15 @@ int main(int argc, char **argv) {
     return 1;
   printSummary(summary);
 
-  // A metrics failure must not lose the training: the checkpoint is still
-  // written (from a finite state), then the run fails.
-  bool metricsFailed = metrics && !metrics->close(error);
+  // A report that cannot be written (metrics, the summary on a full disk)
+  // must not lose the training: the checkpoint is still written (from a
+  // finite state), then the run fails.
+  std::string metricsError;
+  bool summaryWritten = flushStandardOutput(error);
+  bool metricsWritten = !metrics || metrics->close(metricsError);
+  if (summaryWritten)
+    error = metricsError;
+  bool reportFailed = !summaryWritten || !metricsWritten;
   bool nanLoss = steps > 0 && std::isnan(summary.lastLoss);
   bool saved = !savePath.empty() && (!nanLoss || saveNonfinite);
   if (saved && save(*model, state.get()) != 0)
@@ -553,7 +580,7 @@ int main(int argc, char **argv) {
                 (savePath.empty() || saved
                      ? ""
                      : "; the checkpoint '" + savePath + "' was not written"));
-  if (metricsFailed)
+  if (reportFailed)
     return fail(error + (saved
                              ? "; the checkpoint '" + savePath + "' was written"
                              : std::string()));
