@@ -361,6 +361,15 @@ public:
     return !ec;
   }
 
+  /// A run that fails before close() still must not end in LLVM's fatal
+  /// "IO failure" for a write error nobody reports.
+  ~Metrics() {
+    if (!os)
+      return;
+    os->flush();
+    os->clear_error();
+  }
+
   /// Makes the metrics the output (a regular file replaces the old one).
   bool commit(std::string &error) { return file.commit(error); }
 

@@ -87,23 +87,44 @@ const amp_tensor_info *amp_tensor(int32_t index);
 /* Whether the library can evaluate (run the forward model only). */
 int32_t amp_has_eval(void);
 
-/* Creates the state, initialised from the model (seeded where random). */
+/* Creates the state, initialised from the model (seeded where random).
+   Null, with the reason in amp_last_error(), when the state does not fit:
+   the sizes are computed without overflow and checked against the
+   machine's memory (RAM and swap) before anything is allocated, and every
+   allocation is checked; the error names the tensor and its bytes. */
 amp_state *amp_state_create(uint64_t seed);
 void amp_state_destroy(amp_state *state);
 /* The buffer of the tensor named `name` (num_elements of its dtype). */
 void *amp_state_tensor(amp_state *state, const char *name);
+/* Fails for a value that is not finite in the hyper-parameter's dtype. */
 int32_t amp_set_hyperparameter(amp_state *state, const char *name,
                                double value);
 
-/* One training step on the current inputs; updates the state in place. */
+/* One training step on the current inputs; updates the state in place.
+   Integer labels feeding a cross-entropy are checked first: one outside
+   [0, label_range) fails the step (naming the label, the element and its
+   value) and leaves the state as it was. */
 int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped);
 /* The forward model on the current inputs (no update), in evaluation mode
    as PyTorch's model.eval(): batch norm uses the running statistics,
-   dropout is off. */
+   dropout is off. `*loss` is the loss the library trains (amp-compile
+   appends it to a forward model that returns logits); a non-null `loss`
+   on a forward model that computes none is an error, never a value left
+   as it was. Labels are checked as by amp_train_step. */
 int32_t amp_eval(amp_state *state, float *loss);
 
-/* The whole state (every tensor but inputs and labels). */
+/* The whole state (every tensor but inputs and labels), in the checkpoint
+   format of docs/Driver.md (version 2: with a CRC-32). `path` is written
+   as amp::OutputFile writes (include/amp/Support/OutputFile.h): a regular
+   file through a temporary file renamed over it only once complete and
+   synced, so a failure leaves an existing file as it was; a device or FIFO
+   in place; "-" to standard output. A write error (a full disk) fails
+   naming `path` and the reason. */
 int32_t amp_state_save(const amp_state *state, const char *path);
+/* Reads and checks the whole file (structure, CRC-32 for version 2, names,
+   dtypes, shapes, nothing missing, nothing extra) before changing the
+   state: a truncated, corrupt or foreign checkpoint fails naming the file
+   and changes nothing. Versions 1 and 2 are read. */
 int32_t amp_state_load(amp_state *state, const char *path);
 
 #ifdef __cplusplus
