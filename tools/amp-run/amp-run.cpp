@@ -161,6 +161,13 @@ void fillSynthetic(const amp_tensor_info &info, void *data, Random &random) {
   }
 }
 
+/// A number as printf's %g writes it ("nan", "inf", "-1", "0.001").
+std::string formatNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
+
 const char *npyDescr(int32_t dtype) {
   switch (dtype) {
   case AMP_DTYPE_F32:
@@ -226,8 +233,10 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
   if (!info || (info->role != AMP_ROLE_INPUT && info->role != AMP_ROLE_LABEL))
     return fail("--input " + name +
                 ": the model has no input or label named '" + name + "'");
+  // Read, not mapped: a file cut short while mapped would be a SIGBUS.
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
+                                            /*RequiresNullTerminator=*/false,
+                                            /*IsVolatile=*/true);
   if (!buffer)
     return fail("--input " + name + ": cannot read '" + path +
                 "': " + buffer.getError().message());
@@ -255,6 +264,11 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
                 " at element " + llvm::Twine(bad) +
                 ", outside the classes [0, " + llvm::Twine(info->label_range) +
                 ")");
+  // NaN or infinite data would only show as a NaN loss after every step.
+  if (int64_t bad = amp::firstNonFinite(*info, data); bad >= 0)
+    return fail("--input " + name + ": '" + path + "' holds " +
+                formatNumber(amp::loadValue(data, info->dtype, bad)) +
+                " at element " + llvm::Twine(bad) + " (data must be finite)");
   return 0;
 }
 
@@ -290,13 +304,6 @@ std::string rate(int64_t count, double seconds) {
   std::string text;
   llvm::raw_string_ostream(text)
       << llvm::format("%.1f", count / seconds) << " steps/s";
-  return text;
-}
-
-/// A number as printf's %g writes it ("nan", "inf", "-1", "0.001").
-std::string formatNumber(double value) {
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::format("%g", value);
   return text;
 }
 
