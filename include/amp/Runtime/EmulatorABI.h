@@ -48,11 +48,11 @@ typedef struct amp_emu_object_header {
   uint64_t elf_bytes;              /* size of the shared object that follows */
 } amp_emu_object_header;
 
-/* gpu.shuffle's modes, in its order. */
+/* gpu.shuffle's modes (the values of MLIR's gpu::ShuffleMode). */
 enum amp_emu_shuffle_mode {
   AMP_EMU_SHUFFLE_XOR = 0,
-  AMP_EMU_SHUFFLE_UP = 1,
-  AMP_EMU_SHUFFLE_DOWN = 2,
+  AMP_EMU_SHUFFLE_DOWN = 1,
+  AMP_EMU_SHUFFLE_UP = 2,
   AMP_EMU_SHUFFLE_IDX = 3
 };
 

@@ -315,35 +315,40 @@ int64_t shuffleSource(const Fiber &f, uint32_t lane, uint32_t lanesInWarp) {
   return base + source;
 }
 
-/// Completes the shuffle of warp `w` when all its lanes are in it. Returns
-/// whether it did; sets `error` when the warp can never complete it.
+/// Completes the shuffle of warp `w` once none of its lanes can run on:
+/// the lanes in the shuffle exchange values, as shfl.sync among the lanes
+/// of its mask (MLIR's all-reduce shuffles within the first `width` lanes
+/// while the others wait at the next barrier). Returns whether it did; sets
+/// `error` when a lane reads one that does not take part.
 bool releaseWarp(BlockRun &run, size_t w, std::string &error) {
   size_t first = w * AMP_EMU_WARP_SIZE;
   size_t end = std::min(first + AMP_EMU_WARP_SIZE, run.fibers.size());
-  size_t waiting = 0, done = 0;
+  size_t waiting = 0, ready = 0;
   for (size_t i = first; i < end; ++i) {
     waiting += run.fibers[i].state == FiberState::AtShuffle;
-    done += run.fibers[i].state == FiberState::Done;
+    ready += run.fibers[i].state == FiberState::Ready;
   }
-  if (waiting == 0)
-    return false;
-  if (waiting + done == end - first && done > 0) {
-    error = "a warp shuffle was not reached by every lane of warp " +
-            std::to_string(w) + " (" + std::to_string(done) +
-            " of its lanes had returned)";
-    return false;
-  }
-  if (waiting != end - first)
+  if (waiting == 0 || ready != 0)
     return false;
   uint32_t lanes = uint32_t(end - first);
   for (size_t i = first; i < end; ++i) {
     Fiber &f = run.fibers[i];
+    if (f.state != FiberState::AtShuffle)
+      continue;
     int64_t source = shuffleSource(f, uint32_t(i - first), lanes);
+    if (source >= 0 &&
+        run.fibers[first + source].state != FiberState::AtShuffle) {
+      error = "lane " + std::to_string(i - first) + " of warp " +
+              std::to_string(w) + " shuffles from lane " +
+              std::to_string(source) + ", which is not in the shuffle";
+      return false;
+    }
     f.valid = source >= 0;
     f.result = source >= 0 ? run.fibers[first + source].value : f.value;
   }
   for (size_t i = first; i < end; ++i)
-    run.fibers[i].state = FiberState::Ready;
+    if (run.fibers[i].state == FiberState::AtShuffle)
+      run.fibers[i].state = FiberState::Ready;
   return true;
 }
 
@@ -377,8 +382,7 @@ std::string releaseWaiting(BlockRun &run, bool &finished) {
            std::to_string(done) + " of " + std::to_string(run.fibers.size()) +
            " threads returned while " + std::to_string(atBarrier) +
            " waited at it)";
-  return "the block's threads wait for each other: some at a barrier, some "
-         "in a warp shuffle";
+  return "the block's threads wait for each other and cannot go on";
 }
 
 std::string blockName(const uint32_t bid[3]) {

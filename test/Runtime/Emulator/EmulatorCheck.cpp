@@ -14,12 +14,16 @@
 //   overflow          an out-of-bounds write is an error naming the kernel
 //                     and the allocation
 //   skipped-barrier   a barrier half the block skips is an error
+//   stray-shuffle     a shuffle reading a lane not in it is an error
 //   bad-params        a launch with the wrong parameter count is an error
 //   gemm              amp_gpu_gemm (cuBLASLt layouts of lib/Runtime) against
 //                     a reference: every dtype, transpose, batch stride
 //   gemm-tf32         TF32 rounds f32 inputs to 10 mantissa bits
 //   gemm-bounds       an operand beyond its allocation is an error
 //   corrupt WHAT      loading a damaged object: magic, version, elf, table
+//   mlir-kernels      the kernels of test/Target/Emulator/Inputs/
+//                     kernels.mlir, compiled by the emulator target (KERNELS
+//                     is then the kernel object itself)
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,11 +62,16 @@ void expect(bool condition, const std::string &what) {
   failures += !condition;
 }
 
-/// The kernel object: the header, then the shared object's bytes.
+/// The kernel object: the header, then the shared object's bytes. A file
+/// that is a kernel object already (from the emulator target) is used as
+/// it is.
 std::vector<char> kernelObject(const char *path) {
   std::ifstream file(path, std::ios::binary);
   std::vector<char> elf((std::istreambuf_iterator<char>(file)),
                         std::istreambuf_iterator<char>());
+  if (elf.size() >= AMP_EMU_MAGIC_BYTES &&
+      std::memcmp(elf.data(), AMP_EMU_MAGIC, AMP_EMU_MAGIC_BYTES) == 0)
+    return elf;
   amp_emu_object_header header;
   std::memcpy(header.magic, AMP_EMU_MAGIC, AMP_EMU_MAGIC_BYTES);
   header.version = AMP_EMU_VERSION;
@@ -261,6 +270,11 @@ int checkSkippedBarrier() {
   return expectLaunchError("skipped_barrier", block, {});
 }
 
+int checkStrayShuffle() {
+  const uint32_t block[3] = {32, 1, 1};
+  return expectLaunchError("stray_shuffle", block, {});
+}
+
 int checkBadParams() {
   float *out = deviceBuffer<float>(4);
   const uint32_t block[3] = {4, 1, 1};
@@ -430,6 +444,63 @@ int checkCorrupt(std::vector<char> object, const std::string &what) {
   return loaded ? 0 : 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Kernels compiled from MLIR by the emulator target
+//===----------------------------------------------------------------------===//
+
+/// A 1-d memref<256xf32> as a kernel compiled from MLIR takes it: five
+/// parameters (allocated and aligned pointers, offset, size, stride).
+struct MemRef1D {
+  float *allocated, *aligned;
+  int64_t offset = 0, size = 256, stride = 1;
+  explicit MemRef1D(float *data) : allocated(data), aligned(data) {}
+  void append(std::vector<void *> &params) {
+    for (void *field : {(void *)&allocated, (void *)&aligned, (void *)&offset,
+                        (void *)&size, (void *)&stride})
+      params.push_back(field);
+  }
+};
+
+void launchMlir(const char *name, uint32_t blocks, uint32_t threads,
+                MemRef1D in, MemRef1D out) {
+  std::vector<void *> params;
+  in.append(params);
+  out.append(params);
+  const uint32_t grid[3] = {blocks, 1, 1}, block[3] = {threads, 1, 1};
+  launch(name, grid, block, params);
+}
+
+int checkMlirKernels() {
+  std::vector<float> in(256);
+  for (int i = 0; i < 256; ++i)
+    in[i] = float(i % 17) / 8.0f - 1.0f;
+  float *dIn = deviceBuffer(256, in.data());
+  float *reversed = deviceBuffer<float>(256), *warps = deviceBuffer<float>(256);
+  float *sums = deviceBuffer<float>(256);
+  launchMlir("reverse_erf", 1, 256, MemRef1D(dIn), MemRef1D(reversed));
+  launchMlir("warp_sum", 2, 128, MemRef1D(dIn), MemRef1D(warps));
+  launchMlir("block_sum", 1, 256, MemRef1D(dIn), MemRef1D(sums));
+  std::vector<float> r = toHost(reversed, 256), w = toHost(warps, 256),
+                     s = toHost(sums, 256);
+  bool erfOk = true, warpOk = true, sumOk = true;
+  float total = 0;
+  for (float v : in)
+    total += v;
+  for (int i = 0; i < 256; ++i) {
+    erfOk &= std::fabs(r[i] - std::erf(in[255 - i])) <= 1e-6f;
+    float warp = 0;
+    for (int j = i / 32 * 32; j < i / 32 * 32 + 32; ++j)
+      warp += in[j];
+    warpOk &= w[i] == warp; // exact: multiples of 1/8
+    sumOk &= s[i] == total;
+  }
+  expect(erfOk, "reverse_erf: workgroup memory, barrier, erf");
+  expect(warpOk, "warp_sum: xor shuffles");
+  expect(sumOk, "block_sum: gpu.all_reduce");
+  expect(ops().synchronize() == 0, "no error");
+  return failures ? 1 : 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -461,6 +532,8 @@ int main(int argc, char **argv) {
     return checkOverflow();
   if (mode == "skipped-barrier")
     return checkSkippedBarrier();
+  if (mode == "stray-shuffle")
+    return checkStrayShuffle();
   if (mode == "bad-params")
     return checkBadParams();
   if (mode == "gemm")
@@ -469,6 +542,8 @@ int main(int argc, char **argv) {
     return checkTF32();
   if (mode == "gemm-bounds")
     return checkGemmBounds();
+  if (mode == "mlir-kernels")
+    return checkMlirKernels();
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;
 }

@@ -5,7 +5,7 @@
 // tests of the device itself (amp-cuda-emulator-check): launches, 3-d ids,
 // barriers with static and dynamic shared memory, every shuffle mode, and
 // kernels that are deliberately broken (an out-of-bounds write, a barrier
-// that half the block skips).
+// that half the block skips, a shuffle reading a lane not in it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,6 +148,15 @@ void skippedBarrier(void **, amp_emu_thread *t) {
   barrier(t);
 }
 
+/// Broken: lanes 0-15 read lane 20, which waits at the barrier instead.
+void strayShuffle(void **, amp_emu_thread *t) {
+  if (t->lane_id < 16) {
+    int32_t valid;
+    shuffle(t, t->lane_id, 20, AMP_EMU_SHUFFLE_IDX, &valid);
+  }
+  barrier(t);
+}
+
 const uint32_t kPointerPointerCount[] = {8, 8, 4};
 const uint32_t kPointerCountValue[] = {8, 4, 4};
 const uint32_t kPointer[] = {8};
@@ -164,6 +173,7 @@ const amp_emu_kernel kKernels[] = {
     {"shuffle_modes", shuffleModes, 1, AMP_EMU_USES_SYNC, kPointer, 0},
     {"overflow", overflow, 2, 0, kPointerCount, 0},
     {"skipped_barrier", skippedBarrier, 0, AMP_EMU_USES_SYNC, nullptr, 0},
+    {"stray_shuffle", strayShuffle, 0, AMP_EMU_USES_SYNC, nullptr, 0},
 };
 
 } // namespace

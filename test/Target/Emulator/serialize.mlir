@@ -1,0 +1,26 @@
+// gpu-module-to-binary with #amp_emu.target. format=isa gives the finished
+// host LLVM code: the __amp_emu_* functions inlined (ids are loads from the
+// emulated thread, a barrier calls the device's callback and then stores
+// the thread back for the fiber), an entry point per kernel that loads each
+// parameter from the launch's parameter array, and the exported kernel
+// table amp_emu_table (name, entry, parameter count, flags, parameter
+// sizes, static shared bytes).
+// RUN: amp-opt %S/Inputs/kernels.mlir --pass-pipeline='builtin.module(gpu.module(amp-emulator-lower-kernels),gpu-module-to-binary{format=isa})' -o %t.isa.mlir
+// RUN: %python %S/Inputs/extract-object.py %t.isa.mlir - assembly | FileCheck %s --check-prefix=IR
+// IR: target triple =
+// IR: @__amp_emu_current = internal thread_local
+// IR: @amp_emu_kernels = internal constant [3 x { ptr, ptr, i32, i32, ptr, i64 }] [{ ptr, ptr, i32, i32, ptr, i64 } { ptr @reverse_erf.amp_emu_name, ptr @reverse_erf.amp_emu_entry, i32 10, i32 1, ptr @reverse_erf.amp_emu_sizes, i64 1024 }, {{.*}} { ptr @warp_sum.amp_emu_name, ptr @warp_sum.amp_emu_entry, i32 10, i32 1, ptr @warp_sum.amp_emu_sizes, i64 0 }, {{.*}} { ptr @block_sum.amp_emu_name, ptr @block_sum.amp_emu_entry, i32 10, i32 1, ptr @block_sum.amp_emu_sizes, i64 128 }]
+// IR: @amp_emu_table = {{.*}}constant { i32, i32, ptr } { i32 1, i32 3, ptr @amp_emu_kernels }
+// IR-LABEL: define void @reverse_erf(
+// IR-NOT: call {{.*}}@__amp_emu_
+// IR: load ptr, ptr @__amp_emu_current
+// IR: call void %{{.*}}(ptr
+// IR-NEXT: store ptr %{{.*}}, ptr @__amp_emu_current
+// IR: call float @erff(
+// IR-LABEL: define internal void @reverse_erf.amp_emu_entry(ptr {{.*}}%0, ptr %1)
+// IR-NEXT: entry:
+// IR-NEXT: store ptr %1, ptr @__amp_emu_current
+
+// format=bin: the kernel object, its header then a host ELF shared object.
+// RUN: amp-opt %S/Inputs/kernels.mlir --pass-pipeline='builtin.module(gpu.module(amp-emulator-lower-kernels),gpu-module-to-binary{format=bin})' | FileCheck %s --check-prefix=BIN
+// BIN: gpu.binary @kernels [#gpu.object<#amp_emu.target, bin = "AMPEMU\00\01\01\00\00\00\18\00\00\00{{.*}}\7FELF\02\01\01
