@@ -49,6 +49,10 @@ struct Function {
 
 struct Module {
   void *library = nullptr;
+  /// The anonymous file the library was loaded from, open while it is
+  /// loaded: the loader knows objects by name, and /proc/self/fd/N of a
+  /// closed descriptor would name the next module's file too.
+  int fd = -1;
   std::vector<Function> functions;
 };
 
@@ -95,23 +99,20 @@ CUresult checkElf(const char *bytes, uint64_t size) {
 }
 
 /// Writes the shared object to an anonymous file and opens it.
-CUresult openSharedObject(const char *bytes, uint64_t size, void *&library) {
-  int fd = memfd_create("amp-emulator-kernels", MFD_CLOEXEC);
-  if (fd < 0)
+CUresult openSharedObject(const char *bytes, uint64_t size, Module &module) {
+  module.fd = memfd_create("amp-emulator-kernels", MFD_CLOEXEC);
+  if (module.fd < 0)
     return badImage("cannot create an anonymous file for its code");
   uint64_t written = 0;
   while (written < size) {
-    ssize_t n = write(fd, bytes + written, size - written);
-    if (n <= 0) {
-      close(fd);
+    ssize_t n = write(module.fd, bytes + written, size - written);
+    if (n <= 0)
       return badImage("cannot write its code to an anonymous file");
-    }
     written += uint64_t(n);
   }
-  std::string path = "/proc/self/fd/" + std::to_string(fd);
-  library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  close(fd);
-  if (library)
+  std::string path = "/proc/self/fd/" + std::to_string(module.fd);
+  module.library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (module.library)
     return CUDA_SUCCESS;
   const char *reason = dlerror();
   return badImage(std::string("its shared object does not load (") +
@@ -130,6 +131,14 @@ CUresult readTable(Module &module) {
   for (uint32_t i = 0; i < table->kernel_count; ++i)
     module.functions.push_back({&module, &table->kernels[i]});
   return CUDA_SUCCESS;
+}
+
+void unloadModule(Module *module) {
+  if (module->library)
+    dlclose(module->library);
+  if (module->fd >= 0)
+    close(module->fd);
+  delete module;
 }
 
 CUresult loadModule(CUmodule *result, const void *image) {
@@ -152,13 +161,11 @@ CUresult loadModule(CUmodule *result, const void *image) {
   if (CUresult r = checkElf(elf, header.elf_bytes))
     return r;
   auto *module = new Module();
-  CUresult r = openSharedObject(elf, header.elf_bytes, module->library);
+  CUresult r = openSharedObject(elf, header.elf_bytes, *module);
   if (r == CUDA_SUCCESS)
     r = readTable(*module);
   if (r != CUDA_SUCCESS) {
-    if (module->library)
-      dlclose(module->library);
-    delete module;
+    unloadModule(module);
     return r;
   }
   *result = reinterpret_cast<CUmodule>(module);
@@ -213,29 +220,60 @@ struct Fiber {
   int32_t valid = 0;
 };
 
-/// One block's threads and the scheduler's context, on one OS thread.
-struct BlockRun {
-  Launch *launch;
-  std::vector<Fiber> fibers;
-  ucontext_t scheduler;
-  size_t current = 0;
-  char *stacks = nullptr;
-  size_t stackBytes = 0, stacksMapped = 0;
-
-  ~BlockRun() {
-    if (stacks)
-      munmap(stacks, stacksMapped);
-  }
-};
-
-thread_local BlockRun *currentBlock = nullptr;
-
 /// Stack per fiber: kernels from MLIR keep memref descriptors on the stack.
 size_t fiberStackBytes() {
   const char *kib = std::getenv("AMP_EMULATOR_STACK_KIB");
   long value = kib ? std::atol(kib) : 0;
   return size_t(value > 16 ? value : 256) << 10;
 }
+
+/// Fiber stacks of one OS thread, each below a guard page (an overflow
+/// faults instead of silently corrupting the neighbour's stack). Kept for
+/// the thread's later launches: mapping and protecting them per launch
+/// would cost more than small kernels do. Never unmapped (a few worker
+/// threads at most, MAP_NORESERVE).
+struct FiberStacks {
+  char *base = nullptr;
+  size_t count = 0, stackBytes = 0, slotBytes = 0;
+
+  /// Whether there are stacks for `threads` fibers.
+  bool reserve(size_t threads) {
+    if (threads <= count)
+      return true;
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    if (base)
+      munmap(base, slotBytes * count);
+    stackBytes = fiberStackBytes();
+    slotBytes = stackBytes + page;
+    void *mapped = mmap(nullptr, slotBytes * threads, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapped == MAP_FAILED) {
+      base = nullptr;
+      count = 0;
+      return false;
+    }
+    base = static_cast<char *>(mapped);
+    count = threads;
+    for (size_t i = 0; i < threads; ++i)
+      mprotect(base + i * slotBytes, page, PROT_NONE);
+    return true;
+  }
+  char *stack(size_t i) const {
+    return base + i * slotBytes + slotBytes - stackBytes;
+  }
+};
+
+thread_local FiberStacks fiberStacks;
+
+/// One block's threads and the scheduler's context, on one OS thread.
+struct BlockRun {
+  Launch *launch;
+  std::vector<Fiber> fibers;
+  ucontext_t scheduler;
+  size_t current = 0;
+};
+
+thread_local BlockRun *currentBlock = nullptr;
 
 void suspend(amp_emu_thread *thread, FiberState state) {
   BlockRun &run = *currentBlock;
@@ -390,41 +428,21 @@ std::string blockName(const uint32_t bid[3]) {
          ", " + std::to_string(bid[2]) + ")";
 }
 
-bool prepareFibers(BlockRun &run, uint32_t threads) {
-  run.fibers.assign(threads, Fiber());
-  if (run.stacks)
-    return true;
-  size_t page = size_t(sysconf(_SC_PAGESIZE));
-  run.stackBytes = fiberStackBytes();
-  // A guard page below each stack: an overflow faults instead of silently
-  // corrupting the neighbour's stack.
-  size_t slot = run.stackBytes + page;
-  run.stacksMapped = slot * threads;
-  void *mapped = mmap(nullptr, run.stacksMapped, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (mapped == MAP_FAILED)
-    return false;
-  run.stacks = static_cast<char *>(mapped);
-  for (uint32_t i = 0; i < threads; ++i)
-    mprotect(run.stacks + i * slot, page, PROT_NONE);
-  return true;
-}
-
 /// Runs one block of a kernel that synchronizes, every thread a fiber.
 void runFiberBlock(BlockRun &run, const uint32_t bid[3], char *shared) {
   Launch &launch = *run.launch;
   uint32_t threads = launch.threadsPerBlock();
-  if (!prepareFibers(run, threads)) {
+  if (!fiberStacks.reserve(threads)) {
     launch.fail("no memory for the stacks of the block's threads");
     return;
   }
-  size_t slot = run.stackBytes + size_t(sysconf(_SC_PAGESIZE));
+  run.fibers.assign(threads, Fiber());
   for (uint32_t i = 0; i < threads; ++i) {
     Fiber &f = run.fibers[i];
     initThread(f.thread, launch, bid, i, shared);
     getcontext(&f.context);
-    f.context.uc_stack.ss_sp = run.stacks + i * slot + (slot - run.stackBytes);
-    f.context.uc_stack.ss_size = run.stackBytes;
+    f.context.uc_stack.ss_sp = fiberStacks.stack(i);
+    f.context.uc_stack.ss_size = fiberStacks.stackBytes;
     f.context.uc_link = &run.scheduler;
     makecontext(&f.context, fiberMain, 0);
   }
@@ -557,8 +575,7 @@ AMP_EMU_EXPORT CUresult cuModuleUnload(CUmodule handle) {
   auto *module = reinterpret_cast<Module *>(handle);
   if (!module)
     return CUDA_ERROR_INVALID_HANDLE;
-  dlclose(module->library);
-  delete module;
+  unloadModule(module);
   return CUDA_SUCCESS;
 }
 

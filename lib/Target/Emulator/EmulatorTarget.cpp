@@ -26,6 +26,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -34,6 +35,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <cstring>
 
@@ -135,6 +137,28 @@ define linkonce_odr hidden { i32, i1 } @__amp_emu_shuffle(i32 %v, i32 %offset, i
 }
 )IR";
 
+/// Code generation calls __truncsfbf2 for fptrunc to bf16 on hosts without
+/// a bf16 instruction, and the host's libgcc may lack it: the kernels get
+/// their own, rounding to nearest even and keeping NaNs quiet (as the CPU
+/// backend and amp/Runtime/Numerics.h).
+constexpr const char *kLibcalls = R"IR(
+define hidden bfloat @__truncsfbf2(float %f) {
+  %bits = bitcast float %f to i32
+  %magnitude = and i32 %bits, 2147483647
+  %isnan = icmp ugt i32 %magnitude, 2139095040
+  %high = lshr i32 %bits, 16
+  %quiet = or i32 %high, 64
+  %odd = and i32 %high, 1
+  %bias = add i32 %odd, 32767
+  %biased = add i32 %bits, %bias
+  %rounded = lshr i32 %biased, 16
+  %result = select i1 %isnan, i32 %quiet, i32 %rounded
+  %short = trunc i32 %result to i16
+  %bf = bitcast i16 %short to bfloat
+  ret bfloat %bf
+}
+)IR";
+
 constexpr llvm::StringLiteral kInfoPrefix = "__amp_emu_info_";
 constexpr llvm::StringLiteral kCurrent = "__amp_emu_current";
 
@@ -159,6 +183,7 @@ protected:
 private:
   InFlightDiagnostic emitError() { return getOperation().emitError(); }
   llvm::Function *createEntry(llvm::Module &module, llvm::Function &kernel);
+  void addLibcalls(llvm::Module &module);
   FailureOr<SmallVector<char, 0>> linkSharedObject(ArrayRef<char> object);
 
   TargetAttr target;
@@ -237,8 +262,13 @@ void EmulatorSerializer::handleModulePostLink(llvm::Module &module) {
   for (llvm::GlobalVariable *info : infos) {
     StringRef name = info->getName().drop_front(kInfoPrefix.size());
     llvm::Function *kernel = module.getFunction(name);
-    auto *values =
-        dyn_cast_or_null<llvm::ConstantDataArray>(info->getInitializer());
+    // {static shared bytes, flags}; zeroinitializer when both are 0.
+    llvm::Constant *values = info->getInitializer();
+    auto field = [&](unsigned i) {
+      auto *value = dyn_cast_or_null<llvm::ConstantInt>(
+          values ? values->getAggregateElement(i) : nullptr);
+      return value ? value->getZExtValue() : uint64_t(0);
+    };
     if (!kernel || !values) {
       missingInfo = true;
       continue;
@@ -254,12 +284,10 @@ void EmulatorSerializer::handleModulePostLink(llvm::Module &module) {
     llvm::Constant *nameString = llvm::IRBuilder<>(ctx).CreateGlobalString(
         name, name + ".amp_emu_name", 0, &module);
     kernels.push_back(llvm::ConstantStruct::get(
-        kernelType,
-        {nameString, createEntry(module, *kernel),
-         llvm::ConstantInt::get(i32, kernel->arg_size()),
-         llvm::ConstantInt::get(i32, values->getElementAsInteger(1)),
-         sizesGlobal,
-         llvm::ConstantInt::get(i64, values->getElementAsInteger(0))}));
+        kernelType, {nameString, createEntry(module, *kernel),
+                     llvm::ConstantInt::get(i32, kernel->arg_size()),
+                     llvm::ConstantInt::get(i32, field(1)), sizesGlobal,
+                     llvm::ConstantInt::get(i64, field(0))}));
     info->eraseFromParent();
   }
   auto *arrayType = llvm::ArrayType::get(kernelType, kernels.size());
@@ -274,6 +302,34 @@ void EmulatorSerializer::handleModulePostLink(llvm::Module &module) {
                       llvm::ConstantInt::get(i32, kernels.size()), array}),
       AMP_EMU_TABLE_SYMBOL);
   table->setVisibility(llvm::GlobalValue::DefaultVisibility);
+  // Only the table is the object's interface: kernels of different modules
+  // share names, and internal functions inline into their entry points.
+  for (llvm::Function &function : module.functions())
+    if (!function.isDeclaration())
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  addLibcalls(module);
+}
+
+/// The libcalls of kLibcalls, kept (compiler.used) although no IR calls
+/// them: code generation does.
+void EmulatorSerializer::addLibcalls(llvm::Module &module) {
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> libcalls =
+      llvm::parseAssemblyString(kLibcalls, diagnostic, module.getContext());
+  if (!libcalls) {
+    emitError() << "the emulated device's libcall IR does not parse: "
+                << diagnostic.getMessage();
+    return;
+  }
+  libcalls->setDataLayout(module.getDataLayout());
+  libcalls->setTargetTriple(module.getTargetTriple());
+  if (llvm::Linker::linkModules(module, std::move(libcalls)))
+    return;
+  SmallVector<llvm::GlobalValue *> used;
+  for (llvm::Function &function : module.functions())
+    if (function.getName() == "__truncsfbf2" && !function.isDeclaration())
+      used.push_back(&function);
+  llvm::appendToCompilerUsed(module, used);
 }
 
 FailureOr<SmallVector<char, 0>>

@@ -11,15 +11,18 @@
 // IR: @__amp_emu_current = internal thread_local
 // IR: @amp_emu_kernels = internal constant [3 x { ptr, ptr, i32, i32, ptr, i64 }] [{ ptr, ptr, i32, i32, ptr, i64 } { ptr @reverse_erf.amp_emu_name, ptr @reverse_erf.amp_emu_entry, i32 10, i32 1, ptr @reverse_erf.amp_emu_sizes, i64 1024 }, {{.*}} { ptr @warp_sum.amp_emu_name, ptr @warp_sum.amp_emu_entry, i32 10, i32 1, ptr @warp_sum.amp_emu_sizes, i64 0 }, {{.*}} { ptr @block_sum.amp_emu_name, ptr @block_sum.amp_emu_entry, i32 10, i32 1, ptr @block_sum.amp_emu_sizes, i64 128 }]
 // IR: @amp_emu_table = {{.*}}constant { i32, i32, ptr } { i32 1, i32 3, ptr @amp_emu_kernels }
-// IR-LABEL: define void @reverse_erf(
-// IR-NOT: call {{.*}}@__amp_emu_
-// IR: load ptr, ptr @__amp_emu_current
-// IR: call void %{{.*}}(ptr
-// IR-NEXT: store ptr %{{.*}}, ptr @__amp_emu_current
-// IR: call float @erff(
+// IR: @llvm.compiler.used = {{.*}}@__truncsfbf2
+// Kernels are internal (modules share kernel names), inlined into their
+// entry points.
+// IR-NOT: define void @reverse_erf(
 // IR-LABEL: define internal void @reverse_erf.amp_emu_entry(ptr {{.*}}%0, ptr %1)
 // IR-NEXT: entry:
 // IR-NEXT: store ptr %1, ptr @__amp_emu_current
+// IR-NOT: call {{.*}}@__amp_emu_
+// IR: call void %{{.*}}(ptr
+// IR-NEXT: store ptr %1, ptr @__amp_emu_current
+// IR: call float @erff(
+// IR: define hidden bfloat @__truncsfbf2(float %f)
 
 // format=bin: the kernel object, its header then a host ELF shared object.
 // RUN: amp-opt %S/Inputs/kernels.mlir --pass-pipeline='builtin.module(gpu.module(amp-emulator-lower-kernels),gpu-module-to-binary{format=bin})' | FileCheck %s --check-prefix=BIN
