@@ -184,26 +184,37 @@ private:
   InFlightDiagnostic emitError() { return getOperation().emitError(); }
   llvm::Function *createEntry(llvm::Module &module, llvm::Function &kernel);
   void addLibcalls(llvm::Module &module);
+  std::unique_ptr<llvm::Module> parseIR(const char *text, llvm::Module &like);
   FailureOr<SmallVector<char, 0>> linkSharedObject(ArrayRef<char> object);
 
   TargetAttr target;
   const gpu::TargetOptions &options;
-  /// Whether post-link found a kernel without its info.
-  bool missingInfo = false;
+  /// Whether handleModulePostLink reported an error (it cannot fail).
+  bool postLinkFailed = false;
 };
+
+/// `text` as a module with `like`'s data layout and triple; null after
+/// reporting the error.
+std::unique_ptr<llvm::Module> EmulatorSerializer::parseIR(const char *text,
+                                                          llvm::Module &like) {
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> parsed =
+      llvm::parseAssemblyString(text, diagnostic, like.getContext());
+  if (!parsed) {
+    emitError() << "the emulated device's own LLVM IR does not parse: "
+                << diagnostic.getMessage();
+    return nullptr;
+  }
+  parsed->setDataLayout(like.getDataLayout());
+  parsed->setTargetTriple(like.getTargetTriple());
+  return parsed;
+}
 
 std::optional<SmallVector<std::unique_ptr<llvm::Module>>>
 EmulatorSerializer::loadBitcodeFiles(llvm::Module &module) {
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> helpers =
-      llvm::parseAssemblyString(kHelpers, diagnostic, module.getContext());
-  if (!helpers) {
-    emitError() << "the emulated device's helper IR does not parse: "
-                << diagnostic.getMessage();
+  std::unique_ptr<llvm::Module> helpers = parseIR(kHelpers, module);
+  if (!helpers)
     return std::nullopt;
-  }
-  helpers->setDataLayout(module.getDataLayout());
-  helpers->setTargetTriple(module.getTargetTriple());
   SmallVector<std::unique_ptr<llvm::Module>> modules;
   modules.push_back(std::move(helpers));
   return modules;
@@ -270,7 +281,8 @@ void EmulatorSerializer::handleModulePostLink(llvm::Module &module) {
       return value ? value->getZExtValue() : uint64_t(0);
     };
     if (!kernel || !values) {
-      missingInfo = true;
+      emitError() << info->getName() << " names no kernel of the module";
+      postLinkFailed = true;
       continue;
     }
     SmallVector<llvm::Constant *> sizes;
@@ -313,18 +325,11 @@ void EmulatorSerializer::handleModulePostLink(llvm::Module &module) {
 /// The libcalls of kLibcalls, kept (compiler.used) although no IR calls
 /// them: code generation does.
 void EmulatorSerializer::addLibcalls(llvm::Module &module) {
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> libcalls =
-      llvm::parseAssemblyString(kLibcalls, diagnostic, module.getContext());
-  if (!libcalls) {
-    emitError() << "the emulated device's libcall IR does not parse: "
-                << diagnostic.getMessage();
+  std::unique_ptr<llvm::Module> libcalls = parseIR(kLibcalls, module);
+  if (!libcalls || llvm::Linker::linkModules(module, std::move(libcalls))) {
+    postLinkFailed = true;
     return;
   }
-  libcalls->setDataLayout(module.getDataLayout());
-  libcalls->setTargetTriple(module.getTargetTriple());
-  if (llvm::Linker::linkModules(module, std::move(libcalls)))
-    return;
   SmallVector<llvm::GlobalValue *> used;
   for (llvm::Function &function : module.functions())
     if (function.getName() == "__truncsfbf2" && !function.isDeclaration())
@@ -334,11 +339,8 @@ void EmulatorSerializer::addLibcalls(llvm::Module &module) {
 
 FailureOr<SmallVector<char, 0>>
 EmulatorSerializer::moduleToObject(llvm::Module &module) {
-  if (missingInfo)
-    return emitError() << "a kernel of the module has no entry in the "
-                          "emulated device's kernel table (was "
-                          "amp-emulator-lower-kernels run?)",
-           failure();
+  if (postLinkFailed)
+    return failure();
   if (options.getCompilationTarget() == gpu::CompilationTarget::Assembly ||
       options.getCompilationTarget() == gpu::CompilationTarget::Offload) {
     std::string text;
