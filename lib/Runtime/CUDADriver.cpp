@@ -150,7 +150,8 @@ bool openDriver(State &s) {
                           " cannot be loaded (") +
               (reason ? reason : "unknown reason") +
               "); a GPU library needs a machine with an NVIDIA GPU and its "
-              "driver");
+              "driver (build it with amp-compile --target=cuda-emulator to "
+              "run it on the emulated device instead)");
 }
 
 /// The version check comes before resolving everything else, so that an old
