@@ -10,6 +10,7 @@
 
 #include "amp/Support/OutputFile.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -95,10 +96,22 @@ std::string describe(const Allocation &a) {
 }
 
 /// The first byte of [from, from + bytes) that is not kRedZoneByte, or -1.
+/// Every launch checks every red zone (blocks back in the pool are red zone
+/// all through): memcmp against a pattern finds the intact ones fast.
 long long firstDamaged(const char *from, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i)
-    if (static_cast<unsigned char>(from[i]) != kRedZoneByte)
-      return static_cast<long long>(i);
+  static const auto pattern = [] {
+    std::vector<char> p(4096);
+    std::memset(p.data(), kRedZoneByte, p.size());
+    return p;
+  }();
+  for (size_t chunk = 0; chunk < bytes; chunk += pattern.size()) {
+    size_t length = std::min(pattern.size(), bytes - chunk);
+    if (std::memcmp(from + chunk, pattern.data(), length) == 0)
+      continue;
+    for (size_t i = chunk; i < chunk + length; ++i)
+      if (static_cast<unsigned char>(from[i]) != kRedZoneByte)
+        return static_cast<long long>(i);
+  }
   return -1;
 }
 

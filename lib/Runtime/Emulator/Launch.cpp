@@ -3,7 +3,7 @@
 // A kernel object (amp/Runtime/EmulatorABI.h) is a header and a host shared
 // object, loaded with dlopen from an anonymous file. A launch runs the grid's
 // blocks in order (or spread over AMP_EMULATOR_THREADS OS threads); within a
-// block, a kernel that synchronizes runs each thread as a ucontext fiber: a
+// block, a kernel that synchronizes runs each thread as a fiber: a
 // thread that reaches a barrier or a shuffle switches back to the block's
 // scheduler, which resumes the block once every thread (or every lane of the
 // warp) has arrived. Kernels that never synchronize run their threads as a
@@ -13,6 +13,7 @@
 
 #include "Device.h"
 #include "Export.h"
+#include "Fiber.h"
 
 #include "amp/Runtime/EmulatorABI.h"
 
@@ -20,7 +21,6 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -210,7 +210,7 @@ CUresult launchError(const Launch &launch, const std::string &detail) {
 enum class FiberState { Ready, AtBarrier, AtShuffle, Done };
 
 struct Fiber {
-  ucontext_t context;
+  FiberContext context;
   amp_emu_thread thread;
   FiberState state = FiberState::Ready;
   // The shuffle this lane is in, and its result.
@@ -269,7 +269,7 @@ thread_local FiberStacks fiberStacks;
 struct BlockRun {
   Launch *launch;
   std::vector<Fiber> fibers;
-  ucontext_t scheduler;
+  FiberContext scheduler;
   size_t current = 0;
 };
 
@@ -280,7 +280,7 @@ void suspend(amp_emu_thread *thread, FiberState state) {
   Fiber &fiber = run.fibers[run.current];
   (void)thread;
   fiber.state = state;
-  swapcontext(&fiber.context, &run.scheduler);
+  switchFiber(fiber.context, run.scheduler);
 }
 
 void barrierCallback(amp_emu_thread *thread) {
@@ -301,14 +301,15 @@ uint32_t shuffleCallback(amp_emu_thread *thread, uint32_t value, int32_t offset,
 
 const amp_emu_callbacks kCallbacks = {barrierCallback, shuffleCallback};
 
-/// The fiber's body; makecontext passes ints only, so the block is found
-/// through currentBlock.
+/// The fiber's body (it takes no arguments: the block is found through
+/// currentBlock). It never returns: it switches to the scheduler for the
+/// last time.
 void fiberMain() {
   BlockRun &run = *currentBlock;
   Fiber &fiber = run.fibers[run.current];
   run.launch->kernel->entry(run.launch->params, &fiber.thread);
-  run.fibers[run.current].state = FiberState::Done;
-  // uc_link returns to the scheduler.
+  fiber.state = FiberState::Done;
+  switchFiber(fiber.context, run.scheduler);
 }
 
 void initThread(amp_emu_thread &t, const Launch &launch, const uint32_t bid[3],
@@ -440,11 +441,8 @@ void runFiberBlock(BlockRun &run, const uint32_t bid[3], char *shared) {
   for (uint32_t i = 0; i < threads; ++i) {
     Fiber &f = run.fibers[i];
     initThread(f.thread, launch, bid, i, shared);
-    getcontext(&f.context);
-    f.context.uc_stack.ss_sp = fiberStacks.stack(i);
-    f.context.uc_stack.ss_size = fiberStacks.stackBytes;
-    f.context.uc_link = &run.scheduler;
-    makecontext(&f.context, fiberMain, 0);
+    startFiber(f.context, fiberStacks.stack(i), fiberStacks.stackBytes,
+               fiberMain);
   }
   currentBlock = &run;
   while (true) {
@@ -452,7 +450,7 @@ void runFiberBlock(BlockRun &run, const uint32_t bid[3], char *shared) {
       if (run.fibers[i].state != FiberState::Ready)
         continue;
       run.current = i;
-      swapcontext(&run.scheduler, &run.fibers[i].context);
+      switchFiber(run.scheduler, run.fibers[i].context);
     }
     bool finished = false;
     std::string error = releaseWaiting(run, finished);
