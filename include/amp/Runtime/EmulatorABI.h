@@ -83,6 +83,11 @@ typedef struct amp_emu_thread {
   char *shared_memory;
   const amp_emu_callbacks *callbacks;
   void *device_private; /* the device's, not the kernel's */
+  /* Bytes the thread loaded from and stored to device memory (the kernel's
+   * pointer parameters), counted by kernels from the emulator target; the
+   * device sums them per launch. */
+  uint64_t loaded_bytes;
+  uint64_t stored_bytes;
 } amp_emu_thread;
 
 /* The kernel uses barrier or shuffle: its threads must run as fibers. */

@@ -188,6 +188,13 @@ struct Launch {
   std::atomic<bool> failed{false};
   std::mutex errorMutex;
   std::string error;
+  /// Device memory traffic of all threads (amp_emu_thread's counters).
+  std::atomic<uint64_t> loadedBytes{0}, storedBytes{0};
+
+  void count(const amp_emu_thread &thread) {
+    loadedBytes.fetch_add(thread.loaded_bytes, std::memory_order_relaxed);
+    storedBytes.fetch_add(thread.stored_bytes, std::memory_order_relaxed);
+  }
 
   void fail(const std::string &message) {
     std::lock_guard<std::mutex> lock(errorMutex);
@@ -454,8 +461,11 @@ void runFiberBlock(BlockRun &run, const uint32_t bid[3], char *shared) {
     }
     bool finished = false;
     std::string error = releaseWaiting(run, finished);
-    if (finished)
+    if (finished) {
+      for (const Fiber &f : run.fibers)
+        launch.count(f.thread);
       break;
+    }
     if (!error.empty()) {
       launch.fail(blockName(bid) + ": " + error);
       break;
@@ -465,12 +475,18 @@ void runFiberBlock(BlockRun &run, const uint32_t bid[3], char *shared) {
 }
 
 /// Runs one block of a kernel that never synchronizes: a loop.
-void runLoopBlock(const Launch &launch, const uint32_t bid[3], char *shared) {
+void runLoopBlock(Launch &launch, const uint32_t bid[3], char *shared) {
   amp_emu_thread thread;
+  uint64_t loaded = 0, stored = 0;
   for (uint32_t i = 0, e = launch.threadsPerBlock(); i < e; ++i) {
     initThread(thread, launch, bid, i, shared);
     launch.kernel->entry(launch.params, &thread);
+    loaded += thread.loaded_bytes;
+    stored += thread.stored_bytes;
   }
+  thread.loaded_bytes = loaded;
+  thread.stored_bytes = stored;
+  launch.count(thread);
 }
 
 /// Blocks first, first + step, ... of the grid, on the calling OS thread.
@@ -528,7 +544,9 @@ void recordLaunch(const Launch &launch, unsigned dynamicShared) {
       "{\"kind\": \"launch\", \"kernel\": " + jsonString(launch.kernel->name) +
       ", \"grid\": " + dims(launch.grid) +
       ", \"block\": " + dims(launch.block) +
-      ", \"dynamic_shared_bytes\": " + std::to_string(dynamicShared) + "}");
+      ", \"dynamic_shared_bytes\": " + std::to_string(dynamicShared) +
+      ", \"loaded_bytes\": " + std::to_string(launch.loadedBytes.load()) +
+      ", \"stored_bytes\": " + std::to_string(launch.storedBytes.load()) + "}");
 }
 
 CUresult checkParams(const Launch &launch, void **extra) {
@@ -622,8 +640,8 @@ AMP_EMU_EXPORT CUresult cuLaunchKernel(CUfunction handle, unsigned gridX,
       return launchError(launch, "grid and block sizes must be positive");
   if (uint64_t(blockX) * blockY * blockZ > 1024)
     return launchError(launch, "more than 1024 threads per block");
-  recordLaunch(launch, sharedBytes);
   runGrid(launch);
+  recordLaunch(launch, sharedBytes);
   if (launch.failed)
     return launchError(launch, launch.error);
   std::string damage = checkRedZones();

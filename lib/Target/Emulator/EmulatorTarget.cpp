@@ -22,8 +22,11 @@
 #include "mlir/Target/LLVM/ModuleToObject.h"
 
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
@@ -37,6 +40,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <cstddef>
 #include <cstring>
 
 using namespace mlir;
@@ -161,6 +165,7 @@ define hidden bfloat @__truncsfbf2(float %f) {
 
 constexpr llvm::StringLiteral kInfoPrefix = "__amp_emu_info_";
 constexpr llvm::StringLiteral kCurrent = "__amp_emu_current";
+constexpr llvm::StringLiteral kEntrySuffix = ".amp_emu_entry";
 
 class EmulatorSerializer : public LLVM::ModuleToObject {
 public:
@@ -184,6 +189,7 @@ private:
   InFlightDiagnostic emitError() { return getOperation().emitError(); }
   llvm::Function *createEntry(llvm::Module &module, llvm::Function &kernel);
   void addLibcalls(llvm::Module &module);
+  void countDeviceTraffic(llvm::Function &entry);
   std::unique_ptr<llvm::Module> parseIR(const char *text, llvm::Module &like);
   FailureOr<SmallVector<char, 0>> linkSharedObject(ArrayRef<char> object);
 
@@ -241,9 +247,8 @@ llvm::Function *EmulatorSerializer::createEntry(llvm::Module &module,
   auto *ptr = llvm::PointerType::get(ctx, 0);
   auto *type =
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
-  auto *entry =
-      llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
-                             kernel.getName() + ".amp_emu_entry", module);
+  auto *entry = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                       kernel.getName() + kEntrySuffix, module);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   b.CreateStore(entry->getArg(1), currentThread(module));
   SmallVector<llvm::Value *> arguments;
@@ -337,9 +342,79 @@ void EmulatorSerializer::addLibcalls(llvm::Module &module) {
   llvm::appendToCompilerUsed(module, used);
 }
 
+/// Whether `pointer` is always into device memory: every object it may be
+/// based on is a kernel parameter, i.e. loaded from a slot of the entry's
+/// parameter array (`params`).
+bool isDevicePointer(llvm::Value *pointer, llvm::Argument *params) {
+  SmallVector<const llvm::Value *> objects;
+  llvm::getUnderlyingObjects(pointer, objects, nullptr, 0);
+  return !objects.empty() && llvm::all_of(objects, [&](const llvm::Value *o) {
+    auto *value = dyn_cast<llvm::LoadInst>(o);
+    auto *slot = value ? dyn_cast<llvm::LoadInst>(llvm::getUnderlyingObject(
+                             value->getPointerOperand()))
+                       : nullptr;
+    return slot &&
+           llvm::getUnderlyingObject(slot->getPointerOperand()) == params;
+  });
+}
+
+/// Adds the bytes of every access to device memory to the thread's
+/// loaded_bytes / stored_bytes (amp_emu_thread), after optimization, when
+/// kernels are inlined into their entry points and parameters are loads
+/// from the parameter array. The thread is noalias (device memory never
+/// overlaps it), so that the optimizer keeps the counters in registers
+/// across loops.
+void EmulatorSerializer::countDeviceTraffic(llvm::Function &entry) {
+  llvm::Argument *params = entry.getArg(0), *thread = entry.getArg(1);
+  thread->addAttr(llvm::Attribute::NoAlias);
+  const llvm::DataLayout &layout = entry.getParent()->getDataLayout();
+  auto *i64 = llvm::Type::getInt64Ty(entry.getContext());
+  auto add = [&](llvm::Instruction *after, uint64_t offset,
+                 llvm::Value *bytes) {
+    llvm::IRBuilder<> b(after->getNextNode());
+    llvm::Value *counter =
+        b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), thread, offset);
+    b.CreateStore(b.CreateAdd(b.CreateLoad(i64, counter),
+                              b.CreateZExtOrTrunc(bytes, i64)),
+                  counter);
+  };
+  constexpr uint64_t kLoaded = offsetof(amp_emu_thread, loaded_bytes);
+  constexpr uint64_t kStored = offsetof(amp_emu_thread, stored_bytes);
+  SmallVector<llvm::Instruction *> accesses;
+  for (llvm::Instruction &instruction : llvm::instructions(entry))
+    if (isa<llvm::LoadInst, llvm::StoreInst, llvm::MemIntrinsic>(instruction))
+      accesses.push_back(&instruction);
+  for (llvm::Instruction *access : accesses) {
+    if (auto *load = dyn_cast<llvm::LoadInst>(access)) {
+      if (isDevicePointer(load->getPointerOperand(), params))
+        add(load, kLoaded,
+            llvm::ConstantInt::get(i64,
+                                   layout.getTypeStoreSize(load->getType())));
+    } else if (auto *store = dyn_cast<llvm::StoreInst>(access)) {
+      if (isDevicePointer(store->getPointerOperand(), params))
+        add(store, kStored,
+            llvm::ConstantInt::get(
+                i64,
+                layout.getTypeStoreSize(store->getValueOperand()->getType())));
+    } else if (auto *intrinsic = dyn_cast<llvm::MemIntrinsic>(access)) {
+      if (auto *transfer = dyn_cast<llvm::MemTransferInst>(intrinsic))
+        if (isDevicePointer(transfer->getSource(), params))
+          add(access, kLoaded, transfer->getLength());
+      if (isDevicePointer(intrinsic->getDest(), params))
+        add(access, kStored, intrinsic->getLength());
+    }
+  }
+}
+
 FailureOr<SmallVector<char, 0>>
 EmulatorSerializer::moduleToObject(llvm::Module &module) {
   if (postLinkFailed)
+    return failure();
+  for (llvm::Function &function : module.functions())
+    if (function.getName().ends_with(kEntrySuffix))
+      countDeviceTraffic(function);
+  // Once more, for the counters.
+  if (failed(optimizeModule(module, optLevel)))
     return failure();
   if (options.getCompilationTarget() == gpu::CompilationTarget::Assembly ||
       options.getCompilationTarget() == gpu::CompilationTarget::Offload) {

@@ -37,13 +37,16 @@ uint32_t shuffle(amp_emu_thread *t, uint32_t value, int32_t offset,
                                valid);
 }
 
-/// out[i] = value for i < n (the runtime check's fill kernel).
+/// out[i] = value for i < n (the runtime check's fill kernel), counting
+/// its stores as kernels from the emulator target do.
 void fill(void **params, amp_emu_thread *t) {
   float *out = param<float *>(params, 0);
   uint32_t n = param<uint32_t>(params, 1);
   uint32_t i = globalX(t);
-  if (i < n)
+  if (i < n) {
     out[i] = param<float>(params, 2);
+    t->stored_bytes += sizeof(float);
+  }
 }
 
 /// out[i] = in[i] for i < n.
