@@ -17,6 +17,7 @@
 
 #include "amp/Conversion/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
+#include "amp/Target/Emulator/EmulatorTarget.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -72,10 +73,12 @@ void buildNVVMLowering(OpPassManager &pm,
   funcToLLVM.useBarePtrCallConv = options.modelABI;
   pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
   pm.addPass(memref::createExpandStridedMetadataPass());
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = options.features;
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  if (!options.emulator) {
+    GpuNVVMAttachTargetOptions target;
+    target.chip = options.chip;
+    target.features = options.features;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  }
   pm.addPass(createLowerAffinePass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -84,8 +87,13 @@ void buildNVVMLowering(OpPassManager &pm,
 
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createStripDebugInfoPass());
-  kernels.addPass(createConvertGpuOpsToNVVMOps());
-  kernels.addPass(LLVM::createNVVMOptimizeForTargetPass());
+  if (options.emulator) {
+    // Host code for the emulated device; attaches #amp_emu.target.
+    kernels.addPass(amp::emulator::createEmulatorLowerKernelsPass());
+  } else {
+    kernels.addPass(createConvertGpuOpsToNVVMOps());
+    kernels.addPass(LLVM::createNVVMOptimizeForTargetPass());
+  }
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

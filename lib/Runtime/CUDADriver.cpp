@@ -22,6 +22,12 @@
 
 using namespace amp::cuda;
 
+// The library opened as the driver: an emulator build of the runtime opens
+// the emulated device (lib/Runtime/Emulator) instead.
+#ifndef AMP_CUDA_DRIVER_LIBRARY
+#define AMP_CUDA_DRIVER_LIBRARY "libcuda.so.1"
+#endif
+
 namespace {
 
 struct State {
@@ -131,14 +137,21 @@ template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
 bool openDriver(State &s) {
   // RTLD_LOCAL: the driver's symbols must not satisfy anyone else's
   // references by accident.
-  s.library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  s.library = dlopen(AMP_CUDA_DRIVER_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+#ifdef AMP_CUDA_DRIVER_FALLBACK_DIR
+  if (!s.library)
+    s.library = dlopen(AMP_CUDA_DRIVER_FALLBACK_DIR "/" AMP_CUDA_DRIVER_LIBRARY,
+                       RTLD_NOW | RTLD_LOCAL);
+#endif
   if (s.library)
     return true;
   const char *reason = dlerror();
-  return fail(std::string("no NVIDIA driver: libcuda.so.1 cannot be loaded (") +
+  return fail(std::string("no NVIDIA driver: " AMP_CUDA_DRIVER_LIBRARY
+                          " cannot be loaded (") +
               (reason ? reason : "unknown reason") +
               "); a GPU library needs a machine with an NVIDIA GPU and its "
-              "driver");
+              "driver (build it with amp-compile --target=cuda-emulator to "
+              "run it on the emulated device instead)");
 }
 
 /// The version check comes before resolving everything else, so that an old
@@ -177,6 +190,10 @@ bool resolveDriverFunctions(State &s) {
                 " runtime needs (update the NVIDIA driver)");
   AMP_CUDA_DRIVER_FUNCTIONS(AMP_CUDA_RESOLVE)
 #undef AMP_CUDA_RESOLVE
+  // The emulated device's extensions (lib/Runtime/Emulator); null otherwise.
+  resolve(s.library, "ampEmuSetLaunchParamCount",
+          s.api.ampEmuSetLaunchParamCount);
+  resolve(s.library, "ampEmuPoolBlock", s.api.ampEmuPoolBlock);
   return true;
 }
 

@@ -74,6 +74,13 @@ namespace cuda {
 struct DriverAPI {
   decltype(&::cuInit) cuInit = nullptr;
   decltype(&::cuDriverGetVersion) cuDriverGetVersion = nullptr;
+  /// Only the emulated device (libamp_cuda_emulator.so) has it: the
+  /// parameter count of the next launch, which cuLaunchKernel does not take,
+  /// so that a mismatch with the kernel is an error rather than a crash.
+  void (*ampEmuSetLaunchParamCount)(uint64_t) = nullptr;
+  /// Likewise: which bytes of a block the pool hands out or takes back, so
+  /// that the emulated device's red zones and NaN fill follow them.
+  void (*ampEmuPoolBlock)(void *, size_t, int) = nullptr;
 #define AMP_CUDA_DECLARE(name) decltype(&::name) name = nullptr;
   AMP_CUDA_DRIVER_FUNCTIONS(AMP_CUDA_DECLARE)
 #undef AMP_CUDA_DECLARE

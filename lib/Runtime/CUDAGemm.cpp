@@ -32,6 +32,10 @@
 
 using namespace amp::cuda;
 
+// The library opened as cuBLASLt (the emulated device in an emulator build).
+#ifndef AMP_CUBLASLT_LIBRARY
+#define AMP_CUBLASLT_LIBRARY "libcublasLt.so.13"
+#endif
 #ifndef AMP_CUBLASLT_FALLBACK_DIR
 #define AMP_CUBLASLT_FALLBACK_DIR "/usr/local/cuda/lib64"
 #endif
@@ -231,7 +235,7 @@ bool checkLt(const Gemm &g, cublasStatus_t status, const std::string &what) {
 /// The default search path first (LD_LIBRARY_PATH, the system's), then the
 /// toolkit amp was configured with.
 bool openCublasLt(Gemm &g) {
-  const char *soname = "libcublasLt.so.13";
+  const char *soname = AMP_CUBLASLT_LIBRARY;
   g.library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
   if (g.library)
     return true;

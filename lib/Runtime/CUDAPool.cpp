@@ -134,6 +134,8 @@ void *amp::cuda::poolAllocate(size_t bytes) {
     return nullptr;
   p.live.emplace(block, size);
   p.stats.bytesInUse += size;
+  if (api().ampEmuPoolBlock)
+    api().ampEmuPoolBlock(reinterpret_cast<void *>(block), bytes, 0);
   return reinterpret_cast<void *>(block);
 }
 
@@ -162,6 +164,8 @@ void amp::cuda::poolFree(void *pointer) {
   p.stats.bytesInUse -= size;
   p.stats.bytesCached += size;
   p.cached[size].push_back(block);
+  if (api().ampEmuPoolBlock)
+    api().ampEmuPoolBlock(pointer, 0, 1);
 }
 
 void *amp::cuda::poolAllocateManaged(size_t bytes) {

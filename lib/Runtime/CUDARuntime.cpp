@@ -317,7 +317,7 @@ CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
 void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t sharedBytes, CUstream /*stream*/,
-                      void **params, void **extra, size_t /*paramsCount*/) {
+                      void **params, void **extra, size_t paramsCount) {
   if (!function) {
     fail("launching a GPU kernel whose code did not load");
     return;
@@ -344,6 +344,8 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                  sharedBytes),
              what() + ": raising the dynamic shared memory limit"))
     return;
+  if (api().ampEmuSetLaunchParamCount)
+    api().ampEmuSetLaunchParamCount(paramsCount);
   // Always the runtime's stream (every MLIR stream is it, see
   // mgpuStreamCreate).
   checkLazily(api().cuLaunchKernel(

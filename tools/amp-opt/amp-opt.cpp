@@ -10,6 +10,7 @@
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Dialect/AMP/Transforms/PrecisionPipeline.h"
 #include "amp/Pipelines/Pipelines.h"
+#include "amp/Target/Emulator/EmulatorTarget.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -83,6 +84,7 @@ int main(int argc, char **argv) {
   mlir::amp::registerAMPPasses();
   mlir::amp::registerAMPPipelines();
   mlir::amp::registerAMPPrecisionPipelines();
+  mlir::amp::emulator::registerAMPEmulatorPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::amp::AMPDialect>();
@@ -97,6 +99,7 @@ int main(int argc, char **argv) {
   // translations it serializes with.
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
+  mlir::amp::emulator::registerEmulatorTarget(registry);
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "amp optimizer driver: training graphs in the amp dialect\n",

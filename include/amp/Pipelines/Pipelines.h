@@ -55,6 +55,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "allow-tf32",
       llvm::cl::desc("Let f32 GEMMs (amp_gpu_gemm) use TF32 tensor cores"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> emulator{
+      *this, "emulator",
+      llvm::cl::desc("Compile the kernels for the emulated CUDA device "
+                     "(#amp_emu.target, host code in kernel objects) instead "
+                     "of NVVM; chip, features and toolkit are then unused"),
+      llvm::cl::init(false)};
 };
 
 /// The GPU backend (issue 8): amp training steps -> fused elementwise

@@ -11,6 +11,8 @@ parser.add_argument("--amp-compile", required=True)
 parser.add_argument("--amp-run", required=True)
 parser.add_argument("--dir", required=True)
 parser.add_argument("--steps", type=int, default=20)
+# cuda-emulator: the same GPU code on the emulated CUDA device.
+parser.add_argument("--gpu-target", default="cuda")
 parser.add_argument("models", nargs="+")
 args = parser.parse_args()
 
@@ -20,7 +22,7 @@ for model in args.models:
     name = os.path.splitext(os.path.basename(model))[0]
     for precision in ("fp32", "bf16", "fp16"):
         metrics = {}
-        for target in ("cpu", "cuda"):
+        for target in ("cpu", args.gpu_target):
             stem = os.path.join(args.dir, "%s-%s-%s" % (name, precision,
                                                         target))
             subprocess.run([args.amp_compile, model, "--target=" + target,
@@ -33,7 +35,8 @@ for model in args.models:
             metrics[target] = stem + ".jsonl"
         result = subprocess.run([sys.executable,
                                  os.path.join(here, "gpu_matches_cpu.py"),
-                                 precision, metrics["cpu"], metrics["cuda"]],
+                                 precision, metrics["cpu"],
+                                 metrics[args.gpu_target]],
                                 capture_output=True, text=True)
         print(name + ": " + result.stdout.strip())
         failed |= result.returncode != 0

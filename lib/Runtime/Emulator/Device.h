@@ -1,0 +1,81 @@
+//===- Device.h - the emulated CUDA device's shared state -------*- C++ -*-===//
+//
+// Internal to libamp_cuda_emulator.so. Device memory is host memory; every
+// allocation is surrounded by red zones and starts filled with a NaN
+// pattern. Errors carry a detailed message that cuGetErrorString and
+// cublasLtGetStatusString return, so that lib/Runtime's own messages (which
+// append the driver's description) name the kernel and the allocation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_LIB_RUNTIME_EMULATOR_DEVICE_H
+#define AMP_LIB_RUNTIME_EMULATOR_DEVICE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace amp {
+namespace emulator {
+
+/// What fresh device memory is filled with: 0xff bytes are a NaN in f32,
+/// f16 and bf16 alike, so results computed from memory no one wrote are NaN.
+constexpr unsigned char kFreshByte = 0xff;
+/// What red zones hold.
+constexpr unsigned char kRedZoneByte = 0xa5;
+/// Bytes of red zone before each allocation (and at least after it); also
+/// the allocation alignment, as cuMemAlloc's.
+constexpr size_t kRedZoneBytes = 256;
+
+/// The device's total memory as reported (allocations are host memory).
+constexpr size_t kDeviceBytes = size_t(16) << 30;
+
+//===----------------------------------------------------------------------===//
+// Error details
+//===----------------------------------------------------------------------===//
+
+/// Records `detail` as the description of the last error with `code` (a
+/// CUresult or cublasStatus_t) and returns `code`.
+int setDetail(bool blas, int code, const std::string &detail);
+/// The detail recorded for `code`, or null.
+const char *detailFor(bool blas, int code);
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// A new allocation of `bytes`, red zones set and contents NaN; null when
+/// the host has no memory.
+void *allocate(size_t bytes);
+/// False when `pointer` is not the start of a live allocation.
+bool release(void *pointer);
+/// The runtime's pool hands out `bytes` of the allocation at `pointer`
+/// (fresh NaN, the rest red zone), or takes it back (`freed`: all of it red
+/// zone, so that a kernel writing a freed block is caught). False when
+/// `pointer` is not an allocation or `bytes` exceeds it.
+bool markInUse(void *pointer, size_t bytes, bool freed);
+/// Whether [pointer, pointer + bytes) lies within one live allocation.
+bool isDeviceRange(const void *pointer, size_t bytes);
+/// Whether `pointer` lies in a live allocation (of any size).
+bool isDevicePointer(const void *pointer);
+/// "allocation #3 (4096 bytes at 0x...)" for the allocation holding
+/// `pointer`, or "no allocation".
+std::string describeAllocation(const void *pointer);
+/// Checks every red zone; on damage returns a description of the first
+/// damaged allocation and where, and restores its red zones. "" when intact.
+std::string checkRedZones();
+/// Bytes currently allocated.
+size_t bytesInUse();
+
+//===----------------------------------------------------------------------===//
+// Profile (AMP_EMULATOR_PROFILE=FILE): JSON lines written at exit.
+//===----------------------------------------------------------------------===//
+
+bool profiling();
+void recordProfileLine(std::string line);
+std::string jsonString(const std::string &text);
+
+} // namespace emulator
+} // namespace amp
+
+#endif // AMP_LIB_RUNTIME_EMULATOR_DEVICE_H

@@ -1,0 +1,401 @@
+//===- Lt.cpp - the cuBLASLt subset: GEMMs on the CPU ---------------------===//
+//
+// The functions lib/Runtime/CUDAGemm.cpp resolves from libcublasLt.so.13.
+// cublasLtMatmul computes D = alpha op(A) op(B) + beta C exactly as cuBLASLt
+// defines it: column-major layouts with leading dimensions, transposes,
+// strided batches, f32/f16/bf16 operands with f32 accumulation and f32
+// alpha/beta, and the TF32 compute mode (f32 inputs rounded to TF32). A
+// layout or transpose that lib/Runtime gets wrong gives a wrong result, or,
+// when it reaches outside an operand's allocation, an error naming it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Device.h"
+#include "Export.h"
+
+#include "amp/Runtime/Numerics.h"
+
+#include <cublasLt.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace amp::emulator;
+
+struct cublasLtContext {
+  int unused;
+};
+
+namespace {
+
+struct MatmulDesc {
+  cublasComputeType_t compute;
+  cudaDataType_t scale;
+  cublasOperation_t transA = CUBLAS_OP_N, transB = CUBLAS_OP_N;
+};
+
+struct Layout {
+  cudaDataType_t type;
+  uint64_t rows, cols;
+  int64_t ld;
+  int32_t batch = 1;
+  int64_t stride = 0;
+};
+
+struct Preference {
+  int unused;
+};
+
+static_assert(sizeof(MatmulDesc) <= sizeof(cublasLtMatmulDescOpaque_t), "");
+static_assert(sizeof(Layout) <= sizeof(cublasLtMatrixLayoutOpaque_t), "");
+
+MatmulDesc *asDesc(cublasLtMatmulDesc_t d) {
+  return reinterpret_cast<MatmulDesc *>(d);
+}
+Layout *asLayout(cublasLtMatrixLayout_t l) {
+  return reinterpret_cast<Layout *>(l);
+}
+
+cublasStatus_t fail(cublasStatus_t status, const std::string &detail) {
+  return cublasStatus_t(setDetail(true, status, detail));
+}
+
+cublasStatus_t notSupported(const std::string &what) {
+  return fail(CUBLAS_STATUS_NOT_SUPPORTED,
+              what + " is not supported by the emulated device");
+}
+
+template <typename T>
+cublasStatus_t readValue(const void *buffer, size_t bytes, T &value) {
+  if (!buffer || bytes != sizeof(T))
+    return fail(CUBLAS_STATUS_INVALID_VALUE,
+                "attribute value of " + std::to_string(bytes) +
+                    " bytes, expected " + std::to_string(sizeof(T)));
+  std::memcpy(&value, buffer, sizeof(T));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+size_t typeBytes(cudaDataType_t type) { return type == CUDA_R_32F ? 4 : 2; }
+
+bool isSupportedType(cudaDataType_t type) {
+  return type == CUDA_R_32F || type == CUDA_R_16F || type == CUDA_R_16BF;
+}
+
+const char *typeName(cudaDataType_t type) {
+  return type == CUDA_R_32F ? "f32" : type == CUDA_R_16F ? "f16" : "bf16";
+}
+
+/// TF32 keeps 10 mantissa bits, rounding to nearest with ties away from zero
+/// (as cvt.rna.tf32.f32).
+float roundToTF32(float value) {
+  uint32_t bits = amp::floatBits(value);
+  if ((bits & 0x7f800000u) == 0x7f800000u)
+    return value;
+  return amp::bitsToFloat((bits + 0x1000u) & 0xffffe000u);
+}
+
+float load(const char *base, cudaDataType_t type, int64_t index) {
+  if (type == CUDA_R_32F) {
+    float v;
+    std::memcpy(&v, base + index * 4, 4);
+    return v;
+  }
+  uint16_t h;
+  std::memcpy(&h, base + index * 2, 2);
+  return type == CUDA_R_16F ? amp::halfToFloat(h) : amp::bfloat16ToFloat(h);
+}
+
+void store(char *base, cudaDataType_t type, int64_t index, float value) {
+  if (type == CUDA_R_32F) {
+    std::memcpy(base + index * 4, &value, 4);
+    return;
+  }
+  uint16_t h = type == CUDA_R_16F ? amp::floatToHalf(value)
+                                  : amp::floatToBFloat16(value);
+  std::memcpy(base + index * 2, &h, 2);
+}
+
+/// The bytes a batched layout spans from its pointer.
+uint64_t spanBytes(const Layout &l) {
+  uint64_t last = (l.cols - 1) * uint64_t(l.ld) + l.rows;
+  if (l.batch > 1)
+    last += uint64_t(l.batch - 1) * uint64_t(l.stride);
+  return last * typeBytes(l.type);
+}
+
+cublasStatus_t checkOperand(const char *name, const void *pointer,
+                            const Layout &l) {
+  if (l.ld < int64_t(l.rows) || l.rows == 0 || l.cols == 0)
+    return fail(CUBLAS_STATUS_INVALID_VALUE,
+                std::string("cuBLASLt operand ") + name + ": " +
+                    std::to_string(l.rows) + " x " + std::to_string(l.cols) +
+                    " with leading dimension " + std::to_string(l.ld));
+  if (isDeviceRange(pointer, spanBytes(l)))
+    return CUBLAS_STATUS_SUCCESS;
+  return fail(
+      CUBLAS_STATUS_INVALID_VALUE,
+      std::string("cuBLASLt operand ") + name + " (" + std::to_string(l.rows) +
+          " x " + std::to_string(l.cols) + ", ld " + std::to_string(l.ld) +
+          ", batch " + std::to_string(l.batch) + ", stride " +
+          std::to_string(l.stride) + ", " + std::to_string(spanBytes(l)) +
+          " bytes) is not within one device allocation (" +
+          describeAllocation(pointer) + ")");
+}
+
+/// Element (i, j) of op(X) for batch b, reading the column-major layout.
+float element(const char *x, const Layout &l, bool transposed, int64_t b,
+              int64_t i, int64_t j, bool tf32) {
+  int64_t row = transposed ? j : i, col = transposed ? i : j;
+  int64_t batchOffset = l.batch > 1 ? b * l.stride : 0;
+  float v = load(x, l.type, batchOffset + col * l.ld + row);
+  return tf32 ? roundToTF32(v) : v;
+}
+
+struct Problem {
+  int64_t m, n, k;
+  bool transA, transB;
+  int32_t batch;
+};
+
+cublasStatus_t checkShapes(const MatmulDesc &d, const Layout &a,
+                           const Layout &b, const Layout &c, const Layout &dl,
+                           Problem &p) {
+  p.transA = d.transA == CUBLAS_OP_T;
+  p.transB = d.transB == CUBLAS_OP_T;
+  p.m = int64_t(p.transA ? a.cols : a.rows);
+  p.k = int64_t(p.transA ? a.rows : a.cols);
+  int64_t kB = int64_t(p.transB ? b.cols : b.rows);
+  p.n = int64_t(p.transB ? b.rows : b.cols);
+  p.batch = dl.batch;
+  if (kB != p.k || int64_t(dl.rows) != p.m || int64_t(dl.cols) != p.n ||
+      c.rows != dl.rows || c.cols != dl.cols)
+    return fail(CUBLAS_STATUS_INVALID_VALUE,
+                "shapes do not match: op(A) is " + std::to_string(p.m) + " x " +
+                    std::to_string(p.k) + ", op(B) " + std::to_string(kB) +
+                    " x " + std::to_string(p.n) + ", D " +
+                    std::to_string(dl.rows) + " x " + std::to_string(dl.cols));
+  for (const Layout *l : {&a, &b, &c})
+    if (l->batch != dl.batch && l->batch != 1)
+      return fail(CUBLAS_STATUS_INVALID_VALUE,
+                  "batch counts differ: " + std::to_string(l->batch) + " and " +
+                      std::to_string(dl.batch));
+  if (a.type != b.type || !isSupportedType(a.type) ||
+      !isSupportedType(dl.type) || c.type != dl.type)
+    return notSupported(std::string("operand types ") + typeName(a.type) +
+                        " x " + typeName(b.type) + " -> " + typeName(dl.type));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+void recordGemm(const Problem &p, const Layout &a, const Layout &dl,
+                bool tf32) {
+  if (!profiling())
+    return;
+  double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * p.batch;
+  recordProfileLine(
+      "{\"kind\": \"gemm\", \"m\": " + std::to_string(p.m) +
+      ", \"n\": " + std::to_string(p.n) + ", \"k\": " + std::to_string(p.k) +
+      ", \"batch\": " + std::to_string(p.batch) + ", \"ab_type\": \"" +
+      typeName(a.type) + "\", \"d_type\": \"" + typeName(dl.type) +
+      "\", \"tf32\": " + (tf32 ? "true" : "false") +
+      ", \"flops\": " + std::to_string((long long)flops) + "}");
+}
+
+} // namespace
+
+AMP_EMU_EXPORT const char *cublasLtGetStatusName(cublasStatus_t status) {
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  default:
+    return "CUBLAS_STATUS_INTERNAL_ERROR";
+  }
+}
+
+AMP_EMU_EXPORT const char *cublasLtGetStatusString(cublasStatus_t status) {
+  const char *detail = detailFor(true, status);
+  return detail ? detail : "emulated cuBLASLt error";
+}
+
+AMP_EMU_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle) {
+  *handle = new cublasLtContext();
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+AMP_EMU_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle) {
+  delete handle;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+AMP_EMU_EXPORT cublasStatus_t
+cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
+                         cublasComputeType_t compute, cudaDataType_t scale) {
+  if (compute != CUBLAS_COMPUTE_32F && compute != CUBLAS_COMPUTE_32F_FAST_TF32)
+    return notSupported("compute type " + std::to_string(compute));
+  if (scale != CUDA_R_32F)
+    return notSupported("a scale type other than f32");
+  auto *d = new MatmulDesc();
+  d->compute = compute;
+  d->scale = scale;
+  *desc = reinterpret_cast<cublasLtMatmulDesc_t>(d);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+AMP_EMU_EXPORT cublasStatus_t
+cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
+  delete asDesc(desc);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(
+    cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
+    const void *buffer, size_t bytes) {
+  MatmulDesc &d = *asDesc(desc);
+  int32_t op = 0;
+  switch (attribute) {
+  case CUBLASLT_MATMUL_DESC_TRANSA:
+  case CUBLASLT_MATMUL_DESC_TRANSB:
+    if (cublasStatus_t s = readValue(buffer, bytes, op))
+      return s;
+    if (op != CUBLAS_OP_N && op != CUBLAS_OP_T)
+      return notSupported("operation " + std::to_string(op));
+    (attribute == CUBLASLT_MATMUL_DESC_TRANSA ? d.transA : d.transB) =
+        cublasOperation_t(op);
+    return CUBLAS_STATUS_SUCCESS;
+  default:
+    return notSupported("matmul descriptor attribute " +
+                        std::to_string(attribute));
+  }
+}
+
+AMP_EMU_EXPORT cublasStatus_t
+cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout, cudaDataType type,
+                           uint64_t rows, uint64_t cols, int64_t ld) {
+  if (!isSupportedType(type))
+    return notSupported("data type " + std::to_string(type));
+  auto *l = new Layout();
+  l->type = type;
+  l->rows = rows;
+  l->cols = cols;
+  l->ld = ld;
+  *layout = reinterpret_cast<cublasLtMatrixLayout_t>(l);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+AMP_EMU_EXPORT cublasStatus_t
+cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
+  delete asLayout(layout);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+AMP_EMU_EXPORT cublasStatus_t cublasLtMatrixLayoutSetAttribute(
+    cublasLtMatrixLayout_t layout, cublasLtMatrixLayoutAttribute_t attribute,
+    const void *buffer, size_t bytes) {
+  Layout &l = *asLayout(layout);
+  switch (attribute) {
+  case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT:
+    return readValue(buffer, bytes, l.batch);
+  case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET:
+    return readValue(buffer, bytes, l.stride);
+  default:
+    return notSupported("matrix layout attribute " + std::to_string(attribute));
+  }
+}
+
+AMP_EMU_EXPORT cublasStatus_t
+cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *preference) {
+  *preference = reinterpret_cast<cublasLtMatmulPreference_t>(new Preference());
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+AMP_EMU_EXPORT cublasStatus_t
+cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t preference) {
+  delete reinterpret_cast<Preference *>(preference);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// Workspace and alignment limits do not constrain the CPU GEMM.
+AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
+    cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t,
+    const void *, size_t) {
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// One algorithm, which handles everything cublasLtMatmul accepts.
+AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t,
+    cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+    cublasLtMatmulPreference_t, int requested,
+    cublasLtMatmulHeuristicResult_t *results, int *found) {
+  if (requested < 1)
+    return fail(CUBLAS_STATUS_INVALID_VALUE, "no result requested");
+  std::memset(&results[0], 0, sizeof(results[0]));
+  results[0].state = CUBLAS_STATUS_SUCCESS;
+  results[0].wavesCount = 1.0f;
+  *found = 1;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
+    cublasLtHandle_t handle, cublasLtMatmulDesc_t descHandle, const void *alpha,
+    const void *aPointer, cublasLtMatrixLayout_t aLayout, const void *bPointer,
+    cublasLtMatrixLayout_t bLayout, const void *beta, const void *cPointer,
+    cublasLtMatrixLayout_t cLayout, void *dPointer,
+    cublasLtMatrixLayout_t dLayout, const cublasLtMatmulAlgo_t *, void *,
+    size_t, cudaStream_t) {
+  if (!handle || !descHandle || !aLayout || !bLayout || !cLayout || !dLayout ||
+      !alpha || !beta)
+    return fail(CUBLAS_STATUS_INVALID_VALUE, "null argument to cublasLtMatmul");
+  const MatmulDesc &d = *asDesc(descHandle);
+  const Layout &a = *asLayout(aLayout), &b = *asLayout(bLayout),
+               &c = *asLayout(cLayout), &dl = *asLayout(dLayout);
+  Problem p;
+  if (cublasStatus_t s = checkShapes(d, a, b, c, dl, p))
+    return s;
+  if (cublasStatus_t s = checkOperand("A", aPointer, a))
+    return s;
+  if (cublasStatus_t s = checkOperand("B", bPointer, b))
+    return s;
+  if (cublasStatus_t s = checkOperand("C", cPointer, c))
+    return s;
+  if (cublasStatus_t s = checkOperand("D", dPointer, dl))
+    return s;
+  bool tf32 = d.compute == CUBLAS_COMPUTE_32F_FAST_TF32 && a.type == CUDA_R_32F;
+  recordGemm(p, a, dl, tf32);
+  float alphaValue = *static_cast<const float *>(alpha);
+  float betaValue = *static_cast<const float *>(beta);
+  auto *A = static_cast<const char *>(aPointer);
+  auto *B = static_cast<const char *>(bPointer);
+  auto *C = static_cast<const char *>(cPointer);
+  auto *D = static_cast<char *>(dPointer);
+  // op(A) by rows and op(B) by columns, in f32, so that each dot product
+  // reads contiguous memory. D may be C (in place): each element of C is
+  // read just before the same element of D is written.
+  std::vector<float> rowsA(size_t(p.m * p.k)), colsB(size_t(p.n * p.k));
+  for (int64_t batch = 0; batch < p.batch; ++batch) {
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t l = 0; l < p.k; ++l)
+        rowsA[i * p.k + l] = element(A, a, p.transA, batch, i, l, tf32);
+    for (int64_t j = 0; j < p.n; ++j)
+      for (int64_t l = 0; l < p.k; ++l)
+        colsB[j * p.k + l] = element(B, b, p.transB, batch, l, j, tf32);
+    for (int64_t j = 0; j < p.n; ++j)
+      for (int64_t i = 0; i < p.m; ++i) {
+        const float *x = &rowsA[i * p.k], *y = &colsB[j * p.k];
+        float sum = 0.0f;
+        for (int64_t l = 0; l < p.k; ++l)
+          sum += x[l] * y[l];
+        float result = alphaValue * sum;
+        // beta == 0 ignores C, even a NaN in it (as cuBLASLt).
+        if (betaValue != 0.0f)
+          result += betaValue * element(C, c, false, batch, i, j, false);
+        int64_t offset = (dl.batch > 1 ? batch * dl.stride : 0) + j * dl.ld + i;
+        store(D, dl.type, offset, result);
+      }
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}

@@ -1,0 +1,549 @@
+//===- EmulatorCheck.cpp - tests of the emulated CUDA device --------------===//
+//
+// amp-cuda-emulator-check KERNELS.so MODE: lib/Runtime's own code (the CUDA
+// runtime built to open libamp_cuda_emulator.so) on the emulated device, one
+// check per process because the runtime's errors are sticky. KERNELS.so is
+// the hand-written kernel object (EmulatorKernels.cpp); the program wraps it
+// in the kernel object header and loads it through mgpuModuleLoad, as a
+// model library's constructor does.
+//
+//   device            init; prints the device description
+//   kernels           launches: 3-d ids, fill, barriers with static and
+//                     dynamic shared memory, warp shuffles (every mode)
+//   nan-fill          a kernel reading memory nobody wrote gets NaN
+//   overflow          an out-of-bounds write is an error naming the kernel
+//                     and the allocation
+//   skipped-barrier   a barrier half the block skips is an error
+//   stray-shuffle     a shuffle reading a lane not in it is an error
+//   bad-params        a launch with the wrong parameter count is an error
+//   gemm              amp_gpu_gemm (cuBLASLt layouts of lib/Runtime) against
+//                     a reference: every dtype, transpose, batch stride
+//   gemm-tf32         TF32 rounds f32 inputs to 10 mantissa bits
+//   gemm-bounds       an operand beyond its allocation is an error
+//   corrupt WHAT      loading a damaged object: magic, version, elf, table
+//   mlir-kernels      the kernels of test/Target/Emulator/Inputs/
+//                     kernels.mlir, compiled by the emulator target (KERNELS
+//                     is then the kernel object itself)
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Runtime/CUDAKernels.h"
+#include "amp/Runtime/DeviceRuntime.h"
+#include "amp/Runtime/EmulatorABI.h"
+#include "amp/Runtime/ModelABI.h"
+#include "amp/Runtime/Numerics.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+extern "C" {
+void *mgpuModuleLoad(void *data, size_t sizeBytes);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t sharedBytes, void *stream,
+                      void **params, void **extra, size_t paramsCount);
+}
+
+namespace {
+
+const amp_device_ops &ops() { return *amp_cuda_device_ops(); }
+
+int failures = 0;
+
+void expect(bool condition, const std::string &what) {
+  std::printf("%s: %s\n", what.c_str(), condition ? "ok" : "FAIL");
+  failures += !condition;
+}
+
+/// The kernel object: the header, then the shared object's bytes. A file
+/// that is a kernel object already (from the emulator target) is used as
+/// it is.
+std::vector<char> kernelObject(const char *path) {
+  std::ifstream file(path, std::ios::binary);
+  std::vector<char> elf((std::istreambuf_iterator<char>(file)),
+                        std::istreambuf_iterator<char>());
+  if (elf.size() >= AMP_EMU_MAGIC_BYTES &&
+      std::memcmp(elf.data(), AMP_EMU_MAGIC, AMP_EMU_MAGIC_BYTES) == 0)
+    return elf;
+  amp_emu_object_header header;
+  std::memcpy(header.magic, AMP_EMU_MAGIC, AMP_EMU_MAGIC_BYTES);
+  header.version = AMP_EMU_VERSION;
+  header.header_bytes = sizeof(header);
+  header.elf_bytes = elf.size();
+  std::vector<char> object(sizeof(header));
+  std::memcpy(object.data(), &header, sizeof(header));
+  object.insert(object.end(), elf.begin(), elf.end());
+  return object;
+}
+
+void *module = nullptr;
+
+void *kernel(const char *name) {
+  void *function = mgpuModuleGetFunction(module, name);
+  if (!function)
+    std::printf("error: %s\n", ops().last_error());
+  return function;
+}
+
+/// Device buffer of `count` T, optionally filled from `values`.
+template <typename T> T *deviceBuffer(size_t count, const T *values = nullptr) {
+  void *pointer = ops().alloc(count * sizeof(T));
+  if (values)
+    ops().copy_to_device(pointer, values, count * sizeof(T));
+  return static_cast<T *>(pointer);
+}
+
+template <typename T> std::vector<T> toHost(const T *pointer, size_t count) {
+  std::vector<T> values(count);
+  if (ops().copy_to_host(values.data(), pointer, count * sizeof(T)) != 0)
+    std::printf("error: %s\n", ops().last_error());
+  return values;
+}
+
+void launch(const char *name, const uint32_t grid[3], const uint32_t block[3],
+            std::vector<void *> params, int32_t sharedBytes = 0) {
+  mgpuLaunchKernel(kernel(name), grid[0], grid[1], grid[2], block[0], block[1],
+                   block[2], sharedBytes, nullptr, params.data(), nullptr,
+                   params.size());
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+void checkIds() {
+  const uint32_t grid[3] = {3, 2, 2}, block[3] = {4, 3, 2};
+  size_t count = 12 * 24;
+  uint32_t *out = deviceBuffer<uint32_t>(count);
+  launch("ids", grid, block, {&out});
+  std::vector<uint32_t> got = toHost(out, count);
+  bool ok = true;
+  for (uint32_t bz = 0, slot = 0; bz < 2; ++bz)
+    for (uint32_t by = 0; by < 2; ++by)
+      for (uint32_t bx = 0; bx < 3; ++bx)
+        for (uint32_t tz = 0; tz < 2; ++tz)
+          for (uint32_t ty = 0; ty < 3; ++ty)
+            for (uint32_t tx = 0; tx < 4; ++tx, ++slot)
+              ok &= got[slot] ==
+                    (bx | by << 4 | bz << 8 | tx << 12 | ty << 18 | tz << 24);
+  expect(ok, "3-d grid of 3-d blocks: every thread sees its ids");
+}
+
+void checkFill() {
+  uint32_t n = 1000;
+  float value = 2.5f;
+  float *out = deviceBuffer<float>(n);
+  const uint32_t grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
+  launch("amp_check_fill", grid, block, {&out, &n, &value});
+  std::vector<float> got = toHost(out, n);
+  bool ok = true;
+  for (float v : got)
+    ok &= v == 2.5f;
+  expect(ok, "fill (threads as a loop)");
+}
+
+void checkReverse() {
+  const uint32_t n = 256, blocks = 3;
+  std::vector<float> in(n * blocks);
+  for (uint32_t i = 0; i < in.size(); ++i)
+    in[i] = float(i);
+  float *dIn = deviceBuffer(in.size(), in.data());
+  float *dOut = deviceBuffer<float>(in.size());
+  const uint32_t grid[3] = {blocks, 1, 1}, block[3] = {n, 1, 1};
+  launch("reverse", grid, block, {&dIn, &dOut});
+  std::vector<float> got = toHost(dOut, in.size());
+  bool ok = true;
+  for (uint32_t b = 0; b < blocks; ++b)
+    for (uint32_t i = 0; i < n; ++i)
+      ok &= got[b * n + i] == in[b * n + n - 1 - i];
+  expect(ok, "barrier with static shared memory (block reverse)");
+}
+
+void checkBlockSum() {
+  const uint32_t n = 512, blocks = 2;
+  std::vector<float> in(n * blocks);
+  for (uint32_t i = 0; i < in.size(); ++i)
+    in[i] = float(i % 7);
+  float *dIn = deviceBuffer(in.size(), in.data());
+  float *dOut = deviceBuffer<float>(blocks);
+  const uint32_t grid[3] = {blocks, 1, 1}, block[3] = {n, 1, 1};
+  launch("block_sum", grid, block, {&dIn, &dOut}, n * 4);
+  std::vector<float> got = toHost(dOut, blocks);
+  bool ok = true;
+  for (uint32_t b = 0; b < blocks; ++b) {
+    float sum = 0;
+    for (uint32_t i = 0; i < n; ++i)
+      sum += in[b * n + i];
+    ok &= got[b] == sum;
+  }
+  expect(ok, "barriers with dynamic shared memory (tree sum)");
+}
+
+void checkWarpSum() {
+  const uint32_t n = 128;
+  std::vector<float> in(n);
+  for (uint32_t i = 0; i < n; ++i)
+    in[i] = float(i);
+  float *dIn = deviceBuffer(n, in.data());
+  float *dOut = deviceBuffer<float>(n / 32);
+  const uint32_t grid[3] = {1, 1, 1}, block[3] = {n, 1, 1};
+  launch("warp_sum", grid, block, {&dIn, &dOut});
+  std::vector<float> got = toHost(dOut, n / 32);
+  bool ok = true;
+  for (uint32_t w = 0; w < n / 32; ++w)
+    ok &= got[w] == float(32 * 32 * w + 31 * 32 / 2);
+  expect(ok, "xor shuffles (warp butterfly sum)");
+}
+
+void checkShuffleModes() {
+  // 40 threads: a full warp and one of 8 lanes.
+  const uint32_t n = 40;
+  int32_t *out = deviceBuffer<int32_t>(n * 4);
+  const uint32_t grid[3] = {1, 1, 1}, block[3] = {n, 1, 1};
+  launch("shuffle_modes", grid, block, {&out});
+  std::vector<int32_t> got = toHost(out, n * 4);
+  bool ok = true;
+  for (uint32_t i = 0; i < n; ++i) {
+    int32_t lane = int32_t(i % 32), lanes = i < 32 ? 32 : 8;
+    auto value = [&](int32_t source) {
+      return source >= 0 && source < lanes ? source + 100 : -1;
+    };
+    ok &= got[i * 4 + 0] == value(lane - 1);
+    ok &= got[i * 4 + 1] == value(lane + 1);
+    ok &= got[i * 4 + 2] == value(3);
+    ok &= got[i * 4 + 3] == value(lane ^ 5);
+  }
+  expect(ok, "shuffle up, down, idx and xor, full and partial warps");
+}
+
+int checkKernels() {
+  checkIds();
+  checkFill();
+  checkReverse();
+  checkBlockSum();
+  checkWarpSum();
+  checkShuffleModes();
+  expect(ops().synchronize() == 0, "no error");
+  std::printf("%s\n",
+              failures ? "kernel checks FAILED" : "kernel checks passed");
+  return failures ? 1 : 0;
+}
+
+int checkNanFill() {
+  uint32_t n = 64;
+  float *in = deviceBuffer<float>(n), *out = deviceBuffer<float>(n);
+  const uint32_t grid[3] = {1, 1, 1}, block[3] = {n, 1, 1};
+  launch("copy", grid, block, {&in, &out, &n});
+  std::vector<float> got = toHost(out, n);
+  bool allNaN = true;
+  for (float v : got)
+    allNaN &= std::isnan(v);
+  expect(allNaN, "a kernel reading fresh device memory gets NaN");
+  return failures ? 1 : 0;
+}
+
+/// Launches a broken kernel; the runtime's sticky error says why.
+int expectLaunchError(const char *name, const uint32_t block[3],
+                      std::vector<void *> params) {
+  const uint32_t grid[3] = {1, 1, 1};
+  launch(name, grid, block, params);
+  std::printf("error: %s\n", ops().last_error());
+  return 1;
+}
+
+int checkOverflow() {
+  uint32_t n = 100;
+  float *out = deviceBuffer<float>(n);
+  const uint32_t block[3] = {128, 1, 1};
+  return expectLaunchError("overflow", block, {&out, &n});
+}
+
+int checkSkippedBarrier() {
+  const uint32_t block[3] = {64, 1, 1};
+  return expectLaunchError("skipped_barrier", block, {});
+}
+
+int checkStrayShuffle() {
+  const uint32_t block[3] = {32, 1, 1};
+  return expectLaunchError("stray_shuffle", block, {});
+}
+
+int checkBadParams() {
+  float *out = deviceBuffer<float>(4);
+  const uint32_t block[3] = {4, 1, 1};
+  // amp_check_fill takes three.
+  return expectLaunchError("amp_check_fill", block, {&out});
+}
+
+//===----------------------------------------------------------------------===//
+// GEMMs
+//===----------------------------------------------------------------------===//
+
+/// Values in `dtype`: multiples of 1/8 in [-2, 2], so that every product and
+/// partial sum below is exact in f32 and the result is the exact one,
+/// rounded once to the output type.
+std::vector<float> dyadic(size_t count, uint32_t seed) {
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    values[i] = float(int32_t(seed >> 16) % 33 - 16) / 8.0f;
+  }
+  return values;
+}
+
+size_t dtypeBytes(int32_t dtype) { return dtype == AMP_DTYPE_F32 ? 4 : 2; }
+
+void *upload(int32_t dtype, const std::vector<float> &values) {
+  std::vector<char> bytes(values.size() * dtypeBytes(dtype));
+  for (size_t i = 0; i < values.size(); ++i)
+    amp::storeValue(bytes.data(), dtype, int64_t(i), values[i]);
+  return deviceBuffer(bytes.size(), bytes.data());
+}
+
+/// The exact results here are f32 values; one rounding to the output type.
+float roundTo(int32_t dtype, double value) {
+  float f = float(value);
+  if (dtype == AMP_DTYPE_F16)
+    return amp::halfToFloat(amp::floatToHalf(f));
+  if (dtype == AMP_DTYPE_BF16)
+    return amp::bfloat16ToFloat(amp::floatToBFloat16(f));
+  return f;
+}
+
+std::vector<float> download(int32_t dtype, const void *pointer, size_t count) {
+  std::vector<char> bytes =
+      toHost(static_cast<const char *>(pointer), count * dtypeBytes(dtype));
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint16_t h;
+    std::memcpy(&h, &bytes[i * 2], 2);
+    if (dtype == AMP_DTYPE_F32)
+      std::memcpy(&values[i], &bytes[i * 4], 4);
+    else
+      values[i] = dtype == AMP_DTYPE_F16 ? amp::halfToFloat(h)
+                                         : amp::bfloat16ToFloat(h);
+  }
+  return values;
+}
+
+const char *dtypeName(int32_t dtype) {
+  return dtype == AMP_DTYPE_F32   ? "f32"
+         : dtype == AMP_DTYPE_F16 ? "f16"
+                                  : "bf16";
+}
+
+/// Row-major C = alpha op(A) op(B) + beta C, with A, B, C as amp_gpu_gemm
+/// takes them (CUDAKernels.h), against a direct computation.
+void gemmCase(int32_t aType, int32_t cType, int64_t batch, int64_t m, int64_t n,
+              int64_t k, int transA, int transB, bool shareA, bool shareB,
+              uint32_t seed) {
+  int64_t strideA = shareA ? 0 : m * k, strideB = shareB ? 0 : k * n;
+  std::vector<float> a = dyadic((shareA ? 1 : batch) * m * k, seed);
+  std::vector<float> b = dyadic((shareB ? 1 : batch) * k * n, seed + 1);
+  std::vector<float> c = dyadic(batch * m * n, seed + 2);
+  float alpha = 2.0f, beta = 0.5f;
+  void *dA = upload(aType, a), *dB = upload(aType, b), *dC = upload(cType, c);
+  amp_gpu_gemm(aType, cType, batch, m, n, k, transA, transB, dA, strideA, dB,
+               strideB, dC, alpha, beta, /*allow_tf32=*/0);
+  std::vector<float> got = download(cType, dC, c.size());
+  bool ok = true;
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < k; ++l)
+          sum += double(transA ? a[p * strideA + l * m + i]
+                               : a[p * strideA + i * k + l]) *
+                 double(transB ? b[p * strideB + j * k + l]
+                               : b[p * strideB + l * n + j]);
+        int64_t at = (p * m + i) * n + j;
+        ok &= got[at] == roundTo(cType, alpha * sum + beta * c[at]);
+      }
+  char name[160];
+  std::snprintf(name, sizeof(name), "gemm %s->%s batch %lld %s%s%s%s",
+                dtypeName(aType), dtypeName(cType), (long long)batch,
+                transA ? "T" : "N", transB ? "T" : "N",
+                shareA ? " shared A" : "", shareB ? " shared B" : "");
+  expect(ok, name);
+  ops().free(dA);
+  ops().free(dB);
+  ops().free(dC);
+}
+
+int checkGemms() {
+  const int32_t types[][2] = {{AMP_DTYPE_F32, AMP_DTYPE_F32},
+                              {AMP_DTYPE_F16, AMP_DTYPE_F32},
+                              {AMP_DTYPE_F16, AMP_DTYPE_F16},
+                              {AMP_DTYPE_BF16, AMP_DTYPE_F32},
+                              {AMP_DTYPE_BF16, AMP_DTYPE_BF16}};
+  // Batches: one matrix; three with their own A and B; a shared B (the
+  // runtime folds the batch into m when A is untransposed); a shared A.
+  const int batches[][3] = {{1, 0, 0}, {3, 0, 0}, {3, 0, 1}, {3, 1, 0}};
+  uint32_t seed = 1;
+  for (const auto &type : types)
+    for (int transA = 0; transA < 2; ++transA)
+      for (int transB = 0; transB < 2; ++transB)
+        for (const auto &batch : batches)
+          gemmCase(type[0], type[1], batch[0], 5, 7, 9, transA, transB,
+                   batch[1], batch[2], seed += 3);
+  expect(ops().synchronize() == 0, "no error");
+  std::printf("%s\n", failures ? "gemm checks FAILED" : "gemm checks passed");
+  return failures ? 1 : 0;
+}
+
+/// 1 x 1 x 1: (1 + 2^-11)(1 + 2^-12). TF32 rounds the first to 1 + 2^-10
+/// (ties away from zero) and the second to 1; f32 keeps both.
+int checkTF32() {
+  float a = 1.0f + std::ldexp(1.0f, -11), b = 1.0f + std::ldexp(1.0f, -12);
+  float zero = 0;
+  float *dA = deviceBuffer(1, &a), *dB = deviceBuffer(1, &b);
+  float *dC = deviceBuffer(1, &zero);
+  amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 1, 1, 1, 0, 0, dA, 0, dB, 0, dC,
+               1.0f, 0.0f, /*allow_tf32=*/1);
+  float tf32 = toHost(dC, 1)[0];
+  amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 1, 1, 1, 0, 0, dA, 0, dB, 0, dC,
+               1.0f, 0.0f, /*allow_tf32=*/0);
+  float f32 = toHost(dC, 1)[0];
+  expect(tf32 == 1.0f + std::ldexp(1.0f, -10), "TF32 rounds the inputs");
+  expect(f32 == a * b, "f32 does not");
+  return failures ? 1 : 0;
+}
+
+/// B claims 8 x 8 but its allocation holds 8 x 4.
+int checkGemmBounds() {
+  float *a = deviceBuffer<float>(64), *b = deviceBuffer<float>(32);
+  float *c = deviceBuffer<float>(64);
+  amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 8, 8, 8, 0, 0, a, 0, b, 0, c,
+               1.0f, 0.0f, 0);
+  std::printf("error: %s\n", ops().last_error());
+  return 1;
+}
+
+int checkCorrupt(std::vector<char> object, const std::string &what) {
+  auto *header = reinterpret_cast<amp_emu_object_header *>(object.data());
+  if (what == "magic")
+    std::memcpy(object.data(),
+                "\x7f"
+                "ELF",
+                4);
+  else if (what == "version")
+    header->version = 99;
+  else if (what == "elf")
+    object.resize(sizeof(*header) + header->elf_bytes / 2),
+        header = reinterpret_cast<amp_emu_object_header *>(object.data()),
+        header->elf_bytes = object.size() - sizeof(*header);
+  void *loaded = mgpuModuleLoad(object.data(), object.size());
+  std::printf("%s: %s\n", loaded ? "loaded" : "error", ops().last_error());
+  return loaded ? 0 : 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels compiled from MLIR by the emulator target
+//===----------------------------------------------------------------------===//
+
+/// A 1-d memref<256xf32> as a kernel compiled from MLIR takes it: five
+/// parameters (allocated and aligned pointers, offset, size, stride).
+struct MemRef1D {
+  float *allocated, *aligned;
+  int64_t offset = 0, size = 256, stride = 1;
+  explicit MemRef1D(float *data) : allocated(data), aligned(data) {}
+  void append(std::vector<void *> &params) {
+    for (void *field : {(void *)&allocated, (void *)&aligned, (void *)&offset,
+                        (void *)&size, (void *)&stride})
+      params.push_back(field);
+  }
+};
+
+void launchMlir(const char *name, uint32_t blocks, uint32_t threads,
+                MemRef1D in, MemRef1D out) {
+  std::vector<void *> params;
+  in.append(params);
+  out.append(params);
+  const uint32_t grid[3] = {blocks, 1, 1}, block[3] = {threads, 1, 1};
+  launch(name, grid, block, params);
+}
+
+int checkMlirKernels() {
+  std::vector<float> in(256);
+  for (int i = 0; i < 256; ++i)
+    in[i] = float(i % 17) / 8.0f - 1.0f;
+  float *dIn = deviceBuffer(256, in.data());
+  float *reversed = deviceBuffer<float>(256), *warps = deviceBuffer<float>(256);
+  float *sums = deviceBuffer<float>(256);
+  launchMlir("reverse_erf", 1, 256, MemRef1D(dIn), MemRef1D(reversed));
+  launchMlir("warp_sum", 2, 128, MemRef1D(dIn), MemRef1D(warps));
+  launchMlir("block_sum", 1, 256, MemRef1D(dIn), MemRef1D(sums));
+  std::vector<float> r = toHost(reversed, 256), w = toHost(warps, 256),
+                     s = toHost(sums, 256);
+  bool erfOk = true, warpOk = true, sumOk = true;
+  float total = 0;
+  for (float v : in)
+    total += v;
+  for (int i = 0; i < 256; ++i) {
+    erfOk &= std::fabs(r[i] - std::erf(in[255 - i])) <= 1e-6f;
+    float warp = 0;
+    for (int j = i / 32 * 32; j < i / 32 * 32 + 32; ++j)
+      warp += in[j];
+    warpOk &= w[i] == warp; // exact: multiples of 1/8
+    sumOk &= s[i] == total;
+  }
+  expect(erfOk, "reverse_erf: workgroup memory, barrier, erf");
+  expect(warpOk, "warp_sum: xor shuffles");
+  expect(sumOk, "block_sum: gpu.all_reduce");
+  expect(ops().synchronize() == 0, "no error");
+  return failures ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: amp-cuda-emulator-check KERNELS.so MODE\n");
+    return 2;
+  }
+  std::string mode = argv[2], arg = argc > 3 ? argv[3] : "";
+  if (ops().init() != 0) {
+    std::printf("error: %s\n", ops().last_error());
+    return 1;
+  }
+  std::printf("device: %s\n", ops().device_name());
+  std::vector<char> object = kernelObject(argv[1]);
+  if (mode == "corrupt")
+    return checkCorrupt(object, arg);
+  module = mgpuModuleLoad(object.data(), object.size());
+  if (!module) {
+    std::printf("error: %s\n", ops().last_error());
+    return 1;
+  }
+  if (mode == "device")
+    return 0;
+  if (mode == "kernels")
+    return checkKernels();
+  if (mode == "nan-fill")
+    return checkNanFill();
+  if (mode == "overflow")
+    return checkOverflow();
+  if (mode == "skipped-barrier")
+    return checkSkippedBarrier();
+  if (mode == "stray-shuffle")
+    return checkStrayShuffle();
+  if (mode == "bad-params")
+    return checkBadParams();
+  if (mode == "gemm")
+    return checkGemms();
+  if (mode == "gemm-tf32")
+    return checkTF32();
+  if (mode == "gemm-bounds")
+    return checkGemmBounds();
+  if (mode == "mlir-kernels")
+    return checkMlirKernels();
+  std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+  return 2;
+}
