@@ -89,7 +89,9 @@ void buildNVVMLowering(OpPassManager &pm,
   kernels.addPass(createStripDebugInfoPass());
   if (options.emulator) {
     // Host code for the emulated device; attaches #amp_emu.target.
-    kernels.addPass(amp::emulator::createEmulatorLowerKernelsPass());
+    amp::emulator::EmulatorLowerKernelsPassOptions lower;
+    lower.linker = options.emulatorLinker;
+    kernels.addPass(amp::emulator::createEmulatorLowerKernelsPass(lower));
   } else {
     kernels.addPass(createConvertGpuOpsToNVVMOps());
     kernels.addPass(LLVM::createNVVMOptimizeForTargetPass());

@@ -596,6 +596,7 @@ LogicalResult lowerToLLVMDialect(ModuleOp module) {
     amp::GPUPipelineOptions options;
     options.modelABI = true;
     options.emulator = target == "cuda-emulator";
+    options.emulatorLinker = compiler;
     options.chip = chip;
     options.allowTF32 = allowTF32;
     amp::buildGPUPipeline(pm, options);

@@ -2,7 +2,7 @@
 //
 // amp-run LIB.so --steps N [--input NAME=FILE ...] [--seed S] [--eval]
 //        [--save CKPT] [--save-nonfinite] [--load CKPT] [--metrics FILE]
-//        [--lr F]
+//        [--lr F] [--profile FILE]
 //
 // Loads a library made by amp-compile through its C ABI, feeds it seeded
 // synthetic data or the given files (raw little-endian or .npy), and runs
@@ -17,6 +17,7 @@
 
 #include "LibraryFile.h"
 #include "NpyFile.h"
+#include "Profile.h"
 
 #include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
@@ -72,6 +73,12 @@ cl::opt<std::string> loadPath("load", cl::desc("Load the state first"),
 cl::opt<std::string> metricsPath("metrics",
                                  cl::desc("Write a JSON line per step"),
                                  cl::value_desc("FILE"), cl::cat(category));
+cl::opt<std::string> profilePath(
+    "profile",
+    cl::desc("Write the emulated CUDA device's kernel launches and GEMMs "
+             "during the steps as JSON lines and print a per-kernel summary "
+             "(libraries compiled with --target=cuda-emulator)"),
+    cl::value_desc("FILE"), cl::cat(category));
 cl::opt<double> learningRate("lr", cl::desc("Set the 'lr' hyper-parameter"),
                              cl::cat(category));
 
@@ -469,6 +476,8 @@ int checkOptions() {
     return fail("--save-nonfinite needs --save");
   if (savePath == "-")
     return fail("--save: standard output has the summary; name a file");
+  if (profilePath == "-")
+    return fail("--profile: standard output has the summary; name a file");
   return 0;
 }
 
@@ -513,6 +522,43 @@ int save(const Model &model, amp_state *state) {
   }
   if (model.save(state, savePath.c_str()) != 0)
     return fail("--save: " + llvm::Twine(model.lastError()));
+  return 0;
+}
+
+/// Starts counting on the emulated device; a library that runs elsewhere
+/// cannot be counted, which is an error rather than an empty profile.
+int startProfile(const Model &model, amp::DeviceProfile &profile) {
+  const char *hint = "; the counts come from the emulated CUDA device, "
+                     "which runs libraries compiled with "
+                     "--target=cuda-emulator on any machine";
+  if (!model.cudaDevice)
+    return fail("--profile: '" + libraryPath + "' runs on the CPU" + hint);
+  if (!profile.start())
+    return fail("--profile: '" + libraryPath + "' runs on " +
+                model.cudaDevice()->device_name() + hint);
+  return 0;
+}
+
+/// Prints the summary of the profile and writes its lines to a temporary
+/// that `file` commits with the run's other outputs.
+int writeProfile(const amp::DeviceProfile &profile, amp::OutputFile &file) {
+  std::vector<std::string> lines = profile.lines();
+  std::string error;
+  if (!amp::printProfileSummary(lines, llvm::outs(), error))
+    return fail("--profile: " + error);
+  if (!file.open(profilePath, error))
+    return fail("--profile: " + error);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(file.writePath(), ec);
+  for (const std::string &line : lines)
+    os << line << "\n";
+  os.close();
+  if (ec || os.has_error()) {
+    ec = ec ? ec : os.error();
+    os.clear_error();
+    return fail("--profile: cannot write '" + profilePath +
+                "': " + ec.message());
+  }
   return 0;
 }
 
@@ -562,11 +608,16 @@ int main(int argc, char **argv) {
       argc, argv, "amp-run: train a model compiled by amp-compile\n");
   if (checkOptions() != 0 ||
       (!savePath.empty() && checkWritable("save", savePath) != 0) ||
-      (!metricsPath.empty() && checkWritable("metrics", metricsPath) != 0))
+      (!metricsPath.empty() && checkWritable("metrics", metricsPath) != 0) ||
+      (!profilePath.empty() && checkWritable("profile", profilePath) != 0))
     return 1;
   std::optional<Model> model;
   std::unique_ptr<amp_state, void (*)(amp_state *)> state(nullptr, nullptr);
   if (prepare(model, state) != 0)
+    return 1;
+
+  amp::DeviceProfile profile;
+  if (!profilePath.empty() && startProfile(*model, profile) != 0)
     return 1;
 
   std::string error;
@@ -577,6 +628,9 @@ int main(int argc, char **argv) {
   if (run(*model, state.get(), metrics ? &*metrics : nullptr, summary) != 0)
     return 1;
   printSummary(summary);
+  amp::OutputFile profileFile;
+  if (!profilePath.empty() && writeProfile(profile, profileFile) != 0)
+    return 1;
 
   // A report that cannot be written (metrics, the summary on a full disk)
   // must not lose the training: the checkpoint is still written (from a
@@ -602,5 +656,7 @@ int main(int argc, char **argv) {
                              : std::string()));
   if (metrics && !metrics->commit(error))
     return fail("--metrics: " + error);
+  if (!profilePath.empty() && !profileFile.commit(error))
+    return fail("--profile: " + error);
   return 0;
 }

@@ -61,6 +61,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "(#amp_emu.target, host code in kernel objects) instead "
                      "of NVVM; chip, features and toolkit are then unused"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> emulatorLinker{
+      *this, "emulator-linker",
+      llvm::cl::desc("With emulator: the C++ compiler that links each "
+                     "gpu.module's kernel object (amp-compile's --cxx)"),
+      llvm::cl::init("c++")};
 };
 
 /// The GPU backend (issue 8): amp training steps -> fused elementwise

@@ -116,6 +116,14 @@ typedef struct amp_emu_module {
 /* And the bytes of a block the runtime's pool hands out (or, with `freed`,
  * takes back): void ampEmuPoolBlock(void *block, size_t bytes, int freed). */
 #define AMP_EMU_POOL_BLOCK_SYMBOL "ampEmuPoolBlock"
+/* The profile in memory, for amp-run --profile (without a file, unlike
+ * AMP_EMULATOR_PROFILE): start recording, returning the number of lines
+ * already recorded: uint64_t ampEmuProfileStart(void); then hand every
+ * JSON line from the `first` to `each`, in order:
+ * void ampEmuProfileForEach(uint64_t first,
+ *     void (*each)(const char *line, void *context), void *context). */
+#define AMP_EMU_PROFILE_START_SYMBOL "ampEmuProfileStart"
+#define AMP_EMU_PROFILE_FOR_EACH_SYMBOL "ampEmuProfileForEach"
 
 #ifdef __cplusplus
 }

@@ -7,10 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
+#include "Export.h"
 
 #include "amp/Support/OutputFile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -237,6 +239,8 @@ namespace {
 struct Profile {
   std::mutex mutex;
   std::vector<std::string> lines;
+  /// Set by ampEmuProfileStart (amp-run --profile): record without a file.
+  std::atomic<bool> started{false};
 };
 
 Profile &profile() {
@@ -277,7 +281,27 @@ struct ProfileWriter {
 
 } // namespace
 
-bool amp::emulator::profiling() { return profilePath() != nullptr; }
+bool amp::emulator::profiling() {
+  return profile().started.load(std::memory_order_relaxed) ||
+         profilePath() != nullptr;
+}
+
+AMP_EMU_EXPORT uint64_t ampEmuProfileStart(void) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.started = true;
+  return p.lines.size();
+}
+
+AMP_EMU_EXPORT void ampEmuProfileForEach(uint64_t first,
+                                         void (*each)(const char *line,
+                                                      void *context),
+                                         void *context) {
+  Profile &p = profile();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  for (size_t i = first; i < p.lines.size(); ++i)
+    each(p.lines[i].c_str(), context);
+}
 
 void amp::emulator::recordProfileLine(std::string line) {
   Profile &p = profile();

@@ -54,6 +54,9 @@ struct Module {
   /// closed descriptor would name the next module's file too.
   int fd = -1;
   std::vector<Function> functions;
+  /// 1 for the first module loaded, 2 for the next...: every gpu.module's
+  /// kernel has the same name, the profile tells them apart by module.
+  uint64_t number = 0;
 };
 
 CUresult badImage(const std::string &detail) {
@@ -168,6 +171,8 @@ CUresult loadModule(CUmodule *result, const void *image) {
     unloadModule(module);
     return r;
   }
+  static std::atomic<uint64_t> modulesLoaded{0};
+  module->number = ++modulesLoaded;
   *result = reinterpret_cast<CUmodule>(module);
   return CUDA_SUCCESS;
 }
@@ -182,6 +187,7 @@ thread_local int64_t nextParamCount = -1;
 
 struct Launch {
   const amp_emu_kernel *kernel;
+  uint64_t moduleNumber;
   uint32_t grid[3], block[3];
   size_t sharedBytes; // static + dynamic
   void **params;
@@ -542,8 +548,8 @@ void recordLaunch(const Launch &launch, unsigned dynamicShared) {
     return;
   recordProfileLine(
       "{\"kind\": \"launch\", \"kernel\": " + jsonString(launch.kernel->name) +
-      ", \"grid\": " + dims(launch.grid) +
-      ", \"block\": " + dims(launch.block) +
+      ", \"module\": " + std::to_string(launch.moduleNumber) + ", \"grid\": " +
+      dims(launch.grid) + ", \"block\": " + dims(launch.block) +
       ", \"dynamic_shared_bytes\": " + std::to_string(dynamicShared) +
       ", \"loaded_bytes\": " + std::to_string(launch.loadedBytes.load()) +
       ", \"stored_bytes\": " + std::to_string(launch.storedBytes.load()) + "}");
@@ -629,6 +635,7 @@ AMP_EMU_EXPORT CUresult cuLaunchKernel(CUfunction handle, unsigned gridX,
     return CUDA_ERROR_INVALID_HANDLE;
   Launch launch;
   launch.kernel = function->kernel;
+  launch.moduleNumber = function->module->number;
   launch.grid[0] = gridX, launch.grid[1] = gridY, launch.grid[2] = gridZ;
   launch.block[0] = blockX, launch.block[1] = blockY, launch.block[2] = blockZ;
   launch.sharedBytes = function->kernel->static_shared_bytes + sharedBytes;
