@@ -15,13 +15,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LibraryFile.h"
 #include "NpyFile.h"
 #include "Profile.h"
 
 #include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
+#include "amp/Support/ELFFile.h"
 #include "amp/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -116,7 +116,7 @@ std::optional<Model> loadModel(std::string &error) {
   // dlopen searches the library path for a bare file name: anchor it.
   llvm::SmallString<256> path(libraryPath);
   llvm::sys::fs::make_absolute(path);
-  error = amp::checkSharedLibrary(path.str().str());
+  error = amp::checkSharedObjectFile(path.str().str());
   if (!error.empty())
     return std::nullopt;
   auto library = llvm::sys::DynamicLibrary::getLibrary(path.c_str(), &error);

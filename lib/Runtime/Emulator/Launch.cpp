@@ -16,10 +16,10 @@
 #include "Fiber.h"
 
 #include "amp/Runtime/EmulatorABI.h"
+#include "amp/Support/ELFFile.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
-#include <elf.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -64,43 +64,6 @@ CUresult badImage(const std::string &detail) {
                             "not an emulated-device kernel object: " + detail));
 }
 
-#if defined(__x86_64__)
-constexpr uint16_t kHostMachine = EM_X86_64;
-#elif defined(__aarch64__)
-constexpr uint16_t kHostMachine = EM_AARCH64;
-#endif
-
-/// The loader maps the file's segments without checking them against its
-/// size: a truncated object would fault (SIGBUS) instead of failing. So the
-/// headers and every segment must lie within the bytes there are.
-CUresult checkElf(const char *bytes, uint64_t size) {
-  Elf64_Ehdr header;
-  if (size < sizeof(header))
-    return badImage("its code is shorter than an ELF header");
-  std::memcpy(&header, bytes, sizeof(header));
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_type != ET_DYN)
-    return badImage("its code is not a 64-bit ELF shared object");
-  if (header.e_machine != kHostMachine)
-    return badImage("its code was compiled for another CPU (ELF machine " +
-                    std::to_string(header.e_machine) + ")");
-  uint64_t tableEnd =
-      header.e_phoff + uint64_t(header.e_phnum) * sizeof(Elf64_Phdr);
-  if (header.e_phentsize != sizeof(Elf64_Phdr) || tableEnd > size)
-    return badImage("its ELF program headers are cut off");
-  for (uint16_t i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr segment;
-    std::memcpy(&segment, bytes + header.e_phoff + i * sizeof(segment),
-                sizeof(segment));
-    if (segment.p_offset > size || segment.p_filesz > size - segment.p_offset)
-      return badImage("its ELF segment " + std::to_string(i) + " (" +
-                      std::to_string(segment.p_filesz) + " bytes at " +
-                      std::to_string(segment.p_offset) + ") lies beyond its " +
-                      std::to_string(size) + " bytes (truncated?)");
-  }
-  return CUDA_SUCCESS;
-}
-
 /// Writes the shared object to an anonymous file and opens it.
 CUresult openSharedObject(const char *bytes, uint64_t size, Module &module) {
   module.fd = memfd_create("amp-emulator-kernels", MFD_CLOEXEC);
@@ -113,6 +76,11 @@ CUresult openSharedObject(const char *bytes, uint64_t size, Module &module) {
       return badImage("cannot write its code to an anonymous file");
     written += uint64_t(n);
   }
+  // The loader maps the segments without checking them against the size:
+  // a truncated object would fault (SIGBUS) instead of failing.
+  std::string damage = amp::checkSharedObject(module.fd);
+  if (!damage.empty())
+    return badImage("its code: " + damage);
   std::string path = "/proc/self/fd/" + std::to_string(module.fd);
   module.library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (module.library)
@@ -161,8 +129,6 @@ CUresult loadModule(CUmodule *result, const void *image) {
     return badImage("implausible code size " +
                     std::to_string(header.elf_bytes));
   const char *elf = static_cast<const char *>(image) + sizeof(header);
-  if (CUresult r = checkElf(elf, header.elf_bytes))
-    return r;
   auto *module = new Module();
   CUresult r = openSharedObject(elf, header.elf_bytes, *module);
   if (r == CUDA_SUCCESS)

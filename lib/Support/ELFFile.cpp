@@ -1,16 +1,15 @@
-//===- LibraryFile.cpp - check a model library before dlopen --------------===//
+//===- ELFFile.cpp - check a shared object before dlopen ------------------===//
 
-#include "LibraryFile.h"
+#include "amp/Support/ELFFile.h"
 
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/BinaryFormat/ELF.h"
-#include "llvm/Support/Error.h"
-#include "llvm/Support/FileSystem.h"
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <vector>
-
-using namespace llvm;
-using namespace llvm::ELF;
 
 namespace {
 #if defined(__x86_64__)
@@ -24,11 +23,10 @@ constexpr uint16_t kHostMachine = EM_NONE; // not checked
 constexpr const char *kHostName = "this host";
 #endif
 
-/// The bytes [offset, offset + count) of a file, read with pread: mapping the
-/// file could fault on the very truncation we look for.
+/// The bytes [offset, offset + count) of a file, read with pread.
 class FileReader {
 public:
-  FileReader(sys::fs::file_t file, uint64_t size) : size(size), file(file) {}
+  FileReader(int fd, uint64_t size) : size(size), fd(fd) {}
 
   /// Whether [offset, offset + count) lies inside the file.
   bool contains(uint64_t offset, uint64_t count) const {
@@ -42,16 +40,17 @@ public:
     if (count > size / sizeof(T) || !contains(offset, count * sizeof(T)))
       return false;
     records.resize(count);
-    MutableArrayRef<char> buffer(reinterpret_cast<char *>(records.data()),
-                                 count * sizeof(T));
-    while (!buffer.empty()) {
-      Expected<size_t> got = sys::fs::readNativeFileSlice(file, buffer, offset);
-      if (!got || *got == 0) {
-        consumeError(got.takeError());
+    char *buffer = reinterpret_cast<char *>(records.data());
+    uint64_t left = count * sizeof(T);
+    while (left > 0) {
+      ssize_t got = pread(fd, buffer, left, off_t(offset));
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
         return false;
-      }
-      buffer = buffer.drop_front(*got);
-      offset += *got;
+      buffer += got;
+      offset += uint64_t(got);
+      left -= uint64_t(got);
     }
     return true;
   }
@@ -59,7 +58,7 @@ public:
   const uint64_t size;
 
 private:
-  sys::fs::file_t file;
+  int fd;
 };
 
 std::string range(uint64_t offset, uint64_t count) {
@@ -77,7 +76,7 @@ std::string pastTheEnd(const std::string &what, uint64_t offset, uint64_t count,
 std::string checkHeader(const Elf64_Ehdr &header) {
   const unsigned char *ident = header.e_ident;
   if (ident[EI_CLASS] != ELFCLASS64)
-    return "it is a 32-bit ELF file; amp-run loads 64-bit libraries";
+    return "it is a 32-bit ELF file, not a 64-bit shared library";
   if (ident[EI_DATA] != ELFDATA2LSB)
     return "it is a big-endian ELF file; this host is little-endian";
   if (header.e_type != ET_DYN)
@@ -103,7 +102,8 @@ std::string checkSegments(FileReader &file, const Elf64_Ehdr &header) {
   if (!file.read(header.e_phoff, header.e_phnum, segments))
     return pastTheEnd("its program header table", header.e_phoff,
                       uint64_t(header.e_phnum) * sizeof(Elf64_Phdr), file.size);
-  for (auto [index, segment] : llvm::enumerate(segments)) {
+  for (size_t index = 0; index < segments.size(); ++index) {
+    const Elf64_Phdr &segment = segments[index];
     std::string what =
         (segment.p_type == PT_LOAD ? "loadable segment #" : "segment #") +
         std::to_string(index);
@@ -125,33 +125,30 @@ std::string checkSections(FileReader &file, const Elf64_Ehdr &header) {
   if (!file.read(header.e_shoff, header.e_shnum, sections))
     return pastTheEnd("its section header table", header.e_shoff,
                       uint64_t(header.e_shnum) * sizeof(Elf64_Shdr), file.size);
-  for (auto [index, section] : llvm::enumerate(sections))
-    if (section.sh_type != SHT_NOBITS &&
-        !file.contains(section.sh_offset, section.sh_size))
-      return pastTheEnd("section #" + std::to_string(index), section.sh_offset,
-                        section.sh_size, file.size);
+  for (size_t index = 0; index < sections.size(); ++index)
+    if (sections[index].sh_type != SHT_NOBITS &&
+        !file.contains(sections[index].sh_offset, sections[index].sh_size))
+      return pastTheEnd("section #" + std::to_string(index),
+                        sections[index].sh_offset, sections[index].sh_size,
+                        file.size);
   return "";
 }
 } // namespace
 
-std::string amp::checkSharedLibrary(const std::string &path) {
-  Expected<sys::fs::file_t> file = sys::fs::openNativeFileForRead(path);
-  if (!file)
-    return toString(file.takeError());
-  scope_exit closeFile([&] { sys::fs::closeFile(*file); });
-  sys::fs::file_status status;
-  if (std::error_code ec = sys::fs::status(*file, status))
-    return ec.message();
-  if (status.type() != sys::fs::file_type::regular_file)
+std::string amp::checkSharedObject(int fd) {
+  struct stat status;
+  if (fstat(fd, &status) != 0)
+    return std::strerror(errno);
+  if (!S_ISREG(status.st_mode))
     return "it is not a regular file";
-  FileReader reader(*file, status.getSize());
-  std::vector<Elf64_Ehdr> header;
+  FileReader reader(fd, uint64_t(status.st_size));
   std::vector<char> magic;
-  uint64_t magicBytes = std::min<uint64_t>(reader.size, 4);
+  uint64_t magicBytes = std::min<uint64_t>(reader.size, SELFMAG);
   if (!reader.read(0, magicBytes, magic) ||
-      !StringRef(ElfMagic).starts_with(StringRef(magic.data(), magicBytes)))
+      std::memcmp(magic.data(), ELFMAG, magicBytes) != 0)
     return "it is not a shared library (it does not start with the ELF "
            "magic number)";
+  std::vector<Elf64_Ehdr> header;
   if (!reader.read(0, 1, header))
     return pastTheEnd("its ELF header", 0, sizeof(Elf64_Ehdr), reader.size);
   std::string error = checkHeader(header.front());
@@ -159,5 +156,14 @@ std::string amp::checkSharedLibrary(const std::string &path) {
     error = checkSegments(reader, header.front());
   if (error.empty())
     error = checkSections(reader, header.front());
+  return error;
+}
+
+std::string amp::checkSharedObjectFile(const std::string &path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return std::strerror(errno);
+  std::string error = checkSharedObject(fd);
+  close(fd);
   return error;
 }
