@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -521,6 +522,39 @@ void recordLaunch(const Launch &launch, unsigned dynamicShared) {
       ", \"stored_bytes\": " + std::to_string(launch.storedBytes.load()) + "}");
 }
 
+/// The driver API passes a pointer to each argument, not its size; but
+/// arguments are distinct objects, so the kernel's size of a parameter must
+/// fit before the next argument in memory (MLIR's launches pack them in one
+/// struct). A kernel reading more bytes than the launch packed (a 32-bit
+/// index where it takes a pointer) would read the next argument instead.
+CUresult checkParamSizes(const Launch &launch) {
+  const amp_emu_kernel &k = *launch.kernel;
+  if (!k.param_sizes)
+    return CUDA_SUCCESS;
+  std::vector<std::pair<uintptr_t, uint32_t>> byAddress;
+  for (uint32_t i = 0; i < k.param_count; ++i)
+    byAddress.push_back({reinterpret_cast<uintptr_t>(launch.params[i]), i});
+  std::sort(byAddress.begin(), byAddress.end());
+  for (size_t j = 0; j + 1 < byAddress.size(); ++j) {
+    auto [address, i] = byAddress[j];
+    // The same object passed twice is fine; find the next one.
+    size_t next = j + 1;
+    while (next < byAddress.size() && byAddress[next].first == address)
+      ++next;
+    if (next == byAddress.size())
+      break;
+    uintptr_t room = byAddress[next].first - address;
+    if (room < k.param_sizes[i])
+      return launchError(launch, "parameter " + std::to_string(i) + " takes " +
+                                     std::to_string(k.param_sizes[i]) +
+                                     " bytes but the launch passes at most " +
+                                     std::to_string(room) + " (parameter " +
+                                     std::to_string(byAddress[next].second) +
+                                     " starts there)");
+  }
+  return CUDA_SUCCESS;
+}
+
 CUresult checkParams(const Launch &launch, void **extra) {
   int64_t count = nextParamCount;
   nextParamCount = -1;
@@ -538,7 +572,7 @@ CUresult checkParams(const Launch &launch, void **extra) {
   for (uint32_t i = 0; i < k.param_count; ++i)
     if (!launch.params[i])
       return launchError(launch, "parameter " + std::to_string(i) + " is null");
-  return CUDA_SUCCESS;
+  return checkParamSizes(launch);
 }
 
 } // namespace

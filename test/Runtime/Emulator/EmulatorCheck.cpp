@@ -16,6 +16,8 @@
 //   skipped-barrier   a barrier half the block skips is an error
 //   stray-shuffle     a shuffle reading a lane not in it is an error
 //   bad-params        a launch with the wrong parameter count is an error
+//   bad-param-size    a launch packing an argument smaller than the
+//                     kernel's parameter is an error
 //   gemm              amp_gpu_gemm (cuBLASLt layouts of lib/Runtime) against
 //                     a reference: every dtype, transpose, batch stride
 //   gemm-tf32         TF32 rounds f32 inputs to 10 mantissa bits
@@ -282,6 +284,19 @@ int checkBadParams() {
   return expectLaunchError("amp_check_fill", block, {&out});
 }
 
+int checkBadParamSize() {
+  // Packed as MLIR packs a launch's arguments, with a 32-bit value where
+  // amp_check_fill takes a pointer (8, 4, 4 bytes).
+  struct {
+    uint32_t out;
+    uint32_t count;
+    float value;
+  } args = {0, 4, 1.0f};
+  const uint32_t block[3] = {4, 1, 1};
+  return expectLaunchError("amp_check_fill", block,
+                           {&args.out, &args.count, &args.value});
+}
+
 //===----------------------------------------------------------------------===//
 // GEMMs
 //===----------------------------------------------------------------------===//
@@ -536,6 +551,8 @@ int main(int argc, char **argv) {
     return checkStrayShuffle();
   if (mode == "bad-params")
     return checkBadParams();
+  if (mode == "bad-param-size")
+    return checkBadParamSize();
   if (mode == "gemm")
     return checkGemms();
   if (mode == "gemm-tf32")
