@@ -540,26 +540,27 @@ int startProfile(const Model &model, amp::DeviceProfile &profile) {
 }
 
 /// Prints the summary of the profile and writes its lines to a temporary
-/// that `file` commits with the run's other outputs.
-int writeProfile(const amp::DeviceProfile &profile, amp::OutputFile &file) {
+/// that `file` commits with the run's other outputs; false with `error`
+/// naming the option when it cannot.
+bool writeProfile(const amp::DeviceProfile &profile, amp::OutputFile &file,
+                  std::string &error) {
   std::vector<std::string> lines = profile.lines();
-  std::string error;
-  if (!amp::printProfileSummary(lines, llvm::outs(), error))
-    return fail("--profile: " + error);
-  if (!file.open(profilePath, error))
-    return fail("--profile: " + error);
+  if (!amp::printProfileSummary(lines, llvm::outs(), error) ||
+      !file.open(profilePath, error)) {
+    error = "--profile: " + error;
+    return false;
+  }
   std::error_code ec;
   llvm::raw_fd_ostream os(file.writePath(), ec);
   for (const std::string &line : lines)
     os << line << "\n";
   os.close();
-  if (ec || os.has_error()) {
-    ec = ec ? ec : os.error();
-    os.clear_error();
-    return fail("--profile: cannot write '" + profilePath +
-                "': " + ec.message());
-  }
-  return 0;
+  if (!ec)
+    ec = os.error();
+  os.clear_error();
+  if (ec)
+    error = "--profile: cannot write '" + profilePath + "': " + ec.message();
+  return !ec;
 }
 
 /// Loads the library and creates the state, loaded from --load and with
@@ -629,18 +630,19 @@ int main(int argc, char **argv) {
     return 1;
   printSummary(summary);
   amp::OutputFile profileFile;
-  if (!profilePath.empty() && writeProfile(profile, profileFile) != 0)
-    return 1;
+  std::string profileError;
+  bool profileWritten =
+      profilePath.empty() || writeProfile(profile, profileFile, profileError);
 
-  // A report that cannot be written (metrics, the summary on a full disk)
-  // must not lose the training: the checkpoint is still written (from a
-  // finite state), then the run fails.
+  // A report that cannot be written (metrics, the profile, the summary on a
+  // full disk) must not lose the training: the checkpoint is still written
+  // (from a finite state), then the run fails.
   std::string metricsError;
   bool summaryWritten = flushStandardOutput(error);
   bool metricsWritten = !metrics || metrics->close(metricsError);
   if (summaryWritten)
-    error = metricsError;
-  bool reportFailed = !summaryWritten || !metricsWritten;
+    error = metricsWritten ? profileError : metricsError;
+  bool reportFailed = !summaryWritten || !metricsWritten || !profileWritten;
   bool nanLoss = steps > 0 && std::isnan(summary.lastLoss);
   bool saved = !savePath.empty() && (!nanLoss || saveNonfinite);
   if (saved && save(*model, state.get()) != 0)
