@@ -106,6 +106,9 @@ void buildNVVMLowering(OpPassManager &pm,
   // pointer per memref while the kernel reads a whole descriptor, and
   // cuLaunchKernel would read past the parameter array.
   pm.addPass(createGpuToLLVMConversionPass());
+  // One kernel object (one link) for all the emulated device's kernels.
+  if (options.emulator)
+    pm.addPass(amp::emulator::createEmulatorMergeModulesPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = resolveToolkit(options);

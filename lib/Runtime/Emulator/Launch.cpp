@@ -55,8 +55,8 @@ struct Module {
   /// closed descriptor would name the next module's file too.
   int fd = -1;
   std::vector<Function> functions;
-  /// 1 for the first module loaded, 2 for the next...: every gpu.module's
-  /// kernel has the same name, the profile tells them apart by module.
+  /// 1 for the first module loaded, 2 for the next...: kernels of modules
+  /// loaded side by side may share names, the profile tells them apart.
   uint64_t number = 0;
 };
 
