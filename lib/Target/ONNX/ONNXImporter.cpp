@@ -208,6 +208,23 @@ private:
   //===------------------------------------------------------------------===//
 
   InFlightDiagnostic modelError() { return emitError(fileLoc); }
+  /// The option that gives input shapes (amp-translate's if the caller's
+  /// is not known).
+  StringRef inputShapeOption() const {
+    if (options.inputShapeOption.empty())
+      return "--input-shape";
+    return options.inputShapeOption;
+  }
+  /// How to give graph input `name` a static shape: the caller's option, or
+  /// amp-translate's when the caller has none (amp-compile reading .onnx).
+  std::string inputShapeAdvice(StringRef name) const {
+    std::string flag = (inputShapeOption() + " " + name + "=D0xD1x...").str();
+    if (!options.inputShapeOption.empty())
+      return "with " + flag;
+    std::string model = modelPath.empty() ? "MODEL.onnx" : modelPath;
+    return "when importing the model: amp-translate --import-onnx " + model +
+           " " + flag + " -o MODEL.mlir, then use MODEL.mlir";
+  }
   std::string nodeLabel() const {
     std::string label = node->name().empty() ? "#" + std::to_string(nodeIndex)
                                              : "'" + node->name() + "'";
@@ -714,6 +731,16 @@ private:
     }
     return static_cast<double>(a->f());
   }
+  /// A normalization's epsilon, which amp's norms require to be finite
+  /// and non-negative.
+  FailureOr<double> epsilonAttr() {
+    FailureOr<double> epsilon = floatAttr("epsilon", 1e-5);
+    if (succeeded(epsilon) && !(*epsilon >= 0 && std::isfinite(*epsilon))) {
+      error() << "epsilon " << *epsilon << " must be non-negative and finite";
+      return failure();
+    }
+    return epsilon;
+  }
   FailureOr<std::optional<SmallVector<int64_t>>> intsAttr(StringRef name) {
     const onnx::AttributeProto *a = attr(name);
     if (!a)
@@ -801,6 +828,9 @@ private:
   LogicalResult importNode();
   LogicalResult importOutputs(SmallVectorImpl<Value> &results,
                               SmallVectorImpl<DictionaryAttr> &resultAttrs);
+  Role argumentRole(const ArgInfo &info) const;
+  FailureOr<std::vector<ONNXInitialValue>>
+  readInitialValues(ArrayRef<size_t> order);
   FailureOr<ONNXImportResult> finish(ArrayRef<Value> results,
                                      ArrayRef<DictionaryAttr> resultAttrs);
 
@@ -927,7 +957,7 @@ LogicalResult Importer::importInputs() {
     bool known = llvm::any_of(
         graph.input(), [&](const auto &input) { return input.name() == name; });
     if (!known) {
-      modelError() << "--input-shape names '" << name
+      modelError() << inputShapeOption() << " names '" << name
                    << "', which is not a graph input";
       return failure();
     }
@@ -949,7 +979,8 @@ LogicalResult Importer::importInputs() {
   }
   int64_t inputIndex = 0;
   for (const onnx::ValueInfoProto &input : graph.input()) {
-    if (entries.count(input.name()))
+    auto existing = entries.find(input.name());
+    if (existing != entries.end() && existing->second.initializer)
       continue;
     const std::string &name = input.name();
     if (name.empty()) {
@@ -974,9 +1005,8 @@ LogicalResult Importer::importInputs() {
     auto override = options.inputShapes.find(name);
     Shape shape;
     if (!tensor.has_shape() && override == options.inputShapes.end()) {
-      modelError() << "graph input '" << name
-                   << "' has no shape; give it one with --input-shape " << name
-                   << "=D0xD1x...";
+      modelError() << "graph input '" << name << "' has no shape; give it one "
+                   << inputShapeAdvice(name);
       return failure();
     }
     if (tensor.has_shape()) {
@@ -990,14 +1020,19 @@ LogicalResult Importer::importInputs() {
           shape.push_back(dim.dim_value());
           continue;
         }
+        if (dim.has_dim_value()) {
+          modelError() << "graph input '" << name << "' has dimension " << d
+                       << " of size " << dim.dim_value()
+                       << ", which is negative";
+          return failure();
+        }
         if (override == options.inputShapes.end()) {
           InFlightDiagnostic diag = modelError();
           diag << "graph input '" << name << "' has a dynamic dimension " << d;
           if (dim.has_dim_param())
             diag << " ('" << dim.dim_param() << "')";
-          diag << " and amp needs static shapes; give it a size with "
-                  "--input-shape "
-               << name << "=D0xD1x...";
+          diag << " and amp needs static shapes; give it a size "
+               << inputShapeAdvice(name);
           return failure();
         }
         shape.push_back(ShapedType::kDynamic);
@@ -1006,7 +1041,7 @@ LogicalResult Importer::importInputs() {
     if (override != options.inputShapes.end()) {
       ArrayRef<int64_t> given = override->second;
       if (tensor.has_shape() && given.size() != shape.size()) {
-        modelError() << "--input-shape for '" << name << "' has rank "
+        modelError() << inputShapeOption() << " for '" << name << "' has rank "
                      << given.size() << " but the input has rank "
                      << shape.size();
         return failure();
@@ -1014,7 +1049,7 @@ LogicalResult Importer::importInputs() {
       for (size_t d = 0; d < given.size(); ++d) {
         if (tensor.has_shape() && shape[d] != ShapedType::kDynamic &&
             shape[d] != given[d]) {
-          modelError() << "--input-shape for '" << name << "' gives "
+          modelError() << inputShapeOption() << " for '" << name << "' gives "
                        << given[d] << " for dimension " << d
                        << ", which the model fixes to " << shape[d];
           return failure();
@@ -2180,7 +2215,7 @@ LogicalResult Importer::importGlobalAveragePool() {
 LogicalResult Importer::importBatchNorm() {
   if (failed(checkArity(5, 5)))
     return failure();
-  FailureOr<double> epsilon = floatAttr("epsilon", 1e-5);
+  FailureOr<double> epsilon = epsilonAttr();
   FailureOr<double> momentum = floatAttr("momentum", 0.9);
   if (failed(epsilon) || failed(momentum))
     return failure();
@@ -2277,7 +2312,7 @@ LogicalResult Importer::importBatchNorm() {
 LogicalResult Importer::importInstanceNorm() {
   if (failed(checkArity(3, 3)))
     return failure();
-  FailureOr<double> epsilon = floatAttr("epsilon", 1e-5);
+  FailureOr<double> epsilon = epsilonAttr();
   if (failed(epsilon))
     return failure();
   FailureOr<Value> xValue = floatInputOfRank("input", "the input", 3);
@@ -2316,7 +2351,7 @@ LogicalResult Importer::importLayerNorm() {
   if (failed(checkArity(2, 3)))
     return failure();
   FailureOr<int64_t> axisAttr = intAttr("axis", -1);
-  FailureOr<double> epsilon = floatAttr("epsilon", 1e-5);
+  FailureOr<double> epsilon = epsilonAttr();
   if (failed(axisAttr) || failed(epsilon))
     return failure();
   FailureOr<Value> xValue = floatValue(0, "X");
@@ -3516,6 +3551,37 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
   return success();
 }
 
+Role Importer::argumentRole(const ArgInfo &info) const {
+  if (info.kind != ArgKind::Initializer)
+    return Role::Input;
+  return bufferNames.contains(info.name) ? Role::Buffer : Role::Parameter;
+}
+
+/// Reads the contents of every initializer argument, in argument order.
+/// Nothing in the IR changes, so a bad initializer leaves the importer's
+/// blocks as they are and they are destroyed together.
+FailureOr<std::vector<ONNXInitialValue>>
+Importer::readInitialValues(ArrayRef<size_t> order) {
+  std::vector<ONNXInitialValue> initialValues;
+  for (size_t i : order) {
+    const ArgInfo &info = args[i];
+    if (info.kind != ArgKind::Initializer)
+      continue;
+    ONNXInitialValue initial;
+    initial.name = info.name;
+    initial.role = argumentRole(info);
+    initial.type = cast<RankedTensorType>(info.arg.getType());
+    std::string message;
+    if (!decodeFloatBytes(graph.initializer(static_cast<int>(info.order)),
+                          source, initial.data, message)) {
+      modelError() << "initializer '" << info.name << "' " << message;
+      return failure();
+    }
+    initialValues.push_back(std::move(initial));
+  }
+  return initialValues;
+}
+
 FailureOr<ONNXImportResult>
 Importer::finish(ArrayRef<Value> results,
                  ArrayRef<DictionaryAttr> resultAttrs) {
@@ -3532,10 +3598,17 @@ Importer::finish(ArrayRef<Value> results,
       return rank(args[x].kind) < rank(args[y].kind);
     return args[x].order < args[y].order;
   });
+  // Everything that can fail happens before the body's values move to the
+  // function: once an argument is replaced, the ops of `body` use values of
+  // the module, and the two must not be destroyed separately.
+  FailureOr<std::vector<ONNXInitialValue>> initialValues =
+      readInitialValues(order);
+  if (failed(initialValues))
+    return failure();
 
   Builder b(context);
-  auto module = ModuleOp::create(fileLoc);
-  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module->getBody());
   SmallVector<Type> argTypes, resultTypes;
   for (size_t i : order)
     argTypes.push_back(args[i].arg.getType());
@@ -3550,39 +3623,21 @@ Importer::finish(ArrayRef<Value> results,
   Block *entry = new Block();
   func.getBody().push_back(entry);
   DenseMap<Value, Value> replaced;
-  std::vector<ONNXInitialValue> initialValues;
   for (auto [position, i] : llvm::enumerate(order)) {
     const ArgInfo &info = args[i];
     BlockArgument arg = entry->addArgument(info.arg.getType(), fileLoc);
     Value old = info.arg;
     old.replaceAllUsesWith(arg);
     replaced[info.arg] = arg;
-    Role role = Role::Input;
-    if (info.kind == ArgKind::Initializer)
-      role = bufferNames.contains(info.name) ? Role::Buffer : Role::Parameter;
     func.setArgAttrs(
         position,
-        b.getDictionaryAttr({b.getNamedAttr(AMPDialect::kRoleAttrName,
-                                            RoleAttr::get(context, role)),
-                             b.getNamedAttr(AMPDialect::kNameAttrName,
-                                            b.getStringAttr(info.name))}));
-    if (info.kind != ArgKind::Initializer)
-      continue;
-    const onnx::TensorProto &init =
-        graph.initializer(static_cast<int>(info.order));
-    ONNXInitialValue initial;
-    initial.name = info.name;
-    initial.role = role;
-    initial.type = cast<RankedTensorType>(arg.getType());
-    std::string message;
-    if (!decodeFloatBytes(init, source, initial.data, message)) {
-      modelError() << "initializer '" << info.name << "' " << message;
-      module->erase();
-      return failure();
-    }
-    initialValues.push_back(std::move(initial));
+        b.getDictionaryAttr(
+            {b.getNamedAttr(AMPDialect::kRoleAttrName,
+                            RoleAttr::get(context, argumentRole(info))),
+             b.getNamedAttr(AMPDialect::kNameAttrName,
+                            b.getStringAttr(info.name))}));
   }
-  // Replace uses of the old arguments inside the body, then move the ops.
+  // Move the ops, which now use the function's arguments, into it.
   entry->getOperations().splice(entry->end(), body->getOperations());
   OpBuilder returnBuilder = OpBuilder::atBlockEnd(entry);
   SmallVector<Value> returned;
@@ -3593,9 +3648,9 @@ Importer::finish(ArrayRef<Value> results,
     func.setResultAttrs(i, attrs);
 
   ONNXImportResult result;
-  result.module = module;
+  result.module = std::move(module);
   result.functionName = options.functionName;
-  result.initialValues = std::move(initialValues);
+  result.initialValues = std::move(*initialValues);
   return result;
 }
 
