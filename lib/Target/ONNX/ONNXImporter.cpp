@@ -41,6 +41,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -327,6 +328,26 @@ private:
     return success();
   }
 
+  /// Counts `elements` more held on the host. Each host tensor is bounded
+  /// by --max-folded-elements; all of them together by 16 times that, so
+  /// that a small model cannot fold its way to gigabytes (a chain of Adds on
+  /// a large ConstantOfShape) or read the same external data again and
+  /// again.
+  LogicalResult countHostElements(int64_t elements) {
+    int64_t budget =
+        options.maxFoldedElements > std::numeric_limits<int64_t>::max() / 16
+            ? std::numeric_limits<int64_t>::max()
+            : options.maxFoldedElements * 16;
+    hostElements += elements;
+    if (hostElements <= budget)
+      return success();
+    error() << "the tensors known at import time (folded or read from "
+               "integer initializers) reach "
+            << hostElements << " elements in all, more than the limit of "
+            << budget << " (16 times --max-folded-elements)";
+    return failure();
+  }
+
   LogicalResult checkShape(ArrayRef<int64_t> shape) {
     if (static_cast<int64_t>(shape.size()) > kMaxRank || !numElements(shape)) {
       error() << "the result shape " << formatShape(shape)
@@ -400,6 +421,8 @@ private:
       error() << "initializer '" << e.initializer->name() << "' " << message;
       return failure();
     }
+    if (failed(countHostElements(tensor->size())))
+      return failure();
     e.initializerData = tensor;
     return tensor;
   }
@@ -697,7 +720,8 @@ private:
     return defineOutput(i, std::move(e));
   }
   LogicalResult setHost(unsigned i, HostTensor tensor) {
-    if (failed(checkFoldSize(tensor.shape)))
+    if (failed(checkFoldSize(tensor.shape)) ||
+        failed(countHostElements(tensor.size())))
       return failure();
     Entry e;
     e.host = std::make_shared<HostTensor>(std::move(tensor));
@@ -901,6 +925,8 @@ private:
   /// Updated running statistics to return, by initializer name.
   std::vector<std::pair<std::string, Value>> bufferUpdates;
   int64_t seedCount = 0;
+  /// Elements of every tensor held on the host so far (countHostElements).
+  int64_t hostElements = 0;
 
   const onnx::NodeProto *node = nullptr;
   int64_t nodeIndex = 0;
@@ -3154,14 +3180,8 @@ LogicalResult Importer::importSplit() {
             int64_t dst = (a * sizes[o] + b) * inner + n;
             copyElement(out, dst, t, src);
           }
-      if (hasOutput(o)) {
-        if (failed(checkFoldSize(shape)))
-          return failure();
-        Entry e;
-        e.host = std::make_shared<HostTensor>(std::move(out));
-        if (failed(defineOutput(o, std::move(e))))
-          return failure();
-      }
+      if (hasOutput(o) && failed(setHost(o, std::move(out))))
+        return failure();
     } else if (hasOutput(o)) {
       FailureOr<Value> v = value(0);
       if (failed(v))
@@ -3562,6 +3582,23 @@ Role Importer::argumentRole(const ArgInfo &info) const {
 /// blocks as they are and they are destroyed together.
 FailureOr<std::vector<ONNXInitialValue>>
 Importer::readInitialValues(ArrayRef<size_t> order) {
+  // External data lets a small model name the same bytes many times: refuse
+  // to read more than the machine holds rather than be killed for it.
+  uint64_t bytes = 0;
+  for (const ArgInfo &info : args)
+    if (info.kind == ArgKind::Initializer) {
+      auto type = cast<RankedTensorType>(info.arg.getType());
+      bytes += static_cast<uint64_t>(type.getNumElements()) *
+               type.getElementTypeBitWidth() / 8;
+    }
+  uint64_t memory = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                    static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  if (memory > 0 && bytes > memory) {
+    modelError() << "the initial values of the parameters and buffers need "
+                 << bytes << " bytes, more than this machine's memory ("
+                 << memory << " bytes)";
+    return failure();
+  }
   std::vector<ONNXInitialValue> initialValues;
   for (size_t i : order) {
     const ArgInfo &info = args[i];

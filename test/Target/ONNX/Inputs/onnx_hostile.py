@@ -172,6 +172,13 @@ def initializer_cases(out):
         external_tensor("w", os.path.join(outside, "secret.bin")))
     cases["external_missing"] = add_model(
         external_tensor("w", "no_such_weights.bin"))
+    # Parameters of 4 TiB each, more than any machine's memory (their data
+    # is never read: the size is refused first).
+    huge = [1 << 20, 1 << 20]
+    cases["external_beyond_memory"] = model(
+        [helper.make_node("Add", ["a", "b"], ["y"], name="add")], [],
+        [vi("y", huge)], [external_tensor("a", "huge.bin", huge),
+                          external_tensor("b", "huge.bin", huge)])
     return cases
 
 
@@ -326,6 +333,14 @@ def attribute_cases():
         x4 + [vi("c", [3], BOOL)])
     one("matmul_rank0", "MatMul", ["x", "s"], x4, [raw(1.0, name="s")])
     one("gemm_rank3", "Gemm", ["x", "x"], x4)
+    # Each fold is small, but together they hold 20 times as much: with
+    # --max-folded-elements=1000 the total passes its limit (16 times that).
+    chain = [helper.make_node("ConstantOfShape", ["s"], ["c0"]),
+             helper.make_node("Constant", [], ["s"], value=raw(
+                 [1000], name="s", dtype=np.int64))][::-1]
+    chain += [helper.make_node("Add", ["c%d" % k, "c%d" % k], ["c%d" % (k + 1)],
+                               name="double%d" % k) for k in range(20)]
+    cases["fold_chain"] = model(chain, [], [vi("c20", [1000])])
     cases["constant_no_value"] = model(
         [helper.make_node("Constant", [], ["y"], name="c")], [],
         [vi("y", None)])
