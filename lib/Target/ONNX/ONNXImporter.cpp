@@ -26,9 +26,11 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -3782,15 +3784,60 @@ mlir::amp::importONNXBuffer(StringRef bytes, StringRef modelPath,
   return result;
 }
 
+/// Reads the model file. Protobuf parses at most 2 GiB, so no more is read:
+/// a larger file, or an endless one (/dev/zero), is refused rather than
+/// exhausting memory. Regular files are mapped, others read.
+static std::unique_ptr<llvm::MemoryBuffer> readModelFile(StringRef path,
+                                                         Location loc) {
+  constexpr size_t kLimit = std::numeric_limits<int>::max();
+  auto tooLarge = [&] {
+    emitError(loc) << "'" << path
+                   << "' is larger than 2 GiB, the most protobuf can parse "
+                      "(larger models keep their weights in external data)";
+    return nullptr;
+  };
+  auto cannotRead = [&](const std::string &reason) {
+    emitError(loc) << "cannot read '" << path << "': " << reason;
+    return nullptr;
+  };
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return cannotRead(ec.message());
+  if (llvm::sys::fs::is_regular_file(status) ||
+      llvm::sys::fs::is_directory(status)) {
+    if (status.getSize() > kLimit)
+      return tooLarge();
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return cannotRead(buffer.getError().message());
+    return std::move(*buffer);
+  }
+  llvm::Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!file)
+    return cannotRead(llvm::toString(file.takeError()));
+  llvm::scope_exit close([&] { llvm::sys::fs::closeFile(*file); });
+  SmallVector<char, 0> bytes;
+  std::vector<char> chunk(1 << 20);
+  while (bytes.size() <= kLimit) {
+    llvm::Expected<size_t> read = llvm::sys::fs::readNativeFile(*file, chunk);
+    if (!read)
+      return cannotRead(llvm::toString(read.takeError()));
+    if (*read == 0)
+      return llvm::MemoryBuffer::getMemBufferCopy(
+          StringRef(bytes.data(), bytes.size()), path);
+    bytes.append(chunk.begin(), chunk.begin() + *read);
+  }
+  return tooLarge();
+}
+
 FailureOr<ONNXImportResult>
 mlir::amp::importONNXFile(StringRef path, MLIRContext *context,
                           const ONNXImportOptions &options) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    emitError(FileLineColLoc::get(context, path, 0, 0))
-        << "cannot read '" << path << "': " << buffer.getError().message();
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readModelFile(path, FileLineColLoc::get(context, path, 0, 0));
+  if (!buffer)
     return failure();
-  }
-  return importONNXBuffer((*buffer)->getBuffer(), path, context, options);
+  return importONNXBuffer(buffer->getBuffer(), path, context, options);
 }
