@@ -851,6 +851,9 @@ private:
 
   LogicalResult checkModel();
   LogicalResult importInputs();
+  LogicalResult checkDeclaredInitializer(const onnx::ValueInfoProto &input,
+                                         const onnx::TensorProto &init);
+  LogicalResult checkArgumentNames();
   LogicalResult importNode();
   LogicalResult importOutputs(SmallVectorImpl<Value> &results,
                               SmallVectorImpl<DictionaryAttr> &resultAttrs);
@@ -1008,8 +1011,12 @@ LogicalResult Importer::importInputs() {
   int64_t inputIndex = 0;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     auto existing = entries.find(input.name());
-    if (existing != entries.end() && existing->second.initializer)
+    if (existing != entries.end() && existing->second.initializer) {
+      if (failed(
+              checkDeclaredInitializer(input, *existing->second.initializer)))
+        return failure();
       continue;
+    }
     const std::string &name = input.name();
     if (name.empty()) {
       modelError() << "graph input #" << inputIndex << " has no name";
@@ -1105,6 +1112,37 @@ LogicalResult Importer::importInputs() {
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
+
+/// A graph input that also has an initializer (keep_initializers_as_inputs)
+/// takes the initializer's type; a declaration that disagrees is an error
+/// rather than silently ignored.
+LogicalResult
+Importer::checkDeclaredInitializer(const onnx::ValueInfoProto &input,
+                                   const onnx::TensorProto &init) {
+  if (!input.type().has_tensor_type())
+    return success();
+  const onnx::TypeProto::Tensor &declared = input.type().tensor_type();
+  bool mismatch = declared.elem_type() != kUndefined &&
+                  declared.elem_type() != init.data_type();
+  if (declared.has_shape()) {
+    mismatch |= declared.shape().dim_size() != init.dims_size();
+    for (int d = 0; !mismatch && d < declared.shape().dim_size(); ++d)
+      mismatch = declared.shape().dim(d).has_dim_value() &&
+                 declared.shape().dim(d).dim_value() != init.dims(d);
+  }
+  if (!mismatch)
+    return success();
+  Shape declaredShape;
+  for (const auto &dim : declared.shape().dim())
+    declaredShape.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  modelError() << "graph input '" << input.name() << "' is declared as "
+               << dtypeName(declared.elem_type()) << " "
+               << formatShape(declaredShape) << " but its initializer is "
+               << dtypeName(init.data_type()) << " "
+               << formatShape(SmallVector<int64_t>(init.dims().begin(),
+                                                   init.dims().end()));
+  return failure();
+}
 
 Value Importer::materializedBinary(Arith kind, Value lhs, Value rhs) {
   Type type = lhs.getType();
@@ -3454,7 +3492,12 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
   loc = fileLoc;
   std::optional<size_t> lossIndex;
   SmallVector<size_t> lossCandidates;
+  llvm::StringSet<> outputNames;
   for (auto [index, output] : llvm::enumerate(graph.output())) {
+    if (!outputNames.insert(output.name()).second) {
+      modelError() << "graph output '" << output.name() << "' is listed twice";
+      return failure();
+    }
     auto it = entries.find(output.name());
     if (it == entries.end()) {
       modelError() << "graph output '" << output.name()
@@ -3579,6 +3622,24 @@ Role Importer::argumentRole(const ArgInfo &info) const {
   return bufferNames.contains(info.name) ? Role::Buffer : Role::Parameter;
 }
 
+/// Arguments are found by name (amp.name, checkpoints, amp-run --input):
+/// a Dropout seed must not take the name of a graph input, an initializer
+/// or another seed.
+LogicalResult Importer::checkArgumentNames() {
+  llvm::StringSet<> names;
+  for (const ArgInfo &info : args) {
+    if (names.insert(info.name).second)
+      continue;
+    modelError() << "two arguments of the imported function would be named '"
+                 << info.name
+                 << "' (Dropout seeds are named after their node, NODE.seed, "
+                    "and must not take the name of a graph input, an "
+                    "initializer or another seed)";
+    return failure();
+  }
+  return success();
+}
+
 /// Reads the contents of every initializer argument, in argument order.
 /// Nothing in the IR changes, so a bad initializer leaves the importer's
 /// blocks as they are and they are destroyed together.
@@ -3640,6 +3701,8 @@ Importer::finish(ArrayRef<Value> results,
   // Everything that can fail happens before the body's values move to the
   // function: once an argument is replaced, the ops of `body` use values of
   // the module, and the two must not be destroyed separately.
+  if (failed(checkArgumentNames()))
+    return failure();
   FailureOr<std::vector<ONNXInitialValue>> initialValues =
       readInitialValues(order);
   if (failed(initialValues))

@@ -229,6 +229,15 @@ def graph_cases():
     cases["empty_required_input"] = model(
         [helper.make_node("Add", ["x", ""], ["y"], name="a")],
         [vi("x", [2])], [vi("y", None)])
+    cases["output_twice"] = model(
+        [relu("x", "y")], [vi("x", [2])], [vi("y", [2]), vi("y", [2])])
+    cases["input_initializer_mismatch"] = model(
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        [vi("x", [6]), vi("w", [3])], [vi("y", [6])], [raw(np.zeros(6))])
+    cases["dropout_seed_clash"] = model(
+        [helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="d")],
+        [vi("x", [4]), vi("d.seed", [], I64)], [vi("y", [4])],
+        [raw(0.5, name="r"), raw(True, name="t", dtype=np.bool_)])
     cases["no_nodes_no_outputs"] = model([], [vi("x", [2])], [])
     cases["no_graph"] = helper.make_model(
         helper.make_graph([], "g", [], []),
