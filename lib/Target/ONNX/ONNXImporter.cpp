@@ -1097,6 +1097,13 @@ LogicalResult Importer::importInputs() {
                    << formatShape(shape);
       return failure();
     }
+    if (*numElements(shape) == 0) {
+      modelError() << "graph input '" << name << "' has shape "
+                   << formatShape(shape)
+                   << ", with no elements; amp does not support empty "
+                      "tensors";
+      return failure();
+    }
     Value arg = body->addArgument(tensorType(shape, element), fileLoc);
     args.push_back({ArgKind::Input, name, inputIndex++, arg});
     Entry e;
@@ -3786,6 +3793,41 @@ FailureOr<ONNXImportResult> Importer::run() {
   return finish(results, resultAttrs);
 }
 
+/// amp has no empty tensors: a parameter or a node result with a zero
+/// dimension (an empty initializer, a Slice or Split to nothing) is
+/// reported at its node instead of failing later in the pipeline.
+LogicalResult checkNoEmptyTensors(ModuleOp module) {
+  auto isEmpty = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getNumElements() == 0;
+  };
+  WalkResult walk = module.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (isEmpty(result.getType())) {
+        emitError(op->getLoc())
+            << "a value of type " << result.getType()
+            << " has no elements; amp does not support empty tensors";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isEmpty(type)) {
+        emitError(func.getLoc())
+            << "argument '"
+            << func.getArgAttrOfType<StringAttr>(index,
+                                                 AMPDialect::kNameAttrName)
+                   .getValue()
+            << "' of type " << type
+            << " has no elements; amp does not support empty tensors";
+        return failure();
+      }
+  return success();
+}
+
 /// Parses a ModelProto without protobuf's default 64 MiB limit (models up
 /// to 2 GiB; larger ones must use external data).
 bool parseModel(StringRef bytes, onnx::ModelProto &model) {
@@ -3830,6 +3872,8 @@ mlir::amp::importONNXBuffer(StringRef bytes, StringRef modelPath,
   Importer importer(context, model, modelPath, options);
   FailureOr<ONNXImportResult> result = importer.run();
   if (failed(result))
+    return failure();
+  if (failed(checkNoEmptyTensors(*result->module)))
     return failure();
   if (failed(mlir::verify(*result->module))) {
     emitError(fileLoc) << "internal error: the imported module does not "

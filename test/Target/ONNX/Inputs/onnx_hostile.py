@@ -105,6 +105,9 @@ def initializer_cases(out):
     cases["init_no_name"] = model(
         [helper.make_node("Add", ["x", ""], ["y"])], [vi("x", [6])],
         [vi("y", [6])], [unnamed])
+    cases["init_empty"] = model(
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+        [vi("x", [3])], [vi("y", None)], [raw(np.zeros((0, 3)))])
     cases["init_duplicated"] = model(
         [helper.make_node("Add", ["x", "w"], ["y"])], [vi("x", [6])],
         [vi("y", [6])], [raw(np.zeros(6)), raw(np.ones(6))])
@@ -308,6 +311,8 @@ def attribute_cases():
     one("slice_bounds_extreme", "Slice", ["x", "b", "e", "a", "t"], x4,
         [ints("b", [i64_max]), ints("e", [i64_min]), ints("a", [2]),
          ints("t", [-1])])
+    one("slice_to_empty", "Slice", ["x", "b", "e", "a"], x4,
+        [ints("b", [3]), ints("e", [1]), ints("a", [2])])
     one("split_zero_parts", "Split", ["x", "s"], x4, [ints("s", [])], axis=1)
     one("split_negative_parts", "Split", ["x", "s"], x4, [ints("s", [3, -1])],
         axis=1)
