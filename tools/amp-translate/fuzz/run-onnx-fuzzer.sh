@@ -48,10 +48,10 @@ mkdir -p "$work/corpus" "$work/artifacts"
 # that once crashed the importer (test/Target/ONNX/Inputs/fuzz-regressions,
 # replayed by the lit test fuzz-regressions.test).
 inputs="$root/test/Target/ONNX/Inputs"
-for generator in "onnx_ops.py $work/seeds --all" "onnx_bad.py $work/seeds" \
-                 "onnx_hostile.py $work/seeds"; do
-  PYTHONPATH="$inputs" /usr/bin/python3 "$inputs"/$generator
-done
+export PYTHONPATH="$inputs"
+/usr/bin/python3 "$inputs/onnx_ops.py" "$work/seeds" --all
+/usr/bin/python3 "$inputs/onnx_bad.py" "$work/seeds"
+/usr/bin/python3 "$inputs/onnx_hostile.py" "$work/seeds"
 cp "$work"/seeds/*.onnx "$inputs"/fuzz-regressions/* "$work/corpus/"
 
 # Protobuf's own messages allocate from the input: keep RSS bounded. ASan
