@@ -9,8 +9,9 @@
 
 In COMMAND, @IN@ is the hostile file of the case, @OUT@ the output path of
 the case (outputs, devices). Common options, as expect_error.py's:
---stderr TEXT, --stderr-re REGEX, --unchanged PATH (each case also checks
-that stderr names its file: @IN@'s or @OUT@'s base name).
+--stderr TEXT, --stderr-re REGEX, --unchanged PATH. Each case checks that
+stderr names the option at fault (the --stderr texts) or, without them, the
+file of the case (@IN@'s base name; for outputs, @OUT@'s and the reason).
 
 truncate: every prefix at N offsets (the first bytes, evenly spread ones, the
   last byte) must be refused. With --onnx, prefixes that end exactly on a
@@ -54,10 +55,12 @@ def substitute(command, **values):
 
 
 def run_case(args, name, command, path, unchanged=()):
-    base = os.path.basename(path)
+    # The message names the option at fault when --stderr gives it (e.g.
+    # --load), else the file of the case.
+    texts = args.stderr or [os.path.basename(path)]
     problems, stderr = expect_error.check(
-        command, [base] + [t.replace("@NAME@", base) for t in args.stderr],
-        args.stderr_re, list(args.unchanged) + list(unchanged), args.timeout)
+        command, texts, args.stderr_re,
+        list(args.unchanged) + list(unchanged), args.timeout)
     return expect_error.report(name, command, problems, stderr)
 
 
