@@ -25,11 +25,8 @@ config.substitutions.append(("%python", config.python_executable))
 # `%sweep` checks a tool on many generated variants of an input (truncations,
 # bit flips, full disks, unwritable paths), `%gen` writes hostile inputs.
 hostile_inputs = os.path.join(config.amp_src_root, "test", "Hostile", "Inputs")
-config.substitutions.append(
-    ("%expect_error", "%s %s" % (config.python_executable,
-                                 os.path.join(hostile_inputs,
-                                              "expect_error.py"))))
-for name, script in [("%sweep", "sweep.py"), ("%gen", "gen.py")]:
+for name, script in [("%expect_error", "expect_error.py"),
+                     ("%sweep", "sweep.py"), ("%gen", "gen.py")]:
     config.substitutions.append(
         (name, "%s %s" % (config.python_executable,
                           os.path.join(hostile_inputs, script))))
@@ -95,7 +92,9 @@ if sanitizers:
                          "abort_on_error=1",
     }
     for name, value in defaults.items():
-        config.environment[name] = os.environ.get(name, value)
+        # Options from the environment come last and win.
+        config.environment[name] = ":".join(
+            filter(None, [value, os.environ.get(name)]))
     config.environment["ASAN_SYMBOLIZER_PATH"] = symbolizer
     config.environment["UBSAN_SYMBOLIZER_PATH"] = symbolizer
 

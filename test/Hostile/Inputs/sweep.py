@@ -18,9 +18,11 @@ truncate: every prefix at N offsets (the first bytes, evenly spread ones, the
   top-level field of the ModelProto after its graph are skipped: such a
   prefix is a valid, smaller model.
 bitflip: one bit flipped in every structural byte of an amp checkpoint
-  (header, names, dtypes, ranks, shapes, byte counts; not the tensor data,
-  whose flips give another valid checkpoint) must be refused, and the file
-  (which COMMAND may also name as --save) must stay as it was.
+  (header, names, dtypes, ranks, shapes, byte counts; in version 1 not the
+  tensor data, whose flips give another valid checkpoint; from version 2 on,
+  whose CRC-32 covers the data, also the checksum and sampled data bytes)
+  must be refused, and the file (which COMMAND may also name as --save) must
+  stay as it was.
 outputs: the output @OUT@ on a full disk (a link to /dev/full), in a missing
   directory, under a regular file, and on a non-empty directory must each be
   refused with the reason, leaving the work directory and /dev/full as they
@@ -133,22 +135,32 @@ def truncate(args):
 
 
 def checkpoint_structure(data):
-    """Offsets of the structural bytes of an amp checkpoint (docs/Driver.md)."""
+    """Offsets of the bytes of an amp checkpoint (docs/Driver.md) whose flip
+    must be detected: the structure (header, names, dtypes, ranks, shapes,
+    byte counts) and, from version 2 on, which ends in a CRC-32 of all the
+    bytes before it, the checksum and a sample of the tensor data too."""
     if data[:8] != b"AMPSTATE":
         raise ValueError("not an amp checkpoint")
-    structural = list(range(16))
-    (count,) = struct.unpack_from("<I", data, 12)
+    (version, count) = struct.unpack_from("<II", data, 8)
+    detected = list(range(16))
+    payload = []
     pos = 16
     for _ in range(count):
         (name_length,) = struct.unpack_from("<I", data, pos)
         (rank,) = struct.unpack_from("<i", data, pos + 4 + name_length + 4)
         header = 4 + name_length + 4 + 4 + 8 * rank + 8
         (nbytes,) = struct.unpack_from("<Q", data, pos + header - 8)
-        structural += range(pos, pos + header)
+        detected += range(pos, pos + header)
+        payload += range(pos + header, pos + header + nbytes)
         pos += header + nbytes
-    if pos != len(data):
-        raise ValueError("checkpoint has %d trailing bytes" % (len(data) - pos))
-    return structural
+    checksum = 4 if version >= 2 else 0
+    if pos + checksum != len(data):
+        raise ValueError("checkpoint has %d trailing bytes" %
+                         (len(data) - pos - checksum))
+    if checksum:
+        detected += range(pos, pos + checksum)
+        detected += payload[::max(1, len(payload) // 16)]
+    return sorted(detected)
 
 
 def bitflip(args):
