@@ -23,7 +23,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${AMP_SAN_BUILD_DIR:-$root/build-san}"
 sanitizers="${AMP_SANITIZERS:-address;undefined}"
-tests="${AMP_SAN_TESTS:-^AMP :: (Hostile|amp-opt|amp-compile|Dialect|Target/ONNX)/}"
+tests="${AMP_SAN_TESTS:-^AMP :: (Hostile|amp-opt|amp-compile|Dialect|Target/ONNX|Runtime|Fuzz)/}"
 fuzz_seconds="${AMP_FUZZ_SECONDS:-60}"
 
 start=$(date +%s)
@@ -34,14 +34,11 @@ if ! grep -qx "AMP_ENABLE_SANITIZERS:STRING=$sanitizers" "$build/CMakeCache.txt"
     "AMP_ENABLE_SANITIZERS=$sanitizers; remove it or set AMP_SAN_BUILD_DIR" >&2
   exit 2
 fi
-# Only what the tests run: the tools and the runtime archives model
-# libraries link (the ONNX and CUDA parts where this machine builds them).
-targets=(amp-opt amp-compile amp-run amp_model_runtime)
-for optional in amp-translate amp_cuda_runtime; do
-  if ninja -C "$build" -t query "$optional" > /dev/null 2>&1; then
-    targets+=("$optional")
-  fi
-done
+# Only what the lit suite runs (the dependencies of check-amp, see
+# test/CMakeLists.txt: the tools, the runtime archives model libraries link,
+# the test drivers), not the rest of the build.
+mapfile -t targets < <(ninja -C "$build" -t query test/CMakeFiles/check-amp |
+  sed -n 's/^ *|| //p')
 AMP_BUILD_DIR="$build" "$root/scripts/build.sh" "${targets[@]}"
 echo "== sanitizer build took $(( $(date +%s) - start )) s"
 
