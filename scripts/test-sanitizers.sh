@@ -44,7 +44,11 @@ echo "== sanitizer build took $(( $(date +%s) - start )) s"
 
 start=$(date +%s)
 status=0
-/usr/lib/llvm-22/bin/lit -sv --filter "$tests" "$@" "$build/test" || status=$?
+# Runtime/cuda-runtime-mlir-abi.test links the runtime archive into a library
+# (-Wl,--no-undefined) for an uninstrumented C host: no sanitizer runtime to
+# resolve the instrumentation against.
+/usr/lib/llvm-22/bin/lit -sv --filter "$tests" \
+  --filter-out "Runtime/cuda-runtime-mlir-abi" "$@" "$build/test" || status=$?
 echo "== sanitizer tests took $(( $(date +%s) - start )) s"
 
 if [ "$fuzz_seconds" != 0 ]; then
