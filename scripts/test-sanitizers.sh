@@ -49,6 +49,7 @@ status=0
 # resolve the instrumentation against.
 /usr/lib/llvm-22/bin/lit -sv --filter "$tests" \
   --filter-out "Runtime/cuda-runtime-mlir-abi" "$@" "$build/test" || status=$?
+"$root/scripts/check-devices.sh" || status=$?
 echo "== sanitizer tests took $(( $(date +%s) - start )) s"
 
 if [ "$fuzz_seconds" != 0 ]; then
