@@ -51,9 +51,6 @@ CRASH_MARKERS = [
     "Segmentation fault",
 ]
 
-DEVICES = {"/dev/null": (1, 3), "/dev/full": (1, 7)}
-
-
 def path_state(path):
     """What a path is, comparable before and after a run."""
     try:
@@ -86,27 +83,19 @@ def describe_state(state):
     return " ".join(str(part) for part in state)
 
 
+CHECK_DEVICES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "..", "..", "scripts", "check-devices.sh")
+
+
 def check_devices():
-    """Problems with /dev/null and /dev/full; restores them (as root)."""
-    problems = []
-    for path, (major, minor) in DEVICES.items():
-        try:
-            info = os.lstat(path)
-            if stat.S_ISCHR(info.st_mode) and info.st_rdev == os.makedev(
-                    major, minor):
-                continue
-        except FileNotFoundError:
-            pass
-        problems.append("%s is no longer a character device" % path)
-        if os.geteuid() == 0:
-            try:
-                os.remove(path)
-            except FileNotFoundError:
-                pass
-            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(major, minor))
-            os.chmod(path, 0o666)
-            problems[-1] += " (restored)"
-    return problems
+    """Problems with /dev/null and /dev/full, which scripts/check-devices.sh
+    also restores (as root)."""
+    result = subprocess.run(["bash", CHECK_DEVICES], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    if result.returncode == 0:
+        return []
+    return [line.replace("check-devices: ", "") for line in
+            result.stderr.decode("utf-8", "replace").splitlines()]
 
 
 def status_text(returncode):
