@@ -52,7 +52,7 @@ public:
   ~OutputStream();
 
   bool open(llvm::StringRef path, std::string &error);
-  llvm::raw_ostream &os() { return *stream; }
+  llvm::raw_fd_ostream &os() { return *stream; }
   const std::string &path() const { return file.path(); }
 
   /// Flushes and closes the stream; fails with "cannot write 'PATH':

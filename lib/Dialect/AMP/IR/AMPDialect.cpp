@@ -224,7 +224,42 @@ LogicalResult verifyCopies(FunctionOpInterface function) {
   return success();
 }
 
+bool hasZeroSizeDimension(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && llvm::is_contained(tensor.getShape(), 0);
+}
+
+/// No tensor of a graph has a zero-size dimension: such tensors hold no
+/// data, and the lowering turns the loops over them into nothing it can
+/// translate. Checks the signature and every op result in the body.
+LogicalResult verifyNoZeroSizeTensors(FunctionOpInterface function) {
+  auto fail = [](Operation *op, const Twine &what, Type type) {
+    return op->emitOpError()
+           << what << " is " << type
+           << ", which has a zero-size dimension; tensors of a training "
+              "step or forward model need every dimension to be at least 1";
+  };
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+    if (hasZeroSizeDimension(type))
+      return fail(function, "argument #" + Twine(index), type);
+  for (auto [index, type] : llvm::enumerate(function.getResultTypes()))
+    if (hasZeroSizeDimension(type))
+      return fail(function, "result #" + Twine(index), type);
+  WalkResult walk = function->walk([&](Operation *op) {
+    for (OpResult result : op->getResults())
+      if (hasZeroSizeDimension(result.getType())) {
+        (void)fail(op, "result #" + Twine(result.getResultNumber()),
+                   result.getType());
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
+  if (failed(verifyNoZeroSizeTensors(function)))
+    return failure();
   size_t losses = typesWithRole(function, Role::Loss, /*results=*/true).size();
   if (kind == GraphKind::Forward) {
     if (losses > 1)
