@@ -235,6 +235,9 @@ LogicalResult checkOptions() {
     return failure();
   if (failed(checkChip()))
     return failure();
+  if (::amp::isSameFile(outputFilename, inputFilename))
+    return error("-o '" + outputFilename +
+                 "' is the input file; it would be overwritten");
   if (target != "cuda" && (chip.getNumOccurrences() || allowTF32))
     return error("--chip and --allow-tf32 apply to --target=cuda only");
   return checkNumericOptions();

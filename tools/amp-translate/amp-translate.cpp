@@ -63,7 +63,7 @@ cl::opt<std::string> weightsFilename(
     "weights",
     cl::desc("Write the initial parameters and buffers to this amp "
              "checkpoint (default: the output with .ckpt instead of .mlir; "
-             "none when writing to stdout)"),
+             "none when writing to stdout or a device)"),
     cl::value_desc("filename"), cl::cat(category));
 cl::opt<bool> noWeights("no-weights",
                         cl::desc("Do not write the initial values"),
@@ -234,7 +234,8 @@ LogicalResult importONNX(MLIRContext &context) {
   if (failed(result))
     return failure();
   std::string weights = weightsFilename;
-  if (weights.empty() && !noWeights && outputFilename != "-") {
+  // No default checkpoint next to stdout or a device (-o /dev/null).
+  if (weights.empty() && !noWeights && !::amp::isDirectOutput(outputFilename)) {
     llvm::SmallString<256> path(outputFilename.getValue());
     if (llvm::sys::path::extension(path) == ".mlir")
       llvm::sys::path::replace_extension(path, ".ckpt");

@@ -467,3 +467,42 @@ func.func @copy_of_not_low_precision(%w: tensor<4xf32> {amp.role = #amp.role<par
   %l = amp.constant dense<0.0> : tensor<f32>
   return %l, %w, %c : tensor<f32>, tensor<4xf32>, tensor<4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Zero-size dimensions: a graph's tensors hold at least one element
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0 is 'tensor<32x0xf32>', which has a zero-size dimension; tensors of a training step or forward model need every dimension to be at least 1}}
+func.func @zero_size_argument(%x: tensor<32x0xf32> {amp.role = #amp.role<input>})
+    -> (tensor<f32> {amp.role = #amp.role<loss>})
+    attributes {amp.graph = #amp.graph<forward>} {
+  %l = amp.reduce_mean %x {axes = array<i64: 0, 1>} : tensor<32x0xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result #0 is 'tensor<0x4xf32>', which has a zero-size dimension}}
+func.func private @zero_size_result_declaration(tensor<4xf32>) -> (tensor<0x4xf32> {amp.role = #amp.role<output>})
+    attributes {amp.graph = #amp.graph<forward>}
+
+// -----
+
+func.func @zero_size_intermediate(%x: tensor<4x8xf32> {amp.role = #amp.role<input>})
+    -> (tensor<f32> {amp.role = #amp.role<loss>})
+    attributes {amp.graph = #amp.graph<forward>} {
+  // expected-error @+1 {{'amp.constant' op result #0 is 'tensor<0x8xf32>', which has a zero-size dimension}}
+  %e = amp.constant dense<> : tensor<0x8xf32>
+  %l = amp.reduce_mean %x {axes = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Outside training steps and forward models, zero-size tensors are left to
+// the upstream dialects.
+func.func @zero_size_elsewhere(%x: tensor<32x0xf32>) -> tensor<32x0xf32> {
+  return %x : tensor<32x0xf32>
+}
