@@ -981,8 +981,17 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context, llvm::SourceMgr &sources,
       llvm::errs() << message << "\n";
       return nullptr;
     }
+    StringRef text = input->getBuffer();
     sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-    return parseSourceFile<ModuleOp>(sources, &context);
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+    if (module &&
+        !::amp::checkBytecodeNesting(text, inputFilename, *module, message)) {
+      // Not destroyed: destroying deeply nested regions recurses too.
+      (void)module.release();
+      llvm::errs() << message << "\n";
+      return nullptr;
+    }
+    return module;
   }
 #ifdef AMP_ENABLE_ONNX_IMPORT
   FailureOr<amp::ONNXImportResult> imported =

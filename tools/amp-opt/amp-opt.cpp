@@ -15,6 +15,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -24,6 +25,37 @@ namespace {
 mlir::LogicalResult reportError(llvm::StringRef message) {
   llvm::WithColor::error(llvm::errs(), "amp-opt") << message << "\n";
   return mlir::failure();
+}
+
+/// MLIR bytecode escapes readMLIRInput's text scan: reads it once more here
+/// and measures its nesting, which MlirOptMain's printer and bytecode writer
+/// would overflow the stack on. A file that does not parse is left to
+/// MlirOptMain to report.
+mlir::LogicalResult
+checkBytecodeNesting(const llvm::MemoryBuffer &input,
+                     mlir::DialectRegistry &registry,
+                     const mlir::MlirOptMainConfig &config) {
+  if (!amp::isMLIRBytecode(input.getBuffer()))
+    return mlir::success();
+  mlir::MLIRContext context(registry);
+  context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+  mlir::ScopedDiagnosticHandler quiet(
+      &context, [](mlir::Diagnostic &) { return mlir::success(); });
+  // Not destroyed when too deep: destroying nested regions recurses too.
+  auto block = std::make_unique<mlir::Block>();
+  mlir::ParserConfig parserConfig(&context, /*verifyAfterParse=*/false);
+  if (mlir::failed(mlir::parseSourceString(input.getBuffer(), block.get(),
+                                           parserConfig)))
+    return mlir::success();
+  std::string error;
+  for (mlir::Operation &op : *block)
+    if (!amp::checkBytecodeNesting(input.getBuffer(),
+                                   input.getBufferIdentifier(), &op, error)) {
+      (void)block.release();
+      llvm::errs() << error << "\n";
+      return mlir::failure();
+    }
+  return mlir::success();
 }
 
 /// Runs MlirOptMain on the input read by amp::readMLIRInput (which refuses
@@ -46,6 +78,8 @@ mlir::LogicalResult runToOutput(int argc, char **argv,
     llvm::errs() << error << "\n";
     return mlir::failure();
   }
+  if (mlir::failed(checkBytecodeNesting(*input, registry, config)))
+    return mlir::failure();
   amp::OutputStream output;
   if (!output.open(outputFilename, error))
     return reportError(error);

@@ -271,8 +271,16 @@ LogicalResult raiseIdioms(MLIRContext &context) {
     llvm::errs() << errorMessage << "\n";
     return failure();
   }
+  StringRef text = input->getBuffer();
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (module && !::amp::checkBytecodeNesting(text, inputFilename, *module,
+                                             errorMessage)) {
+    // Not destroyed: destroying deeply nested regions recurses too.
+    (void)module.release();
+    llvm::errs() << errorMessage << "\n";
+    return failure();
+  }
   if (!module || failed(mlir::amp::raiseONNXIdioms(*module)) ||
       failed(verify(*module)))
     return failure();

@@ -18,6 +18,7 @@
 #ifndef AMP_SUPPORT_TOOLIO_H
 #define AMP_SUPPORT_TOOLIO_H
 
+#include "amp/Support/NestingDepth.h"
 #include "amp/Support/OutputFile.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -27,6 +28,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
 
 namespace amp {
 
@@ -38,6 +43,19 @@ bool isMLIRBytecode(llvm::StringRef buffer);
 /// file and the reason, or "FILE:LINE:COL: error: ..." for excessive nesting.
 std::unique_ptr<llvm::MemoryBuffer>
 readMLIRInput(llvm::StringRef path, llvm::StringRef tool, std::string &error);
+
+/// Whether the IR under `root` nests attributes, types or regions deeper
+/// than `limit`. Input read from MLIR bytecode, which readMLIRInput cannot
+/// scan, must pass this before it is printed, written or walked: those
+/// recurse per level.
+bool exceedsNestingDepth(mlir::Operation *root,
+                         size_t limit = kMaxNestingDepth);
+
+/// For a module read by a tool from `input`: false, with `error` set to the
+/// diagnostic to print, when `input` is MLIR bytecode whose IR nests
+/// deeper than kMaxNestingDepth.
+bool checkBytecodeNesting(llvm::StringRef input, llvm::StringRef path,
+                          mlir::Operation *module, std::string &error);
 
 /// Whether `a` and `b` name the same existing file (through links).
 bool isSameFile(llvm::StringRef a, llvm::StringRef b);
