@@ -91,7 +91,9 @@ bool OutputStream::finish(std::string &error) {
   closeStream(*stream, file.path());
   if (std::error_code ec = stream->error()) {
     stream->clear_error();
-    error = "cannot write '" + file.path() + "': " + ec.message();
+    error = (file.path() == "-" ? "cannot write to standard output"
+                                : "cannot write '" + file.path() + "'") +
+            ": " + ec.message();
     file.discard();
     return false;
   }

@@ -1019,6 +1019,11 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   OwningOpRef<ModuleOp> module = loadModel(context, sourceMgr, initial);
   if (!module || failed(checkTensorSizes(*module)))
     return failure();
+  // The dialect verifies this for training steps only (ONNX allows empty
+  // tensors in forward models); neither lowers.
+  if (func::FuncOp forward = findGraph(*module, amp::GraphKind::Forward))
+    if (failed(amp::verifyNoZeroSizeTensors(forward)))
+      return failure();
   if (failed(buildTrainingStep(*module)) || failed(checkTensorSizes(*module)))
     return failure();
   func::FuncOp step = findGraph(*module, amp::GraphKind::TrainingStep);
