@@ -170,8 +170,8 @@ std::optional<TextPosition> amp::findExcessiveNesting(std::string_view text,
 std::string amp::describeExcessiveNesting(const std::string &what,
                                           size_t limit) {
   return what + " nests deeper than " + std::to_string(limit) +
-         " levels (brackets, lists or mappings); that is the most the amp "
-         "tools accept, as deeper input would overflow the parser's stack";
+         " levels, the most the amp tools accept (deeper nesting would "
+         "overflow the stack of the parser or the printer)";
 }
 
 bool amp::checkNestingDepth(std::string_view text, NestingSyntax syntax,
