@@ -3862,7 +3862,8 @@ mlir::amp::importONNXBuffer(StringRef bytes, StringRef modelPath,
   if (!parseModel(bytes, model)) {
     emitError(fileLoc)
         << "cannot parse the file as an ONNX model (a serialized "
-           "onnx.ModelProto): it is truncated, corrupt or not ONNX";
+           "onnx.ModelProto): it is truncated, corrupt or not ONNX, or it "
+           "nests messages (subgraphs, attributes) deeper than 64 levels";
     return failure();
   }
   if (options.functionName.empty()) {
