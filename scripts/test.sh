@@ -10,5 +10,8 @@ start=$(date +%s)
 "$root/scripts/build.sh"
 echo "== build took $(( $(date +%s) - start )) s"
 start=$(date +%s)
-ctest --test-dir "$build" --output-on-failure -V
+status=0
+ctest --test-dir "$build" --output-on-failure -V || status=$?
 echo "== tests took $(( $(date +%s) - start )) s"
+"$root/scripts/check-devices.sh" || status=$?
+exit $status

@@ -13,8 +13,23 @@ config.test_exec_root = os.path.join(config.amp_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+# Survey mode of the hostile-input suite (test/Hostile/Inputs/expect_error.py).
+if "AMP_HOSTILE_KEEP_GOING" in os.environ:
+    config.environment["AMP_HOSTILE_KEEP_GOING"] = os.environ[
+        "AMP_HOSTILE_KEEP_GOING"]
 config.substitutions.append(("%amp_src_root", config.amp_src_root))
 config.substitutions.append(("%python", config.python_executable))
+# `%expect_error [--stderr TEXT] [--unchanged PATH] -- COMMAND...`: COMMAND
+# must exit with status 1 exactly (not a signal, not another status), say
+# TEXT on stderr and leave PATH as it was (test/Hostile/Inputs/expect_error.py).
+# `%sweep` checks a tool on many generated variants of an input (truncations,
+# bit flips, full disks, unwritable paths), `%gen` writes hostile inputs.
+hostile_inputs = os.path.join(config.amp_src_root, "test", "Hostile", "Inputs")
+for name, script in [("%expect_error", "expect_error.py"),
+                     ("%sweep", "sweep.py"), ("%gen", "gen.py")]:
+    config.substitutions.append(
+        (name, "%s %s" % (config.python_executable,
+                          os.path.join(hostile_inputs, script))))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -34,6 +49,56 @@ config.substitutions.append(
 
 if config.amp_has_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
+if os.path.exists(os.path.join(config.amp_tools_dir, "amp-translate")):
+    config.available_features.add("amp-translate")
+
+
+def _python_has(module):
+    """Whether the tests' Python (/usr/bin/python3) imports `module`."""
+    import subprocess
+
+    try:
+        return subprocess.run([config.python_executable, "-c",
+                               "import " + module],
+                              capture_output=True, timeout=120).returncode == 0
+    except Exception:
+        return False
+
+
+for module in ["numpy", "onnx"]:
+    if _python_has(module):
+        config.available_features.add("python-" + module)
+
+# A build with AMP_ENABLE_SANITIZERS (scripts/test-sanitizers.sh): features
+# "asan", "ubsan" and "sanitizers" for tests that must know, and the
+# sanitizers' options for every tool the tests run. A report aborts the tool
+# (a signal, never the exit status 1 that a clean error has), so it fails
+# the test that ran into it; allocations too large for the machine return
+# null as they do without ASan, for the tools to report. Manual poisoning is
+# off: LLVM's BumpPtrAllocator poisons its slabs in our instrumented copy of
+# its inline code and not in libMLIR's, which then writes to "poisoned"
+# memory it allocated itself (a false use-after-poison). Leak checking stays
+# off unless ASAN_OPTIONS asks for it (detect_leaks=1).
+sanitizers = [s for s in config.amp_sanitizers.replace(",", ";").split(";") if s]
+if sanitizers:
+    config.available_features.add("sanitizers")
+    if "address" in sanitizers:
+        config.available_features.add("asan")
+    if "undefined" in sanitizers:
+        config.available_features.add("ubsan")
+    symbolizer = os.path.join(config.llvm_tools_dir, "llvm-symbolizer")
+    defaults = {
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1:"
+                        "allocator_may_return_null=1:allow_user_poisoning=0",
+        "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1:"
+                         "abort_on_error=1",
+    }
+    for name, value in defaults.items():
+        # Options from the environment come last and win.
+        config.environment[name] = ":".join(
+            filter(None, [value, os.environ.get(name)]))
+    config.environment["ASAN_SYMBOLIZER_PATH"] = symbolizer
+    config.environment["UBSAN_SYMBOLIZER_PATH"] = symbolizer
 
 
 def _has_cuda_gpu():

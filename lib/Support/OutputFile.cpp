@@ -44,7 +44,10 @@ bool amp::isDirectOutput(const std::string &path) {
   if (path == "-")
     return true;
   struct stat info;
-  return ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
+  if (::stat(path.c_str(), &info) != 0)
+    return false;
+  // A directory is neither: open() refuses it.
+  return !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode);
 }
 
 OutputFile::~OutputFile() { discard(); }
@@ -59,7 +62,7 @@ bool OutputFile::open(const std::string &path, std::string &error) {
   }
   struct stat info;
   if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    error = "cannot write '" + path + "': it is a directory";
+    error = "cannot write '" + path + "': " + reason(EISDIR);
     return false;
   }
   target_ = resolveTarget(path);

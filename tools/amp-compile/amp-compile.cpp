@@ -19,12 +19,15 @@
 #include "amp/Dialect/AMP/Transforms/PrecisionPipeline.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Runtime/ModelABI.h"
+#include "amp/Support/ToolIO.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"
 #ifdef AMP_ENABLE_ONNX_IMPORT
 #include "amp/Target/ONNX/ONNXImporter.h"
 #endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllDialects.h"
@@ -42,9 +45,9 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -54,18 +57,24 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
+#include <cmath>
+#include <limits>
 #include <optional>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
+// `amp` is the dialect's namespace here; the tool support (OutputStream,
+// readMLIRInput) is spelled ::amp.
+namespace amp = mlir::amp;
+
 cl::OptionCategory category("amp-compile options");
 
 cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
@@ -140,6 +149,16 @@ cl::opt<std::string> compiler("cxx", cl::init("c++"),
                               cl::desc("C++ compiler used to link"),
                               cl::cat(category));
 
+std::string formatDouble(const char *format, double value) {
+  char text[40];
+  snprintf(text, sizeof(text), format, value);
+  return text;
+}
+
+/// `value` printed so that it reads back as the same double (raw_ostream's
+/// default keeps 6 digits).
+std::string exact(double value) { return formatDouble("%.17g", value); }
+
 /// An error for the user: "amp-compile: error: <message>".
 LogicalResult error(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "amp-compile") << message << "\n";
@@ -165,6 +184,39 @@ LogicalResult checkChip() {
   return success();
 }
 
+/// `--NAME=VALUE` must be finite and within [low, high]: refused here, a
+/// non-finite value would reach the generated code (`inf` is no C++).
+LogicalResult checkRange(StringRef name, double value, double low, double high,
+                         StringRef expected) {
+  if (std::isfinite(value) && value >= low && value <= high)
+    return success();
+  return error("--" + name + "=" + formatDouble("%g", value) +
+               " is out of range: expected " + expected);
+}
+
+LogicalResult checkNumericOptions() {
+  // Hyper-parameters and the loss scale are f32 tensors in the model.
+  constexpr double kMaxF32 = std::numeric_limits<float>::max();
+  constexpr double kMinF32 = std::numeric_limits<float>::denorm_min();
+  constexpr StringLiteral kNonNegative = "a finite f32 value >= 0";
+  if (failed(checkRange("lr", learningRate, 0, kMaxF32, kNonNegative)) ||
+      failed(checkRange("momentum", momentum, 0, kMaxF32, kNonNegative)) ||
+      failed(
+          checkRange("weight-decay", weightDecay, 0, kMaxF32, kNonNegative)) ||
+      failed(checkRange("max-grad-norm", maxGradNorm, 0, kMaxF32,
+                        "a finite f32 value >= 0 (0: no clipping)")) ||
+      failed(checkRange("init-scale", initScale, kMinF32, kMaxF32,
+                        "a positive, finite f32 value")))
+    return failure();
+  if (growthInterval < 1)
+    return error("--growth-interval=" + Twine(int64_t(growthInterval)) +
+                 " is out of range: expected at least 1");
+  if (hysteresis < 1)
+    return error("--hysteresis=" + Twine(int64_t(hysteresis)) +
+                 " is out of range: expected at least 1");
+  return success();
+}
+
 LogicalResult checkOptions() {
   auto oneOf = [](const std::string &value, StringRef name,
                   std::initializer_list<StringRef> allowed) {
@@ -186,13 +238,14 @@ LogicalResult checkOptions() {
     return failure();
   if (failed(checkChip()))
     return failure();
+  if (::amp::isSameFile(outputFilename, inputFilename))
+    return error("-o '" + outputFilename +
+                 "' is the input file; it would be overwritten");
   if (target != "cuda" && (chip.getNumOccurrences() || allowTF32) &&
       !(target == "cuda-emulator" && !chip.getNumOccurrences()))
     return error("--chip and --allow-tf32 apply to --target=cuda only "
                  "(--allow-tf32 also to cuda-emulator)");
-  if (!(learningRate >= 0))
-    return error("--lr must be non-negative");
-  return success();
+  return checkNumericOptions();
 }
 
 //===----------------------------------------------------------------------===//
@@ -236,8 +289,9 @@ LogicalResult buildTrainingStep(ModuleOp module) {
     std::string autodiff;
     llvm::raw_string_ostream os(autodiff);
     os << "amp-autodiff{optimizer=" << optimizer << " loss=" << lossKind
-       << " momentum=" << momentum << " weight-decay=" << weightDecay
-       << " max-grad-norm=" << maxGradNorm << "}";
+       << " momentum=" << exact(momentum)
+       << " weight-decay=" << exact(weightDecay)
+       << " max-grad-norm=" << exact(maxGradNorm) << "}";
     if (failed(runPipeline(module, autodiff)))
       return failure();
     if (!findGraph(module, amp::GraphKind::TrainingStep))
@@ -245,7 +299,7 @@ LogicalResult buildTrainingStep(ModuleOp module) {
   }
   std::string scaling;
   llvm::raw_string_ostream scalingOs(scaling);
-  scalingOs << " init-scale=" << llvm::format("%.17g", initScale.getValue())
+  scalingOs << " init-scale=" << exact(initScale)
             << " growth-interval=" << growthInterval
             << " hysteresis=" << hysteresis
             << " error-at-min=" << (errorAtMin ? "true" : "false");
@@ -566,6 +620,109 @@ FailureOr<ModelDescription> describeModel(func::FuncOp step,
 }
 
 //===----------------------------------------------------------------------===//
+// Memory: tensor sizes and the machine
+//===----------------------------------------------------------------------===//
+
+/// The bytes a static tensor of `type` holds, or nothing when that
+/// overflows int64 (then neither the runtime nor the lowering can index it).
+std::optional<int64_t> tensorBytes(RankedTensorType type) {
+  Type element = type.getElementType();
+  int64_t bytes =
+      element.isIntOrFloat()
+          ? std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)
+          : 8;
+  for (int64_t dim : type.getShape())
+    if (!ShapedType::isDynamic(dim) && llvm::MulOverflow(bytes, dim, bytes))
+      return std::nullopt;
+  return bytes;
+}
+
+LogicalResult checkTensorBytes(Location loc, Type type, const Twine &name) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensorBytes(tensor))
+    return success();
+  return emitError(loc) << "tensor " << name << " (" << type
+                        << ") is too large: its size in bytes overflows a "
+                           "64-bit integer";
+}
+
+/// Every tensor of every function (arguments by amp.name, op results by op)
+/// has a byte size that fits in int64.
+LogicalResult checkTensorSizes(ModuleOp module) {
+  for (auto function : module.getOps<func::FuncOp>()) {
+    for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
+      StringRef name = amp::getAMPName(function.getArgAttrDict(index));
+      if (failed(checkTensorBytes(function.getLoc(), type,
+                                  name.empty()
+                                      ? "argument #" + Twine(index) + " of @" +
+                                            function.getSymName()
+                                      : "'" + name + "'")))
+        return failure();
+    }
+    WalkResult walk = function.walk([](Operation *op) {
+      for (OpResult result : op->getResults())
+        if (failed(checkTensorBytes(
+                op->getLoc(), result.getType(),
+                "result #" + Twine(result.getResultNumber()) + " of '" +
+                    op->getName().getStringRef() + "'")))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
+int64_t addSaturated(int64_t a, int64_t b) {
+  int64_t sum;
+  return llvm::AddOverflow(a, b, sum) ? std::numeric_limits<int64_t>::max()
+                                      : sum;
+}
+
+std::string gibibytes(int64_t bytes) {
+  return formatDouble("%.1f GiB", double(bytes) / double(int64_t(1) << 30));
+}
+
+/// Warns when what the library allocates at least (the step's arguments,
+/// which are the state, inputs and hyper-parameters, the step's and the
+/// evaluation's results, and the largest intermediate tensor of the step)
+/// exceeds the machine's physical memory.
+void warnAboutMemory(func::FuncOp step, func::FuncOp forward) {
+  auto bytesOf = [](Type type) -> int64_t {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor ? tensorBytes(tensor).value_or(
+                        std::numeric_limits<int64_t>::max())
+                  : 0;
+  };
+  int64_t total = 0, largest = 0;
+  for (Type type : step.getArgumentTypes())
+    total = addSaturated(total, bytesOf(type));
+  for (Type type : step.getResultTypes())
+    total = addSaturated(total, bytesOf(type));
+  if (forward)
+    for (Type type : forward.getResultTypes())
+      total = addSaturated(total, bytesOf(type));
+  step.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      largest = std::max(largest, bytesOf(type));
+  });
+  total = addSaturated(total, largest);
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  int64_t physical;
+  if (pages <= 0 || pageSize <= 0 ||
+      llvm::MulOverflow(int64_t(pages), int64_t(pageSize), physical) ||
+      total <= physical)
+    return;
+  llvm::WithColor::warning(llvm::errs(), "amp-compile")
+      << "the model needs at least " << gibibytes(total)
+      << " (its state, inputs and results, and the largest intermediate "
+         "tensor of the training step), more than this machine's physical "
+         "memory ("
+      << gibibytes(physical) << "); creating its state will fail here\n";
+}
+
+//===----------------------------------------------------------------------===//
 // Code generation
 //===----------------------------------------------------------------------===//
 
@@ -608,6 +765,21 @@ LogicalResult lowerToLLVMDialect(ModuleOp module) {
   return pm.run(module);
 }
 
+/// The lowering must leave only the LLVM dialect (and, for cuda, the
+/// serialized kernels and their launches): anything else cannot be
+/// translated, and --emit=llvm must not print it as if it were a result.
+LogicalResult checkLowered(ModuleOp module) {
+  WalkResult walk = module->walk([](Operation *op) {
+    if (isa<ModuleOp>(op) || isa<gpu::GPUDialect>(op->getDialect()) ||
+        isa<LLVM::LLVMDialect>(op->getDialect()))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' was not lowered to the LLVM dialect";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 std::unique_ptr<llvm::TargetMachine> hostTargetMachine() {
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string message;
@@ -642,15 +814,17 @@ LogicalResult writeObject(ModuleOp module, StringRef path) {
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   if (llvm::Error err = optimize(llvmModule.get()))
     return error("LLVM optimization failed: " + llvm::toString(std::move(err)));
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return error("cannot write '" + path + "': " + ec.message());
+  ::amp::OutputStream output;
+  std::string message;
+  if (!output.open(path, message))
+    return error(message);
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+  if (machine->addPassesToEmitFile(codegen, output.os(), nullptr,
                                    llvm::CodeGenFileType::ObjectFile))
     return error("the target cannot emit object files");
   codegen.run(*llvmModule);
+  if (!output.commit(message))
+    return error(message);
   return success();
 }
 
@@ -689,8 +863,8 @@ void emitTensorInfos(llvm::raw_ostream &os, StringRef prefix,
     os << "  {" << quoted(tensor.name) << ", "
        << static_cast<int32_t>(tensor.role) << ", " << tensor.dtype << ", "
        << tensor.shape.size() << ", " << prefix << "_shape" << index << ", "
-       << elements << ", " << tensor.init << ", " << tensor.initConstant << ", "
-       << tensor.fanIn << ", ";
+       << elements << ", " << tensor.init << ", " << exact(tensor.initConstant)
+       << ", " << tensor.fanIn << ", ";
     if (tensor.initOffset)
       os << "amp_initial_values + " << *tensor.initOffset;
     else
@@ -766,11 +940,9 @@ std::string generateGlue(const ModelDescription &model, StringRef blobPath) {
 }
 
 LogicalResult writeFile(StringRef path, StringRef contents) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return error("cannot write '" + path + "': " + ec.message());
-  os << contents;
+  std::string message;
+  if (!::amp::writeOutput(path, contents, message))
+    return error(message);
   return success();
 }
 
@@ -844,27 +1016,52 @@ LogicalResult compileLibrary(ModuleOp module, const ModelDescription &model,
       failed(writeFile(glue, generateGlue(model, blob))) ||
       failed(linkLibrary(prefix, glue, object, library)))
     return failure();
-  if (std::error_code ec = llvm::sys::fs::copy_file(library, outputFilename))
-    return error("cannot write '" + outputFilename + "': " + ec.message());
-  return success();
+  // Through amp::OutputStream: a full disk leaves no partial library, a
+  // device is written in place.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> linked =
+      llvm::MemoryBuffer::getFile(library, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!linked)
+    return error("cannot read the linked library: " +
+                 linked.getError().message());
+  return writeFile(outputFilename, (*linked)->getBuffer());
 }
 
 /// Writes the module as text to the output (for --emit=mlir|llvm).
 LogicalResult writeModule(ModuleOp module) {
+  ::amp::OutputStream output;
   std::string message;
-  auto output = openOutputFile(outputFilename, &message);
-  if (!output)
+  if (!output.open(outputFilename, message))
     return error(message);
-  module.print(output->os());
-  output->keep();
+  module.print(output.os());
+  if (!output.commit(message))
+    return error(message);
   return success();
 }
 
 /// Reads the model: MLIR, or ONNX with its initializers as initial values.
 OwningOpRef<ModuleOp> loadModel(MLIRContext &context, llvm::SourceMgr &sources,
                                 InitialValues &initial) {
-  if (!StringRef(inputFilename).ends_with(".onnx"))
-    return parseSourceFile<ModuleOp>(inputFilename, sources, &context);
+  if (!StringRef(inputFilename).ends_with(".onnx")) {
+    std::string message;
+    std::unique_ptr<llvm::MemoryBuffer> input =
+        ::amp::readMLIRInput(inputFilename, "amp-compile", message);
+    if (!input) {
+      llvm::errs() << message << "\n";
+      return nullptr;
+    }
+    StringRef text = input->getBuffer();
+    sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+    if (module &&
+        !::amp::checkBytecodeNesting(text, inputFilename, *module, message)) {
+      // Not destroyed: destroying deeply nested regions recurses too.
+      (void)module.release();
+      llvm::errs() << message << "\n";
+      return nullptr;
+    }
+    return module;
+  }
 #ifdef AMP_ENABLE_ONNX_IMPORT
   FailureOr<amp::ONNXImportResult> imported =
       amp::importONNXFile(inputFilename, &context);
@@ -889,9 +1086,14 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   InitialValues initial;
   OwningOpRef<ModuleOp> module = loadModel(context, sourceMgr, initial);
-  if (!module)
+  if (!module || failed(checkTensorSizes(*module)))
     return failure();
-  if (failed(buildTrainingStep(*module)))
+  // The dialect verifies this for training steps only (ONNX allows empty
+  // tensors in forward models); neither lowers.
+  if (func::FuncOp forward = findGraph(*module, amp::GraphKind::Forward))
+    if (failed(amp::verifyNoZeroSizeTensors(forward)))
+      return failure();
+  if (failed(buildTrainingStep(*module)) || failed(checkTensorSizes(*module)))
     return failure();
   func::FuncOp step = findGraph(*module, amp::GraphKind::TrainingStep);
   func::FuncOp forward = findGraph(*module, amp::GraphKind::Forward);
@@ -902,8 +1104,11 @@ LogicalResult compile(MLIRContext &context, const char *argv0) {
   if (emit == "mlir")
     return writeModule(*module);
   FailureOr<ModelDescription> model = describeModel(step, forward, initial);
-  if (failed(model) || failed(prepareEntryPoints(*module, step, forward)) ||
-      failed(lowerToLLVMDialect(*module)))
+  if (failed(model))
+    return failure();
+  warnAboutMemory(step, forward);
+  if (failed(prepareEntryPoints(*module, step, forward)) ||
+      failed(lowerToLLVMDialect(*module)) || failed(checkLowered(*module)))
     return failure();
   if (emit == "llvm")
     return writeModule(*module);
@@ -916,10 +1121,10 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerAllPasses();
-  amp::registerAMPConversionPasses();
-  amp::registerAMPPipelines();
-  amp::registerAMPPasses();
-  amp::registerAMPPrecisionPipelines();
+  mlir::amp::registerAMPConversionPasses();
+  mlir::amp::registerAMPPipelines();
+  mlir::amp::registerAMPPasses();
+  mlir::amp::registerAMPPrecisionPipelines();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -932,7 +1137,7 @@ int main(int argc, char **argv) {
                : 0;
 
   DialectRegistry registry;
-  registry.insert<amp::AMPDialect>();
+  registry.insert<mlir::amp::AMPDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
@@ -941,7 +1146,7 @@ int main(int argc, char **argv) {
   gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
   registerNVVMDialectTranslation(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  amp::emulator::registerEmulatorTarget(registry);
+  mlir::amp::emulator::registerEmulatorTarget(registry);
   MLIRContext context(registry);
   // Diagnostics name the place and the reason; the IR of the failing op
   // (often a whole lowered kernel) is no help to a user of this tool.

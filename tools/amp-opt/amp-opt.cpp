@@ -10,71 +10,86 @@
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Dialect/AMP/Transforms/PrecisionPipeline.h"
 #include "amp/Pipelines/Pipelines.h"
+#include "amp/Support/ToolIO.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
 namespace {
-/// An empty input is a mistake (a truncated or wrong file), not an empty
-/// module: say so instead of printing nothing and succeeding.
-mlir::LogicalResult checkInputNotEmpty(llvm::StringRef inputFilename) {
-  if (inputFilename == "-")
-    return mlir::success();
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(inputFilename);
-  if (!buffer) {
-    llvm::WithColor::error(llvm::errs(), "amp-opt")
-        << "cannot open input file '" << inputFilename
-        << "': " << buffer.getError().message() << "\n";
-    return mlir::failure();
-  }
-  if (!(*buffer)->getBuffer().trim().empty())
-    return mlir::success();
-  llvm::WithColor::error(llvm::errs(), "amp-opt")
-      << "input file '" << inputFilename
-      << "' is empty: expected an MLIR module\n";
+mlir::LogicalResult reportError(llvm::StringRef message) {
+  llvm::WithColor::error(llvm::errs(), "amp-opt") << message << "\n";
   return mlir::failure();
 }
 
-/// Runs MlirOptMain writing to a temporary file next to `outputFilename`,
-/// renamed over it only on success: a failed run never clobbers an output.
+/// MLIR bytecode escapes readMLIRInput's text scan: reads it once more here
+/// and measures its nesting, which MlirOptMain's printer and bytecode writer
+/// would overflow the stack on. A file that does not parse is left to
+/// MlirOptMain to report.
+mlir::LogicalResult
+checkBytecodeNesting(const llvm::MemoryBuffer &input,
+                     mlir::DialectRegistry &registry,
+                     const mlir::MlirOptMainConfig &config) {
+  if (!amp::isMLIRBytecode(input.getBuffer()))
+    return mlir::success();
+  mlir::MLIRContext context(registry);
+  context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+  mlir::ScopedDiagnosticHandler quiet(
+      &context, [](mlir::Diagnostic &) { return mlir::success(); });
+  // Not destroyed when too deep: destroying nested regions recurses too.
+  auto block = std::make_unique<mlir::Block>();
+  mlir::ParserConfig parserConfig(&context, /*verifyAfterParse=*/false);
+  if (mlir::failed(mlir::parseSourceString(input.getBuffer(), block.get(),
+                                           parserConfig)))
+    return mlir::success();
+  std::string error;
+  for (mlir::Operation &op : *block)
+    if (!amp::checkBytecodeNesting(input.getBuffer(),
+                                   input.getBufferIdentifier(), &op, error)) {
+      (void)block.release();
+      llvm::errs() << error << "\n";
+      return mlir::failure();
+    }
+  return mlir::success();
+}
+
+/// Runs MlirOptMain on the input read by amp::readMLIRInput (which refuses
+/// directories, empty input and nesting that would overflow the parser's
+/// stack) and writes through amp::OutputStream: a regular output file is
+/// replaced only on success, a device such as /dev/null is written in place.
 mlir::LogicalResult runToOutput(int argc, char **argv,
                                 llvm::StringRef inputFilename,
                                 llvm::StringRef outputFilename,
                                 mlir::DialectRegistry &registry) {
-  if (outputFilename == "-")
-    return mlir::MlirOptMain(argc, argv, inputFilename, outputFilename,
-                             registry);
-  llvm::SmallString<128> temporary;
-  if (std::error_code error = llvm::sys::fs::createUniqueFile(
-          outputFilename + ".tmp-%%%%%%", temporary)) {
-    llvm::WithColor::error(llvm::errs(), "amp-opt")
-        << "cannot create a temporary file next to '" << outputFilename
-        << "': " << error.message() << "\n";
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  // These print lists to stdout and read no input.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::MlirOptMain(argc, argv, inputFilename, "-", registry);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      amp::readMLIRInput(inputFilename, "amp-opt", error);
+  if (!input) {
+    llvm::errs() << error << "\n";
     return mlir::failure();
   }
-  mlir::LogicalResult result =
-      mlir::MlirOptMain(argc, argv, inputFilename, temporary, registry);
-  if (mlir::succeeded(result)) {
-    if (std::error_code error =
-            llvm::sys::fs::rename(temporary, outputFilename)) {
-      llvm::WithColor::error(llvm::errs(), "amp-opt")
-          << "cannot write '" << outputFilename << "': " << error.message()
-          << "\n";
-      result = mlir::failure();
-    }
-  }
-  llvm::sys::fs::remove(temporary);
-  return result;
+  if (mlir::failed(checkBytecodeNesting(*input, registry, config)))
+    return mlir::failure();
+  amp::OutputStream output;
+  if (!output.open(outputFilename, error))
+    return reportError(error);
+  if (mlir::failed(
+          mlir::MlirOptMain(output.os(), std::move(input), registry, config)))
+    return mlir::failure();
+  if (!output.commit(error))
+    return reportError(error);
+  return mlir::success();
 }
 } // namespace
 
@@ -104,8 +119,6 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "amp optimizer driver: training graphs in the amp dialect\n",
       registry);
-  if (mlir::failed(checkInputNotEmpty(inputFilename)))
-    return 1;
   return mlir::asMainReturnCode(
       runToOutput(argc, argv, inputFilename, outputFilename, registry));
 }

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Support/ToolIO.h"
 #include "amp/Target/ONNX/ONNXImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,13 +27,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -64,7 +63,7 @@ cl::opt<std::string> weightsFilename(
     "weights",
     cl::desc("Write the initial parameters and buffers to this amp "
              "checkpoint (default: the output with .ckpt instead of .mlir; "
-             "none when writing to stdout)"),
+             "none when writing to stdout or a device)"),
     cl::value_desc("filename"), cl::cat(category));
 cl::opt<bool> noWeights("no-weights",
                         cl::desc("Do not write the initial values"),
@@ -140,7 +139,7 @@ void printDiagnostic(Diagnostic &diag, llvm::raw_ostream &os) {
     printDiagnostic(note, os);
 }
 
-LogicalResult parseShapes(amp::ONNXImportOptions &options) {
+LogicalResult parseShapes(mlir::amp::ONNXImportOptions &options) {
   for (const std::string &entry : inputShapes) {
     StringRef text(entry);
     size_t eq = text.rfind('=');
@@ -173,24 +172,51 @@ LogicalResult parseShapes(amp::ONNXImportOptions &options) {
   return success();
 }
 
-/// Prints `module` to the output file (created only now, on success).
+LogicalResult reportError(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "amp-translate") << message << "\n";
+  return failure();
+}
+
+/// Prints `module` to the output through amp::OutputStream and checks every
+/// write; the output is replaced only by commit().
+LogicalResult printModule(ModuleOp module, ::amp::OutputStream &output) {
+  std::string error;
+  if (!output.open(outputFilename, error))
+    return reportError(error);
+  module->print(output.os(), OpPrintingFlags());
+  output.os() << "\n";
+  if (!output.finish(error))
+    return reportError(error);
+  return success();
+}
+
 LogicalResult writeModule(ModuleOp module) {
-  std::string errorMessage;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    llvm::WithColor::error(llvm::errs(), "amp-translate")
-        << errorMessage << "\n";
+  ::amp::OutputStream output;
+  std::string error;
+  if (failed(printModule(module, output)))
     return failure();
-  }
-  module->print(output->os(), OpPrintingFlags());
-  output->os() << "\n";
-  output->keep();
+  if (!output.commit(error))
+    return reportError(error);
+  return success();
+}
+
+/// Refuses outputs that would destroy the input or each other.
+LogicalResult checkDistinctFiles(StringRef weights) {
+  if (::amp::isSameFile(outputFilename, inputFilename))
+    return reportError("-o '" + outputFilename +
+                       "' is the input file; it would be overwritten");
+  if (!weights.empty() && ::amp::isSameFile(weights, inputFilename))
+    return reportError("the weights file '" + weights +
+                       "' is the input file; it would be overwritten");
+  if (!weights.empty() &&
+      (weights == outputFilename || ::amp::isSameFile(weights, outputFilename)))
+    return reportError("the weights file '" + weights +
+                       "' is the output file (-o); choose another --weights");
   return success();
 }
 
 LogicalResult importONNX(MLIRContext &context) {
-  amp::ONNXImportOptions options;
+  mlir::amp::ONNXImportOptions options;
   options.functionName = functionName;
   options.raise = !noRaise;
   options.lossOutput = lossOutput;
@@ -203,12 +229,13 @@ LogicalResult importONNX(MLIRContext &context) {
            "next to it)\n";
     return failure();
   }
-  FailureOr<amp::ONNXImportResult> result =
-      amp::importONNXFile(inputFilename, &context, options);
+  FailureOr<mlir::amp::ONNXImportResult> result =
+      mlir::amp::importONNXFile(inputFilename, &context, options);
   if (failed(result))
     return failure();
   std::string weights = weightsFilename;
-  if (weights.empty() && !noWeights && outputFilename != "-") {
+  // No default checkpoint next to stdout or a device (-o /dev/null).
+  if (weights.empty() && !noWeights && !::amp::isDirectOutput(outputFilename)) {
     llvm::SmallString<256> path(outputFilename.getValue());
     if (llvm::sys::path::extension(path) == ".mlir")
       llvm::sys::path::replace_extension(path, ".ckpt");
@@ -218,30 +245,43 @@ LogicalResult importONNX(MLIRContext &context) {
   }
   if (noWeights)
     weights.clear();
-  if (!weights.empty()) {
-    std::string message;
-    if (!amp::writeAMPCheckpoint(weights, result->initialValues, message)) {
-      llvm::WithColor::error(llvm::errs(), "amp-translate") << message << "\n";
-      return failure();
-    }
-  }
-  return writeModule(*result->module);
+  if (failed(checkDistinctFiles(weights)))
+    return failure();
+  // The module is written first and committed last: a failure anywhere
+  // leaves both existing outputs as they were (short of a failing rename).
+  ::amp::OutputStream output;
+  if (failed(printModule(*result->module, output)))
+    return failure();
+  std::string message;
+  if (!weights.empty() &&
+      !mlir::amp::writeAMPCheckpoint(weights, result->initialValues, message))
+    return reportError(message);
+  if (!output.commit(message))
+    return reportError(message);
+  return success();
 }
 
 LogicalResult raiseIdioms(MLIRContext &context) {
-  context.loadDialect<amp::AMPDialect, func::FuncDialect>();
+  context.loadDialect<mlir::amp::AMPDialect, func::FuncDialect>();
   llvm::SourceMgr sourceMgr;
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &errorMessage);
+      ::amp::readMLIRInput(inputFilename, "amp-translate", errorMessage);
   if (!input) {
-    llvm::WithColor::error(llvm::errs(), "amp-translate")
-        << errorMessage << "\n";
+    llvm::errs() << errorMessage << "\n";
     return failure();
   }
+  StringRef text = input->getBuffer();
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module || failed(amp::raiseONNXIdioms(*module)) ||
+  if (module && !::amp::checkBytecodeNesting(text, inputFilename, *module,
+                                             errorMessage)) {
+    // Not destroyed: destroying deeply nested regions recurses too.
+    (void)module.release();
+    llvm::errs() << errorMessage << "\n";
+    return failure();
+  }
+  if (!module || failed(mlir::amp::raiseONNXIdioms(*module)) ||
       failed(verify(*module)))
     return failure();
   return writeModule(*module);
@@ -267,7 +307,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   DialectRegistry registry;
-  registry.insert<amp::AMPDialect, func::FuncDialect>();
+  registry.insert<mlir::amp::AMPDialect, func::FuncDialect>();
   MLIRContext context(registry);
   ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
     printDiagnostic(diag, llvm::errs());

@@ -60,7 +60,7 @@ private:
 };
 
 /// Whether `path` names an output that must be written in place: "-", or an
-/// existing file that is not a regular file (after following links).
+/// existing device, FIFO or socket (after following links).
 bool isDirectOutput(const std::string &path);
 
 } // namespace amp

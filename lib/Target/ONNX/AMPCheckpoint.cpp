@@ -7,9 +7,9 @@
 
 #include "amp/Target/ONNX/ONNXImporter.h"
 
+#include "amp/Support/ToolIO.h"
+
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -54,32 +54,7 @@ bool mlir::amp::writeAMPCheckpoint(StringRef path,
     put<uint64_t>(blob, static_cast<uint64_t>(value.data.size()));
     blob.append(value.data.data(), value.data.size());
   }
-  // Write next to the destination, then rename: never a partial file.
-  llvm::SmallString<256> temporary;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", temporary)) {
-    error = "cannot create a temporary file next to '" + path.str() +
-            "': " + ec.message();
-    return false;
-  }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(temporary, ec);
-    if (!ec) {
-      os << blob;
-      os.close();
-      ec = os.error();
-    }
-    if (ec) {
-      llvm::sys::fs::remove(temporary);
-      error = "cannot write '" + std::string(temporary) + "': " + ec.message();
-      return false;
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    error = "cannot write '" + path.str() + "': " + ec.message();
-    return false;
-  }
-  return true;
+  // Regular files through a temporary renamed on success: never a partial
+  // file; devices in place.
+  return ::amp::writeOutput(path, blob, error);
 }

@@ -26,9 +26,11 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -41,6 +43,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -208,6 +211,23 @@ private:
   //===------------------------------------------------------------------===//
 
   InFlightDiagnostic modelError() { return emitError(fileLoc); }
+  /// The option that gives input shapes (amp-translate's if the caller's
+  /// is not known).
+  StringRef inputShapeOption() const {
+    if (options.inputShapeOption.empty())
+      return "--input-shape";
+    return options.inputShapeOption;
+  }
+  /// How to give graph input `name` a static shape: the caller's option, or
+  /// amp-translate's when the caller has none (amp-compile reading .onnx).
+  std::string inputShapeAdvice(StringRef name) const {
+    std::string flag = (inputShapeOption() + " " + name + "=D0xD1x...").str();
+    if (!options.inputShapeOption.empty())
+      return "with " + flag;
+    std::string model = modelPath.empty() ? "MODEL.onnx" : modelPath;
+    return "when importing the model: amp-translate --import-onnx " + model +
+           " " + flag + " -o MODEL.mlir, then use MODEL.mlir";
+  }
   std::string nodeLabel() const {
     std::string label = node->name().empty() ? "#" + std::to_string(nodeIndex)
                                              : "'" + node->name() + "'";
@@ -310,6 +330,26 @@ private:
     return success();
   }
 
+  /// Counts `elements` more held on the host. Each host tensor is bounded
+  /// by --max-folded-elements; all of them together by 16 times that, so
+  /// that a small model cannot fold its way to gigabytes (a chain of Adds on
+  /// a large ConstantOfShape) or read the same external data again and
+  /// again.
+  LogicalResult countHostElements(int64_t elements) {
+    int64_t budget =
+        options.maxFoldedElements > std::numeric_limits<int64_t>::max() / 16
+            ? std::numeric_limits<int64_t>::max()
+            : options.maxFoldedElements * 16;
+    hostElements += elements;
+    if (hostElements <= budget)
+      return success();
+    error() << "the tensors known at import time (folded or read from "
+               "integer initializers) reach "
+            << hostElements << " elements in all, more than the limit of "
+            << budget << " (16 times --max-folded-elements)";
+    return failure();
+  }
+
   LogicalResult checkShape(ArrayRef<int64_t> shape) {
     if (static_cast<int64_t>(shape.size()) > kMaxRank || !numElements(shape)) {
       error() << "the result shape " << formatShape(shape)
@@ -383,6 +423,8 @@ private:
       error() << "initializer '" << e.initializer->name() << "' " << message;
       return failure();
     }
+    if (failed(countHostElements(tensor->size())))
+      return failure();
     e.initializerData = tensor;
     return tensor;
   }
@@ -680,7 +722,8 @@ private:
     return defineOutput(i, std::move(e));
   }
   LogicalResult setHost(unsigned i, HostTensor tensor) {
-    if (failed(checkFoldSize(tensor.shape)))
+    if (failed(checkFoldSize(tensor.shape)) ||
+        failed(countHostElements(tensor.size())))
       return failure();
     Entry e;
     e.host = std::make_shared<HostTensor>(std::move(tensor));
@@ -713,6 +756,16 @@ private:
       return failure();
     }
     return static_cast<double>(a->f());
+  }
+  /// A normalization's epsilon, which amp's norms require to be finite
+  /// and non-negative.
+  FailureOr<double> epsilonAttr() {
+    FailureOr<double> epsilon = floatAttr("epsilon", 1e-5);
+    if (succeeded(epsilon) && !(*epsilon >= 0 && std::isfinite(*epsilon))) {
+      error() << "epsilon " << *epsilon << " must be non-negative and finite";
+      return failure();
+    }
+    return epsilon;
   }
   FailureOr<std::optional<SmallVector<int64_t>>> intsAttr(StringRef name) {
     const onnx::AttributeProto *a = attr(name);
@@ -798,9 +851,15 @@ private:
 
   LogicalResult checkModel();
   LogicalResult importInputs();
+  LogicalResult checkDeclaredInitializer(const onnx::ValueInfoProto &input,
+                                         const onnx::TensorProto &init);
+  LogicalResult checkArgumentNames();
   LogicalResult importNode();
   LogicalResult importOutputs(SmallVectorImpl<Value> &results,
                               SmallVectorImpl<DictionaryAttr> &resultAttrs);
+  Role argumentRole(const ArgInfo &info) const;
+  FailureOr<std::vector<ONNXInitialValue>>
+  readInitialValues(ArrayRef<size_t> order);
   FailureOr<ONNXImportResult> finish(ArrayRef<Value> results,
                                      ArrayRef<DictionaryAttr> resultAttrs);
 
@@ -871,6 +930,8 @@ private:
   /// Updated running statistics to return, by initializer name.
   std::vector<std::pair<std::string, Value>> bufferUpdates;
   int64_t seedCount = 0;
+  /// Elements of every tensor held on the host so far (countHostElements).
+  int64_t hostElements = 0;
 
   const onnx::NodeProto *node = nullptr;
   int64_t nodeIndex = 0;
@@ -927,7 +988,7 @@ LogicalResult Importer::importInputs() {
     bool known = llvm::any_of(
         graph.input(), [&](const auto &input) { return input.name() == name; });
     if (!known) {
-      modelError() << "--input-shape names '" << name
+      modelError() << inputShapeOption() << " names '" << name
                    << "', which is not a graph input";
       return failure();
     }
@@ -949,8 +1010,13 @@ LogicalResult Importer::importInputs() {
   }
   int64_t inputIndex = 0;
   for (const onnx::ValueInfoProto &input : graph.input()) {
-    if (entries.count(input.name()))
+    auto existing = entries.find(input.name());
+    if (existing != entries.end() && existing->second.initializer) {
+      if (failed(
+              checkDeclaredInitializer(input, *existing->second.initializer)))
+        return failure();
       continue;
+    }
     const std::string &name = input.name();
     if (name.empty()) {
       modelError() << "graph input #" << inputIndex << " has no name";
@@ -974,9 +1040,8 @@ LogicalResult Importer::importInputs() {
     auto override = options.inputShapes.find(name);
     Shape shape;
     if (!tensor.has_shape() && override == options.inputShapes.end()) {
-      modelError() << "graph input '" << name
-                   << "' has no shape; give it one with --input-shape " << name
-                   << "=D0xD1x...";
+      modelError() << "graph input '" << name << "' has no shape; give it one "
+                   << inputShapeAdvice(name);
       return failure();
     }
     if (tensor.has_shape()) {
@@ -990,14 +1055,19 @@ LogicalResult Importer::importInputs() {
           shape.push_back(dim.dim_value());
           continue;
         }
+        if (dim.has_dim_value()) {
+          modelError() << "graph input '" << name << "' has dimension " << d
+                       << " of size " << dim.dim_value()
+                       << ", which is negative";
+          return failure();
+        }
         if (override == options.inputShapes.end()) {
           InFlightDiagnostic diag = modelError();
           diag << "graph input '" << name << "' has a dynamic dimension " << d;
           if (dim.has_dim_param())
             diag << " ('" << dim.dim_param() << "')";
-          diag << " and amp needs static shapes; give it a size with "
-                  "--input-shape "
-               << name << "=D0xD1x...";
+          diag << " and amp needs static shapes; give it a size "
+               << inputShapeAdvice(name);
           return failure();
         }
         shape.push_back(ShapedType::kDynamic);
@@ -1006,7 +1076,7 @@ LogicalResult Importer::importInputs() {
     if (override != options.inputShapes.end()) {
       ArrayRef<int64_t> given = override->second;
       if (tensor.has_shape() && given.size() != shape.size()) {
-        modelError() << "--input-shape for '" << name << "' has rank "
+        modelError() << inputShapeOption() << " for '" << name << "' has rank "
                      << given.size() << " but the input has rank "
                      << shape.size();
         return failure();
@@ -1014,7 +1084,7 @@ LogicalResult Importer::importInputs() {
       for (size_t d = 0; d < given.size(); ++d) {
         if (tensor.has_shape() && shape[d] != ShapedType::kDynamic &&
             shape[d] != given[d]) {
-          modelError() << "--input-shape for '" << name << "' gives "
+          modelError() << inputShapeOption() << " for '" << name << "' gives "
                        << given[d] << " for dimension " << d
                        << ", which the model fixes to " << shape[d];
           return failure();
@@ -1025,6 +1095,13 @@ LogicalResult Importer::importInputs() {
     if (!numElements(shape)) {
       modelError() << "graph input '" << name << "' has an invalid shape "
                    << formatShape(shape);
+      return failure();
+    }
+    if (*numElements(shape) == 0) {
+      modelError() << "graph input '" << name << "' has shape "
+                   << formatShape(shape)
+                   << ", with no elements; amp does not support empty "
+                      "tensors";
       return failure();
     }
     Value arg = body->addArgument(tensorType(shape, element), fileLoc);
@@ -1042,6 +1119,37 @@ LogicalResult Importer::importInputs() {
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
+
+/// A graph input that also has an initializer (keep_initializers_as_inputs)
+/// takes the initializer's type; a declaration that disagrees is an error
+/// rather than silently ignored.
+LogicalResult
+Importer::checkDeclaredInitializer(const onnx::ValueInfoProto &input,
+                                   const onnx::TensorProto &init) {
+  if (!input.type().has_tensor_type())
+    return success();
+  const onnx::TypeProto::Tensor &declared = input.type().tensor_type();
+  bool mismatch = declared.elem_type() != kUndefined &&
+                  declared.elem_type() != init.data_type();
+  if (declared.has_shape()) {
+    mismatch |= declared.shape().dim_size() != init.dims_size();
+    for (int d = 0; !mismatch && d < declared.shape().dim_size(); ++d)
+      mismatch = declared.shape().dim(d).has_dim_value() &&
+                 declared.shape().dim(d).dim_value() != init.dims(d);
+  }
+  if (!mismatch)
+    return success();
+  Shape declaredShape;
+  for (const auto &dim : declared.shape().dim())
+    declaredShape.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  modelError() << "graph input '" << input.name() << "' is declared as "
+               << dtypeName(declared.elem_type()) << " "
+               << formatShape(declaredShape) << " but its initializer is "
+               << dtypeName(init.data_type()) << " "
+               << formatShape(SmallVector<int64_t>(init.dims().begin(),
+                                                   init.dims().end()));
+  return failure();
+}
 
 Value Importer::materializedBinary(Arith kind, Value lhs, Value rhs) {
   Type type = lhs.getType();
@@ -2180,7 +2288,7 @@ LogicalResult Importer::importGlobalAveragePool() {
 LogicalResult Importer::importBatchNorm() {
   if (failed(checkArity(5, 5)))
     return failure();
-  FailureOr<double> epsilon = floatAttr("epsilon", 1e-5);
+  FailureOr<double> epsilon = epsilonAttr();
   FailureOr<double> momentum = floatAttr("momentum", 0.9);
   if (failed(epsilon) || failed(momentum))
     return failure();
@@ -2277,7 +2385,7 @@ LogicalResult Importer::importBatchNorm() {
 LogicalResult Importer::importInstanceNorm() {
   if (failed(checkArity(3, 3)))
     return failure();
-  FailureOr<double> epsilon = floatAttr("epsilon", 1e-5);
+  FailureOr<double> epsilon = epsilonAttr();
   if (failed(epsilon))
     return failure();
   FailureOr<Value> xValue = floatInputOfRank("input", "the input", 3);
@@ -2316,7 +2424,7 @@ LogicalResult Importer::importLayerNorm() {
   if (failed(checkArity(2, 3)))
     return failure();
   FailureOr<int64_t> axisAttr = intAttr("axis", -1);
-  FailureOr<double> epsilon = floatAttr("epsilon", 1e-5);
+  FailureOr<double> epsilon = epsilonAttr();
   if (failed(axisAttr) || failed(epsilon))
     return failure();
   FailureOr<Value> xValue = floatValue(0, "X");
@@ -3119,14 +3227,8 @@ LogicalResult Importer::importSplit() {
             int64_t dst = (a * sizes[o] + b) * inner + n;
             copyElement(out, dst, t, src);
           }
-      if (hasOutput(o)) {
-        if (failed(checkFoldSize(shape)))
-          return failure();
-        Entry e;
-        e.host = std::make_shared<HostTensor>(std::move(out));
-        if (failed(defineOutput(o, std::move(e))))
-          return failure();
-      }
+      if (hasOutput(o) && failed(setHost(o, std::move(out))))
+        return failure();
     } else if (hasOutput(o)) {
       FailureOr<Value> v = value(0);
       if (failed(v))
@@ -3397,7 +3499,12 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
   loc = fileLoc;
   std::optional<size_t> lossIndex;
   SmallVector<size_t> lossCandidates;
+  llvm::StringSet<> outputNames;
   for (auto [index, output] : llvm::enumerate(graph.output())) {
+    if (!outputNames.insert(output.name()).second) {
+      modelError() << "graph output '" << output.name() << "' is listed twice";
+      return failure();
+    }
     auto it = entries.find(output.name());
     if (it == entries.end()) {
       modelError() << "graph output '" << output.name()
@@ -3516,6 +3623,72 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
   return success();
 }
 
+Role Importer::argumentRole(const ArgInfo &info) const {
+  if (info.kind != ArgKind::Initializer)
+    return Role::Input;
+  return bufferNames.contains(info.name) ? Role::Buffer : Role::Parameter;
+}
+
+/// Arguments are found by name (amp.name, checkpoints, amp-run --input):
+/// a Dropout seed must not take the name of a graph input, an initializer
+/// or another seed.
+LogicalResult Importer::checkArgumentNames() {
+  llvm::StringSet<> names;
+  for (const ArgInfo &info : args) {
+    if (names.insert(info.name).second)
+      continue;
+    modelError() << "two arguments of the imported function would be named '"
+                 << info.name
+                 << "' (Dropout seeds are named after their node, NODE.seed, "
+                    "and must not take the name of a graph input, an "
+                    "initializer or another seed)";
+    return failure();
+  }
+  return success();
+}
+
+/// Reads the contents of every initializer argument, in argument order.
+/// Nothing in the IR changes, so a bad initializer leaves the importer's
+/// blocks as they are and they are destroyed together.
+FailureOr<std::vector<ONNXInitialValue>>
+Importer::readInitialValues(ArrayRef<size_t> order) {
+  // External data lets a small model name the same bytes many times: refuse
+  // to read more than the machine holds rather than be killed for it.
+  uint64_t bytes = 0;
+  for (const ArgInfo &info : args)
+    if (info.kind == ArgKind::Initializer) {
+      auto type = cast<RankedTensorType>(info.arg.getType());
+      bytes += static_cast<uint64_t>(type.getNumElements()) *
+               type.getElementTypeBitWidth() / 8;
+    }
+  uint64_t memory = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                    static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  if (memory > 0 && bytes > memory) {
+    modelError() << "the initial values of the parameters and buffers need "
+                 << bytes << " bytes, more than this machine's memory ("
+                 << memory << " bytes)";
+    return failure();
+  }
+  std::vector<ONNXInitialValue> initialValues;
+  for (size_t i : order) {
+    const ArgInfo &info = args[i];
+    if (info.kind != ArgKind::Initializer)
+      continue;
+    ONNXInitialValue initial;
+    initial.name = info.name;
+    initial.role = argumentRole(info);
+    initial.type = cast<RankedTensorType>(info.arg.getType());
+    std::string message;
+    if (!decodeFloatBytes(graph.initializer(static_cast<int>(info.order)),
+                          source, initial.data, message)) {
+      modelError() << "initializer '" << info.name << "' " << message;
+      return failure();
+    }
+    initialValues.push_back(std::move(initial));
+  }
+  return initialValues;
+}
+
 FailureOr<ONNXImportResult>
 Importer::finish(ArrayRef<Value> results,
                  ArrayRef<DictionaryAttr> resultAttrs) {
@@ -3532,10 +3705,19 @@ Importer::finish(ArrayRef<Value> results,
       return rank(args[x].kind) < rank(args[y].kind);
     return args[x].order < args[y].order;
   });
+  // Everything that can fail happens before the body's values move to the
+  // function: once an argument is replaced, the ops of `body` use values of
+  // the module, and the two must not be destroyed separately.
+  if (failed(checkArgumentNames()))
+    return failure();
+  FailureOr<std::vector<ONNXInitialValue>> initialValues =
+      readInitialValues(order);
+  if (failed(initialValues))
+    return failure();
 
   Builder b(context);
-  auto module = ModuleOp::create(fileLoc);
-  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module->getBody());
   SmallVector<Type> argTypes, resultTypes;
   for (size_t i : order)
     argTypes.push_back(args[i].arg.getType());
@@ -3550,39 +3732,21 @@ Importer::finish(ArrayRef<Value> results,
   Block *entry = new Block();
   func.getBody().push_back(entry);
   DenseMap<Value, Value> replaced;
-  std::vector<ONNXInitialValue> initialValues;
   for (auto [position, i] : llvm::enumerate(order)) {
     const ArgInfo &info = args[i];
     BlockArgument arg = entry->addArgument(info.arg.getType(), fileLoc);
     Value old = info.arg;
     old.replaceAllUsesWith(arg);
     replaced[info.arg] = arg;
-    Role role = Role::Input;
-    if (info.kind == ArgKind::Initializer)
-      role = bufferNames.contains(info.name) ? Role::Buffer : Role::Parameter;
     func.setArgAttrs(
         position,
-        b.getDictionaryAttr({b.getNamedAttr(AMPDialect::kRoleAttrName,
-                                            RoleAttr::get(context, role)),
-                             b.getNamedAttr(AMPDialect::kNameAttrName,
-                                            b.getStringAttr(info.name))}));
-    if (info.kind != ArgKind::Initializer)
-      continue;
-    const onnx::TensorProto &init =
-        graph.initializer(static_cast<int>(info.order));
-    ONNXInitialValue initial;
-    initial.name = info.name;
-    initial.role = role;
-    initial.type = cast<RankedTensorType>(arg.getType());
-    std::string message;
-    if (!decodeFloatBytes(init, source, initial.data, message)) {
-      modelError() << "initializer '" << info.name << "' " << message;
-      module->erase();
-      return failure();
-    }
-    initialValues.push_back(std::move(initial));
+        b.getDictionaryAttr(
+            {b.getNamedAttr(AMPDialect::kRoleAttrName,
+                            RoleAttr::get(context, argumentRole(info))),
+             b.getNamedAttr(AMPDialect::kNameAttrName,
+                            b.getStringAttr(info.name))}));
   }
-  // Replace uses of the old arguments inside the body, then move the ops.
+  // Move the ops, which now use the function's arguments, into it.
   entry->getOperations().splice(entry->end(), body->getOperations());
   OpBuilder returnBuilder = OpBuilder::atBlockEnd(entry);
   SmallVector<Value> returned;
@@ -3593,9 +3757,9 @@ Importer::finish(ArrayRef<Value> results,
     func.setResultAttrs(i, attrs);
 
   ONNXImportResult result;
-  result.module = module;
+  result.module = std::move(module);
   result.functionName = options.functionName;
-  result.initialValues = std::move(initialValues);
+  result.initialValues = std::move(*initialValues);
   return result;
 }
 
@@ -3627,6 +3791,41 @@ FailureOr<ONNXImportResult> Importer::run() {
   if (failed(importOutputs(results, resultAttrs)))
     return failure();
   return finish(results, resultAttrs);
+}
+
+/// amp has no empty tensors: a parameter or a node result with a zero
+/// dimension (an empty initializer, a Slice or Split to nothing) is
+/// reported at its node instead of failing later in the pipeline.
+LogicalResult checkNoEmptyTensors(ModuleOp module) {
+  auto isEmpty = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getNumElements() == 0;
+  };
+  WalkResult walk = module.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (isEmpty(result.getType())) {
+        emitError(op->getLoc())
+            << "a value of type " << result.getType()
+            << " has no elements; amp does not support empty tensors";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isEmpty(type)) {
+        emitError(func.getLoc())
+            << "argument '"
+            << func.getArgAttrOfType<StringAttr>(index,
+                                                 AMPDialect::kNameAttrName)
+                   .getValue()
+            << "' of type " << type
+            << " has no elements; amp does not support empty tensors";
+        return failure();
+      }
+  return success();
 }
 
 /// Parses a ModelProto without protobuf's default 64 MiB limit (models up
@@ -3663,7 +3862,8 @@ mlir::amp::importONNXBuffer(StringRef bytes, StringRef modelPath,
   if (!parseModel(bytes, model)) {
     emitError(fileLoc)
         << "cannot parse the file as an ONNX model (a serialized "
-           "onnx.ModelProto): it is truncated, corrupt or not ONNX";
+           "onnx.ModelProto): it is truncated, corrupt or not ONNX, or it "
+           "nests messages (subgraphs, attributes) deeper than 64 levels";
     return failure();
   }
   if (options.functionName.empty()) {
@@ -3673,6 +3873,8 @@ mlir::amp::importONNXBuffer(StringRef bytes, StringRef modelPath,
   Importer importer(context, model, modelPath, options);
   FailureOr<ONNXImportResult> result = importer.run();
   if (failed(result))
+    return failure();
+  if (failed(checkNoEmptyTensors(*result->module)))
     return failure();
   if (failed(mlir::verify(*result->module))) {
     emitError(fileLoc) << "internal error: the imported module does not "
@@ -3690,15 +3892,60 @@ mlir::amp::importONNXBuffer(StringRef bytes, StringRef modelPath,
   return result;
 }
 
+/// Reads the model file. Protobuf parses at most 2 GiB, so no more is read:
+/// a larger file, or an endless one (/dev/zero), is refused rather than
+/// exhausting memory. Regular files are mapped, others read.
+static std::unique_ptr<llvm::MemoryBuffer> readModelFile(StringRef path,
+                                                         Location loc) {
+  constexpr size_t kLimit = std::numeric_limits<int>::max();
+  auto tooLarge = [&] {
+    emitError(loc) << "'" << path
+                   << "' is larger than 2 GiB, the most protobuf can parse "
+                      "(larger models keep their weights in external data)";
+    return nullptr;
+  };
+  auto cannotRead = [&](const std::string &reason) {
+    emitError(loc) << "cannot read '" << path << "': " << reason;
+    return nullptr;
+  };
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return cannotRead(ec.message());
+  if (llvm::sys::fs::is_regular_file(status) ||
+      llvm::sys::fs::is_directory(status)) {
+    if (status.getSize() > kLimit)
+      return tooLarge();
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return cannotRead(buffer.getError().message());
+    return std::move(*buffer);
+  }
+  llvm::Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!file)
+    return cannotRead(llvm::toString(file.takeError()));
+  llvm::scope_exit close([&] { llvm::sys::fs::closeFile(*file); });
+  SmallVector<char, 0> bytes;
+  std::vector<char> chunk(1 << 20);
+  while (bytes.size() <= kLimit) {
+    llvm::Expected<size_t> read = llvm::sys::fs::readNativeFile(*file, chunk);
+    if (!read)
+      return cannotRead(llvm::toString(read.takeError()));
+    if (*read == 0)
+      return llvm::MemoryBuffer::getMemBufferCopy(
+          StringRef(bytes.data(), bytes.size()), path);
+    bytes.append(chunk.begin(), chunk.begin() + *read);
+  }
+  return tooLarge();
+}
+
 FailureOr<ONNXImportResult>
 mlir::amp::importONNXFile(StringRef path, MLIRContext *context,
                           const ONNXImportOptions &options) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    emitError(FileLineColLoc::get(context, path, 0, 0))
-        << "cannot read '" << path << "': " << buffer.getError().message();
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readModelFile(path, FileLineColLoc::get(context, path, 0, 0));
+  if (!buffer)
     return failure();
-  }
-  return importONNXBuffer((*buffer)->getBuffer(), path, context, options);
+  return importONNXBuffer(buffer->getBuffer(), path, context, options);
 }

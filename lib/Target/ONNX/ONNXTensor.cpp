@@ -367,6 +367,69 @@ bool readTensorShape(const onnx::TensorProto &proto, Shape &shape,
 }
 
 namespace {
+/// Whether `path` is `directory` or inside it (both absolute and real).
+bool isWithin(StringRef path, StringRef directory) {
+  auto part = llvm::sys::path::begin(path), end = llvm::sys::path::end(path);
+  for (StringRef expected : llvm::make_range(llvm::sys::path::begin(directory),
+                                             llvm::sys::path::end(directory))) {
+    if (part == end || *part != expected)
+      return false;
+    ++part;
+  }
+  return true;
+}
+
+/// The real path of the external data file `location`: a relative path
+/// that, once every symbolic link is resolved, names a regular file inside
+/// the real model directory. Links are resolved here so that the file read
+/// is the file checked.
+bool resolveExternalPath(const TensorSource &source, StringRef location,
+                         std::string &resolved, std::string &error) {
+  if (llvm::sys::path::is_absolute(location) ||
+      llvm::any_of(llvm::make_range(llvm::sys::path::begin(location),
+                                    llvm::sys::path::end(location)),
+                   [](StringRef part) { return part == ".."; })) {
+    error = "has external data location '" + location.str() +
+            "', which is not a relative path inside the model's directory";
+    return false;
+  }
+  llvm::SmallString<256> given(source.modelDirectory);
+  llvm::sys::path::append(given, location);
+  llvm::SmallString<256> directory, path;
+  if (std::error_code ec =
+          llvm::sys::fs::real_path(source.modelDirectory, directory)) {
+    error = "is stored in the external data file '" + location.str() +
+            "', but the model's directory '" + source.modelDirectory +
+            "' cannot be read: " + ec.message();
+    return false;
+  }
+  if (std::error_code ec = llvm::sys::fs::real_path(given, path)) {
+    error = "is stored in the external data file '" + location.str() +
+            "' (looked for at '" + std::string(given) +
+            "'), which cannot be read: " + ec.message();
+    return false;
+  }
+  if (!isWithin(path, directory)) {
+    error = "has external data location '" + location.str() +
+            "', which leads through a symbolic link to '" + std::string(path) +
+            "', outside the model's directory '" + std::string(directory) + "'";
+    return false;
+  }
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status)) {
+    error = "is stored in the external data file '" + std::string(path) +
+            "', which cannot be read: " + ec.message();
+    return false;
+  }
+  if (!llvm::sys::fs::is_regular_file(status)) {
+    error = "is stored in the external data file '" + location.str() + "' ('" +
+            std::string(path) + "'), which is not a regular file";
+    return false;
+  }
+  resolved = std::string(path);
+  return true;
+}
+
 /// Reads the bytes of an external-data tensor: `location` relative to the
 /// model's directory, optional `offset` and `length`.
 bool readExternalData(const onnx::TensorProto &proto,
@@ -404,21 +467,20 @@ bool readExternalData(const onnx::TensorProto &proto,
             "directory to find it in";
     return false;
   }
-  if (llvm::sys::path::is_absolute(location) ||
-      llvm::any_of(llvm::make_range(llvm::sys::path::begin(location),
-                                    llvm::sys::path::end(location)),
-                   [](StringRef part) { return part == ".."; })) {
-    error = "has external data location '" + location +
-            "', which is not a relative path inside the model's directory";
+  std::string path;
+  if (!resolveExternalPath(source, location, path, error))
     return false;
-  }
-  llvm::SmallString<256> path(source.modelDirectory);
-  llvm::sys::path::append(path, location);
   uint64_t fileSize = 0;
   if (std::error_code ec = llvm::sys::fs::file_size(path, fileSize)) {
     error = "is stored in the external data file '" + location +
-            "' (looked for at '" + std::string(path) +
+            "' (looked for at '" + path +
             "'), which cannot be read: " + ec.message();
+    return false;
+  }
+  if (static_cast<uint64_t>(offset) > fileSize) {
+    error = "has external data offset " + std::to_string(offset) +
+            " beyond the end of '" + path + "' (" + std::to_string(fileSize) +
+            " bytes)";
     return false;
   }
   if (length < 0)
@@ -428,8 +490,8 @@ bool readExternalData(const onnx::TensorProto &proto,
           fileSize) {
     error = "has external data [" + std::to_string(offset) + ", " +
             std::to_string(offset + std::max<int64_t>(length, 0)) +
-            ") beyond the end of '" + std::string(path) + "' (" +
-            std::to_string(fileSize) + " bytes)";
+            ") beyond the end of '" + path + "' (" + std::to_string(fileSize) +
+            " bytes)";
     return false;
   }
   if (length != expectedBytes) {
@@ -441,7 +503,7 @@ bool readExternalData(const onnx::TensorProto &proto,
   auto buffer = llvm::MemoryBuffer::getFileSlice(path, length, offset,
                                                  /*IsVolatile=*/false);
   if (!buffer) {
-    error = "is stored in the external data file '" + std::string(path) +
+    error = "is stored in the external data file '" + path +
             "', which cannot be read: " + buffer.getError().message();
     return false;
   }

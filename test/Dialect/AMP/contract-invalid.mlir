@@ -467,3 +467,48 @@ func.func @copy_of_not_low_precision(%w: tensor<4xf32> {amp.role = #amp.role<par
   %l = amp.constant dense<0.0> : tensor<f32>
   return %l, %w, %c : tensor<f32>, tensor<4xf32>, tensor<4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Zero-size dimensions: a training step's tensors hold at least one element
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0 is 'tensor<32x0xf32>', which has a zero-size dimension; the tensors of a training step (and of a forward model amp-compile compiles) need every dimension to be at least 1}}
+func.func @zero_size_argument(%x: tensor<32x0xf32> {amp.role = #amp.role<input>})
+    -> (tensor<f32> {amp.role = #amp.role<loss>})
+    attributes {amp.graph = #amp.graph<training_step>} {
+  %l = amp.reduce_mean %x {axes = array<i64: 0, 1>} : tensor<32x0xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result #1 is 'tensor<0x4xf32>', which has a zero-size dimension}}
+func.func private @zero_size_result_declaration(tensor<4xf32>) -> (tensor<f32> {amp.role = #amp.role<loss>}, tensor<0x4xf32> {amp.role = #amp.role<output>})
+    attributes {amp.graph = #amp.graph<training_step>}
+
+// -----
+
+func.func @zero_size_intermediate(%x: tensor<4x8xf32> {amp.role = #amp.role<input>})
+    -> (tensor<f32> {amp.role = #amp.role<loss>})
+    attributes {amp.graph = #amp.graph<training_step>} {
+  // expected-error @+1 {{'amp.constant' op result #0 is 'tensor<0x8xf32>', which has a zero-size dimension}}
+  %e = amp.constant dense<> : tensor<0x8xf32>
+  %l = amp.reduce_mean %x {axes = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Forward models may hold empty tensors (ONNX allows them; amp-compile
+// refuses to compile them), and so may functions outside the contract.
+func.func @zero_size_forward(%x: tensor<0x2xf32> {amp.role = #amp.role<input>})
+    -> (tensor<3x0xf32> {amp.role = #amp.role<output>})
+    attributes {amp.graph = #amp.graph<forward>} {
+  %y = amp.reshape %x : tensor<0x2xf32> -> tensor<3x0xf32>
+  return %y : tensor<3x0xf32>
+}
+func.func @zero_size_elsewhere(%x: tensor<32x0xf32>) -> tensor<32x0xf32> {
+  return %x : tensor<32x0xf32>
+}

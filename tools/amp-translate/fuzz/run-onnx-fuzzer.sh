@@ -44,21 +44,21 @@ mkdir -p "$work/corpus" "$work/artifacts"
   -lonnx_proto -lprotobuf -lpthread \
   -o "$work/onnx-import-fuzzer"
 
-# Seeds: every small test model, valid and broken, and the inputs that once
-# crashed the importer (test/Target/ONNX/Inputs/fuzz-regressions, replayed by
-# the lit test fuzz-regressions.test).
-PYTHONPATH="$root/test/Target/ONNX/Inputs" /usr/bin/python3 \
-  "$root/test/Target/ONNX/Inputs/onnx_ops.py" "$work/seeds" \
-  $(/usr/bin/python3 "$root/test/Target/ONNX/Inputs/onnx_ops.py" --list)
-/usr/bin/python3 "$root/test/Target/ONNX/Inputs/onnx_bad.py" "$work/seeds"
-cp "$work"/seeds/*.onnx "$root"/test/Target/ONNX/Inputs/fuzz-regressions/* \
-  "$work/corpus/"
+# Seeds: every small test model, valid, broken and hostile, and the inputs
+# that once crashed the importer (test/Target/ONNX/Inputs/fuzz-regressions,
+# replayed by the lit test fuzz-regressions.test).
+inputs="$root/test/Target/ONNX/Inputs"
+export PYTHONPATH="$inputs"
+/usr/bin/python3 "$inputs/onnx_ops.py" "$work/seeds" --all
+/usr/bin/python3 "$inputs/onnx_bad.py" "$work/seeds"
+/usr/bin/python3 "$inputs/onnx_hostile.py" "$work/seeds"
+cp "$work"/seeds/*.onnx "$inputs"/fuzz-regressions/* "$work/corpus/"
 
 # Protobuf's own messages allocate from the input: keep RSS bounded. ASan
 # leak checking stays on (a leak is a bug too).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
-"$work/onnx-import-fuzzer" "$work/corpus" \
+"$work/onnx-import-fuzzer" "$work/corpus" -external_data_dir="$work/seeds" \
   -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
   -max_len=65536 -print_final_stats=1 \
   -artifact_prefix="$work/artifacts/"

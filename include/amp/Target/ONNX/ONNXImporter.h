@@ -45,6 +45,10 @@ struct ONNXImportOptions {
   /// dimensions (for example a dynamic batch dimension), by input name. An
   /// entry must have the input's rank and agree with its static dimensions.
   llvm::StringMap<SmallVector<int64_t>> inputShapes;
+  /// The caller's option that fills `inputShapes` (e.g. "--input-shape"), as
+  /// errors about dynamic shapes should name it. Empty: the caller has none,
+  /// and those errors point to amp-translate's --input-shape instead.
+  std::string inputShapeOption;
   /// Rewrite the decomposed spellings of LayerNorm, GELU, GroupNorm and
   /// Linear back to amp.layer_norm, amp.gelu, amp.group_norm and amp.linear
   /// (see populateRaiseONNXIdiomsPatterns), after folding.

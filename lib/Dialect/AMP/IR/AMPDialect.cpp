@@ -57,6 +57,42 @@ Operation *AMPDialect::materializeConstant(OpBuilder &builder, Attribute value,
 // Training-graph contract
 //===----------------------------------------------------------------------===//
 
+static bool hasZeroSizeDimension(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && llvm::is_contained(tensor.getShape(), 0);
+}
+
+/// No tensor of a training step has a zero-size dimension: such tensors hold
+/// no data, and the lowering turns the loops over them into nothing it can
+/// translate. Checks the signature and every op result in the body.
+/// (Forward models may have them, as ONNX allows; amp-compile checks the
+/// forward model it compiles.)
+LogicalResult mlir::amp::verifyNoZeroSizeTensors(FunctionOpInterface function) {
+  auto fail = [](Operation *op, const Twine &what, Type type) {
+    return op->emitOpError()
+           << what << " is " << type
+           << ", which has a zero-size dimension; the tensors of a training "
+              "step (and of a forward model amp-compile compiles) need every "
+              "dimension to be at least 1";
+  };
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+    if (hasZeroSizeDimension(type))
+      return fail(function, "argument #" + Twine(index), type);
+  for (auto [index, type] : llvm::enumerate(function.getResultTypes()))
+    if (hasZeroSizeDimension(type))
+      return fail(function, "result #" + Twine(index), type);
+  WalkResult walk = function->walk([&](Operation *op) {
+    for (OpResult result : op->getResults())
+      if (hasZeroSizeDimension(result.getType())) {
+        (void)fail(op, "result #" + Twine(result.getResultNumber()),
+                   result.getType());
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 namespace {
 bool isScalarOf(Type type, llvm::function_ref<bool(Type)> isElement) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -236,6 +272,8 @@ LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
     return function->emitOpError()
            << "is a training step with " << losses
            << " loss results; it must return exactly one";
+  if (failed(verifyNoZeroSizeTensors(function)))
+    return failure();
   for (Role role :
        {Role::Parameter, Role::Buffer, Role::OptimizerState, Role::ScalerState})
     if (failed(verifyThreadedState(function, role)))

@@ -1,17 +1,20 @@
 //===- PrecisionPolicy.cpp - policy files and effective categories --------===//
 //
-// A policy file is read in two steps. JSON files are first parsed with
-// llvm::json, which rejects what JSON forbids (comments, trailing commas,
-// single quotes) and reports the line and column. Both formats are then read
-// by one schema with llvm::yaml::Input (JSON is YAML flow syntax): it rejects
-// unknown keys and misplaced values at their position, and every scalar keeps
-// its position so that the semantic checks (unknown op kinds, bad levels,
-// contradictions) report FILE:LINE:COL too.
+// A policy file is read in three steps. Its nesting is bounded first
+// (amp/Support/NestingDepth.h): both parsers below recurse per level and
+// would overflow the stack on a file of 50,000 nested lists. JSON files are
+// then parsed with llvm::json, which rejects what JSON forbids (comments,
+// trailing commas, single quotes) and reports the line and column. Both formats
+// are then read by one schema with llvm::yaml::Input (JSON is YAML flow
+// syntax): it rejects unknown keys and misplaced values at their position, and
+// every scalar keeps its position so that the semantic checks (unknown op
+// kinds, bad levels, contradictions) report FILE:LINE:COL too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/Transforms/PrecisionPolicy.h"
 #include "amp/Dialect/AMP/Transforms/Precision.h"
+#include "amp/Support/NestingDepth.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -261,7 +264,17 @@ FailureOr<PrecisionPolicy> mlir::amp::loadPrecisionPolicy(MLIRContext *context,
            "keys such as 'precision', 'level', 'allow', 'pins'";
     return failure();
   }
-  if (looksLikeJson(path, text) && failed(checkJsonSyntax(context, path, text)))
+  // llvm::json and llvm::yaml recurse per nesting level: bound it first.
+  bool json = looksLikeJson(path, text);
+  if (std::optional<::amp::TextPosition> at = ::amp::findExcessiveNesting(
+          std::string_view(text.data(), text.size()),
+          json ? ::amp::NestingSyntax::JSON : ::amp::NestingSyntax::YAML)) {
+    emitError(FileLineColLoc::get(context, path, at->line, at->column))
+        << "precision policy: "
+        << ::amp::describeExcessiveNesting("the policy file");
+    return failure();
+  }
+  if (json && failed(checkJsonSyntax(context, path, text)))
     return failure();
 
   PolicyReader reader(context, path, buffer);

@@ -24,14 +24,13 @@
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Dialect/AMP/Transforms/Precision.h"
 
+#include "amp/Support/ToolIO.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
 
@@ -582,17 +581,18 @@ struct AMPReportPass : mlir::amp::impl::AMPReportPassBase<AMPReportPass> {
       totals.add(reports.back().totals);
     });
 
+    // The report goes to stderr ("-") or through amp::OutputStream: a
+    // device is written in place, a regular file replaced only once the
+    // whole report is written.
     std::string errorMessage;
-    std::unique_ptr<llvm::ToolOutputFile> file;
+    ::amp::OutputStream file;
     raw_ostream *os = &llvm::errs();
     if (output != "-") {
-      file = openOutputFile(output, &errorMessage);
-      if (!file) {
-        module.emitError() << "amp-report: cannot write '" << output
-                           << "': " << errorMessage;
+      if (!file.open(output, errorMessage)) {
+        module.emitError() << "amp-report: " << errorMessage;
         return signalPassFailure();
       }
-      os = &file->os();
+      os = &file.os();
     }
     if (format == "text")
       printText(*os, reports, totals, planned);
@@ -601,8 +601,10 @@ struct AMPReportPass : mlir::amp::impl::AMPReportPassBase<AMPReportPass> {
     else
       printDot(*os, reports);
     os->flush();
-    if (file)
-      file->keep();
+    if (output != "-" && !file.commit(errorMessage)) {
+      module.emitError() << "amp-report: " << errorMessage;
+      return signalPassFailure();
+    }
     markAllAnalysesPreserved();
   }
 };

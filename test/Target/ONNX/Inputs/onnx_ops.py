@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Small ONNX graphs, one per op and opset variant, for the importer tests.
 
-    onnx_ops.py DIR CASE... [--run] [--list]
+    onnx_ops.py DIR CASE... [--run] [--list] [--all]
 
-writes DIR/CASE.onnx for every CASE (built with onnx.helper), and with
---run imports each with amp-translate, runs its forward on the CPU backend
-(onnx_harness.run_forward) on seeded inputs and the initial values from the
-checkpoint, and compares every float output with the NumPy reference of the
-case (onnx_harness.compare, default tolerance). Prints `PASS CASE` per case
-and `ALL N CASES PASS`, or FAIL lines and exits non-zero.
+writes DIR/CASE.onnx for every CASE (built with onnx.helper; --all: for
+every case), and with --run imports each with amp-translate, runs its
+forward on the CPU backend (onnx_harness.run_forward) on seeded inputs and
+the initial values from the checkpoint, and compares every float output
+with the NumPy reference of the case (onnx_harness.compare, default
+tolerance). Prints `PASS CASE` per case and `ALL N CASES PASS`, or FAIL
+lines and exits non-zero.
 
 Each case is: nodes, graph inputs (name, ONNX type, shape, how to draw the
 values), initializers, outputs, the opset, and the reference (a function of
@@ -678,6 +679,8 @@ def main():
         print("\n".join(sorted(CASES)))
         return
     directory, names = args[0], args[1:]
+    if "--all" in flags:
+        names = sorted(CASES)
     os.makedirs(directory, exist_ok=True)
     run = "--run" in flags
     ok, count = True, 0

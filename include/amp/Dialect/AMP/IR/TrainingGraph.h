@@ -13,6 +13,7 @@
 #include "amp/Dialect/AMP/IR/AMPEnums.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <optional>
 
@@ -56,6 +57,12 @@ inline DictionaryAttr makeContractAttrs(MLIRContext *context, Role role,
         b.getNamedAttr(AMPDialect::kNameAttrName, b.getStringAttr(name)));
   return b.getDictionaryAttr(attrs);
 }
+
+/// Fails, with an error on the offending function or op, when a tensor of
+/// `function` (its signature or an op result) has a zero-size dimension.
+/// Part of the training-step contract; tools that compile a forward model
+/// check it there too. (Defined in AMPDialect.cpp.)
+LogicalResult verifyNoZeroSizeTensors(FunctionOpInterface function);
 
 } // namespace mlir::amp
 
