@@ -4,6 +4,8 @@
 // info globals follow their kernels; declarations are kept once; launches
 // are redirected.
 // RUN: amp-opt %s --pass-pipeline='builtin.module(gpu.module(amp-emulator-lower-kernels),amp-emulator-merge-modules)' | FileCheck %s
+// The same through the command-line flags (implicit nesting on gpu.module).
+// RUN: amp-opt %s --amp-emulator-lower-kernels --amp-emulator-merge-modules | FileCheck %s
 
 // CHECK-LABEL: gpu.module @amp_emu_kernels [#amp_emu.target]
 // CHECK-DAG: llvm.func @fill(
