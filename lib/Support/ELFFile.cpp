@@ -144,8 +144,9 @@ std::string amp::checkSharedObject(int fd) {
   FileReader reader(fd, uint64_t(status.st_size));
   std::vector<char> magic;
   uint64_t magicBytes = std::min<uint64_t>(reader.size, SELFMAG);
+  // An empty file has no bytes to compare (memcmp must not see null).
   if (!reader.read(0, magicBytes, magic) ||
-      std::memcmp(magic.data(), ELFMAG, magicBytes) != 0)
+      (magicBytes != 0 && std::memcmp(magic.data(), ELFMAG, magicBytes) != 0))
     return "it is not a shared library (it does not start with the ELF "
            "magic number)";
   std::vector<Elf64_Ehdr> header;
