@@ -84,6 +84,11 @@ cl::opt<std::string> outputFilename("o", cl::Required,
                                     cl::desc("Output shared library"),
                                     cl::value_desc("LIB.so"),
                                     cl::cat(category));
+cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("For an ONNX model: the static shape of a graph input with "
+             "dynamic dimensions, NAME=D0xD1x... (repeatable)"),
+    cl::value_desc("name=shape"), cl::cat(category));
 cl::opt<std::string> target("target", cl::init("cpu"),
                             cl::desc("Target: cpu, cuda or cuda-emulator (the "
                                      "GPU code on an emulated CUDA device)"),
@@ -1043,6 +1048,10 @@ LogicalResult writeModule(ModuleOp module) {
 OwningOpRef<ModuleOp> loadModel(MLIRContext &context, llvm::SourceMgr &sources,
                                 InitialValues &initial) {
   if (!StringRef(inputFilename).ends_with(".onnx")) {
+    if (!inputShapes.empty()) {
+      (void)error("--input-shape applies to ONNX models (.onnx) only");
+      return nullptr;
+    }
     std::string message;
     std::unique_ptr<llvm::MemoryBuffer> input =
         ::amp::readMLIRInput(inputFilename, "amp-compile", message);
@@ -1063,8 +1072,18 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context, llvm::SourceMgr &sources,
     return module;
   }
 #ifdef AMP_ENABLE_ONNX_IMPORT
+  amp::ONNXImportOptions options;
+  options.inputShapeOption = "--input-shape";
+  for (const std::string &entry : inputShapes) {
+    std::string message;
+    if (failed(amp::addInputShape(options.inputShapeOption, entry, options,
+                                  message))) {
+      (void)error(message);
+      return nullptr;
+    }
+  }
   FailureOr<amp::ONNXImportResult> imported =
-      amp::importONNXFile(inputFilename, &context);
+      amp::importONNXFile(inputFilename, &context, options);
   if (failed(imported))
     return nullptr;
   for (const amp::ONNXInitialValue &value : imported->initialValues) {

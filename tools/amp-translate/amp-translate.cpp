@@ -140,32 +140,12 @@ void printDiagnostic(Diagnostic &diag, llvm::raw_ostream &os) {
 }
 
 LogicalResult parseShapes(mlir::amp::ONNXImportOptions &options) {
+  options.inputShapeOption = "--input-shape";
   for (const std::string &entry : inputShapes) {
-    StringRef text(entry);
-    size_t eq = text.rfind('=');
-    if (eq == StringRef::npos || eq == 0) {
-      llvm::WithColor::error(llvm::errs(), "amp-translate")
-          << "--input-shape '" << entry << "' is not NAME=D0xD1x...\n";
-      return failure();
-    }
-    StringRef name = text.take_front(eq), dims = text.drop_front(eq + 1);
-    SmallVector<int64_t> shape;
-    SmallVector<StringRef> parts;
-    if (!dims.empty())
-      dims.split(parts, 'x');
-    for (StringRef part : parts) {
-      int64_t dim;
-      if (part.trim().getAsInteger(10, dim) || dim < 0) {
-        llvm::WithColor::error(llvm::errs(), "amp-translate")
-            << "--input-shape '" << entry << "': '" << part
-            << "' is not a non-negative dimension\n";
-        return failure();
-      }
-      shape.push_back(dim);
-    }
-    if (!options.inputShapes.try_emplace(name, shape).second) {
-      llvm::WithColor::error(llvm::errs(), "amp-translate")
-          << "--input-shape gives '" << name << "' twice\n";
+    std::string message;
+    if (failed(mlir::amp::addInputShape(options.inputShapeOption, entry,
+                                        options, message))) {
+      llvm::WithColor::error(llvm::errs(), "amp-translate") << message << "\n";
       return failure();
     }
   }

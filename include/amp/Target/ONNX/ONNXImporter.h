@@ -84,6 +84,12 @@ struct ONNXImportResult {
   std::vector<ONNXInitialValue> initialValues;
 };
 
+/// Adds one `NAME=D0xD1x...` value of an --input-shape option (`NAME=` for
+/// a 0-d input) to `options.inputShapes`. On failure returns failure and sets
+/// `error` to the reason, naming `option` and the value.
+LogicalResult addInputShape(StringRef option, StringRef entry,
+                            ONNXImportOptions &options, std::string &error);
+
 /// Imports the ONNX model at `path`. External data files are resolved
 /// relative to the model's directory. On failure, every problem has been
 /// reported through the context's diagnostic engine (naming the node and
