@@ -14,11 +14,18 @@
 // results end up unused (the input gradient of the first layer) are erased
 // at the end.
 //
+// StepGenerator does it in steps: read the forward model's role groups,
+// build the signature, clone the forward, the reverse sweep, the parameter
+// gradients; the optimizer update is OptimizerStep.cpp's, shared with
+// --amp-optimizer-step.
+//
 //===----------------------------------------------------------------------===//
+
+#include "Optimizer.h"
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
-#include "amp/Dialect/AMP/IR/TrainingGraph.h"
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,7 +38,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -60,12 +66,6 @@ bool isF32Scalar(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.getRank() == 0 && tensor.getElementType().isF32();
 }
-
-/// One argument or result of the generated function.
-struct Slot {
-  Type type;
-  DictionaryAttr attrs;
-};
 
 //===----------------------------------------------------------------------===//
 // Activity analysis
@@ -140,116 +140,160 @@ Activity analyze(Block &body, ArrayRef<BlockArgument> parameters, Value loss) {
 }
 
 //===----------------------------------------------------------------------===//
-// The pass
+// Generating a step
 //===----------------------------------------------------------------------===//
 
-struct AMPAutodiffPass : mlir::amp::impl::AMPAutodiffPassBase<AMPAutodiffPass> {
-  using AMPAutodiffPassBase::AMPAutodiffPassBase;
+enum class LossKind { None, CrossEntropy, MSE };
 
-  void runOnOperation() override;
+/// What to generate (the checked pass options).
+struct AutodiffConfig {
+  OptimizerConfig optimizer;
+  LossKind loss = LossKind::None;
+  double maxGradNorm = 0;
 
-private:
-  enum class Optimizer { SGD, AdamW, None };
-  enum class LossKind { None, CrossEntropy, MSE };
-
-  LogicalResult checkOptions();
-  LogicalResult generate(func::FuncOp forward, SymbolTable &symbols);
-
-  Optimizer optimizerKind = Optimizer::SGD;
-  LossKind lossKind = LossKind::None;
-  double sgdWeightDecay = 0.0, adamWeightDecay = 0.01;
+  bool gradientsOnly() const { return optimizer.kind == OptimizerKind::None; }
+  bool clips() const { return maxGradNorm > 0; }
 };
 
-LogicalResult AMPAutodiffPass::checkOptions() {
-  ModuleOp module = getOperation();
-  auto fail = [&](const Twine &message) {
-    return emitError(module.getLoc()) << "amp-autodiff: " << message;
-  };
-  if (optimizer == "sgd")
-    optimizerKind = Optimizer::SGD;
-  else if (optimizer == "adamw")
-    optimizerKind = Optimizer::AdamW;
-  else if (optimizer == "none")
-    optimizerKind = Optimizer::None;
-  else
-    return fail("unknown optimizer '" + optimizer +
-                "' (expected sgd, adamw or none)");
-  if (loss == "none")
-    lossKind = LossKind::None;
-  else if (loss == "cross_entropy")
-    lossKind = LossKind::CrossEntropy;
-  else if (loss == "mse")
-    lossKind = LossKind::MSE;
-  else
-    return fail("unknown loss '" + loss +
-                "' (expected none, cross_entropy or mse)");
-  auto finiteNonNegative = [](double v) { return v >= 0 && std::isfinite(v); };
-  if (!finiteNonNegative(momentum))
-    return fail("momentum must be non-negative and finite");
-  if (!(dampening >= 0 && dampening <= 1))
-    return fail("dampening must be in [0, 1]");
-  if (nesterov && (momentum == 0 || dampening != 0))
-    return fail("nesterov requires momentum > 0 and dampening = 0");
-  if (weightDecay != -1.0 && !finiteNonNegative(weightDecay))
-    return fail("weight-decay must be non-negative and finite");
-  sgdWeightDecay = weightDecay == -1.0 ? 0.0 : double(weightDecay);
-  adamWeightDecay = weightDecay == -1.0 ? 0.01 : double(weightDecay);
-  if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1))
-    return fail("beta1 and beta2 must be in [0, 1)");
-  if (!(epsilon > 0) || !std::isfinite(epsilon))
-    return fail("epsilon must be positive and finite");
-  if (!finiteNonNegative(maxGradNorm))
-    return fail("max-grad-norm must be non-negative and finite (0 disables "
-                "clipping)");
+/// The arguments and results of a forward model by role (positions in the
+/// forward model), and how the step treats them.
+struct ForwardGroups {
+  SmallVector<unsigned> params, buffers, inputs, labels, hypers;
+  std::optional<unsigned> lossResult;
+  SmallVector<unsigned> bufferResults, outputs;
+  /// With loss=cross_entropy or mse: the result the loss applies to, and
+  /// the type of the label argument it needs.
+  std::optional<unsigned> logitsResult;
+  Type labelType;
+  /// bufferSource[k]: the forward result returning buffer argument k.
+  SmallVector<std::optional<unsigned>> bufferSource;
+};
+
+/// The signature of the generated function, and where its groups are.
+struct StepSignature {
+  SmallVector<Slot> args, results;
+  SmallVector<std::string> paramNames;
+  /// Where each forward argument lands.
+  DenseMap<unsigned, unsigned> argPosition;
+  unsigned stateBegin = 0, numState = 0, newLabel = 0, lrArg = 0;
+};
+
+/// Generates the training step (or gradient function) of one forward
+/// model: signature, forward clone, reverse sweep, optimizer, return.
+class StepGenerator {
+public:
+  StepGenerator(func::FuncOp forward, const AutodiffConfig &config,
+                SymbolTable &symbols)
+      : forward(forward), forwardName(forward.getSymName()), config(config),
+        symbols(symbols), context(forward.getContext()), loc(forward.getLoc()),
+        b(context), f32Scalar(RankedTensorType::get({}, b.getF32Type())) {}
+
+  LogicalResult generate();
+
+private:
+  // Reading the forward model.
+  LogicalResult classifyArguments();
+  LogicalResult classifyResults();
+  LogicalResult findLoss();
+  LogicalResult findLogits();
+  LogicalResult matchBuffers();
+  // Building the step.
+  void buildArguments();
+  void buildResults();
+  LogicalResult createStep();
+  void cloneForward();
+  LogicalResult reverseSweep();
+  LogicalResult propagate(Operation *op);
+  LogicalResult accumulate(Operation *op, Value value, Value gradient);
+  void finishParameterGradients();
+  void emitReturn();
+
+  func::FuncOp forward;
+  StringRef forwardName;
+  const AutodiffConfig &config;
+  SymbolTable &symbols;
+  MLIRContext *context;
+  Location loc;
+  OpBuilder b;
+  Type f32Scalar;
+
+  ForwardGroups groups;
+  StepSignature signature;
+
+  func::FuncOp step;
+  Block *body = nullptr;
+  IRMapping mapping;
+  func::ReturnOp forwardReturn;
+  Value lossValue;
+  SeedOp seed;
+  SmallVector<BlockArgument> paramArgs;
+  Activity activity;
+  DenseMap<Value, Value> grads;
+  SmallVector<Value> paramGrads;
+  Value gradNorm;
+  OptimizerUpdates updates;
+
+  /// The forward result `result` as the step computes it.
+  Value mapped(unsigned result) {
+    return mapping.lookupOrDefault(forwardReturn.getOperand(result));
+  }
+};
+
+LogicalResult StepGenerator::generate() {
+  if (failed(classifyArguments()) || failed(classifyResults()) ||
+      failed(findLoss()) || failed(matchBuffers()))
+    return failure();
+  buildArguments();
+  buildResults();
+  if (failed(createStep()))
+    return failure();
+  cloneForward();
+  if (failed(reverseSweep())) {
+    symbols.erase(step);
+    return failure();
+  }
+  finishParameterGradients();
+  if (!config.gradientsOnly()) {
+    ArrayRef<BlockArgument> state =
+        body->getArguments().slice(signature.stateBegin, signature.numState);
+    updates = emitOptimizerUpdates(
+        b, loc, config.optimizer, ArrayRef<BlockArgument>(paramArgs),
+        paramGrads, state, body->getArgument(signature.lrArg));
+  }
+  emitReturn();
+  // Erase backward ops nothing uses (e.g. the input gradient of the first
+  // layer). The forward computation and the seed stay as they are.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body))) {
+    if (&op == seed.getOperation())
+      break;
+    if (isOpTriviallyDead(&op))
+      op.erase();
+  }
+  simplifyStep(step);
   return success();
 }
 
-void AMPAutodiffPass::runOnOperation() {
-  if (failed(checkOptions()))
-    return signalPassFailure();
-  ModuleOp module = getOperation();
-  SmallVector<func::FuncOp> forwards;
-  for (auto function : module.getOps<func::FuncOp>()) {
-    auto graph =
-        function->getAttrOfType<GraphKindAttr>(AMPDialect::kGraphAttrName);
-    if (graph && graph.getValue() == GraphKind::Forward &&
-        !function.isExternal())
-      forwards.push_back(function);
-  }
-  SymbolTable symbols(module);
-  bool failedAny = false;
-  for (func::FuncOp forward : forwards)
-    failedAny |= failed(generate(forward, symbols));
-  if (failedAny)
-    signalPassFailure();
-}
+//===--- Reading the forward model ------------------------------------===//
 
-LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
-                                        SymbolTable &symbols) {
-  MLIRContext *context = &getContext();
-  Location loc = forward.getLoc();
-  OpBuilder b(context);
-  StringRef forwardName = forward.getSymName();
-
-  //===--- Classify the forward model's arguments and results. -----------===//
-  SmallVector<unsigned> params, buffers, inputs, labels, hypers;
+/// Parameters, buffers, inputs (unmarked too), labels, hyper-parameters.
+LogicalResult StepGenerator::classifyArguments() {
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
     std::optional<Role> role = getRole(forward.getArgAttrDict(i));
     switch (role.value_or(Role::Input)) {
     case Role::Parameter:
-      params.push_back(i);
+      groups.params.push_back(i);
       break;
     case Role::Buffer:
-      buffers.push_back(i);
+      groups.buffers.push_back(i);
       break;
     case Role::Input:
-      inputs.push_back(i);
+      groups.inputs.push_back(i);
       break;
     case Role::Label:
-      labels.push_back(i);
+      groups.labels.push_back(i);
       break;
     case Role::Hyperparameter:
-      hypers.push_back(i);
+      groups.hypers.push_back(i);
       break;
     default:
       return emitError(forward.getArgument(i).getLoc())
@@ -259,19 +303,22 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
                 "labels and hyper-parameters";
     }
   }
-  std::optional<unsigned> lossResult;
-  SmallVector<unsigned> bufferResults, outputs;
+  return success();
+}
+
+/// The loss, updated buffers, outputs (unmarked too).
+LogicalResult StepGenerator::classifyResults() {
   for (unsigned i = 0, e = forward.getNumResults(); i < e; ++i) {
     std::optional<Role> role = getRole(forward.getResultAttrDict(i));
     switch (role.value_or(Role::Output)) {
     case Role::Loss:
-      lossResult = i;
+      groups.lossResult = i;
       break;
     case Role::Buffer:
-      bufferResults.push_back(i);
+      groups.bufferResults.push_back(i);
       break;
     case Role::Output:
-      outputs.push_back(i);
+      groups.outputs.push_back(i);
       break;
     default:
       return emitError(loc)
@@ -281,250 +328,227 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
                 "outputs";
     }
   }
+  return success();
+}
 
-  //===--- Find the loss, or the logits to append one to. ----------------===//
-  std::optional<unsigned> logitsResult;
-  Type labelType;
-  if (lossKind != LossKind::None) {
-    StringRef option =
-        lossKind == LossKind::CrossEntropy ? "cross_entropy" : "mse";
-    if (lossResult)
-      return emitError(loc)
-             << "forward model @" << forwardName
-             << " already returns a loss (result #" << *lossResult
-             << "); loss=" << option
-             << " appends a loss to a forward model that returns logits";
-    if (outputs.size() != 1)
-      return emitError(loc)
-             << "loss=" << option
-             << " needs exactly one result to apply the loss to (the "
-                "logits), but forward model @"
-             << forwardName << " returns " << outputs.size()
-             << " results that are not buffers";
-    logitsResult = outputs.front();
-    outputs.clear();
-    Type logitsType = forward.getResultTypes()[*logitsResult];
-    auto logits = dyn_cast<RankedTensorType>(logitsType);
-    if (lossKind == LossKind::CrossEntropy) {
-      if (!logits || logits.getRank() != 2 || !isFloatTensor(logits))
-        return emitError(loc)
-               << "loss=cross_entropy needs [N, C] float logits, but result #"
-               << *logitsResult << " of @" << forwardName << " is "
-               << logitsType;
-      labelType = RankedTensorType::get({logits.getDimSize(0)},
-                                        IntegerType::get(context, 64));
-    } else {
-      if (!isFloatTensor(logitsType))
-        return emitError(loc)
-               << "loss=mse needs a float tensor prediction, but result #"
-               << *logitsResult << " of @" << forwardName << " is "
-               << logitsType;
-      labelType = logitsType;
-    }
+/// The loss result, or (loss=cross_entropy, mse) the logits to append one
+/// to.
+LogicalResult StepGenerator::findLoss() {
+  std::optional<unsigned> &lossResult = groups.lossResult;
+  if (config.loss != LossKind::None) {
+    if (failed(findLogits()))
+      return failure();
   } else if (!lossResult) {
     // DESIGN.md section 3: a forward model's single f32 scalar result is
     // its loss. Accept it unmarked; anything else is an error.
     SmallVector<unsigned> unmarked;
-    for (unsigned i : outputs)
+    for (unsigned i : groups.outputs)
       if (!getRole(forward.getResultAttrDict(i)))
         unmarked.push_back(i);
-    if (outputs.size() == 1 && unmarked.size() == 1) {
-      Type type = forward.getResultTypes()[unmarked.front()];
-      if (!isF32Scalar(type))
-        return emitError(loc)
-               << "the loss of forward model @" << forwardName
-               << " must be a scalar (a 0-d f32 tensor), but its result is "
-               << type
-               << "; return a scalar loss, or append one with "
-                  "loss=cross_entropy or loss=mse";
-      lossResult = unmarked.front();
-      outputs.clear();
-    } else {
+    if (groups.outputs.size() != 1 || unmarked.size() != 1)
       return emitError(loc)
              << "forward model @" << forwardName
              << " has no loss: mark its scalar loss result with amp.role = "
                 "#amp.role<loss>, or append a loss to its logits with "
                 "loss=cross_entropy or loss=mse";
-    }
+    Type type = forward.getResultTypes()[unmarked.front()];
+    if (!isF32Scalar(type))
+      return emitError(loc)
+             << "the loss of forward model @" << forwardName
+             << " must be a scalar (a 0-d f32 tensor), but its result is "
+             << type
+             << "; return a scalar loss, or append one with "
+                "loss=cross_entropy or loss=mse";
+    lossResult = unmarked.front();
+    groups.outputs.clear();
   }
   if (lossResult && !isF32Scalar(forward.getResultTypes()[*lossResult]))
     return emitError(loc)
            << "the loss of forward model @" << forwardName
            << " must be a scalar (a 0-d f32 tensor), but result #"
            << *lossResult << " is " << forward.getResultTypes()[*lossResult];
+  return success();
+}
 
-  //===--- Match buffer results to buffer arguments. ---------------------===//
-  // bufferSource[k]: the forward result returning buffer argument k, if any.
-  SmallVector<std::optional<unsigned>> bufferSource(buffers.size());
-  {
-    SmallVector<bool> used(bufferResults.size(), false);
-    for (auto [k, arg] : llvm::enumerate(buffers)) {
-      StringRef name = getAMPName(forward.getArgAttrDict(arg));
-      for (auto [j, result] : llvm::enumerate(bufferResults))
-        if (!used[j] && !name.empty() &&
-            getAMPName(forward.getResultAttrDict(result)) == name) {
-          bufferSource[k] = result;
-          used[j] = true;
-          break;
-        }
-    }
-    if (bufferResults.size() == buffers.size())
-      for (auto [k, arg] : llvm::enumerate(buffers))
-        if (!bufferSource[k] && !used[k]) {
-          bufferSource[k] = bufferResults[k];
-          used[k] = true;
-        }
-    for (auto [j, result] : llvm::enumerate(bufferResults))
-      if (!used[j])
-        return emitError(loc)
-               << "forward model @" << forwardName << " result #" << result
-               << " is an updated buffer that matches no buffer argument "
-                  "(by amp.name or by order)";
-    for (auto [k, arg] : llvm::enumerate(buffers)) {
-      if (!bufferSource[k])
-        continue;
-      Type in = forward.getArgumentTypes()[arg];
-      Type out = forward.getResultTypes()[*bufferSource[k]];
-      if (in != out)
-        return emitError(loc) << "forward model @" << forwardName
-                              << " takes buffer #" << k << " (argument #" << arg
-                              << ") as " << in << " but returns it (result #"
-                              << *bufferSource[k] << ") as " << out;
-    }
+/// The only non-buffer result, to which the loss is appended, and the type
+/// of the labels the loss needs.
+LogicalResult StepGenerator::findLogits() {
+  StringRef option =
+      config.loss == LossKind::CrossEntropy ? "cross_entropy" : "mse";
+  if (groups.lossResult)
+    return emitError(loc)
+           << "forward model @" << forwardName
+           << " already returns a loss (result #" << *groups.lossResult
+           << "); loss=" << option
+           << " appends a loss to a forward model that returns logits";
+  if (groups.outputs.size() != 1)
+    return emitError(loc)
+           << "loss=" << option
+           << " needs exactly one result to apply the loss to (the "
+              "logits), but forward model @"
+           << forwardName << " returns " << groups.outputs.size()
+           << " results that are not buffers";
+  unsigned logitsResult = groups.outputs.front();
+  groups.logitsResult = logitsResult;
+  groups.outputs.clear();
+  Type logitsType = forward.getResultTypes()[logitsResult];
+  auto logits = dyn_cast<RankedTensorType>(logitsType);
+  if (config.loss == LossKind::CrossEntropy) {
+    if (!logits || logits.getRank() != 2 || !isFloatTensor(logits))
+      return emitError(loc)
+             << "loss=cross_entropy needs [N, C] float logits, but result #"
+             << logitsResult << " of @" << forwardName << " is " << logitsType;
+    groups.labelType = RankedTensorType::get({logits.getDimSize(0)},
+                                             IntegerType::get(context, 64));
+    return success();
   }
+  if (!isFloatTensor(logitsType))
+    return emitError(loc)
+           << "loss=mse needs a float tensor prediction, but result #"
+           << logitsResult << " of @" << forwardName << " is " << logitsType;
+  groups.labelType = logitsType;
+  return success();
+}
 
-  //===--- The generated signature. --------------------------------------===//
-  bool gradientsOnly = optimizerKind == Optimizer::None;
-  bool clip = maxGradNorm > 0;
-  bool sgdMomentum = optimizerKind == Optimizer::SGD && momentum != 0;
-  bool needsStep =
-      optimizerKind == Optimizer::AdamW || (sgdMomentum && dampening != 0);
-  Type f32Scalar = RankedTensorType::get({}, b.getF32Type());
-  Type i64Scalar = RankedTensorType::get({}, b.getI64Type());
-
-  SmallVector<std::string> paramNames;
-  for (auto [k, arg] : llvm::enumerate(params)) {
+/// Matches buffer results to buffer arguments, by amp.name, else (with as
+/// many results as arguments) by order.
+LogicalResult StepGenerator::matchBuffers() {
+  ArrayRef<unsigned> buffers = groups.buffers;
+  ArrayRef<unsigned> bufferResults = groups.bufferResults;
+  auto &bufferSource = groups.bufferSource;
+  bufferSource.assign(buffers.size(), std::nullopt);
+  SmallVector<bool> used(bufferResults.size(), false);
+  for (auto [k, arg] : llvm::enumerate(buffers)) {
     StringRef name = getAMPName(forward.getArgAttrDict(arg));
-    paramNames.push_back(name.empty() ? "param" + std::to_string(k)
-                                      : name.str());
+    for (auto [j, result] : llvm::enumerate(bufferResults))
+      if (!used[j] && !name.empty() &&
+          getAMPName(forward.getResultAttrDict(result)) == name) {
+        bufferSource[k] = result;
+        used[j] = true;
+        break;
+      }
   }
-  auto forwardArg = [&](unsigned i) {
-    return Slot{forward.getArgumentTypes()[i], forward.getArgAttrDict(i)};
-  };
+  if (bufferResults.size() == buffers.size())
+    for (auto [k, arg] : llvm::enumerate(buffers))
+      if (!bufferSource[k] && !used[k]) {
+        bufferSource[k] = bufferResults[k];
+        used[k] = true;
+      }
+  for (auto [j, result] : llvm::enumerate(bufferResults))
+    if (!used[j])
+      return emitError(loc)
+             << "forward model @" << forwardName << " result #" << result
+             << " is an updated buffer that matches no buffer argument "
+                "(by amp.name or by order)";
+  for (auto [k, arg] : llvm::enumerate(buffers)) {
+    if (!bufferSource[k])
+      continue;
+    Type in = forward.getArgumentTypes()[arg];
+    Type out = forward.getResultTypes()[*bufferSource[k]];
+    if (in != out)
+      return emitError(loc) << "forward model @" << forwardName
+                            << " takes buffer #" << k << " (argument #" << arg
+                            << ") as " << in << " but returns it (result #"
+                            << *bufferSource[k] << ") as " << out;
+  }
+  return success();
+}
 
-  // Arguments: parameters, buffers, optimizer state, inputs, labels,
-  // hyper-parameters. Remember where each group starts.
-  SmallVector<Slot> args;
-  for (unsigned i : params)
-    args.push_back(forwardArg(i));
-  for (unsigned i : buffers)
-    args.push_back(forwardArg(i));
-  unsigned stateBegin = args.size();
-  SmallVector<Slot> state;
-  for (auto [k, arg] : llvm::enumerate(params)) {
-    Type type = forward.getArgumentTypes()[arg];
-    auto add = [&](StringRef suffix) {
-      state.push_back(
-          {type, makeContractAttrs(context, Role::OptimizerState,
-                                   paramNames[k] + "." + suffix.str())});
-    };
-    if (sgdMomentum)
-      add("momentum_buffer");
-    if (optimizerKind == Optimizer::AdamW) {
-      add("exp_avg");
-      add("exp_avg_sq");
-    }
+//===--- The signature --------------------------------------------------===//
+
+/// Arguments: parameters, buffers, optimizer state, inputs, labels,
+/// hyper-parameters (lr first). Remembers where each group starts.
+void StepGenerator::buildArguments() {
+  SmallVector<Slot> &args = signature.args;
+  SmallVector<Type> paramTypes;
+  for (auto [k, arg] : llvm::enumerate(groups.params)) {
+    signature.paramNames.push_back(
+        getParameterName(forward.getArgAttrDict(arg), k));
+    paramTypes.push_back(forward.getArgumentTypes()[arg]);
   }
-  if (needsStep)
-    state.push_back(
-        {i64Scalar, makeContractAttrs(context, Role::OptimizerState, "step")});
-  llvm::append_range(args, state);
-  for (unsigned i : inputs)
-    args.push_back(forwardArg(i));
-  for (unsigned i : labels)
-    args.push_back(forwardArg(i));
-  unsigned newLabel = args.size();
-  if (logitsResult)
+  auto addForwardArgs = [&](ArrayRef<unsigned> indices) {
+    for (unsigned i : indices) {
+      signature.argPosition[i] = args.size();
+      args.push_back(
+          {forward.getArgumentTypes()[i], forward.getArgAttrDict(i)});
+    }
+  };
+  addForwardArgs(groups.params);
+  addForwardArgs(groups.buffers);
+  signature.stateBegin = args.size();
+  if (!config.gradientsOnly()) {
+    SmallVector<Slot> state = getOptimizerState(
+        context, config.optimizer, signature.paramNames, paramTypes);
+    signature.numState = state.size();
+    llvm::append_range(args, state);
+  }
+  addForwardArgs(groups.inputs);
+  addForwardArgs(groups.labels);
+  signature.newLabel = args.size();
+  if (groups.logitsResult)
     args.push_back(
-        {labelType,
+        {groups.labelType,
          makeContractAttrs(context, Role::Label,
-                           lossKind == LossKind::CrossEntropy ? "labels"
-                                                              : "target")});
-  unsigned lrArg = args.size();
-  if (!gradientsOnly)
+                           config.loss == LossKind::CrossEntropy ? "labels"
+                                                                 : "target")});
+  signature.lrArg = args.size();
+  if (!config.gradientsOnly())
     args.push_back(
         {f32Scalar, makeContractAttrs(context, Role::Hyperparameter, "lr")});
-  for (unsigned i : hypers)
-    args.push_back(forwardArg(i));
+  addForwardArgs(groups.hypers);
+}
 
-  // Where each forward argument lands.
-  DenseMap<unsigned, unsigned> argPosition;
-  {
-    unsigned position = 0;
-    for (unsigned i : params)
-      argPosition[i] = position++;
-    for (unsigned i : buffers)
-      argPosition[i] = position++;
-    position += state.size();
-    for (unsigned i : inputs)
-      argPosition[i] = position++;
-    for (unsigned i : labels)
-      argPosition[i] = position++;
-    if (logitsResult)
-      ++position;
-    if (!gradientsOnly)
-      ++position;
-    for (unsigned i : hypers)
-      argPosition[i] = position++;
-  }
-
+/// Results: parameters, buffers, optimizer state, loss, outputs (or, for
+/// gradients only: buffers, loss, gradients, outputs).
+void StepGenerator::buildResults() {
+  SmallVector<Slot> &results = signature.results;
+  bool gradientsOnly = config.gradientsOnly();
+  auto stateResult = [&](unsigned i, Role role) {
+    return Slot{forward.getArgumentTypes()[i],
+                makeContractAttrs(context, role,
+                                  getAMPName(forward.getArgAttrDict(i)))};
+  };
+  if (!gradientsOnly)
+    for (unsigned i : groups.params)
+      results.push_back(stateResult(i, Role::Parameter));
+  for (unsigned i : groups.buffers)
+    results.push_back(stateResult(i, Role::Buffer));
+  if (!gradientsOnly)
+    llvm::append_range(results,
+                       ArrayRef<Slot>(signature.args)
+                           .slice(signature.stateBegin, signature.numState));
   StringRef lossName = "loss";
-  if (lossResult) {
-    StringRef name = getAMPName(forward.getResultAttrDict(*lossResult));
+  if (groups.lossResult) {
+    StringRef name = getAMPName(forward.getResultAttrDict(*groups.lossResult));
     if (!name.empty())
       lossName = name;
   }
-  // Results: parameters, buffers, optimizer state, loss, outputs (or, for
-  // gradients only: buffers, loss, gradients, outputs).
-  SmallVector<Slot> results;
-  if (!gradientsOnly)
-    for (unsigned i : params)
-      results.push_back(
-          {forward.getArgumentTypes()[i],
-           makeContractAttrs(context, Role::Parameter,
-                             getAMPName(forward.getArgAttrDict(i)))});
-  for (unsigned i : buffers)
-    results.push_back(
-        {forward.getArgumentTypes()[i],
-         makeContractAttrs(context, Role::Buffer,
-                           getAMPName(forward.getArgAttrDict(i)))});
-  if (!gradientsOnly)
-    llvm::append_range(results, state);
   results.push_back(
       {f32Scalar, makeContractAttrs(context, Role::Loss, lossName)});
   if (gradientsOnly)
-    for (auto [k, i] : llvm::enumerate(params))
-      results.push_back(
-          {forward.getArgumentTypes()[i],
-           makeContractAttrs(context, Role::Output, paramNames[k] + ".grad")});
-  if (clip)
+    for (auto [k, i] : llvm::enumerate(groups.params))
+      results.push_back({forward.getArgumentTypes()[i],
+                         makeContractAttrs(context, Role::Output,
+                                           signature.paramNames[k] + ".grad")});
+  if (config.clips())
     results.push_back(
         {f32Scalar, makeContractAttrs(context, Role::Output, "grad_norm")});
-  for (unsigned i : outputs) {
-    DictionaryAttr attrs = forward.getResultAttrDict(i);
-    results.push_back({forward.getResultTypes()[i], attrs});
-  }
+  for (unsigned i : groups.outputs)
+    results.push_back(
+        {forward.getResultTypes()[i], forward.getResultAttrDict(i)});
+}
 
+/// Creates the function (or defines its declaration) with the signature.
+LogicalResult StepGenerator::createStep() {
   SmallVector<Type> argTypes, resultTypes;
-  for (const Slot &slot : args)
+  for (const Slot &slot : signature.args)
     argTypes.push_back(slot.type);
-  for (const Slot &slot : results)
+  for (const Slot &slot : signature.results)
     resultTypes.push_back(slot.type);
   FunctionType type = b.getFunctionType(argTypes, resultTypes);
 
-  //===--- Create the function (or define its declaration). --------------===//
   std::string name =
-      (forwardName + (gradientsOnly ? "_grad" : "_train_step")).str();
+      (forwardName + (config.gradientsOnly() ? "_grad" : "_train_step")).str();
   Operation *existing = symbols.lookup(name);
   if (existing) {
     auto declaration = dyn_cast<func::FuncOp>(existing);
@@ -542,7 +566,7 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
   } else {
     b.setInsertionPointAfter(forward);
   }
-  auto step = func::FuncOp::create(b, loc, name, type);
+  step = func::FuncOp::create(b, loc, name, type);
   if (existing) {
     step.setVisibility(cast<func::FuncOp>(existing).getVisibility());
     symbols.erase(existing);
@@ -553,141 +577,144 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
       return step.emitError() << "internal error: symbol renamed";
     step.setVisibility(forward.getVisibility());
   }
-  for (auto [i, slot] : llvm::enumerate(args))
+  for (auto [i, slot] : llvm::enumerate(signature.args))
     if (slot.attrs)
       step.setArgAttrs(i, slot.attrs);
-  for (auto [i, slot] : llvm::enumerate(results))
+  for (auto [i, slot] : llvm::enumerate(signature.results))
     if (slot.attrs)
       step.setResultAttrs(i, slot.attrs);
-  if (!gradientsOnly)
-    step->setAttr(AMPDialect::kGraphAttrName,
-                  GraphKindAttr::get(context, GraphKind::TrainingStep));
+  if (!config.gradientsOnly())
+    setGraphKind(step, GraphKind::TrainingStep);
   // Keep the forward's other function attributes (not its signature,
   // name or graph kind).
   for (NamedAttribute attr : forward->getDiscardableAttrs())
     if (attr.getName() != AMPDialect::kGraphAttrName)
       step->setAttr(attr.getName(), attr.getValue());
+  body = step.addEntryBlock();
+  return success();
+}
 
-  Block *body = step.addEntryBlock();
-  auto fail = [&]() {
-    symbols.erase(step);
-    return failure();
-  };
+//===--- The body -------------------------------------------------------===//
 
-  //===--- Clone the forward computation. --------------------------------===//
-  IRMapping mapping;
-  for (auto [i, position] : argPosition)
+/// Clones the forward computation (activations are reused, never
+/// recomputed) and appends the loss when asked to.
+void StepGenerator::cloneForward() {
+  for (auto [i, position] : signature.argPosition)
     mapping.map(forward.getArgument(i), body->getArgument(position));
   b.setInsertionPointToEnd(body);
-  auto forwardReturn =
+  forwardReturn =
       cast<func::ReturnOp>(forward.getBody().front().getTerminator());
   for (Operation &op : forward.getBody().front().without_terminator())
     b.clone(op, mapping);
-  auto mapped = [&](unsigned result) {
-    return mapping.lookupOrDefault(forwardReturn.getOperand(result));
-  };
-  Location returnLoc = forwardReturn.getLoc();
-
-  Value lossValue;
-  if (logitsResult) {
-    Value logits = mapped(*logitsResult);
-    Value label = body->getArgument(newLabel);
-    if (lossKind == LossKind::CrossEntropy)
-      lossValue =
-          CrossEntropyOp::create(b, returnLoc, f32Scalar, logits, label);
-    else
-      lossValue = MseLossOp::create(b, returnLoc, f32Scalar, logits, label);
-  } else {
-    lossValue = mapped(*lossResult);
+  if (!groups.logitsResult) {
+    lossValue = mapped(*groups.lossResult);
+    return;
   }
+  Value logits = mapped(*groups.logitsResult);
+  Value label = body->getArgument(signature.newLabel);
+  Location returnLoc = forwardReturn.getLoc();
+  if (config.loss == LossKind::CrossEntropy)
+    lossValue = CrossEntropyOp::create(b, returnLoc, f32Scalar, logits, label);
+  else
+    lossValue = MseLossOp::create(b, returnLoc, f32Scalar, logits, label);
+}
 
-  //===--- Backward. ------------------------------------------------------===//
-  SmallVector<BlockArgument> paramArgs;
-  for (unsigned k = 0; k < params.size(); ++k)
+/// Seeds the loss and walks the forward ops in reverse through their
+/// GradientOpInterface, summing gradients with amp.add where a value fans
+/// out.
+LogicalResult StepGenerator::reverseSweep() {
+  for (unsigned k = 0; k < groups.params.size(); ++k)
     paramArgs.push_back(body->getArgument(k));
-  Activity activity = analyze(*body, paramArgs, lossValue);
-
-  auto seed = SeedOp::create(b, returnLoc, f32Scalar, lossValue);
-  DenseMap<Value, Value> grads;
+  activity = analyze(*body, paramArgs, lossValue);
+  seed = SeedOp::create(b, forwardReturn.getLoc(), f32Scalar, lossValue);
   grads[lossValue] = seed;
-
-  auto accumulate = [&](Operation *op, Value value,
-                        Value gradient) -> LogicalResult {
-    if (gradient.getType() != value.getType()) {
-      auto from = dyn_cast<RankedTensorType>(gradient.getType());
-      auto to = dyn_cast<RankedTensorType>(value.getType());
-      if (!from || !to || from.getShape() != to.getShape())
-        return op->emitOpError()
-               << "gradient rule produced " << gradient.getType()
-               << " for an operand of type " << value.getType();
-      gradient = CastOp::create(b, op->getLoc(), to, gradient);
-    }
-    Value &slot = grads[value];
-    slot = slot ? AddOp::create(b, op->getLoc(), slot, gradient).getResult()
-                : gradient;
-    return success();
-  };
-
   SmallVector<Operation *> forwardOps;
   for (Operation &op : *body)
     if (&op != seed.getOperation())
       forwardOps.push_back(&op);
-  for (Operation *op : llvm::reverse(forwardOps)) {
-    SmallVector<Value> resultGrads;
-    bool any = false;
-    for (Value result : op->getResults()) {
-      resultGrads.push_back(grads.lookup(result));
-      any |= static_cast<bool>(resultGrads.back());
-    }
-    if (!any)
-      continue;
-    SmallVector<unsigned> needed;
-    for (OpOperand &operand : op->getOpOperands())
-      if (activity.isActive(operand.get()) &&
-          isDifferentiableOperand(op, operand.getOperandNumber()))
-        needed.push_back(operand.getOperandNumber());
-    auto gradient = dyn_cast<GradientOpInterface>(op);
-    if (!gradient || op->getNumRegions() != 0) {
-      unsigned origin = 0;
-      for (Value input : differentiableInputs(op))
-        if (activity.varied.count(input)) {
-          origin = activity.varied.lookup(input);
-          break;
-        }
-      emitError(op->getLoc())
-          << "'" << op->getName()
-          << "' has no gradient rule, but it is on a path from "
-             "parameter '"
-          << paramNames[origin] << "' to the loss of @" << forwardName;
-      return fail();
-    }
-    if (needed.empty())
-      continue;
-    SmallVector<Value> operandGrads;
-    b.setInsertionPointToEnd(body);
-    if (failed(gradient.buildGradients(b, resultGrads, operandGrads)))
-      return fail();
-    if (operandGrads.size() != op->getNumOperands()) {
-      op->emitOpError() << "gradient rule returned " << operandGrads.size()
-                        << " gradients for " << op->getNumOperands()
-                        << " operands";
-      return fail();
-    }
-    for (unsigned i : needed)
-      if (operandGrads[i] &&
-          failed(accumulate(op, op->getOperand(i), operandGrads[i])))
-        return fail();
-  }
+  for (Operation *op : llvm::reverse(forwardOps))
+    if (failed(propagate(op)))
+      return failure();
+  return success();
+}
 
-  //===--- Parameter gradients, clipping. --------------------------------===//
+/// Adds the gradients of the active operands of `op` from those of its
+/// results, if any.
+LogicalResult StepGenerator::propagate(Operation *op) {
+  SmallVector<Value> resultGrads;
+  bool any = false;
+  for (Value result : op->getResults()) {
+    resultGrads.push_back(grads.lookup(result));
+    any |= static_cast<bool>(resultGrads.back());
+  }
+  if (!any)
+    return success();
+  SmallVector<unsigned> needed;
+  for (OpOperand &operand : op->getOpOperands())
+    if (activity.isActive(operand.get()) &&
+        isDifferentiableOperand(op, operand.getOperandNumber()))
+      needed.push_back(operand.getOperandNumber());
+  auto gradient = dyn_cast<GradientOpInterface>(op);
+  if (!gradient || op->getNumRegions() != 0) {
+    unsigned origin = 0;
+    for (Value input : differentiableInputs(op))
+      if (activity.varied.count(input)) {
+        origin = activity.varied.lookup(input);
+        break;
+      }
+    return emitError(op->getLoc())
+           << "'" << op->getName()
+           << "' has no gradient rule, but it is on a path from "
+              "parameter '"
+           << signature.paramNames[origin] << "' to the loss of @"
+           << forwardName;
+  }
+  if (needed.empty())
+    return success();
+  SmallVector<Value> operandGrads;
   b.setInsertionPointToEnd(body);
-  SmallVector<Value> paramGrads;
+  if (failed(gradient.buildGradients(b, resultGrads, operandGrads)))
+    return failure();
+  if (operandGrads.size() != op->getNumOperands())
+    return op->emitOpError()
+           << "gradient rule returned " << operandGrads.size()
+           << " gradients for " << op->getNumOperands() << " operands";
+  for (unsigned i : needed)
+    if (operandGrads[i] &&
+        failed(accumulate(op, op->getOperand(i), operandGrads[i])))
+      return failure();
+  return success();
+}
+
+/// Adds `gradient` (cast to the type of `value` if needed) to the
+/// gradient of `value`.
+LogicalResult StepGenerator::accumulate(Operation *op, Value value,
+                                        Value gradient) {
+  if (gradient.getType() != value.getType()) {
+    auto from = dyn_cast<RankedTensorType>(gradient.getType());
+    auto to = dyn_cast<RankedTensorType>(value.getType());
+    if (!from || !to || from.getShape() != to.getShape())
+      return op->emitOpError()
+             << "gradient rule produced " << gradient.getType()
+             << " for an operand of type " << value.getType();
+    gradient = CastOp::create(b, op->getLoc(), to, gradient);
+  }
+  Value &slot = grads[value];
+  slot = slot ? AddOp::create(b, op->getLoc(), slot, gradient).getResult()
+              : gradient;
+  return success();
+}
+
+/// The gradient of each parameter (zero, with a warning, for one that does
+/// not reach the loss), clipped together when asked to.
+void StepGenerator::finishParameterGradients() {
+  b.setInsertionPointToEnd(body);
   for (auto [k, param] : llvm::enumerate(paramArgs)) {
     Value gradient = grads.lookup(param);
     if (!gradient) {
-      emitWarning(forward.getArgument(params[k]).getLoc())
-          << "parameter '" << paramNames[k] << "' (argument #" << params[k]
-          << " of @" << forwardName
+      emitWarning(forward.getArgument(groups.params[k]).getLoc())
+          << "parameter '" << signature.paramNames[k] << "' (argument #"
+          << groups.params[k] << " of @" << forwardName
           << ") does not reach the loss; its gradient is zero";
       auto tensor = cast<RankedTensorType>(param.getType());
       gradient = ConstantOp::create(
@@ -697,128 +724,94 @@ LogicalResult AMPAutodiffPass::generate(func::FuncOp forward,
     }
     paramGrads.push_back(gradient);
   }
-  Value gradNorm;
-  if (clip && !paramGrads.empty()) {
-    auto clipOp = ClipGradNormOp::create(b, loc, paramGrads,
-                                         static_cast<double>(maxGradNorm));
-    paramGrads.assign(clipOp.getClipped().begin(), clipOp.getClipped().end());
-    gradNorm = clipOp.getTotalNorm();
-  } else if (clip) {
+  if (!config.clips())
+    return;
+  if (paramGrads.empty()) {
     gradNorm =
         ConstantOp::create(b, loc, f32Scalar,
                            DenseElementsAttr::get(cast<ShapedType>(f32Scalar),
                                                   b.getF32FloatAttr(0.0f)));
+    return;
   }
+  auto clipOp = ClipGradNormOp::create(b, loc, paramGrads, config.maxGradNorm);
+  paramGrads.assign(clipOp.getClipped().begin(), clipOp.getClipped().end());
+  gradNorm = clipOp.getTotalNorm();
+}
 
-  //===--- Optimizer. -----------------------------------------------------===//
-  SmallVector<Value> newParams, newState;
-  if (!gradientsOnly) {
-    Value lr = body->getArgument(lrArg);
-    Value stepIn, stepNext;
-    if (needsStep) {
-      stepIn = body->getArgument(stateBegin + state.size() - 1);
-      // step + 1 (0-d i64): amp has no integer arithmetic.
-      Value count = tensor::ExtractOp::create(b, loc, stepIn, ValueRange{});
-      Value one = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1));
-      Value next = arith::AddIOp::create(b, loc, count, one);
-      stepNext =
-          tensor::FromElementsOp::create(b, loc, i64Scalar, ValueRange{next});
-    }
-    unsigned stateArg = stateBegin;
-    for (auto [k, param] : llvm::enumerate(paramArgs)) {
-      Value gradient = paramGrads[k];
-      auto tensor = cast<RankedTensorType>(param.getType());
-      auto splat = [&](double value) -> Value {
-        return ConstantOp::create(
-            b, loc, tensor,
-            DenseElementsAttr::get(
-                tensor, b.getFloatAttr(tensor.getElementType(), value)));
-      };
-      if (optimizerKind == Optimizer::SGD) {
-        Value buffer;
-        if (sgdMomentum) {
-          buffer = body->getArgument(stateArg++);
-          if (dampening != 0) {
-            // PyTorch's first update sets buf = d_p (the gradient with L2
-            // decay) without dampening. sgd_update computes
-            // momentum * buf + (1 - dampening) * d_p, which is d_p for
-            // buf = dampening / momentum * d_p: use that on step 0.
-            Value decayed = gradient;
-            if (sgdWeightDecay != 0)
-              decayed = AddOp::create(
-                  b, loc, gradient,
-                  MulOp::create(b, loc, splat(sgdWeightDecay), param));
-            Value initial =
-                MulOp::create(b, loc, decayed, splat(dampening / momentum));
-            Value zero = ConstantOp::create(
-                b, loc, i64Scalar,
-                DenseElementsAttr::get(cast<ShapedType>(i64Scalar),
-                                       b.getI64IntegerAttr(0)));
-            Value first = CompareOp::create(
-                b, loc, RankedTensorType::get({}, b.getI1Type()),
-                CompareDirection::EQ, stepIn, zero);
-            if (tensor.getRank() != 0)
-              first = BroadcastOp::create(b, loc, tensor.clone(b.getI1Type()),
-                                          first);
-            buffer = WhereOp::create(b, loc, tensor, first, initial, buffer);
-          }
-        }
-        auto update = SgdUpdateOp::create(
-            b, loc, tensor, buffer ? Type(tensor) : Type(), param, gradient,
-            buffer, lr, /*found_inf=*/Value(), APFloat(double(momentum)),
-            APFloat(double(dampening)), bool(nesterov),
-            APFloat(sgdWeightDecay));
-        newParams.push_back(update.getNewParam());
-        if (buffer)
-          newState.push_back(update.getNewMomentumBuffer());
-      } else {
-        Value expAvg = body->getArgument(stateArg++);
-        Value expAvgSq = body->getArgument(stateArg++);
-        auto update = AdamWUpdateOp::create(
-            b, loc, tensor, tensor, tensor, param, gradient, expAvg, expAvgSq,
-            stepNext, lr, /*found_inf=*/Value(), APFloat(double(beta1)),
-            APFloat(double(beta2)), APFloat(double(epsilon)),
-            APFloat(adamWeightDecay));
-        newParams.push_back(update.getNewParam());
-        newState.push_back(update.getNewExpAvg());
-        newState.push_back(update.getNewExpAvgSq());
-      }
-    }
-    if (needsStep)
-      newState.push_back(stepNext);
-  }
-
-  //===--- Return. --------------------------------------------------------===//
+/// Returns the results in signature order.
+void StepGenerator::emitReturn() {
   SmallVector<Value> returned;
-  llvm::append_range(returned, newParams);
-  for (auto [k, arg] : llvm::enumerate(buffers))
-    returned.push_back(bufferSource[k] ? mapped(*bufferSource[k])
-                                       : body->getArgument(params.size() + k));
-  llvm::append_range(returned, newState);
+  llvm::append_range(returned, updates.params);
+  for (auto [k, arg] : llvm::enumerate(groups.buffers))
+    returned.push_back(groups.bufferSource[k]
+                           ? mapped(*groups.bufferSource[k])
+                           : body->getArgument(groups.params.size() + k));
+  llvm::append_range(returned, updates.state);
   returned.push_back(lossValue);
-  if (gradientsOnly)
+  if (config.gradientsOnly())
     llvm::append_range(returned, paramGrads);
-  if (clip)
+  if (config.clips())
     returned.push_back(gradNorm);
-  for (unsigned i : outputs)
+  for (unsigned i : groups.outputs)
     returned.push_back(mapped(i));
-  func::ReturnOp::create(b, returnLoc, returned);
+  func::ReturnOp::create(b, forwardReturn.getLoc(), returned);
+}
 
-  // Erase backward ops nothing uses (e.g. the input gradient of the first
-  // layer). The forward computation and the seed stay as they are.
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body))) {
-    if (&op == seed.getOperation())
-      break;
-    if (isOpTriviallyDead(&op))
-      op.erase();
-  }
-  // Rules are local, so several build the same value (the flattened
-  // activation that both a weight gradient and a bias gradient read, equal
-  // splat constants): merge them.
-  IRRewriter rewriter(context);
-  DominanceInfo dominance(step);
-  eliminateCommonSubExpressions(rewriter, dominance, step);
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct AMPAutodiffPass : mlir::amp::impl::AMPAutodiffPassBase<AMPAutodiffPass> {
+  using AMPAutodiffPassBase::AMPAutodiffPassBase;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult checkOptions();
+
+  AutodiffConfig config;
+};
+
+LogicalResult AMPAutodiffPass::checkOptions() {
+  auto fail = [&](const Twine &message) {
+    return emitError(getOperation().getLoc()) << "amp-autodiff: " << message;
+  };
+  std::optional<OptimizerKind> kind = parseOptimizerKind(optimizer);
+  if (!kind)
+    return fail("unknown optimizer '" + optimizer +
+                "' (expected sgd, adamw or none)");
+  config.optimizer.kind = *kind;
+  if (loss == "none")
+    config.loss = LossKind::None;
+  else if (loss == "cross_entropy")
+    config.loss = LossKind::CrossEntropy;
+  else if (loss == "mse")
+    config.loss = LossKind::MSE;
+  else
+    return fail("unknown loss '" + loss +
+                "' (expected none, cross_entropy or mse)");
+  if (failed(checkOptimizerNumbers(config.optimizer, momentum, dampening,
+                                   nesterov, weightDecay, beta1, beta2, epsilon,
+                                   fail)))
+    return failure();
+  if (!(maxGradNorm >= 0 && std::isfinite(maxGradNorm)))
+    return fail("max-grad-norm must be non-negative and finite (0 disables "
+                "clipping)");
+  config.maxGradNorm = maxGradNorm;
   return success();
+}
+
+void AMPAutodiffPass::runOnOperation() {
+  if (failed(checkOptions()))
+    return signalPassFailure();
+  ModuleOp module = getOperation();
+  SymbolTable symbols(module);
+  bool failedAny = false;
+  for (func::FuncOp forward :
+       getGraphDefinitions<func::FuncOp>(module, GraphKind::Forward))
+    failedAny |= failed(StepGenerator(forward, config, symbols).generate());
+  if (failedAny)
+    signalPassFailure();
 }
 
 } // namespace

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Dialect/AMP/Transforms/Precision.h"
 
@@ -143,12 +144,8 @@ class NaiveCasting {
 public:
   explicit NaiveCasting(FunctionOpInterface function) : function(function) {
     Block &entry = function.getFunctionBody().front();
-    for (BlockArgument argument : entry.getArguments()) {
-      auto role = function.getArgAttrOfType<RoleAttr>(
-          argument.getArgNumber(), AMPDialect::kRoleAttrName);
-      if (role && role.getValue() == Role::Parameter)
-        parameters.insert(argument);
-    }
+    for (unsigned i : TrainingStep(function).getArguments(Role::Parameter))
+      parameters.insert(entry.getArgument(i));
   }
 
   void run(int64_t &casts, int64_t &bytes) {
@@ -505,9 +502,10 @@ void printDot(raw_ostream &os, ArrayRef<FunctionReport> reports) {
                        std::to_string(argument.getArgNumber());
       argumentIds[argument] = id;
       std::string label = "%arg" + std::to_string(argument.getArgNumber());
-      if (auto name = function.getArgAttrOfType<StringAttr>(
-              argument.getArgNumber(), AMPDialect::kNameAttrName))
-        label = name.getValue().str();
+      StringRef name =
+          getAMPName(function.getArgAttrDict(argument.getArgNumber()));
+      if (!name.empty())
+        label = name.str();
       os << "    " << id << " [label=\"" << escapeDot(label) << "\\n"
          << typeName(getElementTypeOrNull(argument.getType()))
          << "\", shape=plaintext, style=\"\"];\n";

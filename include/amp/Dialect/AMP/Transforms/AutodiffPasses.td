@@ -5,6 +5,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The optimizer options of amp-autodiff and amp-optimizer-step.
+defvar AMPOptimizerKindOption =
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "Optimizer: sgd, adamw, or none (gradients only)">;
+defvar AMPOptimizerHyperOptions = [
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum">,
+    Option<"dampening", "dampening", "double", /*default=*/"0.0",
+           "SGD dampening">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
+           "Weight decay: L2 for SGD, decoupled for AdamW (default: "
+           "PyTorch's, 0 for SGD and 0.01 for AdamW)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
+           "AdamW epsilon">,
+];
+
 def AMPAutodiffPass : Pass<"amp-autodiff", "::mlir::ModuleOp"> {
   let summary = "Build the fp32 training step of a forward model";
   let description = [{
@@ -96,29 +116,51 @@ def AMPAutodiffPass : Pass<"amp-autodiff", "::mlir::ModuleOp"> {
     "::mlir::func::FuncDialect",
     "::mlir::tensor::TensorDialect",
   ];
-  let options = [
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
-           "Optimizer: sgd, adamw, or none (gradients only)">,
-    Option<"loss", "loss", "std::string", /*default=*/"\"none\"",
-           "Loss to append when the forward returns logits: none, "
-           "cross_entropy (integer labels, mean) or mse">,
-    Option<"momentum", "momentum", "double", /*default=*/"0.0",
-           "SGD momentum">,
-    Option<"dampening", "dampening", "double", /*default=*/"0.0",
-           "SGD dampening">,
-    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
-           "SGD Nesterov momentum">,
-    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
-           "Weight decay: L2 for SGD, decoupled for AdamW (default: "
-           "PyTorch's, 0 for SGD and 0.01 for AdamW)">,
-    Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
-    Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
-    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
-           "AdamW epsilon">,
-    Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
-           "Clip gradients to this global L2 norm before the update "
-           "(0 disables clipping)">,
+  let options = !listconcat(
+    [AMPOptimizerKindOption,
+     Option<"loss", "loss", "std::string", /*default=*/"\"none\"",
+            "Loss to append when the forward returns logits: none, "
+            "cross_entropy (integer labels, mean) or mse">],
+    AMPOptimizerHyperOptions,
+    [Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
+            "Clip gradients to this global L2 norm before the update "
+            "(0 disables clipping)">]);
+}
+
+def AMPOptimizerStepPass : Pass<"amp-optimizer-step", "::mlir::ModuleOp"> {
+  let summary = "Turn a gradient function into a training step";
+  let description = [{
+    Adds the optimizer update to every gradient function: a `func.func`
+    definition without `amp.graph` that returns, for each of its
+    `#amp.role<parameter>` arguments, an output named `<param>.grad`
+    (`<param>` as in amp-autodiff: the `amp.name`, else `param<i>`), as
+    `amp-autodiff{optimizer=none}` generates. Between the two passes the
+    gradients can be combined (summed across replicas or micro-batches);
+    `amp-autodiff{optimizer=...}` builds its steps with the same code, so
+
+    ```
+    amp-opt m.mlir --amp-autodiff="optimizer=none" \
+        --amp-optimizer-step="optimizer=adamw"
+    ```
+
+    gives the step of `--amp-autodiff="optimizer=adamw"`.
+
+    The function becomes a training step (`#amp.graph<training_step>`,
+    `@<name>_grad` renamed `@<name>_train_step`): the gradient results go;
+    the optimizer state of amp-autodiff (arguments and results, after the
+    buffers) and an `lr` hyper-parameter (before the other
+    hyper-parameters) come; the updated parameters become the first
+    results. The options are amp-autodiff's optimizer options;
+    `optimizer=none` leaves the module unchanged. A function that returns
+    gradients for some parameters but not all is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::amp::AMPDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect",
   ];
+  let options = !listconcat([AMPOptimizerKindOption],
+                            AMPOptimizerHyperOptions);
 }
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_AUTODIFFPASSES_TD
