@@ -13,7 +13,7 @@
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
-#include "amp/Dialect/AMP/IR/TrainingGraph.h"
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -180,36 +180,20 @@ LogicalResult verifyContractAttribute(Operation *op, StringRef where,
                            << "'";
 }
 
-/// The types of the arguments (or results) of `function` with `role`. Reads
-/// the attribute arrays defensively: this runs before the function verifies
-/// that they have one dictionary per argument and result.
-SmallVector<Type> typesWithRole(FunctionOpInterface function, Role role,
-                                bool results) {
-  ArrayRef<Type> types =
-      results ? function.getResultTypes() : function.getArgumentTypes();
-  ArrayAttr allAttrs =
-      results ? function.getResAttrsAttr() : function.getArgAttrsAttr();
-  SmallVector<Type> matching;
-  for (auto [index, type] : llvm::enumerate(types)) {
-    if (!allAttrs || index >= allAttrs.size())
-      break;
-    if (getRole(dyn_cast<DictionaryAttr>(allAttrs[index])) == role)
-      matching.push_back(type);
-  }
-  return matching;
-}
-
-/// A training step returns its state updated, in the order it takes it.
-LogicalResult verifyThreadedState(FunctionOpInterface function, Role role) {
-  SmallVector<Type> in = typesWithRole(function, role, /*results=*/false);
-  SmallVector<Type> out = typesWithRole(function, role, /*results=*/true);
-  if (in.size() != out.size())
+/// A training step returns its state updated, in the order it takes it
+/// (TrainingStep::getStatePairs).
+LogicalResult verifyThreadedState(TrainingStep step, Role role) {
+  FunctionOpInterface function = step.getFunction();
+  size_t in = step.getArguments(role).size();
+  size_t out = step.getResults(role).size();
+  if (in != out)
     return function->emitOpError()
-           << "is a training step with " << in.size() << " '"
-           << stringifyRole(role) << "' arguments but " << out.size()
+           << "is a training step with " << in << " '" << stringifyRole(role)
+           << "' arguments but " << out
            << " such results; state must be threaded through";
-  for (auto [index, pair] : llvm::enumerate(llvm::zip(in, out))) {
-    auto [argType, resultType] = pair;
+  for (auto [index, pair] : llvm::enumerate(step.getStatePairs(role))) {
+    Type argType = function.getArgumentTypes()[pair.argument];
+    Type resultType = function.getResultTypes()[pair.result];
     if (argType != resultType)
       return function->emitOpError()
              << "'" << stringifyRole(role) << "' #" << index << " is taken as "
@@ -220,17 +204,11 @@ LogicalResult verifyThreadedState(FunctionOpInterface function, Role role) {
 
 /// Each `amp.copy_of` argument of a training step is a buffer of f16 or
 /// bf16 with the shape of the f32 parameter argument it names.
-LogicalResult verifyCopies(FunctionOpInterface function) {
-  ArrayAttr allAttrs = function.getArgAttrsAttr();
-  if (!allAttrs)
-    return success();
+LogicalResult verifyCopies(TrainingStep step) {
+  FunctionOpInterface function = step.getFunction();
   ArrayRef<Type> types = function.getArgumentTypes();
-  auto dictAt = [&](size_t index) {
-    return index < allAttrs.size() ? dyn_cast<DictionaryAttr>(allAttrs[index])
-                                   : DictionaryAttr();
-  };
   for (size_t i = 0; i < types.size(); ++i) {
-    StringRef source = getCopyOf(dictAt(i));
+    StringRef source = getCopyOf(step.getArgumentAttrs(i));
     if (source.empty())
       continue;
     auto fail = [&]() -> InFlightDiagnostic {
@@ -238,12 +216,11 @@ LogicalResult verifyCopies(FunctionOpInterface function) {
              << "argument #" << i << " is 'amp.copy_of' \"" << source
              << "\" but ";
     };
-    if (getRole(dictAt(i)) != Role::Buffer)
+    if (step.getArgumentRole(i) != Role::Buffer)
       return fail() << "is not a 'buffer'";
     std::optional<size_t> master;
-    for (size_t j = 0; j < types.size(); ++j)
-      if (getRole(dictAt(j)) == Role::Parameter &&
-          getAMPName(dictAt(j)) == source)
+    for (unsigned j : step.getArguments(Role::Parameter))
+      if (getAMPName(step.getArgumentAttrs(j)) == source)
         master = j;
     if (!master)
       return fail() << "no 'parameter' argument has that amp.name";
@@ -261,7 +238,8 @@ LogicalResult verifyCopies(FunctionOpInterface function) {
 }
 
 LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
-  size_t losses = typesWithRole(function, Role::Loss, /*results=*/true).size();
+  TrainingStep step(function);
+  size_t losses = step.getResults(Role::Loss).size();
   if (kind == GraphKind::Forward) {
     if (losses > 1)
       return function->emitOpError() << "is a forward model with " << losses
@@ -274,11 +252,10 @@ LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
            << " loss results; it must return exactly one";
   if (failed(verifyNoZeroSizeTensors(function)))
     return failure();
-  for (Role role :
-       {Role::Parameter, Role::Buffer, Role::OptimizerState, Role::ScalerState})
-    if (failed(verifyThreadedState(function, role)))
+  for (Role role : getStateRoles())
+    if (failed(verifyThreadedState(step, role)))
       return failure();
-  return verifyCopies(function);
+  return verifyCopies(step);
 }
 } // namespace
 
