@@ -11,7 +11,7 @@
 
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
-#include "amp/Dialect/AMP/IR/AMPEnums.h"
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Dialect/AMP/Transforms/PrecisionPipeline.h"
 #include "amp/Pipelines/Pipelines.h"
@@ -144,16 +144,6 @@ LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
 //===----------------------------------------------------------------------===//
 
 namespace {
-func::FuncOp findGraph(ModuleOp module, GraphKind kind) {
-  for (auto function : module.getOps<func::FuncOp>()) {
-    auto attr =
-        function->getAttrOfType<GraphKindAttr>(AMPDialect::kGraphAttrName);
-    if (!function.isExternal() && attr && attr.getValue() == kind)
-      return function;
-  }
-  return {};
-}
-
 /// Runs amp-autodiff on the forward model when the module has no training
 /// step yet (a module with a step keeps it as written).
 struct EnsureTrainingStepPass
@@ -175,15 +165,15 @@ struct EnsureTrainingStepPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (findGraph(module, GraphKind::TrainingStep))
+    if (findTrainingStep(module))
       return;
-    if (!findGraph(module, GraphKind::Forward)) {
+    if (!findForward(module)) {
       module.emitError() << "the module " << kNoTrainingGraphMessage;
       return signalPassFailure();
     }
     if (failed(runPipeline(autodiff, module)))
       return signalPassFailure();
-    if (!findGraph(module, GraphKind::TrainingStep)) {
+    if (!findTrainingStep(module)) {
       module.emitError() << "amp-autodiff made no training step";
       return signalPassFailure();
     }

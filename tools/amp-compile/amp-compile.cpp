@@ -10,21 +10,18 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoadModel.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
-#include "amp/Dialect/AMP/IR/TrainingGraph.h"
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Support/ToolIO.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"
 #include "amp/Target/ModelABI/ModelABI.h"
-#ifdef AMP_ENABLE_ONNX_IMPORT
-#include "amp/Target/ONNX/ONNXImporter.h"
-#endif
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -43,7 +40,13 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+LogicalResult ampcompile::error(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "amp-compile") << message << "\n";
+  return failure();
+}
+
 namespace {
+using ampcompile::error;
 // `amp` is the dialect's namespace here; the tool support (OutputStream,
 // readMLIRInput) is spelled ::amp.
 namespace amp = mlir::amp;
@@ -126,11 +129,6 @@ cl::opt<std::string> emit("emit", cl::init("lib"),
 cl::opt<std::string> compiler("cxx", cl::init("c++"),
                               cl::desc("C++ compiler used to link"),
                               cl::cat(category));
-/// An error for the user: "amp-compile: error: <message>".
-LogicalResult error(const Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "amp-compile") << message << "\n";
-  return failure();
-}
 
 /// The training pipeline's options from the flags, checked once
 /// (TrainingPipelineOptions::verify), and the tool's own.
@@ -168,16 +166,6 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
   return success();
 }
 
-func::FuncOp findGraph(ModuleOp module, amp::GraphKind kind) {
-  for (auto function : module.getOps<func::FuncOp>()) {
-    auto attr = function->getAttrOfType<amp::GraphKindAttr>(
-        amp::AMPDialect::kGraphAttrName);
-    if (!function.isExternal() && attr && attr.getValue() == kind)
-      return function;
-  }
-  return {};
-}
-
 /// The runtime archive and headers, next to the tool (bin/../lib,
 /// bin/../include) in the build tree and once installed.
 std::string toolPrefix(const char *argv0) {
@@ -199,58 +187,6 @@ LogicalResult writeModule(ModuleOp module) {
   return success();
 }
 
-/// Reads the model: MLIR, or ONNX with its initializers as initial values.
-OwningOpRef<ModuleOp> loadModel(MLIRContext &context, llvm::SourceMgr &sources,
-                                amp::InitialValues &initial) {
-  if (!StringRef(inputFilename).ends_with(".onnx")) {
-    if (!inputShapes.empty()) {
-      (void)error("--input-shape applies to ONNX models (.onnx) only");
-      return nullptr;
-    }
-    std::string message;
-    std::unique_ptr<llvm::MemoryBuffer> input =
-        ::amp::readMLIRInput(inputFilename, "amp-compile", message);
-    if (!input) {
-      llvm::errs() << message << "\n";
-      return nullptr;
-    }
-    StringRef text = input->getBuffer();
-    sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
-    if (module &&
-        !::amp::checkBytecodeNesting(text, inputFilename, *module, message)) {
-      // Not destroyed: destroying deeply nested regions recurses too.
-      (void)module.release();
-      llvm::errs() << message << "\n";
-      return nullptr;
-    }
-    return module;
-  }
-#ifdef AMP_ENABLE_ONNX_IMPORT
-  amp::ONNXImportOptions options;
-  options.inputShapeOption = "--input-shape";
-  for (const std::string &entry : inputShapes) {
-    std::string message;
-    if (failed(amp::addInputShape(options.inputShapeOption, entry, options,
-                                  message))) {
-      (void)error(message);
-      return nullptr;
-    }
-  }
-  FailureOr<amp::ONNXImportResult> imported =
-      amp::importONNXFile(inputFilename, &context, options);
-  if (failed(imported))
-    return nullptr;
-  for (const amp::ONNXInitialValue &value : imported->initialValues)
-    initial.add(value.name, value.data);
-  return std::move(imported->module);
-#else
-  (void)error("this amp-compile was built without ONNX import (libonnx-dev "
-              "was not found)");
-  return nullptr;
-#endif
-}
-
 LogicalResult runPipeline(ModuleOp module,
                           function_ref<void(OpPassManager &)> build) {
   auto pm = PassManager::on<ModuleOp>(module.getContext());
@@ -266,15 +202,16 @@ LogicalResult compile(MLIRContext &context,
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   amp::InitialValues initial;
-  OwningOpRef<ModuleOp> module = loadModel(context, sourceMgr, initial);
+  OwningOpRef<ModuleOp> module = ampcompile::loadModel(
+      context, sourceMgr, inputFilename, inputShapes, initial);
   if (!module || failed(amp::checkTensorSizes(*module)))
     return failure();
   // The dialect verifies this for training steps only (ONNX allows empty
   // tensors in forward models); neither lowers.
-  func::FuncOp forward = findGraph(*module, amp::GraphKind::Forward);
+  func::FuncOp forward = amp::findForward<func::FuncOp>(*module);
   if (forward && failed(amp::verifyNoZeroSizeTensors(forward)))
     return failure();
-  if (!forward && !findGraph(*module, amp::GraphKind::TrainingStep))
+  if (!forward && !amp::findTrainingStep<func::FuncOp>(*module))
     return error("'" + inputFilename + "' " + amp::kNoTrainingGraphMessage);
   if (failed(runPipeline(*module,
                          [&](OpPassManager &pm) {
@@ -284,8 +221,8 @@ LogicalResult compile(MLIRContext &context,
     return failure();
   if (emit == "mlir")
     return writeModule(*module);
-  func::FuncOp step = findGraph(*module, amp::GraphKind::TrainingStep);
-  forward = findGraph(*module, amp::GraphKind::Forward);
+  func::FuncOp step = amp::findTrainingStep<func::FuncOp>(*module);
+  forward = amp::findForward<func::FuncOp>(*module);
   FailureOr<amp::ModelDescription> model =
       amp::describeModel(step, forward, initial, options.learningRate);
   if (failed(model))

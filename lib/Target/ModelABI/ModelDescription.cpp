@@ -7,7 +7,7 @@
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
-#include "amp/Dialect/AMP/IR/TrainingGraph.h"
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Target/ModelABI/ModelABI.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -134,26 +134,19 @@ FailureOr<EntryDescription> describeEntry(func::FuncOp function,
              << "' of the forward model is not a tensor of the training step";
     entry.args.push_back(it - tensors.begin());
   }
-  // The k-th result with a state role replaces the k-th argument with it.
-  DenseMap<Role, unsigned> seenPerRole;
+  // The step's state results replace the state arguments they update (the
+  // training step's pairing rule); the tensors are the step's arguments.
+  TrainingStep view(function);
   for (unsigned i = 0; i < function.getNumResults(); ++i) {
     FailureOr<TensorDescription> result =
         describeTensor(function.getLoc(), function.getResultTypes()[i],
                        function.getResultAttrDict(i), "result" + Twine(i));
     if (failed(result))
       return failure();
-    int32_t update = -1;
+    std::optional<unsigned> updated =
+        mapByName ? std::nullopt : view.getUpdatedArgument(i);
+    int32_t update = updated ? int32_t(*updated) : -1;
     Role role = result->role;
-    if (!mapByName &&
-        (role == Role::Parameter || role == Role::Buffer ||
-         role == Role::OptimizerState || role == Role::ScalerState)) {
-      unsigned k = seenPerRole[role]++;
-      for (auto [index, tensor] : llvm::enumerate(tensors))
-        if (tensor.role == role && k-- == 0) {
-          update = index;
-          break;
-        }
-    }
     if (role == Role::Loss)
       entry.lossResult = i;
     if (role == Role::Skipped)
@@ -332,11 +325,8 @@ mlir::amp::checkPhysicalMemory(func::FuncOp step, func::FuncOp forward) {
 
 LogicalResult mlir::amp::prepareEntryPoints(ModuleOp module, func::FuncOp step,
                                             func::FuncOp forward) {
-  for (auto function : module.getOps<func::FuncOp>()) {
-    function.removeArgAttrsAttr();
-    function.removeResAttrsAttr();
-    function->removeAttr(AMPDialect::kGraphAttrName);
-  }
+  for (auto function : module.getOps<func::FuncOp>())
+    stripContractAttributes(function);
   SymbolTable symbols(module);
   if (failed(symbols.rename(step, kTrainStepSymbol)))
     return step.emitError("cannot rename the training step");

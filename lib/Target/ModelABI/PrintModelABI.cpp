@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Target/ModelABI/ModelABI.h"
 
 #include "mlir/Pass/Pass.h"
@@ -17,16 +17,6 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
-func::FuncOp findGraph(ModuleOp module, GraphKind kind) {
-  for (auto function : module.getOps<func::FuncOp>()) {
-    auto attr =
-        function->getAttrOfType<GraphKindAttr>(AMPDialect::kGraphAttrName);
-    if (!function.isExternal() && attr && attr.getValue() == kind)
-      return function;
-  }
-  return {};
-}
-
 struct PrintModelABIPass
     : public PassWrapper<PrintModelABIPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrintModelABIPass)
@@ -42,14 +32,13 @@ struct PrintModelABIPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    func::FuncOp step = findGraph(module, GraphKind::TrainingStep);
+    func::FuncOp step = findTrainingStep<func::FuncOp>(module);
     if (!step) {
       module.emitError("amp-print-model-abi: the module has no training step");
       return signalPassFailure();
     }
-    FailureOr<ModelDescription> model =
-        describeModel(step, findGraph(module, GraphKind::Forward),
-                      InitialValues(), learningRate);
+    FailureOr<ModelDescription> model = describeModel(
+        step, findForward<func::FuncOp>(module), InitialValues(), learningRate);
     if (failed(model))
       return signalPassFailure();
     llvm::outs() << generateGlue(*model, "initial-values.bin", cuda);

@@ -8,7 +8,7 @@
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
-#include "amp/Dialect/AMP/IR/TrainingGraph.h"
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,16 +23,6 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
-func::FuncOp findGraph(ModuleOp module, GraphKind kind) {
-  for (auto function : module.getOps<func::FuncOp>()) {
-    auto attr =
-        function->getAttrOfType<GraphKindAttr>(AMPDialect::kGraphAttrName);
-    if (!function.isExternal() && attr && attr.getValue() == kind)
-      return function;
-  }
-  return {};
-}
-
 /// Batch norm normalizes with (and returns unchanged) the running
 /// statistics; dropout passes its input through with an all-true mask.
 void setEvaluationMode(func::FuncOp forward) {
@@ -53,10 +43,9 @@ void setEvaluationMode(func::FuncOp forward) {
 std::optional<unsigned> findAddedLabel(func::FuncOp forward,
                                        func::FuncOp step) {
   std::optional<unsigned> label;
-  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+  for (unsigned i : TrainingStep(step).getArguments(Role::Label)) {
     StringRef name = getAMPName(step.getArgAttrDict(i));
-    if (getRole(step.getArgAttrDict(i)) == Role::Label &&
-        llvm::none_of(llvm::seq(forward.getNumArguments()), [&](unsigned j) {
+    if (llvm::none_of(llvm::seq(forward.getNumArguments()), [&](unsigned j) {
           return getAMPName(forward.getArgAttrDict(j)) == name;
         }))
       label = i;
@@ -118,12 +107,12 @@ struct AMPEvalModePass : mlir::amp::impl::AMPEvalModePassBase<AMPEvalModePass> {
           << " is not one of none, cross_entropy, mse";
       return signalPassFailure();
     }
-    func::FuncOp forward = findGraph(getOperation(), GraphKind::Forward);
+    func::FuncOp forward = findForward<func::FuncOp>(getOperation());
     if (!forward)
       return;
     setEvaluationMode(forward);
-    addEvaluationLoss(forward,
-                      findGraph(getOperation(), GraphKind::TrainingStep), loss);
+    addEvaluationLoss(forward, findTrainingStep<func::FuncOp>(getOperation()),
+                      loss);
   }
 };
 } // namespace
