@@ -72,4 +72,5 @@ void mlir::amp::registerAMPPipelines() {
       "Lower elementwise amp training graphs to NVVM kernels (PTX or a "
       "fatbin) and host code in the LLVM dialect",
       buildGPUPipeline);
+  registerAMPTrainingPipeline();
 }

@@ -12,6 +12,7 @@
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Support/ToolIO.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"
+#include "amp/Target/ModelABI/ModelABI.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -100,6 +101,7 @@ int main(int argc, char **argv) {
   mlir::amp::registerAMPPipelines();
   mlir::amp::registerAMPPrecisionPipelines();
   mlir::amp::emulator::registerAMPEmulatorPasses();
+  mlir::amp::registerModelABIPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::amp::AMPDialect>();

@@ -4,8 +4,11 @@
 #define AMP_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <string>
+#include <type_traits>
 
 namespace mlir {
 class OpPassManager;
@@ -75,9 +78,184 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 /// with gpu.launch_func, mgpu* calls and amp_gpu_gemm calls.
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 
-/// Registers `amp-cpu-pipeline` and `amp-gpu-pipeline` with the pass
+/// Where the training step runs.
+enum class TrainingTarget { CPU, CUDA, CUDAEmulator };
+/// The precision the step computes in (fp32: no mixed precision).
+enum class TrainingPrecision { FP32, FP16, BF16 };
+/// Apex's optimization levels (docs/Precision.md).
+enum class TrainingOptLevel { O0, O1, O2, O3 };
+enum class TrainingOptimizer { SGD, AdamW };
+/// The loss appended to a forward model that returns logits.
+enum class TrainingLoss { None, CrossEntropy, MSE };
+/// auto: dynamic for fp16, none otherwise.
+enum class TrainingLossScale { Auto, Dynamic, Static, None };
+
+/// The options of the whole compile flow: import -> training step ->
+/// precision -> loss scaling -> lowering for a target. amp-compile's flags,
+/// amp-opt's `amp-training-pipeline` and the Python package set these; each
+/// checks them once with verify().
+struct TrainingPipelineOptions
+    : public PassPipelineOptions<TrainingPipelineOptions> {
+  PassOptions::Option<TrainingTarget> target{
+      *this, "target", llvm::cl::desc("Where the training step runs"),
+      llvm::cl::init(TrainingTarget::CPU),
+      llvm::cl::values(
+          clEnumValN(TrainingTarget::CPU, "cpu", "the host CPU"),
+          clEnumValN(TrainingTarget::CUDA, "cuda", "an NVIDIA GPU"),
+          clEnumValN(TrainingTarget::CUDAEmulator, "cuda-emulator",
+                     "the GPU code on an emulated CUDA device"))};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture for target=cuda"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<bool> allowTF32{
+      *this, "allow-tf32",
+      llvm::cl::desc("Let fp32 GEMMs use TF32 tensor cores (target=cuda)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> linker{
+      *this, "cxx",
+      llvm::cl::desc("C++ compiler that links (the emulated device's kernel "
+                     "objects, amp-compile's library)"),
+      llvm::cl::init("c++")};
+  PassOptions::Option<TrainingPrecision> precision{
+      *this, "precision", llvm::cl::desc("The precision the step computes in"),
+      llvm::cl::init(TrainingPrecision::FP32),
+      llvm::cl::values(
+          clEnumValN(TrainingPrecision::FP32, "fp32", "float32"),
+          clEnumValN(TrainingPrecision::FP16, "fp16", "float16"),
+          clEnumValN(TrainingPrecision::BF16, "bf16", "bfloat16"))};
+  PassOptions::Option<TrainingOptLevel> optLevel{
+      *this, "opt-level", llvm::cl::desc("Apex-style AMP level for fp16/bf16"),
+      llvm::cl::init(TrainingOptLevel::O1),
+      llvm::cl::values(
+          clEnumValN(TrainingOptLevel::O0, "O0", "fp32"),
+          clEnumValN(TrainingOptLevel::O1, "O1", "autocast"),
+          clEnumValN(TrainingOptLevel::O2, "O2",
+                     "low-precision model, fp32 master weights"),
+          clEnumValN(TrainingOptLevel::O3, "O3", "everything low"))};
+  PassOptions::Option<TrainingOptimizer> optimizer{
+      *this, "optimizer", llvm::cl::desc("Optimizer for a forward model"),
+      llvm::cl::init(TrainingOptimizer::SGD),
+      llvm::cl::values(clEnumValN(TrainingOptimizer::SGD, "sgd", "SGD"),
+                       clEnumValN(TrainingOptimizer::AdamW, "adamw", "AdamW"))};
+  PassOptions::Option<TrainingLoss> loss{
+      *this, "loss",
+      llvm::cl::desc("Loss to append to a model that returns logits"),
+      llvm::cl::init(TrainingLoss::None),
+      llvm::cl::values(
+          clEnumValN(TrainingLoss::None, "none", "the model returns its loss"),
+          clEnumValN(TrainingLoss::CrossEntropy, "cross_entropy",
+                     "integer labels, mean"),
+          clEnumValN(TrainingLoss::MSE, "mse", "mean squared error"))};
+  PassOptions::Option<double> learningRate{
+      *this, "lr", llvm::cl::desc("Initial learning rate"),
+      llvm::cl::init(0.01)};
+  PassOptions::Option<double> momentum{
+      *this, "momentum", llvm::cl::desc("SGD momentum"), llvm::cl::init(0.0)};
+  PassOptions::Option<double> weightDecay{*this, "weight-decay",
+                                          llvm::cl::desc("Weight decay"),
+                                          llvm::cl::init(0.0)};
+  PassOptions::Option<double> maxGradNorm{
+      *this, "max-grad-norm",
+      llvm::cl::desc("Clip gradients to this global norm (0: no clipping)"),
+      llvm::cl::init(0.0)};
+  PassOptions::Option<TrainingLossScale> lossScale{
+      *this, "loss-scale", llvm::cl::desc("Loss scaling"),
+      llvm::cl::init(TrainingLossScale::Auto),
+      llvm::cl::values(
+          clEnumValN(TrainingLossScale::Auto, "auto",
+                     "dynamic for fp16, none otherwise"),
+          clEnumValN(TrainingLossScale::Dynamic, "dynamic", "dynamic"),
+          clEnumValN(TrainingLossScale::Static, "static", "static"),
+          clEnumValN(TrainingLossScale::None, "none", "none"))};
+  PassOptions::Option<double> initScale{
+      *this, "init-scale", llvm::cl::desc("Initial (or static) loss scale"),
+      llvm::cl::init(65536.0)};
+  PassOptions::Option<int64_t> growthInterval{
+      *this, "growth-interval",
+      llvm::cl::desc("Clean steps before the dynamic scale grows"),
+      llvm::cl::init(2000)};
+  PassOptions::Option<int64_t> hysteresis{
+      *this, "hysteresis",
+      llvm::cl::desc("Overflows before the scale backs off"),
+      llvm::cl::init(1)};
+  PassOptions::Option<bool> errorAtMin{
+      *this, "error-at-min",
+      llvm::cl::desc("Fail a step when the scale is stuck at its minimum"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> modelABI{
+      *this, "model-abi",
+      llvm::cl::desc("Lower public functions for the model ABI of "
+                     "amp-compile (bare pointers, results as out-parameters)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> lower{
+      *this, "lower",
+      llvm::cl::desc("Lower to the LLVM dialect for the target (false: stop "
+                     "at the training step in the amp dialect)"),
+      llvm::cl::init(true)};
+
+  /// Checks the values together (ranges, the chip, options that apply to
+  /// one target only); on failure `message` names the option, spelled with
+  /// `optionPrefix` ("--" for a command line).
+  LogicalResult verify(StringRef optionPrefix, std::string &message) const;
+};
+
+/// "NAME=TEXT is not one of A, B, C" for the names `parser` knows.
+std::string
+unknownOptionValueMessage(StringRef name,
+                          const llvm::cl::generic_parser_base &parser,
+                          StringRef text, StringRef optionPrefix);
+
+/// Sets `option` from `text` as a command line or a pipeline string would
+/// (hasValue() is then true). Fails with "NAME=TEXT is not one of A, B, C"
+/// in `message` for a name an enum option does not know, NAME spelled with
+/// `optionPrefix`.
+template <typename OptionT>
+LogicalResult parseOptionValue(OptionT &option, StringRef text,
+                               StringRef optionPrefix, std::string &message) {
+  auto &parser = option.getParser();
+  if constexpr (std::is_base_of_v<llvm::cl::generic_parser_base,
+                                  std::decay_t<decltype(parser)>>) {
+    if (parser.findOption(text) == parser.getNumOptions()) {
+      message =
+          unknownOptionValueMessage(option.ArgStr, parser, text, optionPrefix);
+      return failure();
+    }
+  }
+  if (llvm::cl::ProvidePositionalOption(&option, text, 0)) {
+    message =
+        (optionPrefix + option.ArgStr + "=" + text + " is not a valid value")
+            .str();
+    return failure();
+  }
+  return success();
+}
+
+/// The training step and the target lowering, the two halves of
+/// buildTrainingPipeline for callers that work between them (amp-compile
+/// describes the model for its ABI there).
+void buildTrainingStepPipeline(OpPassManager &pm,
+                               const TrainingPipelineOptions &options);
+void buildTargetPipeline(OpPassManager &pm,
+                         const TrainingPipelineOptions &options);
+
+/// The whole flow, for verified options: a training step (amp-autodiff of
+/// the forward model unless the module has a step), mixed precision (assign,
+/// casts), loss scaling and master weights, the forward model in evaluation
+/// mode, then (with `lower`) the CPU or GPU pipeline.
+void buildTrainingPipeline(OpPassManager &pm,
+                           const TrainingPipelineOptions &options);
+
+/// What the training-step stage reports for a module with no graph to train,
+/// after the module's name.
+inline constexpr StringLiteral kNoTrainingGraphMessage =
+    "has neither a training step (amp.graph = #amp.graph<training_step>) nor "
+    "a forward model (#amp.graph<forward>)";
+
+/// Registers `amp-cpu-pipeline` and `amp-gpu-pipeline`, then
+/// `amp-training-pipeline` (registerAMPTrainingPipeline), with the pass
 /// registry.
 void registerAMPPipelines();
+void registerAMPTrainingPipeline();
 
 } // namespace mlir::amp
 

@@ -1,0 +1,143 @@
+//===- ModelABI.h - a training step as a library with the model ABI -*- C++
+//-*-===//
+//
+// The last stage of the compile flow: the training step and the forward
+// model (in the amp dialect) described for the runtime (the tensors, their
+// roles and initial values, the entry points), the descriptor the runtime
+// reads (C++ glue, include/amp/Runtime/ModelDescriptor.h), and the lowered
+// module linked with the model runtime into a shared library with the C ABI
+// of include/amp/Runtime/ModelABI.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_TARGET_MODELABI_MODELABI_H
+#define AMP_TARGET_MODELABI_MODELABI_H
+
+#include "amp/Dialect/AMP/IR/AMPEnums.h"
+#include "amp/Runtime/ModelABI.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::amp {
+
+/// One tensor of the model as the runtime sees it.
+struct TensorDescription {
+  std::string name;
+  Role role = Role::Input;
+  amp_dtype dtype = AMP_DTYPE_F32;
+  SmallVector<int64_t> shape;
+  amp_init init = AMP_INIT_ZEROS;
+  double initConstant = 0;
+  int64_t fanIn = 0;
+  int64_t labelRange = 0;
+  /// For AMP_INIT_COPY_OF: the index of the tensor this one copies.
+  int32_t copyOf = -1;
+  /// Offset of the initial contents in the blob of initial values.
+  std::optional<size_t> initOffset;
+};
+
+/// Initial contents of state tensors by name (from an ONNX model's
+/// initializers), packed into one blob the library embeds.
+struct InitialValues {
+  /// Appends `data` as the contents of the tensor named `name`, 64-byte
+  /// aligned.
+  void add(StringRef name, ArrayRef<char> data);
+
+  llvm::StringMap<std::pair<size_t, size_t>> offsetAndSize;
+  std::string blob;
+};
+
+/// An entry point: its arguments as indices into the model's tensors, its
+/// results, and which tensor each result replaces (-1: none).
+struct EntryDescription {
+  std::string symbol;
+  SmallVector<int32_t> args;
+  SmallVector<TensorDescription> results;
+  SmallVector<int32_t> resultUpdates;
+  int32_t lossResult = -1;
+  int32_t skippedResult = -1;
+};
+
+/// The model: the training step's arguments are its tensors; the forward
+/// model, when there is one, is the evaluation entry point.
+struct ModelDescription {
+  SmallVector<TensorDescription> tensors;
+  EntryDescription step;
+  std::optional<EntryDescription> eval;
+};
+
+/// The symbols the glue calls: prepareEntryPoints renames the entry points
+/// to these.
+inline constexpr StringLiteral kTrainStepSymbol = "amp_train_step_impl";
+inline constexpr StringLiteral kEvalSymbol = "amp_eval_impl";
+
+/// Describes `step` and `forward` (may be null) for the runtime; the
+/// learning rate starts at `learningRate`. Emits an error on the functions
+/// for what the ABI cannot carry.
+FailureOr<ModelDescription> describeModel(func::FuncOp step,
+                                          func::FuncOp forward,
+                                          const InitialValues &initial,
+                                          double learningRate);
+
+/// Every tensor of every function (arguments by amp.name, op results by op)
+/// has a byte size that fits in int64; emits an error naming the first that
+/// does not.
+LogicalResult checkTensorSizes(ModuleOp module);
+
+/// A warning when what the library allocates at least (the step's
+/// arguments and results, the evaluation's results and the largest
+/// intermediate tensor of the step) exceeds this machine's physical memory.
+std::optional<std::string> checkPhysicalMemory(func::FuncOp step,
+                                               func::FuncOp forward);
+
+/// Renames the entry points to the symbols the glue calls, makes every other
+/// function private, and drops the contract attributes: the runtime has
+/// them now, and they describe tensors, not the buffers lowering makes.
+LogicalResult prepareEntryPoints(ModuleOp module, func::FuncOp step,
+                                 func::FuncOp forward);
+
+/// The lowering must leave only the LLVM dialect (and, for cuda, the
+/// serialized kernels and their launches): emits an error on the first
+/// other op.
+LogicalResult checkLowered(ModuleOp module);
+
+/// The C++ source of the model descriptor: the tensor and entry tables, the
+/// initial values embedded from the file `blobPath`, and the CUDA device
+/// operations when `cuda`.
+std::string generateGlue(const ModelDescription &model, StringRef blobPath,
+                         bool cuda);
+
+/// How to link the library.
+struct LibraryOptions {
+  /// The C++ compiler that compiles the glue and links.
+  std::string compiler = "c++";
+  /// The directory with include/ (the runtime headers) and lib/ (the
+  /// runtime archives).
+  std::string prefix;
+  /// Link the CUDA runtime (for cuda and cuda-emulator targets).
+  bool cuda = false;
+  /// Link the emulator build of the CUDA runtime.
+  bool emulator = false;
+};
+
+/// Compiles the lowered `module` into the shared library at `output`,
+/// through a temporary directory; `output` is replaced only when everything
+/// succeeded. On failure `message` says why (MLIR diagnostics go to the
+/// context).
+LogicalResult compileLibrary(ModuleOp module, const ModelDescription &model,
+                             const InitialValues &initial,
+                             const LibraryOptions &options, StringRef output,
+                             std::string &message);
+
+/// Registers `amp-print-model-abi`, which prints the model descriptor of a
+/// module's training step and forward model.
+void registerModelABIPasses();
+
+} // namespace mlir::amp
+
+#endif // AMP_TARGET_MODELABI_MODELABI_H
