@@ -437,6 +437,16 @@ LogicalResult ErfOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+// softplus'(x) = sigmoid(x), as PyTorch's softplus_backward (beta = 1).
+LogicalResult SoftplusOp::buildGradients(OpBuilder &b,
+                                         ValueRange resultGradients,
+                                         SmallVectorImpl<Value> &grads) {
+  Location loc = getLoc();
+  if (Value g = begin(*this, resultGradients, grads))
+    set(grads, {mul(b, loc, g, SigmoidOp::create(b, loc, getInput()))});
+  return success();
+}
+
 // The condition gets no gradient; each branch gets g where it was chosen.
 LogicalResult WhereOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                       SmallVectorImpl<Value> &grads) {

@@ -213,6 +213,12 @@ FailureOr<Shape> normalizeAxes(Operation *op, ArrayRef<int64_t> axes,
 }
 
 ShapedType shapedType(Value value) { return cast<ShapedType>(value.getType()); }
+
+/// A result may be f32 next to low-precision operands exactly when the op
+/// declares AMP_WidenableResults, which the precision passes read too.
+bool widenableResults(Operation *op) {
+  return op->hasTrait<amp::OpTrait::WidenableResults>();
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -246,7 +252,7 @@ LogicalResult MatmulOp::verify() {
   if (failed(verifyShape(*this, "result", result, expected)))
     return failure();
   return verifyElementType(*this, "result", result, lhs.getElementType(),
-                           /*allowF32=*/true);
+                           widenableResults(*this));
 }
 
 LogicalResult LinearOp::verify() {
@@ -264,7 +270,8 @@ LogicalResult LinearOp::verify() {
     ShapedType biasType = shapedType(bias);
     if (failed(verifyShape(*this, "bias", biasType, {out})) ||
         failed(verifyElementType(*this, "bias", biasType,
-                                 input.getElementType(), /*allowF32=*/true)))
+                                 input.getElementType(),
+                                 isF32CompatibleOperand(2))))
       return failure();
   }
   Shape expected(input.getShape().drop_back());
@@ -273,7 +280,7 @@ LogicalResult LinearOp::verify() {
   if (failed(verifyShape(*this, "result", result, expected)))
     return failure();
   return verifyElementType(*this, "result", result, input.getElementType(),
-                           /*allowF32=*/true);
+                           widenableResults(*this));
 }
 
 namespace {
@@ -344,11 +351,12 @@ LogicalResult Conv2DOp::verify() {
     ShapedType biasType = shapedType(bias);
     if (failed(verifyShape(*this, "bias", biasType, {weight.getDimSize(0)})) ||
         failed(verifyElementType(*this, "bias", biasType,
-                                 input.getElementType(), /*allowF32=*/true)))
+                                 input.getElementType(),
+                                 isF32CompatibleOperand(2))))
       return failure();
   }
   return verifyElementType(*this, "result", result, input.getElementType(),
-                           /*allowF32=*/true);
+                           widenableResults(*this));
 }
 
 namespace {
@@ -370,7 +378,7 @@ LogicalResult verifyConv2DGrad(Operation *op, const Conv2DAttrs &attrs,
                                                  /*allowF32=*/false)))
     return failure();
   return verifyElementType(op, "result", resultType, gradType.getElementType(),
-                           /*allowF32=*/true);
+                           widenableResults(op));
 }
 } // namespace
 
@@ -389,8 +397,7 @@ LogicalResult Conv2DWeightGradOp::verify() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-template <typename OpTy>
-LogicalResult verifyReduction(OpTy op, bool allowF32Result) {
+template <typename OpTy> LogicalResult verifyReduction(OpTy op) {
   ShapedType input = shapedType(op.getInput());
   ShapedType result = shapedType(op.getResult());
   if (op.getAxes().empty())
@@ -402,19 +409,13 @@ LogicalResult verifyReduction(OpTy op, bool allowF32Result) {
   if (failed(verifyShape(op, "result", result, expected)))
     return failure();
   return verifyElementType(op, "result", result, input.getElementType(),
-                           allowF32Result);
+                           widenableResults(op));
 }
 } // namespace
 
-LogicalResult ReduceSumOp::verify() {
-  return verifyReduction(*this, /*allowF32Result=*/true);
-}
-LogicalResult ReduceMeanOp::verify() {
-  return verifyReduction(*this, /*allowF32Result=*/true);
-}
-LogicalResult ReduceMaxOp::verify() {
-  return verifyReduction(*this, /*allowF32Result=*/false);
-}
+LogicalResult ReduceSumOp::verify() { return verifyReduction(*this); }
+LogicalResult ReduceMeanOp::verify() { return verifyReduction(*this); }
+LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this); }
 
 namespace {
 LogicalResult verifyAxisOf(Operation *op, int64_t axis, Value value) {
@@ -633,37 +634,92 @@ LogicalResult BatchNormGradOp::verify() {
                         getInputGrad(), {getWeightGrad(), getBiasGrad()});
 }
 
-// Statistics are the operands and results typed AMP_F32Tensor in ODS.
+//===----------------------------------------------------------------------===//
+// Precision answers of the normalizations
+//===----------------------------------------------------------------------===//
+//
+// Statistics are the operands and results typed AMP_F32Tensor in ODS. The
+// affine parameters (weight, bias) are what verifyAffine accepts as f32 next
+// to a low-precision input, and the backward ops return their gradients in
+// the parameters' type.
+
 namespace {
 bool isOneOf(unsigned index, std::initializer_list<unsigned> indices) {
   return llvm::is_contained(indices, index);
+}
+
+/// The operand `affine` when result `index` is one of `gradients`.
+std::optional<unsigned> tiedIf(unsigned index,
+                               std::initializer_list<unsigned> gradients,
+                               unsigned affine) {
+  if (isOneOf(index, gradients))
+    return affine;
+  return std::nullopt;
 }
 } // namespace
 
 bool LayerNormOp::isStatisticOperand(unsigned) { return false; }
 bool LayerNormOp::isStatisticResult(unsigned i) { return isOneOf(i, {1, 2}); }
+bool LayerNormOp::isF32CompatibleOperand(unsigned i) {
+  return isOneOf(i, {1, 2});
+}
+std::optional<unsigned> LayerNormOp::getTypeTiedOperand(unsigned) {
+  return std::nullopt;
+}
 bool LayerNormGradOp::isStatisticOperand(unsigned i) {
   return isOneOf(i, {2, 3});
 }
 bool LayerNormGradOp::isStatisticResult(unsigned) { return false; }
+bool LayerNormGradOp::isF32CompatibleOperand(unsigned i) { return i == 4; }
+std::optional<unsigned> LayerNormGradOp::getTypeTiedOperand(unsigned i) {
+  return tiedIf(i, {1, 2}, 4);
+}
 bool RmsNormOp::isStatisticOperand(unsigned) { return false; }
 bool RmsNormOp::isStatisticResult(unsigned i) { return i == 1; }
+bool RmsNormOp::isF32CompatibleOperand(unsigned i) { return i == 1; }
+std::optional<unsigned> RmsNormOp::getTypeTiedOperand(unsigned) {
+  return std::nullopt;
+}
 bool RmsNormGradOp::isStatisticOperand(unsigned i) { return i == 2; }
 bool RmsNormGradOp::isStatisticResult(unsigned) { return false; }
+bool RmsNormGradOp::isF32CompatibleOperand(unsigned i) { return i == 3; }
+std::optional<unsigned> RmsNormGradOp::getTypeTiedOperand(unsigned i) {
+  return tiedIf(i, {1}, 3);
+}
 bool GroupNormOp::isStatisticOperand(unsigned) { return false; }
 bool GroupNormOp::isStatisticResult(unsigned i) { return isOneOf(i, {1, 2}); }
+bool GroupNormOp::isF32CompatibleOperand(unsigned i) {
+  return isOneOf(i, {1, 2});
+}
+std::optional<unsigned> GroupNormOp::getTypeTiedOperand(unsigned) {
+  return std::nullopt;
+}
 bool GroupNormGradOp::isStatisticOperand(unsigned i) {
   return isOneOf(i, {2, 3});
 }
 bool GroupNormGradOp::isStatisticResult(unsigned) { return false; }
+bool GroupNormGradOp::isF32CompatibleOperand(unsigned i) { return i == 4; }
+std::optional<unsigned> GroupNormGradOp::getTypeTiedOperand(unsigned i) {
+  return tiedIf(i, {1, 2}, 4);
+}
 bool BatchNormOp::isStatisticOperand(unsigned i) { return isOneOf(i, {3, 4}); }
 bool BatchNormOp::isStatisticResult(unsigned i) {
   return isOneOf(i, {1, 2, 3, 4});
+}
+bool BatchNormOp::isF32CompatibleOperand(unsigned i) {
+  return isOneOf(i, {1, 2});
+}
+std::optional<unsigned> BatchNormOp::getTypeTiedOperand(unsigned) {
+  return std::nullopt;
 }
 bool BatchNormGradOp::isStatisticOperand(unsigned i) {
   return isOneOf(i, {2, 3});
 }
 bool BatchNormGradOp::isStatisticResult(unsigned) { return false; }
+bool BatchNormGradOp::isF32CompatibleOperand(unsigned i) { return i == 4; }
+std::optional<unsigned> BatchNormGradOp::getTypeTiedOperand(unsigned i) {
+  return tiedIf(i, {1, 2}, 4);
+}
 
 //===----------------------------------------------------------------------===//
 // Pooling
@@ -951,7 +1007,7 @@ LogicalResult GatherGradOp::verify() {
     return failure();
   return verifyElementType(*this, "result", shapedType(getResult()),
                            shapedType(getGrad()).getElementType(),
-                           /*allowF32=*/true);
+                           widenableResults(*this));
 }
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
@@ -1225,6 +1281,104 @@ LogicalResult AdamWUpdateOp::verify() {
     return failure();
   return verifyShape(*this, "exp_avg", shapedType(getExpAvg()),
                      shapedType(getParam()).getShape());
+}
+
+//===----------------------------------------------------------------------===//
+// Precision answers of the other special ops
+//===----------------------------------------------------------------------===//
+//
+// Everything not answered here comes from the op's traits (see
+// AMPInterfaces.td). Each answer mirrors what the op's verifier accepts, so
+// that an op retyped by the precision passes still verifies.
+
+namespace {
+double elements(Value value) {
+  return static_cast<double>(amp::detail::getNumElements(value.getType()));
+}
+
+/// 2 * N * O * OH * OW * (C / groups) * KH * KW = 2 * |output| * |w| / O.
+double convFlops(Value output, Value weight) {
+  int64_t filters = shapedType(weight).getDimSize(0);
+  if (filters <= 0)
+    return 0;
+  return 2.0 * elements(output) * elements(weight) / filters;
+}
+
+/// Ops computed in f32 from an exactly widened input: assigned f32, they
+/// take a low-precision input without a cast of their own (the lowering
+/// widens each element before any arithmetic).
+OperandRole widensInputInF32(FloatType precision) {
+  return precision.isF32() ? OperandRole::Flexible : OperandRole::Follows;
+}
+
+/// Losses' backward ops: the 0-d output gradient (operand 0) is f32.
+OperandRole lossGradOperandRole(unsigned index) {
+  return index == 0 ? OperandRole::F32 : OperandRole::Follows;
+}
+} // namespace
+
+double MatmulOp::estimateFlops() {
+  ShapedType lhs = shapedType(getLhs());
+  int64_t k = getTransposeLhs() ? lhs.getDimSize(lhs.getRank() - 2)
+                                : lhs.getDimSize(lhs.getRank() - 1);
+  return 2.0 * elements(getResult()) * std::max<int64_t>(k, 1);
+}
+
+// Biases are added to the f32 accumulator.
+bool LinearOp::isF32CompatibleOperand(unsigned i) { return i == 2; }
+double LinearOp::estimateFlops() {
+  int64_t in = shapedType(getWeight()).getDimSize(1);
+  return 2.0 * elements(getResult()) * std::max<int64_t>(in, 1) +
+         (getBias() ? elements(getResult()) : 0.0);
+}
+
+bool Conv2DOp::isF32CompatibleOperand(unsigned i) { return i == 2; }
+double Conv2DOp::estimateFlops() { return convFlops(getResult(), getWeight()); }
+double Conv2DInputGradOp::estimateFlops() {
+  return convFlops(getGrad(), getWeight());
+}
+double Conv2DWeightGradOp::estimateFlops() {
+  return convFlops(getGrad(), getResult());
+}
+
+OperandRole ReduceSumOp::getOperandPrecisionRole(unsigned,
+                                                 FloatType precision) {
+  return widensInputInF32(precision);
+}
+OperandRole ReduceMeanOp::getOperandPrecisionRole(unsigned,
+                                                  FloatType precision) {
+  return widensInputInF32(precision);
+}
+
+// The loss is an f32 scalar (AMP_F32Scalar) whatever the logits' type.
+OperandRole CrossEntropyOp::getOperandPrecisionRole(unsigned,
+                                                    FloatType precision) {
+  return widensInputInF32(precision);
+}
+ResultRole CrossEntropyOp::getResultPrecisionRole(unsigned, unsigned &) {
+  return ResultRole::F32;
+}
+OperandRole CrossEntropyGradOp::getOperandPrecisionRole(unsigned i, FloatType) {
+  return lossGradOperandRole(i);
+}
+ResultRole MseLossOp::getResultPrecisionRole(unsigned, unsigned &) {
+  return ResultRole::F32;
+}
+OperandRole MseLossGradOp::getOperandPrecisionRole(unsigned i, FloatType) {
+  return lossGradOperandRole(i);
+}
+
+bool CastOp::isFlexibleOperand(unsigned) { return true; }
+double CastOp::estimateFlops() { return 0; }
+
+// The optimizers widen the gradient (operand 1) to f32 themselves.
+bool SgdUpdateOp::isFlexibleOperand(unsigned i) { return i == 1; }
+bool AdamWUpdateOp::isFlexibleOperand(unsigned i) { return i == 1; }
+
+// Gradients are operands 1..n; only an f32 unscaled result stays valid
+// whatever the gradient's type.
+bool UnscaleGradsOp::isFlexibleOperand(unsigned i) {
+  return i != 0 && shapedType(getUnscaled()[i - 1]).getElementType().isF32();
 }
 
 #define GET_OP_CLASSES

@@ -302,8 +302,9 @@ LogicalResult AMPAssignPrecisionPass::collectNodes() {
       return;
     }
     // Ops of other dialects keep their types: say so when they touch float
-    // tensors (terminators, calls and functions are structure, not compute).
-    if (isa_and_nonnull<AMPDialect>(op->getDialect()) ||
+    // tensors (terminators, calls and functions are structure, not compute;
+    // amp ops without a category have types fixed by their role).
+    if (isa<FixedPrecisionOpInterface>(op) ||
         op->hasTrait<mlir::OpTrait::IsTerminator>() ||
         isa<CallOpInterface>(op) || op->getNumRegions() != 0)
       return;

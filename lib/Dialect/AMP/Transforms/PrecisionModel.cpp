@@ -1,15 +1,15 @@
 //===- PrecisionModel.cpp - operand/result roles, types, FLOPs ------------===//
 //
-// The per-op knowledge the mixed-precision passes share. Every op-specific
-// case here mirrors a verifier in AMPOps.cpp: an operand is FollowsOrF32 or a
-// result Widenable exactly where the verifier accepts f32 next to a low
-// precision, so a retyped op always verifies.
+// What the mixed-precision passes share: rules, type helpers, and the roles
+// and FLOPs of an op. The op-specific knowledge is the ops' own: each op
+// answers through PrecisionOpInterface or FixedPrecisionOpInterface (from
+// its traits, or in AMPOps.cpp next to the verifiers it mirrors); this file
+// only handles what holds for every op (non-float values, ops outside the
+// dialect, ops without an assigned precision).
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/Transforms/Precision.h"
-
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -38,8 +38,7 @@ bool mlir::amp::isAMPFloat(Type type) {
 }
 
 bool mlir::amp::isFloatTensor(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && isAMPFloat(tensor.getElementType());
+  return amp::detail::isFloatTensor(type);
 }
 
 Type mlir::amp::getElementTypeOrNull(Type type) {
@@ -53,14 +52,7 @@ Type mlir::amp::withElementType(Type tensor, Type element) {
 }
 
 int64_t mlir::amp::getNumElements(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return 0;
-  int64_t count = 1;
-  for (int64_t dim : tensor.getShape())
-    if (!ShapedType::isDynamic(dim))
-      count *= dim;
-  return count;
+  return amp::detail::getNumElements(type);
 }
 
 unsigned mlir::amp::getByteWidth(Type element) {
@@ -101,102 +93,31 @@ FloatType mlir::amp::getAssignedPrecision(Operation *op) {
   return dyn_cast<FloatType>(attr.getValue());
 }
 
-namespace {
-/// Operands that may stay f32 next to a low-precision input: linear/conv
-/// biases, norm affine parameters (forward and backward).
-bool isFollowsOrF32Operand(Operation *op, unsigned index) {
-  return TypeSwitch<Operation *, bool>(op)
-      .Case<LinearOp, Conv2DOp>([&](auto) { return index == 2; })
-      .Case<LayerNormOp, GroupNormOp, BatchNormOp>(
-          [&](auto) { return index == 1 || index == 2; })
-      .Case<RmsNormOp>([&](auto) { return index == 1; })
-      .Case<LayerNormGradOp, GroupNormGradOp, BatchNormGradOp>(
-          [&](auto) { return index == 4; })
-      .Case<RmsNormGradOp>([&](auto) { return index == 3; })
-      .Default([](Operation *) { return false; });
-}
-
-/// Operands typed AMP_F32Scalar in ODS that are not statistics.
-bool isF32ScalarOperand(Operation *op, unsigned index) {
-  return isa<CrossEntropyGradOp, MseLossGradOp>(op) && index == 0;
-}
-
-/// Ops that compute in f32 from an exactly widened input when assigned f32,
-/// so a low-precision input needs no cast of its own (the lowering widens
-/// each element before any arithmetic).
-bool widensInputItself(Operation *op, unsigned index) {
-  return isa<ReduceSumOp, ReduceMeanOp, CrossEntropyOp>(op) && index == 0;
-}
-
-/// Operands of ops without a precision that take any float type.
-bool isFlexibleOperandOfFixedOp(Operation *op, unsigned index) {
-  return TypeSwitch<Operation *, bool>(op)
-      .Case<CastOp>([](auto) { return true; })
-      .Case<SgdUpdateOp, AdamWUpdateOp>([&](auto) { return index == 1; })
-      .Case<UnscaleGradsOp>([&](UnscaleGradsOp unscale) {
-        // gradients are operands 1..n; the unscaled result may be f32
-        // whatever the gradient's type, so only an f32 result stays valid.
-        if (index == 0)
-          return false;
-        Type result = unscale.getUnscaled()[index - 1].getType();
-        return getElementTypeOrNull(result).isF32();
-      })
-      .Default([](Operation *) { return false; });
-}
-} // namespace
-
 OperandRole mlir::amp::getOperandRole(Operation *op, unsigned index,
                                       FloatType precision) {
-  Type type = op->getOperand(index).getType();
-  if (!isFloatTensor(type))
+  if (!isFloatTensor(op->getOperand(index).getType()))
     return OperandRole::NotFloat;
   auto interface = dyn_cast<PrecisionOpInterface>(op);
-  if (!interface || !precision)
-    return isFlexibleOperandOfFixedOp(op, index) ? OperandRole::Flexible
+  if (interface && precision)
+    return interface.getOperandPrecisionRole(index, precision);
+  auto fixed = dyn_cast<FixedPrecisionOpInterface>(op);
+  return fixed && fixed.isFlexibleOperand(index) ? OperandRole::Flexible
                                                  : OperandRole::Fixed;
-  if (interface.isStatisticOperand(index) || isF32ScalarOperand(op, index))
-    return OperandRole::F32;
-  if (isFollowsOrF32Operand(op, index))
-    return OperandRole::FollowsOrF32;
-  if (precision.isF32() && widensInputItself(op, index))
-    return OperandRole::Flexible;
-  return OperandRole::Follows;
 }
 
 ResultRole mlir::amp::getResultRole(Operation *op, unsigned index,
                                     FloatType precision,
                                     unsigned *operandIndex) {
-  Type type = op->getResult(index).getType();
-  if (!isFloatTensor(type))
+  if (!isFloatTensor(op->getResult(index).getType()))
     return ResultRole::NotFloat;
   auto interface = dyn_cast<PrecisionOpInterface>(op);
   if (!interface || !precision)
     return ResultRole::Fixed;
-  if (interface.isStatisticResult(index) || isa<CrossEntropyOp, MseLossOp>(op))
-    return ResultRole::F32;
-  if (isa<MatmulOp, LinearOp, Conv2DOp, Conv2DInputGradOp, Conv2DWeightGradOp,
-          ReduceSumOp, ReduceMeanOp, GatherGradOp>(op))
-    return ResultRole::Widenable;
-  std::optional<unsigned> affine =
-      TypeSwitch<Operation *, std::optional<unsigned>>(op)
-          .Case<LayerNormGradOp, GroupNormGradOp, BatchNormGradOp>(
-              [&](auto) -> std::optional<unsigned> {
-                if (index == 1 || index == 2)
-                  return 4;
-                return std::nullopt;
-              })
-          .Case<RmsNormGradOp>([&](auto) -> std::optional<unsigned> {
-            if (index == 1)
-              return 3;
-            return std::nullopt;
-          })
-          .Default([](Operation *) { return std::nullopt; });
-  if (affine) {
-    if (operandIndex)
-      *operandIndex = *affine;
-    return ResultRole::SameAsOperand;
-  }
-  return ResultRole::Follows;
+  unsigned tied = 0;
+  ResultRole role = interface.getResultPrecisionRole(index, tied);
+  if (role == ResultRole::SameAsOperand && operandIndex)
+    *operandIndex = tied;
+  return role;
 }
 
 bool mlir::amp::isExactWideningCast(Operation *op) {
@@ -235,56 +156,10 @@ bool mlir::amp::isInAutocastDisabledRegion(Operation *op) {
 // FLOPs
 //===----------------------------------------------------------------------===//
 
-namespace {
-double elements(Value value) {
-  return static_cast<double>(getNumElements(value.getType()));
-}
-
-double convFlops(ShapedType output, ShapedType weight) {
-  // 2 * N * O * OH * OW * (C / groups) * KH * KW = 2 * |output| * |w| / O.
-  int64_t filters = weight.getDimSize(0);
-  if (filters <= 0)
-    return 0;
-  return 2.0 * getNumElements(output) * getNumElements(weight) / filters;
-}
-} // namespace
-
 double mlir::amp::estimateFlops(Operation *op) {
-  return TypeSwitch<Operation *, double>(op)
-      .Case<MatmulOp>([](MatmulOp matmul) {
-        auto lhs = cast<ShapedType>(matmul.getLhs().getType());
-        int64_t k = matmul.getTransposeLhs()
-                        ? lhs.getDimSize(lhs.getRank() - 2)
-                        : lhs.getDimSize(lhs.getRank() - 1);
-        return 2.0 * elements(matmul.getResult()) * std::max<int64_t>(k, 1);
-      })
-      .Case<LinearOp>([](LinearOp linear) {
-        auto weight = cast<ShapedType>(linear.getWeight().getType());
-        return 2.0 * elements(linear.getResult()) *
-                   std::max<int64_t>(weight.getDimSize(1), 1) +
-               (linear.getBias() ? elements(linear.getResult()) : 0.0);
-      })
-      .Case<Conv2DOp>([](Conv2DOp conv) {
-        return convFlops(cast<ShapedType>(conv.getResult().getType()),
-                         cast<ShapedType>(conv.getWeight().getType()));
-      })
-      .Case<Conv2DInputGradOp>([](Conv2DInputGradOp conv) {
-        return convFlops(cast<ShapedType>(conv.getGrad().getType()),
-                         cast<ShapedType>(conv.getWeight().getType()));
-      })
-      .Case<Conv2DWeightGradOp>([](Conv2DWeightGradOp conv) {
-        return convFlops(cast<ShapedType>(conv.getGrad().getType()),
-                         cast<ShapedType>(conv.getResult().getType()));
-      })
-      .Case<CastOp>([](auto) { return 0.0; })
-      .Default([](Operation *other) {
-        double largest = 0;
-        for (Value value : other->getOperands())
-          if (isFloatTensor(value.getType()))
-            largest = std::max(largest, elements(value));
-        for (Value value : other->getResults())
-          if (isFloatTensor(value.getType()))
-            largest = std::max(largest, elements(value));
-        return largest;
-      });
+  if (auto interface = dyn_cast<PrecisionOpInterface>(op))
+    return interface.estimateFlops();
+  if (auto fixed = dyn_cast<FixedPrecisionOpInterface>(op))
+    return fixed.estimateFlops();
+  return amp::detail::estimateElementwiseFlops(op);
 }

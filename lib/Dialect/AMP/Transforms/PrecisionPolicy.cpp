@@ -370,16 +370,8 @@ FailureOr<PrecisionPolicy> mlir::amp::loadPrecisionPolicy(MLIRContext *context,
 
 std::optional<PrecisionCategory>
 CategoryTable::getDefaultCategory(OperationName name) {
-  if (!name.hasInterface<PrecisionOpInterface>())
-    return std::nullopt;
-  if (name.hasTrait<OpTrait::AllowPrecision>())
-    return PrecisionCategory::Allow;
-  if (name.hasTrait<OpTrait::InferPrecision>())
-    return PrecisionCategory::Infer;
-  if (name.hasTrait<OpTrait::DenyPrecision>())
-    return PrecisionCategory::Deny;
-  if (name.hasTrait<OpTrait::ClearPrecision>())
-    return PrecisionCategory::Clear;
+  if (auto *concept = name.getInterface<PrecisionOpInterface>())
+  return concept->getDefaultPrecisionCategory();
   return std::nullopt;
 }
 

@@ -166,5 +166,8 @@ def AMP_DenyPrecision : AMP_PrecisionTrait<"DenyPrecision">;
 def AMP_ClearPrecision : AMP_PrecisionTrait<"ClearPrecision">;
 // The op accumulates in f32 whatever its input element type.
 def AMP_F32Accumulation : AMP_PrecisionTrait<"F32Accumulation">;
+// The op may return its f32 accumulator unrounded: its float results may be
+// f32 when it computes in f16 or bf16 (contractions, sums, means).
+def AMP_WidenableResults : AMP_PrecisionTrait<"WidenableResults">;
 
 #endif // AMP_DIALECT_AMP_IR_AMPBASE_TD

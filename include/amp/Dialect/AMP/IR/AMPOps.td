@@ -30,18 +30,32 @@ defvar AMP_Differentiable = DeclareOpInterfaceMethods<AMP_GradientOpInterface>;
 class AMP_Op<string mnemonic, list<Trait> traits = []>
     : Op<AMP_Dialect, mnemonic, traits>;
 
-// An op the mixed-precision passes assign a precision to.
+// An op the mixed-precision passes assign a precision to. Its precision
+// answers come from its traits (category, AMP_F32Accumulation,
+// AMP_WidenableResults); `precisionAnswers` names the PrecisionOpInterface
+// methods the op answers itself in AMPOps.cpp.
 class AMP_ComputeOp<string mnemonic, Trait category, list<Trait> traits = [],
-                    Trait precisionInterface = AMP_PrecisionOpInterface>
-    : AMP_Op<mnemonic, !listconcat([Pure, category, precisionInterface],
-                                   traits)>;
+                    list<string> precisionAnswers = []>
+    : AMP_Op<mnemonic, !listconcat([Pure, category,
+          DeclareOpInterfaceMethods<AMP_PrecisionOpInterface,
+                                    precisionAnswers>], traits)>;
 
-// A normalization op: its statistics operands and results stay f32.
+// An op whose types the mixed-precision passes never change (casts, seeds,
+// loss scaling, optimizer updates); `precisionAnswers` as above, for
+// FixedPrecisionOpInterface.
+class AMP_FixedOp<string mnemonic, list<Trait> traits = [],
+                  list<string> precisionAnswers = []>
+    : AMP_Op<mnemonic, !listconcat([Pure,
+          DeclareOpInterfaceMethods<AMP_FixedPrecisionOpInterface,
+                                    precisionAnswers>], traits)>;
+
+// A normalization op: its statistics operands and results stay f32, its
+// affine parameters may be f32, and the gradients of the affine parameters
+// have the parameters' types.
 class AMP_NormOp<string mnemonic, Trait category, list<Trait> traits = []>
     : AMP_ComputeOp<mnemonic, category, traits,
-          DeclareOpInterfaceMethods<AMP_PrecisionOpInterface,
-                                    ["isStatisticOperand",
-                                     "isStatisticResult"]>> {
+                    ["isStatisticOperand", "isStatisticResult",
+                     "isF32CompatibleOperand", "getTypeTiedOperand"]> {
   let hasVerifier = 1;
 }
 
@@ -157,6 +171,19 @@ def AMP_ErfOp : AMP_UnaryOp<"erf", AMP_InferPrecision,
     [AMP_Differentiable]> {
   let summary = "elementwise Gauss error function";
 }
+def AMP_SoftplusOp : AMP_UnaryOp<"softplus", AMP_DenyPrecision,
+    [AMP_Differentiable]> {
+  let summary = "elementwise softplus `log(1 + exp(x))`";
+  let description = [{
+    A smooth ReLU, computed stably as `max(x, 0) + log1p(exp(-|x|))` so that
+    no `exp` overflows. Like `exp` and `log` it runs in f32 (DENY), as on
+    PyTorch autocast's fp32 list. Its gradient is `grad * sigmoid(x)`.
+
+    ```mlir
+    %0 = amp.softplus %x : tensor<4x8xf32>
+    ```
+  }];
+}
 
 def AMP_GeluOp : AMP_ComputeOp<"gelu", AMP_InferPrecision,
                                [SameOperandsAndResultType, Elementwise,
@@ -222,7 +249,8 @@ def AMP_WhereOp : AMP_ComputeOp<"where", AMP_ClearPrecision,
 //===----------------------------------------------------------------------===//
 
 def AMP_MatmulOp : AMP_ComputeOp<"matmul", AMP_AllowPrecision,
-    [AMP_F32Accumulation, SameOperandsElementType, AMP_Differentiable]> {
+    [AMP_F32Accumulation, AMP_WidenableResults, SameOperandsElementType,
+     AMP_Differentiable], ["estimateFlops"]> {
   let summary = "batched matrix multiplication with optional transposes";
   let description = [{
     Multiplies `[batch..., m, k]` by `[batch..., k, n]` (after the optional
@@ -245,7 +273,8 @@ def AMP_MatmulOp : AMP_ComputeOp<"matmul", AMP_AllowPrecision,
 }
 
 def AMP_LinearOp : AMP_ComputeOp<"linear", AMP_AllowPrecision,
-    [AMP_F32Accumulation, AMP_Differentiable]> {
+    [AMP_F32Accumulation, AMP_WidenableResults, AMP_Differentiable],
+    ["isF32CompatibleOperand", "estimateFlops"]> {
   let summary = "fully connected layer `input * weight^T + bias`";
   let description = [{
     PyTorch's `nn.Linear`: `input` is `[..., in]`, `weight` is `[out, in]`,
@@ -275,7 +304,8 @@ class AMP_Conv2DAttrs {
 }
 
 def AMP_Conv2DOp : AMP_ComputeOp<"conv2d", AMP_AllowPrecision,
-    [AMP_F32Accumulation, AMP_Differentiable]>, AMP_Conv2DAttrs {
+    [AMP_F32Accumulation, AMP_WidenableResults, AMP_Differentiable],
+    ["isF32CompatibleOperand", "estimateFlops"]>, AMP_Conv2DAttrs {
   let summary = "2-d convolution (NCHW, OIHW weights)";
   let description = [{
     `input` is `[N, C, H, W]`, `weight` `[O, C / groups, KH, KW]`, the
@@ -297,7 +327,8 @@ def AMP_Conv2DOp : AMP_ComputeOp<"conv2d", AMP_AllowPrecision,
 }
 
 def AMP_Conv2DInputGradOp : AMP_ComputeOp<"conv2d_input_grad",
-    AMP_AllowPrecision, [AMP_F32Accumulation]>, AMP_Conv2DAttrs {
+    AMP_AllowPrecision, [AMP_F32Accumulation, AMP_WidenableResults],
+    ["estimateFlops"]>, AMP_Conv2DAttrs {
   let summary = "gradient of conv2d with respect to its input";
   let description = [{
     A transposed convolution of the output gradient `grad` with `weight`;
@@ -314,7 +345,8 @@ def AMP_Conv2DInputGradOp : AMP_ComputeOp<"conv2d_input_grad",
 }
 
 def AMP_Conv2DWeightGradOp : AMP_ComputeOp<"conv2d_weight_grad",
-    AMP_AllowPrecision, [AMP_F32Accumulation]>, AMP_Conv2DAttrs {
+    AMP_AllowPrecision, [AMP_F32Accumulation, AMP_WidenableResults],
+    ["estimateFlops"]>, AMP_Conv2DAttrs {
   let summary = "gradient of conv2d with respect to its weight";
   let description = [{
     Correlates the forward `input` with the output gradient `grad`; the
@@ -334,8 +366,9 @@ def AMP_Conv2DWeightGradOp : AMP_ComputeOp<"conv2d_weight_grad",
 // Reductions, softmax
 //===----------------------------------------------------------------------===//
 
-class AMP_ReduceOp<string mnemonic, Trait category, list<Trait> traits = []>
-    : AMP_ComputeOp<mnemonic, category, traits> {
+class AMP_ReduceOp<string mnemonic, Trait category, list<Trait> traits = [],
+                   list<string> precisionAnswers = []>
+    : AMP_ComputeOp<mnemonic, category, traits, precisionAnswers> {
   let arguments = (ins AMP_FloatTensor:$input, DenseI64ArrayAttr:$axes,
                        UnitAttr:$keep_dims);
   let results = (outs AMP_FloatTensor:$result);
@@ -345,8 +378,10 @@ class AMP_ReduceOp<string mnemonic, Trait category, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
+// Computed in f32, a sum or mean widens its input itself.
 def AMP_ReduceSumOp : AMP_ReduceOp<"reduce_sum", AMP_DenyPrecision,
-                                   [AMP_F32Accumulation, AMP_Differentiable]> {
+    [AMP_F32Accumulation, AMP_WidenableResults, AMP_Differentiable],
+    ["getOperandPrecisionRole"]> {
   let summary = "sum over axes";
   let description = [{
     Reduces `axes` (unique, possibly negative); `keep_dims` keeps them as
@@ -358,7 +393,8 @@ def AMP_ReduceSumOp : AMP_ReduceOp<"reduce_sum", AMP_DenyPrecision,
   }];
 }
 def AMP_ReduceMeanOp : AMP_ReduceOp<"reduce_mean", AMP_DenyPrecision,
-                                    [AMP_F32Accumulation, AMP_Differentiable]> {
+    [AMP_F32Accumulation, AMP_WidenableResults, AMP_Differentiable],
+    ["getOperandPrecisionRole"]> {
   let summary = "mean over axes";
 }
 def AMP_ReduceMaxOp : AMP_ReduceOp<"reduce_max", AMP_ClearPrecision,
@@ -750,7 +786,7 @@ def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision,
 }
 
 def AMP_GatherGradOp : AMP_ComputeOp<"gather_grad", AMP_InferPrecision,
-    [AMP_F32Accumulation]> {
+    [AMP_F32Accumulation, AMP_WidenableResults]> {
   let summary = "gather backward: scatter-add `grad` into the input's type";
   let arguments = (ins AMP_FloatTensor:$grad, AMP_IntegerTensor:$indices,
                        DefaultValuedAttr<AMP_I64Attr, "0">:$axis);
@@ -845,8 +881,10 @@ def AMP_GeluGradOp : AMP_ComputeOp<"gelu_grad", AMP_InferPrecision,
 // Losses
 //===----------------------------------------------------------------------===//
 
+// The loss is f32; computed in f32, the op widens its logits itself.
 def AMP_CrossEntropyOp : AMP_ComputeOp<"cross_entropy", AMP_DenyPrecision,
-    [AMP_F32Accumulation, AMP_Differentiable]> {
+    [AMP_F32Accumulation, AMP_Differentiable],
+    ["getOperandPrecisionRole", "getResultPrecisionRole"]> {
   let summary = "mean softmax cross-entropy of `[N, C]` logits and `[N]` labels";
   let description = [{
     ```mlir
@@ -861,9 +899,11 @@ def AMP_CrossEntropyOp : AMP_ComputeOp<"cross_entropy", AMP_DenyPrecision,
   let hasVerifier = 1;
 }
 
+// The 0-d output gradient `grad` of a loss is f32.
 def AMP_CrossEntropyGradOp : AMP_ComputeOp<"cross_entropy_grad",
     AMP_DenyPrecision, [AMP_F32Accumulation,
-                        AllTypesMatch<["logits", "result"]>]> {
+                        AllTypesMatch<["logits", "result"]>],
+    ["getOperandPrecisionRole"]> {
   let summary = "cross_entropy backward: `(softmax(logits) - onehot) * grad / N`";
   let arguments = (ins AMP_F32Scalar:$grad, AMP_FloatTensor:$logits,
                        AMP_IntegerTensor:$labels);
@@ -876,7 +916,8 @@ def AMP_CrossEntropyGradOp : AMP_ComputeOp<"cross_entropy_grad",
 }
 
 def AMP_MseLossOp : AMP_ComputeOp<"mse_loss", AMP_DenyPrecision,
-    [AMP_F32Accumulation, SameTypeOperands, AMP_Differentiable]> {
+    [AMP_F32Accumulation, SameTypeOperands, AMP_Differentiable],
+    ["getResultPrecisionRole"]> {
   let summary = "mean squared error";
   let arguments = (ins AMP_FloatTensor:$prediction, AMP_FloatTensor:$target);
   let results = (outs AMP_F32Scalar:$loss);
@@ -887,7 +928,8 @@ def AMP_MseLossOp : AMP_ComputeOp<"mse_loss", AMP_DenyPrecision,
 
 def AMP_MseLossGradOp : AMP_ComputeOp<"mse_loss_grad", AMP_DenyPrecision,
     [AMP_F32Accumulation,
-     AllTypesMatch<["prediction", "target", "result"]>]> {
+     AllTypesMatch<["prediction", "target", "result"]>],
+    ["getOperandPrecisionRole"]> {
   let summary = "mse_loss backward: `2 * (prediction - target) * grad / numel`";
   let arguments = (ins AMP_F32Scalar:$grad, AMP_FloatTensor:$prediction,
                        AMP_FloatTensor:$target);
@@ -901,7 +943,7 @@ def AMP_MseLossGradOp : AMP_ComputeOp<"mse_loss_grad", AMP_DenyPrecision,
 // Autodiff seed, precision cast
 //===----------------------------------------------------------------------===//
 
-def AMP_SeedOp : AMP_Op<"seed", [Pure]> {
+def AMP_SeedOp : AMP_FixedOp<"seed"> {
   let summary = "the backward seed d loss / d loss (1.0)";
   let description = [{
     Where the backward pass starts: a 0-d f32 one, tied to the loss it
@@ -916,8 +958,10 @@ def AMP_SeedOp : AMP_Op<"seed", [Pure]> {
   let assemblyFormat = "$loss attr-dict";
 }
 
-def AMP_CastOp : AMP_Op<"cast", [Pure, SameOperandsAndResultShape,
-                                 AMP_Differentiable]> {
+// Any float input: casts are what the passes insert.
+def AMP_CastOp : AMP_FixedOp<"cast",
+    [SameOperandsAndResultShape, AMP_Differentiable],
+    ["isFlexibleOperand", "estimateFlops"]> {
   let summary = "convert between f32, f16 and bf16";
   let description = [{
     Rounds to nearest even when narrowing. Folds a cast to the same type,
@@ -937,7 +981,7 @@ def AMP_CastOp : AMP_Op<"cast", [Pure, SameOperandsAndResultShape,
 // Loss scaling
 //===----------------------------------------------------------------------===//
 
-def AMP_ScaleSeedOp : AMP_Op<"scale_seed", [Pure]> {
+def AMP_ScaleSeedOp : AMP_FixedOp<"scale_seed"> {
   let summary = "scale the backward seed by the loss scale";
   let description = [{
     ```mlir
@@ -949,7 +993,9 @@ def AMP_ScaleSeedOp : AMP_Op<"scale_seed", [Pure]> {
   let assemblyFormat = "$seed `,` $scale attr-dict";
 }
 
-def AMP_UnscaleGradsOp : AMP_Op<"unscale_grads", [Pure]> {
+// A gradient with an f32 result is flexible: it is widened exactly.
+def AMP_UnscaleGradsOp : AMP_FixedOp<"unscale_grads", [],
+                                     ["isFlexibleOperand"]> {
   let summary = "unscale every gradient and report any non-finite value";
   let description = [{
     One pass over all gradients: multiplies each by `1 / scale` (optionally
@@ -971,7 +1017,7 @@ def AMP_UnscaleGradsOp : AMP_Op<"unscale_grads", [Pure]> {
   let hasVerifier = 1;
 }
 
-def AMP_UpdateScaleOp : AMP_Op<"update_scale", [Pure]> {
+def AMP_UpdateScaleOp : AMP_FixedOp<"update_scale"> {
   let summary = "dynamic loss-scale update with hysteresis";
   let description = [{
     GradScaler's rule with Megatron's hysteresis. On overflow
@@ -1010,7 +1056,7 @@ def AMP_UpdateScaleOp : AMP_Op<"update_scale", [Pure]> {
 // Optimizer
 //===----------------------------------------------------------------------===//
 
-def AMP_ClipGradNormOp : AMP_Op<"clip_grad_norm", [Pure,
+def AMP_ClipGradNormOp : AMP_FixedOp<"clip_grad_norm", [
     RangedTypesMatchWith<"clipped gradients have the gradients' types",
                          "gradients", "clipped", "$_self">]> {
   let summary = "clip gradients by their global L2 norm";
@@ -1032,7 +1078,9 @@ def AMP_ClipGradNormOp : AMP_Op<"clip_grad_norm", [Pure,
   ];
 }
 
-def AMP_SgdUpdateOp : AMP_Op<"sgd_update", [Pure, AttrSizedOperandSegments]> {
+// The gradient may have any float type: the update widens it to f32.
+def AMP_SgdUpdateOp : AMP_FixedOp<"sgd_update", [AttrSizedOperandSegments],
+                                  ["isFlexibleOperand"]> {
   let summary = "SGD step (momentum, dampening, Nesterov, weight decay)";
   let description = [{
     `torch.optim.SGD`'s update of one parameter. `momentum_buffer` is
@@ -1062,10 +1110,10 @@ def AMP_SgdUpdateOp : AMP_Op<"sgd_update", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def AMP_AdamWUpdateOp : AMP_Op<"adamw_update",
-    [Pure, AllTypesMatch<["param", "new_param"]>,
+def AMP_AdamWUpdateOp : AMP_FixedOp<"adamw_update",
+    [AllTypesMatch<["param", "new_param"]>,
      AllTypesMatch<["exp_avg", "exp_avg_sq", "new_exp_avg",
-                    "new_exp_avg_sq"]>]> {
+                    "new_exp_avg_sq"]>], ["isFlexibleOperand"]> {
   let summary = "AdamW step with bias correction and decoupled weight decay";
   let description = [{
     `torch.optim.AdamW`'s update of one parameter. `step` is the 1-based

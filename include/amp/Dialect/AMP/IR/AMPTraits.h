@@ -1,8 +1,9 @@
 //===- AMPTraits.h - precision category traits ------------------*- C++ -*-===//
 //
-// Marker traits giving an op kind's default mixed-precision category. The
-// precision interface reads them at compile time, so every op states its
-// category exactly once, in ODS.
+// Marker traits giving an op kind's default mixed-precision answers: its
+// category, its accumulation type and whether its results may stay f32. The
+// precision interface reads them at compile time, so every op states them
+// exactly once, in ODS.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,9 @@ class ClearPrecision
 template <typename ConcreteType>
 class F32Accumulation
     : public mlir::OpTrait::TraitBase<ConcreteType, F32Accumulation> {};
+template <typename ConcreteType>
+class WidenableResults
+    : public mlir::OpTrait::TraitBase<ConcreteType, WidenableResults> {};
 
 } // namespace mlir::amp::OpTrait
 

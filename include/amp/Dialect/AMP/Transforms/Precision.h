@@ -99,47 +99,16 @@ FloatType parsePrecisionName(MLIRContext *context, llvm::StringRef name,
 // Operand and result roles
 //===----------------------------------------------------------------------===//
 
-/// How an operand's type relates to the precision assigned to its op.
-enum class OperandRole {
-  /// Not a float tensor (indices, masks, seeds): never changed.
-  NotFloat,
-  /// Must have the op's precision.
-  Follows,
-  /// The op's precision or f32 (biases and norm affine parameters: an f32
-  /// bias is added to the f32 accumulator).
-  FollowsOrF32,
-  /// Always f32 (statistics, 0-d f32 output gradients of losses).
-  F32,
-  /// Any float type with identical numerics: the op widens it to f32 itself
-  /// (reductions and cross_entropy computed in f32, optimizer gradients,
-  /// the input of a cast).
-  Flexible,
-  /// Keeps the type it had before the passes (ops without a precision).
-  Fixed,
-};
-
-/// How a result's type relates to the precision assigned to its op.
-enum class ResultRole {
-  NotFloat,
-  /// Has the op's precision.
-  Follows,
-  /// The op's precision or f32 for free: the op accumulates in f32 and may
-  /// return the accumulator unrounded (contractions, sums, means).
-  Widenable,
-  /// Always f32 (statistics, losses).
-  F32,
-  /// Has the type of one operand (norm-gradient affine gradients have the
-  /// affine parameter's type).
-  SameAsOperand,
-  Fixed,
-};
+// OperandRole and ResultRole are declared with the precision interfaces
+// (AMPInterfaces.h), through which each op answers them.
 
 /// The precision recorded on `op` (amp.precision), or null.
 FloatType getAssignedPrecision(Operation *op);
 
 /// The role of operand `index` of `op` when `op` computes in `precision`
 /// (null: the op has no assigned precision, its operands are Fixed unless
-/// the op handles any float type).
+/// the op handles any float type): the op's answer through its precision
+/// interface, Fixed for ops without one.
 OperandRole getOperandRole(Operation *op, unsigned index, FloatType precision);
 
 /// The role of result `index`; for SameAsOperand, `operandIndex` is set.
@@ -179,7 +148,8 @@ LogicalResult insertPrecisionCasts(Operation *root);
 bool isPrecisionMaterialized(Operation *root);
 
 /// The floating-point operations of `op` (2 per multiply-add for
-/// contractions; one per element of the largest float tensor otherwise).
+/// contractions; one per element of the largest float tensor otherwise), as
+/// its precision interface answers.
 double estimateFlops(Operation *op);
 
 } // namespace mlir::amp

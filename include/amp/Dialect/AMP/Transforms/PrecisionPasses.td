@@ -105,4 +105,19 @@ def AMPReportPass : Pass<"amp-report", "::mlir::ModuleOp"> {
   ];
 }
 
+def TestAMPPrecisionInterfacePass
+    : Pass<"test-amp-precision-interface", "::mlir::ModuleOp"> {
+  let summary = "Check that every amp op answers the precision questions";
+  let description = [{
+    A test pass: goes through every registered op of the amp dialect and
+    prints, one line per op kind, how it answers the mixed-precision passes
+    (its category, f32 accumulation, widenable results; `fixed` for ops whose
+    types the passes never change). An op that implements neither
+    PrecisionOpInterface nor FixedPrecisionOpInterface, or both, or that
+    declares widenable results without f32 accumulation, is an error naming
+    the op, and the pass fails. Does not change the IR.
+  }];
+  let dependentDialects = ["::mlir::amp::AMPDialect"];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PRECISIONPASSES_TD
