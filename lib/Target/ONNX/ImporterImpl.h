@@ -137,6 +137,16 @@ public:
 
   LogicalResult checkShape(ArrayRef<int64_t> shape);
 
+  /// Evaluates the amp op `create` builds over constants of `operands` with
+  /// the op's folder, which is how ops on tensors known at import time fold
+  /// where amp has a folder for them (AMPFolders.cpp). The op is a scratch
+  /// op, never inserted into the function nor verified, over f64 or i64
+  /// elements (which hold every host value exactly). Returns the folded
+  /// tensor with dtype `dtype`, or nullopt when the folder declines.
+  std::optional<HostTensor>
+  foldWithAMP(ArrayRef<const HostTensor *> operands, int32_t dtype,
+              function_ref<Operation *(OpBuilder &, ValueRange)> create);
+
   //===------------------------------------------------------------------===//
   // Node inputs and outputs
   //===------------------------------------------------------------------===//
@@ -277,7 +287,7 @@ public:
   LogicalResult importConv();
   LogicalResult importPool(bool max);
   LogicalResult importGlobalAveragePool();
-  LogicalResult importBatchNorm();
+  LogicalResult importBatchNorm(int64_t version);
   LogicalResult importInstanceNorm();
   LogicalResult importLayerNorm();
   LogicalResult importDropout();

@@ -7,6 +7,7 @@
 
 #include "ImporterImpl.h"
 
+#include "mlir/IR/Matchers.h"
 #include "onnx/onnx_pb.h"
 
 #include <cmath>
@@ -134,6 +135,36 @@ LogicalResult Importer::checkShape(ArrayRef<int64_t> shape) {
     return failure();
   }
   return success();
+}
+
+std::optional<HostTensor> Importer::foldWithAMP(
+    ArrayRef<const HostTensor *> operands, int32_t dtype,
+    function_ref<Operation *(OpBuilder &, ValueRange)> create) {
+  Block scratch;
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(&scratch);
+  SmallVector<Value> values;
+  SmallVector<Attribute> constants;
+  for (const HostTensor *operand : operands) {
+    Type element =
+        operand->isFloat() ? Type(b.getF64Type()) : Type(b.getIntegerType(64));
+    auto type = tensorType(operand->shape, element);
+    DenseElementsAttr attr = toDenseAttr(*operand, type);
+    values.push_back(ConstantOp::create(b, loc, type, attr));
+    constants.push_back(attr);
+  }
+  Operation *op = create(b, values);
+  SmallVector<OpFoldResult> folded;
+  Attribute result;
+  if (succeeded(op->fold(constants, folded)) && folded.size() == 1) {
+    result = dyn_cast<Attribute>(folded.front());
+    if (auto value = dyn_cast<Value>(folded.front()))
+      matchPattern(value, m_Constant(&result));
+  }
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(result);
+  if (!dense)
+    return std::nullopt;
+  return fromDenseAttr(dense, dtype);
 }
 
 LogicalResult Importer::checkArity(unsigned minInputs, unsigned maxInputs) {

@@ -258,22 +258,20 @@ LogicalResult Importer::importGather() {
         i += dim;
     }
   }
+  // Known data and indices fold through amp.gather's folder; it declines
+  // only a gather growing past its limit (--max-folded-elements raised
+  // beyond it), which then stays a run-time gather.
   if (*data && idx) {
     if (failed(checkFoldSize(shape)))
       return failure();
-    const HostTensor &t = **data;
-    HostTensor out = HostTensor::zeros(t.dtype, shape);
-    int64_t outer = *numElements(ArrayRef<int64_t>(*in).take_front(*axis));
-    int64_t inner = *numElements(ArrayRef<int64_t>(*in).drop_front(*axis + 1));
-    int64_t count = idx->size();
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t j = 0; j < count; ++j)
-        for (int64_t n = 0; n < inner; ++n) {
-          int64_t src = (o * dim + idx->ints[j]) * inner + n;
-          int64_t dst = (o * count + j) * inner + n;
-          copyElement(out, dst, t, src);
-        }
-    return setHost(0, std::move(out));
+    std::optional<HostTensor> folded = foldWithAMP(
+        {*data, &*idx}, (*data)->dtype, [&](OpBuilder &b, ValueRange operands) {
+          return GatherOp::create(b, loc,
+                                  tensorType(shape, elementOf(operands[0])),
+                                  operands[0], operands[1], *axis);
+        });
+    if (folded)
+      return setHost(0, std::move(*folded));
   }
   FailureOr<Value> input = value(0);
   if (failed(input))

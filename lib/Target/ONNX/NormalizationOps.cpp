@@ -119,7 +119,9 @@ LogicalResult Importer::importReduce(StringRef kind) {
   return setValue(0, reduced);
 }
 
-LogicalResult Importer::importBatchNorm() {
+/// `version` is the since-version of the registration: training_mode is an
+/// attribute from opset 14; before, the optional outputs say training.
+LogicalResult Importer::importBatchNorm(int64_t version) {
   if (failed(checkArity(5, 5)))
     return failure();
   FailureOr<double> epsilon = epsilonAttr();
@@ -127,7 +129,7 @@ LogicalResult Importer::importBatchNorm() {
   if (failed(epsilon) || failed(momentum))
     return failure();
   bool training;
-  if (opset >= 14) {
+  if (version >= 14) {
     FailureOr<int64_t> mode = intAttr("training_mode", 0);
     if (failed(mode))
       return failure();
@@ -138,7 +140,7 @@ LogicalResult Importer::importBatchNorm() {
     for (int i = 1; i < node->output_size(); ++i)
       training |= hasOutput(i);
   }
-  if (outputUsed(4) || (opset < 14 && !training && outputUsed(3))) {
+  if (outputUsed(4) || (version < 14 && !training && outputUsed(3))) {
     error() << "the saved variance output is used, which amp does not "
                "support (amp.batch_norm saves the reciprocal standard "
                "deviation)";
@@ -194,7 +196,7 @@ LogicalResult Importer::importBatchNorm() {
     return success();
   if (failed(setValue(1, op.getNewRunningMean())) ||
       failed(setValue(2, op.getNewRunningVar())) ||
-      (opset < 14 && failed(setValue(3, op.getSavedMean()))))
+      (version < 14 && failed(setValue(3, op.getSavedMean()))))
     return failure();
   // Running statistics held in initializers are buffers: the step takes
   // them and returns their update.
@@ -372,7 +374,9 @@ void mlir::amp::onnx_import::registerNormalizationHandlers(OpTable &table) {
   for (StringRef opType : {"ReduceMean", "ReduceSum", "ReduceMax"})
     table.onOp(opType, kMinOpset,
                [opType](Importer &im) { return im.importReduce(opType); });
-  table.onOp("BatchNormalization", kMinOpset, &Importer::importBatchNorm);
+  for (int64_t version : {kMinOpset, int64_t(14)})
+    table.onOp("BatchNormalization", version,
+               [version](Importer &im) { return im.importBatchNorm(version); });
   table.onOp("InstanceNormalization", kMinOpset, &Importer::importInstanceNorm);
   table.onOp("LayerNormalization", kMinOpset, &Importer::importLayerNorm);
   table.onOp("Dropout", kMinOpset, &Importer::importDropout);

@@ -388,6 +388,18 @@ DenseElementsAttr toDenseAttr(const HostTensor &tensor, RankedTensorType type) {
   return DenseElementsAttr::get(type, values);
 }
 
+HostTensor fromDenseAttr(DenseElementsAttr attr, int32_t dtype) {
+  HostTensor tensor;
+  tensor.dtype = dtype;
+  tensor.shape.assign(attr.getType().getShape().begin(),
+                      attr.getType().getShape().end());
+  if (tensor.isFloat())
+    llvm::append_range(tensor.floats, attr.getValues<double>());
+  else
+    llvm::append_range(tensor.ints, attr.getValues<int64_t>());
+  return tensor;
+}
+
 //===----------------------------------------------------------------------===//
 // TensorProto decoding
 //===----------------------------------------------------------------------===//

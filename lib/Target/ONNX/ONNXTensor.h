@@ -146,6 +146,11 @@ int64_t stridedSource(int64_t k, ArrayRef<int64_t> outStrides,
 /// tensor.size() elements). A splat tensor becomes a splat attribute.
 DenseElementsAttr toDenseAttr(const HostTensor &tensor, RankedTensorType type);
 
+/// The host tensor of dtype `dtype` holding `attr`'s elements, which must be
+/// f64 for a floating-point `dtype` and i64 otherwise: the element types the
+/// importer folds through amp ops in (they hold every host value exactly).
+HostTensor fromDenseAttr(DenseElementsAttr attr, int32_t dtype);
+
 /// Where an initializer's bytes come from.
 struct TensorSource {
   /// Directory external data paths are relative to; empty: no external data.
