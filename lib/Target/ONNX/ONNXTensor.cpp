@@ -305,6 +305,47 @@ Shape stridesOf(ArrayRef<int64_t> shape) {
   return strides;
 }
 
+int64_t broadcastSourceIndex(int64_t linear, ArrayRef<int64_t> out,
+                             ArrayRef<int64_t> outStrides, ArrayRef<int64_t> in,
+                             ArrayRef<int64_t> inStrides) {
+  int64_t source = 0;
+  size_t offset = out.size() - in.size();
+  for (size_t d = 0; d < out.size(); ++d) {
+    int64_t index = linear / outStrides[d];
+    linear %= outStrides[d];
+    if (d >= offset && in[d - offset] != 1)
+      source += index * inStrides[d - offset];
+  }
+  return source;
+}
+
+void copyElement(HostTensor &to, int64_t dst, const HostTensor &from,
+                 int64_t src) {
+  if (to.isFloat())
+    to.floats[dst] = from.floats[src];
+  else
+    to.ints[dst] = from.ints[src];
+}
+
+HostTensor gatherElements(const HostTensor &t, ArrayRef<int64_t> shape,
+                          function_ref<int64_t(int64_t)> source) {
+  HostTensor out = HostTensor::zeros(t.dtype, shape);
+  for (int64_t k = 0; k < out.size(); ++k)
+    copyElement(out, k, t, source(k));
+  return out;
+}
+
+int64_t stridedSource(int64_t k, ArrayRef<int64_t> outStrides,
+                      function_ref<int64_t(int64_t, int64_t)> share) {
+  int64_t rest = k, src = 0;
+  for (int64_t d = 0, rank = outStrides.size(); d < rank; ++d) {
+    int64_t index = rest / outStrides[d];
+    rest %= outStrides[d];
+    src += share(d, index);
+  }
+  return src;
+}
+
 DenseElementsAttr toDenseAttr(const HostTensor &tensor, RankedTensorType type) {
   Type element = type.getElementType();
   auto floatAt = [&](int64_t i) {
@@ -345,6 +386,18 @@ DenseElementsAttr toDenseAttr(const HostTensor &tensor, RankedTensorType type) {
   for (int64_t i = 0; i < tensor.size(); ++i)
     values.push_back(intAt(i));
   return DenseElementsAttr::get(type, values);
+}
+
+HostTensor fromDenseAttr(DenseElementsAttr attr, int32_t dtype) {
+  HostTensor tensor;
+  tensor.dtype = dtype;
+  tensor.shape.assign(attr.getType().getShape().begin(),
+                      attr.getType().getShape().end());
+  if (tensor.isFloat())
+    llvm::append_range(tensor.floats, attr.getValues<double>());
+  else
+    llvm::append_range(tensor.ints, attr.getValues<int64_t>());
+  return tensor;
 }
 
 //===----------------------------------------------------------------------===//

@@ -120,10 +120,36 @@ struct HostTensor {
 /// Row-major strides of `shape`.
 Shape stridesOf(ArrayRef<int64_t> shape);
 
+/// Maps a linear index of a tensor of shape `out` to the linear index of an
+/// input of shape `in` broadcast to it (NumPy rules).
+int64_t broadcastSourceIndex(int64_t linear, ArrayRef<int64_t> out,
+                             ArrayRef<int64_t> outStrides, ArrayRef<int64_t> in,
+                             ArrayRef<int64_t> inStrides);
+
+/// Copies element `src` of `from` into element `dst` of `to` (same dtype):
+/// every host fold that only moves data goes through it.
+void copyElement(HostTensor &to, int64_t dst, const HostTensor &from,
+                 int64_t src);
+
+/// A tensor of `shape` whose element k is element `source(k)` of `t`; the
+/// folds of Transpose and Expand differ only in that map.
+HostTensor gatherElements(const HostTensor &t, ArrayRef<int64_t> shape,
+                          function_ref<int64_t(int64_t)> source);
+
+/// The source offset of row-major element k of an output with `outStrides`:
+/// the sum of `share(d, index)` over its per-dimension indices.
+int64_t stridedSource(int64_t k, ArrayRef<int64_t> outStrides,
+                      function_ref<int64_t(int64_t, int64_t)> share);
+
 /// Builds the attribute of `tensor` converted to `type`'s element type (one
 /// of f32, f16, bf16, i64, i32, i1), with `type`'s shape (which must have
 /// tensor.size() elements). A splat tensor becomes a splat attribute.
 DenseElementsAttr toDenseAttr(const HostTensor &tensor, RankedTensorType type);
+
+/// The host tensor of dtype `dtype` holding `attr`'s elements, which must be
+/// f64 for a floating-point `dtype` and i64 otherwise: the element types the
+/// importer folds through amp ops in (they hold every host value exactly).
+HostTensor fromDenseAttr(DenseElementsAttr attr, int32_t dtype);
 
 /// Where an initializer's bytes come from.
 struct TensorSource {

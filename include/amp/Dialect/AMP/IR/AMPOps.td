@@ -783,6 +783,7 @@ def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision,
     $input `,` $indices attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def AMP_GatherGradOp : AMP_ComputeOp<"gather_grad", AMP_InferPrecision,

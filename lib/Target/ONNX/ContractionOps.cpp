@@ -1,0 +1,409 @@
+//===- ContractionOps.cpp - ONNX contractions, convolution, pooling -------===//
+//
+// MatMul, Gemm, Conv, MaxPool, AveragePool and GlobalAveragePool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+#include "OpTable.h"
+
+#include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "onnx/onnx_pb.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::onnx_import;
+
+LogicalResult Importer::importMatMul() {
+  if (failed(checkArity(2, 2)))
+    return failure();
+  FailureOr<Value> lhsValue = floatValue(0, "A");
+  if (failed(lhsValue))
+    return failure();
+  FailureOr<Value> rhsValue = value(1, elementOf(*lhsValue));
+  if (failed(rhsValue))
+    return failure();
+  Value lhs = *lhsValue, rhs = *rhsValue;
+  if (elementOf(lhs) != elementOf(rhs)) {
+    error() << "operands have different element types ("
+            << typeName(elementOf(lhs)) << " and " << typeName(elementOf(rhs))
+            << ")";
+    return failure();
+  }
+  Shape l(shapeOf(lhs)), r(shapeOf(rhs));
+  if (l.empty() || r.empty()) {
+    error() << "operands must have rank 1 or more, got " << formatShape(l)
+            << " and " << formatShape(r);
+    return failure();
+  }
+  bool lhsVector = l.size() == 1, rhsVector = r.size() == 1;
+  if (lhsVector) {
+    l.insert(l.begin(), 1);
+    lhs = reshapeTo(lhs, l);
+  }
+  if (rhsVector) {
+    r.push_back(1);
+    rhs = reshapeTo(rhs, r);
+  }
+  int64_t m = l[l.size() - 2], k = l.back(), k2 = r[r.size() - 2], n = r.back();
+  if (k != k2) {
+    error() << "contraction dimensions differ: " << formatShape(shapeOf(lhs))
+            << " times " << formatShape(shapeOf(rhs));
+    return failure();
+  }
+  Shape lhsBatch(l.begin(), l.end() - 2), rhsBatch(r.begin(), r.end() - 2);
+  Shape batch = lhsBatch.size() >= rhsBatch.size() ? lhsBatch : rhsBatch;
+  if (!lhsBatch.empty() && !rhsBatch.empty()) {
+    FailureOr<Shape> common = broadcastShapes({lhsBatch, rhsBatch});
+    if (failed(common))
+      return failure();
+    batch = *common;
+    Shape lFull = batch, rFull = batch;
+    lFull.append({m, k});
+    rFull.append({k, n});
+    if (failed(checkShape(lFull)) || failed(checkShape(rFull)))
+      return failure();
+    lhs = broadcastTo(lhs, lFull);
+    rhs = broadcastTo(rhs, rFull);
+  }
+  Shape resultShape = batch;
+  resultShape.append({m, n});
+  if (failed(checkShape(resultShape)))
+    return failure();
+  Value result = MatmulOp::create(
+      builder, loc, tensorType(resultShape, elementOf(lhs)), lhs, rhs);
+  // Drop the dimensions ONNX removes for 1-d operands.
+  Shape finalShape = batch;
+  if (!lhsVector)
+    finalShape.push_back(m);
+  if (!rhsVector)
+    finalShape.push_back(n);
+  return setValue(0, reshapeTo(result, finalShape));
+}
+
+LogicalResult Importer::importGemm() {
+  if (failed(checkArity(2, 3)))
+    return failure();
+  FailureOr<double> alpha = floatAttr("alpha", 1.0);
+  FailureOr<double> beta = floatAttr("beta", 1.0);
+  FailureOr<int64_t> transA = intAttr("transA", 0);
+  FailureOr<int64_t> transB = intAttr("transB", 0);
+  if (failed(alpha) || failed(beta) || failed(transA) || failed(transB))
+    return failure();
+  FailureOr<Value> aValue = floatValue(0, "A");
+  if (failed(aValue))
+    return failure();
+  Type element = elementOf(*aValue);
+  FailureOr<Value> bValue = value(1, element);
+  if (failed(bValue))
+    return failure();
+  Value a = *aValue, b = *bValue;
+  if (elementOf(b) != element) {
+    error() << "A and B have different element types";
+    return failure();
+  }
+  if (shapeOf(a).size() != 2 || shapeOf(b).size() != 2) {
+    error() << "A and B must be 2-d, got " << formatShape(shapeOf(a)) << " and "
+            << formatShape(shapeOf(b));
+    return failure();
+  }
+  int64_t m = shapeOf(a)[*transA ? 1 : 0], k = shapeOf(a)[*transA ? 0 : 1];
+  int64_t k2 = shapeOf(b)[*transB ? 1 : 0], n = shapeOf(b)[*transB ? 0 : 1];
+  if (k != k2) {
+    error() << "contraction dimensions differ: A is " << formatShape(shapeOf(a))
+            << (*transA ? " (transposed)" : "") << ", B is "
+            << formatShape(shapeOf(b)) << (*transB ? " (transposed)" : "");
+    return failure();
+  }
+  Shape shape = {m, n};
+  RankedTensorType type = tensorType(shape, element);
+  bool hasC = hasInput(2) && *beta != 0.0;
+  Shape cShape;
+  if (hasC) {
+    FailureOr<Shape> s = inputShape(2);
+    if (failed(s))
+      return failure();
+    cShape = *s;
+    FailureOr<Shape> check = broadcastShapes({cShape, shape});
+    if (failed(check))
+      return failure();
+    if (*check != shape) {
+      error() << "C of shape " << formatShape(cShape)
+              << " does not broadcast to the result " << formatShape(shape);
+      return failure();
+    }
+  }
+  // nn.Linear: x [M, K], W [N, K] with transB, bias [N] -> amp.linear.
+  bool biasIsVector = !hasC || (cShape.size() == 1 && cShape[0] == n) ||
+                      (cShape.size() == 2 && cShape[0] == 1 && cShape[1] == n);
+  if (*alpha == 1.0 && !*transA && *transB && biasIsVector &&
+      (!hasC || *beta == 1.0)) {
+    Value bias;
+    if (hasC) {
+      FailureOr<Value> c = value(2, element);
+      if (failed(c))
+        return failure();
+      if (elementOf(*c) != element) {
+        error() << "C has element type " << typeName(elementOf(*c))
+                << " but A has " << typeName(element);
+        return failure();
+      }
+      bias = reshapeTo(*c, {n});
+    }
+    return setValue(0, LinearOp::create(builder, loc, type, a, b, bias));
+  }
+  Value result =
+      MatmulOp::create(builder, loc, type, a, b, *transA != 0, *transB != 0);
+  if (*alpha != 1.0)
+    result = MulOp::create(builder, loc, type, result, splat(*alpha, type));
+  if (hasC) {
+    FailureOr<Value> c = operandAs(2, element, shape);
+    if (failed(c))
+      return failure();
+    Value scaled = *c;
+    if (*beta != 1.0)
+      scaled = MulOp::create(builder, loc, type, scaled, splat(*beta, type));
+    result = AddOp::create(builder, loc, type, result, scaled);
+  }
+  return setValue(0, result);
+}
+
+/// Checks `window` over `input` (NCHW), resolves auto_pad into explicit pads
+/// and appends the output's spatial sizes to `outHW` (ceil_mode rounds up).
+static LogicalResult readWindow(ArrayRef<int64_t> input, Window &window,
+                                llvm::function_ref<InFlightDiagnostic()> error,
+                                StringRef autoPad, bool ceilMode,
+                                Shape &outHW) {
+  if (window.kernel.size() != 2 || window.stride.size() != 2 ||
+      window.dilation.size() != 2 || window.pads.size() != 4) {
+    error() << "only 2-d windows are supported (kernel_shape, strides, "
+               "dilations with 2 entries, pads with 4)";
+    return failure();
+  }
+  for (int i = 0; i < 2; ++i) {
+    constexpr int64_t kMaxWindow = int64_t(1) << 20;
+    if (window.kernel[i] < 1 || window.stride[i] < 1 ||
+        window.dilation[i] < 1 || window.kernel[i] > kMaxWindow ||
+        window.stride[i] > kMaxWindow || window.dilation[i] > kMaxWindow) {
+      error() << "kernel sizes, strides and dilations must be positive (and "
+                 "at most 2^20)";
+      return failure();
+    }
+  }
+  for (int64_t pad : window.pads)
+    if (pad < 0 || pad > kMaxTensorElements) {
+      error() << "pads must be non-negative, got " << formatShape(window.pads);
+      return failure();
+    }
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = input[2 + i];
+    int64_t effective = (window.kernel[i] - 1) * window.dilation[i] + 1;
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t out = llvm::divideCeil(in, window.stride[i]);
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * window.stride[i] + effective - in);
+      int64_t small = total / 2, large = total - small;
+      window.pads[i] = autoPad == "SAME_UPPER" ? small : large;
+      window.pads[2 + i] = autoPad == "SAME_UPPER" ? large : small;
+    } else if (autoPad == "VALID") {
+      window.pads[i] = window.pads[2 + i] = 0;
+    } else if (autoPad != "NOTSET" && !autoPad.empty()) {
+      error() << "unknown auto_pad '" << autoPad << "'";
+      return failure();
+    }
+    int64_t padded = in + window.pads[i] + window.pads[2 + i];
+    if (padded < effective) {
+      error() << "the window of size " << effective
+              << " does not fit the padded input of size " << padded
+              << " in spatial dimension " << i;
+      return failure();
+    }
+    int64_t span = padded - effective;
+    int64_t out = ceilMode ? llvm::divideCeil(span, window.stride[i]) + 1
+                           : span / window.stride[i] + 1;
+    // PyTorch and ONNX drop a last window that starts in the end padding.
+    if (ceilMode && (out - 1) * window.stride[i] >= in + window.pads[i])
+      --out;
+    outHW.push_back(out);
+  }
+  return success();
+}
+
+LogicalResult Importer::importConv() {
+  if (failed(checkArity(2, 3)))
+    return failure();
+  FailureOr<Value> xValue = floatValue(0, "X");
+  if (failed(xValue))
+    return failure();
+  Type element = elementOf(*xValue);
+  FailureOr<Value> wValue = value(1, element);
+  if (failed(wValue))
+    return failure();
+  Value x = *xValue, w = *wValue;
+  ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
+  if (xs.size() != 4) {
+    error() << "only 2-d convolutions (4-d NCHW inputs) are supported; X has "
+               "shape "
+            << formatShape(xs);
+    return failure();
+  }
+  if (ws.size() != 4 || elementOf(w) != element) {
+    error() << "W must be a 4-d tensor of X's element type, got "
+            << formatShape(ws);
+    return failure();
+  }
+  FailureOr<int64_t> group = intAttr("group", 1);
+  std::string autoPad;
+  std::optional<SmallVector<int64_t>> kernel;
+  Window window;
+  LogicalResult attrs = windowAttrs(autoPad, kernel, window);
+  if (failed(group) || failed(attrs))
+    return failure();
+  if (*group < 1 || *group > std::max<int64_t>(xs[1], 1) ||
+      xs[1] % *group != 0 || ws[0] % *group != 0 || ws[1] != xs[1] / *group) {
+    error() << "group " << *group << " does not fit X " << formatShape(xs)
+            << " and W " << formatShape(ws)
+            << " (W must be [M, C / group, kH, kW])";
+    return failure();
+  }
+  window.kernel = {ws[2], ws[3]};
+  if (kernel && *kernel != window.kernel) {
+    error() << "kernel_shape " << formatShape(*kernel) << " does not match W "
+            << formatShape(ws);
+    return failure();
+  }
+  Shape outHW;
+  if (failed(readWindow(
+          xs, window, [&] { return error(); }, autoPad,
+          /*ceilMode=*/false, outHW)))
+    return failure();
+  Value bias;
+  if (hasInput(2)) {
+    FailureOr<Value> b = value(2, element);
+    if (failed(b))
+      return failure();
+    if (shapeOf(*b) != ArrayRef<int64_t>{ws[0]} || elementOf(*b) != element) {
+      error() << "B must be a 1-d tensor of " << ws[0] << " elements, got "
+              << formatShape(shapeOf(*b));
+      return failure();
+    }
+    bias = *b;
+  }
+  Shape shape = {xs[0], ws[0], outHW[0], outHW[1]};
+  if (failed(checkShape(shape)))
+    return failure();
+  return setValue(0, Conv2DOp::create(builder, loc, tensorType(shape, element),
+                                      x, w, bias, window.stride, window.pads,
+                                      window.dilation, *group));
+}
+
+LogicalResult Importer::importPool(bool max) {
+  if (failed(checkArity(1, 1)))
+    return failure();
+  if (max && outputUsed(1)) {
+    error() << "the Indices output is used, which amp does not support";
+    return failure();
+  }
+  FailureOr<Value> xValue = floatValue(0, "X");
+  if (failed(xValue))
+    return failure();
+  Value x = *xValue;
+  ArrayRef<int64_t> xs = shapeOf(x);
+  if (xs.size() != 4) {
+    error() << "only 2-d pooling (4-d NCHW inputs) is supported; X has shape "
+            << formatShape(xs);
+    return failure();
+  }
+  std::string autoPad;
+  std::optional<SmallVector<int64_t>> kernel;
+  Window window;
+  LogicalResult attrs = windowAttrs(autoPad, kernel, window);
+  FailureOr<int64_t> ceil = intAttr("ceil_mode", 0);
+  FailureOr<int64_t> storage = intAttr("storage_order", 0);
+  FailureOr<int64_t> countPad = intAttr("count_include_pad", 0);
+  if (failed(attrs) || failed(ceil) || failed(storage) || failed(countPad))
+    return failure();
+  if (!kernel) {
+    error() << "has no kernel_shape";
+    return failure();
+  }
+  window.kernel = *kernel;
+  // The pads attribute as given (auto_pad below may replace window.pads).
+  bool explicitPads = llvm::any_of(window.pads, [](int64_t p) { return p; });
+  if (window.dilation.size() == 2 &&
+      (window.dilation[0] != 1 || window.dilation[1] != 1)) {
+    error() << "dilated pooling is not supported";
+    return failure();
+  }
+  Shape outHW;
+  if (failed(readWindow(
+          xs, window, [&] { return error(); }, autoPad, *ceil != 0, outHW)))
+    return failure();
+  bool excludePadding = *countPad == 0;
+  if (*ceil) {
+    // Express ceil_mode as extra end padding that only adds partial windows.
+    // That is exact for max pooling (the padding is -inf) and for average
+    // pooling that excludes padding from the divisor.
+    bool extended = false;
+    for (int i = 0; i < 2; ++i) {
+      int64_t needed = (outHW[i] - 1) * window.stride[i] + window.kernel[i];
+      int64_t padded = xs[2 + i] + window.pads[i] + window.pads[2 + i];
+      if (needed > padded) {
+        window.pads[2 + i] += needed - padded;
+        extended = true;
+      }
+    }
+    if (extended && !max && !excludePadding) {
+      if (explicitPads) {
+        error() << "ceil_mode with count_include_pad and explicit pads is "
+                   "not supported";
+        return failure();
+      }
+      excludePadding = true; // no real padding: only the ceil extension
+    }
+  }
+  for (int i = 0; i < 4; ++i)
+    if (window.pads[i] > window.kernel[i % 2] / 2) {
+      error() << "padding " << window.pads[i]
+              << " is more than half the kernel size " << window.kernel[i % 2]
+              << " (after ceil_mode and auto_pad), "
+              << "which amp's pooling ops do not support";
+      return failure();
+    }
+  Shape shape = {xs[0], xs[1], outHW[0], outHW[1]};
+  RankedTensorType type = tensorType(shape, elementOf(x));
+  if (max)
+    return setValue(0, MaxPool2DOp::create(builder, loc, type, x, window.kernel,
+                                           window.stride, window.pads));
+  bool anyPadding = llvm::any_of(window.pads, [](int64_t p) { return p; });
+  return setValue(0, AvgPool2DOp::create(builder, loc, type, x, window.kernel,
+                                         window.stride, window.pads,
+                                         excludePadding && anyPadding));
+}
+
+LogicalResult Importer::importGlobalAveragePool() {
+  if (failed(checkArity(1, 1)))
+    return failure();
+  FailureOr<Value> x = floatInputOfRank("X", "X", 3);
+  if (failed(x))
+    return failure();
+  ArrayRef<int64_t> xs = shapeOf(*x);
+  Shape shape(xs.take_front(2));
+  shape.append(xs.size() - 2, 1);
+  return setValue(0, GlobalAvgPoolOp::create(
+                         builder, loc, tensorType(shape, elementOf(*x)), *x));
+}
+
+void mlir::amp::onnx_import::registerContractionHandlers(OpTable &table) {
+  table.onOp("MatMul", kMinOpset, &Importer::importMatMul);
+  table.onOp("Gemm", kMinOpset, &Importer::importGemm);
+  table.onOp("Conv", kMinOpset, &Importer::importConv);
+  table.onOp("MaxPool", kMinOpset,
+             [](Importer &im) { return im.importPool(/*max=*/true); });
+  table.onOp("AveragePool", kMinOpset,
+             [](Importer &im) { return im.importPool(/*max=*/false); });
+  table.onOp("GlobalAveragePool", kMinOpset,
+             &Importer::importGlobalAveragePool);
+}

@@ -1,0 +1,494 @@
+//===- IndexingOps.cpp - ONNX indexing ops --------------------------------===//
+//
+// Concat, Slice, Gather, Split and Pad.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+#include "OpTable.h"
+
+#include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "onnx/onnx_pb.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::onnx_import;
+
+LogicalResult Importer::importConcat() {
+  if (failed(checkArity(1, ~0u)))
+    return failure();
+  FailureOr<int64_t> axisAttr = intAttr("axis", 0);
+  if (failed(axisAttr))
+    return failure();
+  if (!attr("axis")) {
+    error() << "has no 'axis' attribute";
+    return failure();
+  }
+  SmallVector<Shape> shapes;
+  bool allKnown = true;
+  for (unsigned i = 0; i < numInputs(); ++i) {
+    if (!hasInput(i)) {
+      error() << "input #" << i << " is missing";
+      return failure();
+    }
+    FailureOr<Shape> s = inputShape(i);
+    FailureOr<const HostTensor *> h = hostOf(i);
+    if (failed(s) || failed(h))
+      return failure();
+    shapes.push_back(*s);
+    allKnown &= *h != nullptr;
+  }
+  int64_t rank = shapes[0].size();
+  FailureOr<int64_t> axis = normalizeAxis(*axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  Shape shape = shapes[0];
+  shape[*axis] = 0;
+  for (auto [i, s] : llvm::enumerate(shapes)) {
+    bool compatible = static_cast<int64_t>(s.size()) == rank;
+    for (int64_t d = 0; compatible && d < rank; ++d)
+      compatible = d == *axis || s[d] == shapes[0][d];
+    if (!compatible) {
+      error() << "input #" << i << " of shape " << formatShape(s)
+              << " does not match input #0 of shape " << formatShape(shapes[0])
+              << " outside axis " << *axis;
+      return failure();
+    }
+    shape[*axis] += s[*axis];
+  }
+  if (failed(checkShape(shape)))
+    return failure();
+  if (allKnown) {
+    if (failed(checkFoldSize(shape)))
+      return failure();
+    const HostTensor &first = **hostOf(0);
+    HostTensor out = HostTensor::zeros(first.dtype, shape);
+    int64_t outer = *numElements(ArrayRef<int64_t>(shape).take_front(*axis));
+    int64_t inner =
+        *numElements(ArrayRef<int64_t>(shape).drop_front(*axis + 1));
+    int64_t offset = 0;
+    for (unsigned i = 0; i < numInputs(); ++i) {
+      const HostTensor &t = **hostOf(i);
+      if (t.isFloat() != out.isFloat()) {
+        error() << "inputs have different element types";
+        return failure();
+      }
+      int64_t along = t.shape[*axis];
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t a = 0; a < along; ++a)
+          for (int64_t n = 0; n < inner; ++n) {
+            int64_t src = (o * along + a) * inner + n;
+            int64_t dst = (o * shape[*axis] + offset + a) * inner + n;
+            if (out.isFloat())
+              out.setDouble(dst, t.floats[src]);
+            else
+              out.setInt(dst, t.ints[src]);
+          }
+      offset += along;
+    }
+    return setHost(0, std::move(out));
+  }
+  FailureOr<Type> runtimeType = firstRuntimeElement(0, numInputs());
+  if (failed(runtimeType))
+    return failure();
+  Type element = *runtimeType;
+  SmallVector<Value> values;
+  for (unsigned i = 0; i < numInputs(); ++i) {
+    FailureOr<Value> v = value(i, element);
+    if (failed(v))
+      return failure();
+    if (elementOf(*v) != element) {
+      error() << "inputs have different element types (" << typeName(element)
+              << " and " << typeName(elementOf(*v)) << ")";
+      return failure();
+    }
+    if (shapes[i][*axis] != 0)
+      values.push_back(*v);
+  }
+  if (values.empty())
+    return setValue(0, *value(0, element));
+  if (values.size() == 1)
+    return setValue(0, values.front());
+  return setValue(0, ConcatOp::create(builder, loc, tensorType(shape, element),
+                                      values, *axis));
+}
+
+LogicalResult Importer::importSlice() {
+  if (failed(checkArity(3, 5)))
+    return failure();
+  FailureOr<Shape> in = inputShape(0);
+  FailureOr<SmallVector<int64_t>> starts = requireInts(1, "starts");
+  FailureOr<SmallVector<int64_t>> ends = requireInts(2, "ends");
+  if (failed(in) || failed(starts) || failed(ends))
+    return failure();
+  int64_t rank = in->size();
+  SmallVector<int64_t> axes, steps;
+  if (hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> a = requireInts(3, "axes");
+    if (failed(a))
+      return failure();
+    axes = *a;
+  } else {
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, starts->size()));
+  }
+  if (hasInput(4)) {
+    FailureOr<SmallVector<int64_t>> s = requireInts(4, "steps");
+    if (failed(s))
+      return failure();
+    steps = *s;
+  } else {
+    steps.assign(starts->size(), 1);
+  }
+  if (ends->size() != starts->size() || axes.size() != starts->size() ||
+      steps.size() != starts->size()) {
+    error() << "starts, ends, axes and steps must have the same length";
+    return failure();
+  }
+  FailureOr<SmallVector<int64_t>> normalized = normalizeAxes(axes, rank);
+  if (failed(normalized))
+    return failure();
+  SmallVector<int64_t> begin(rank, 0), step(rank, 1);
+  Shape shape(*in);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t d = (*normalized)[i], dim = (*in)[d], s = steps[i];
+    if (s == 0) {
+      error() << "step 0 on axis " << axes[i];
+      return failure();
+    }
+    auto clampIndex = [&](int64_t v, int64_t lo, int64_t hi) {
+      if (v < 0)
+        v = v < -dim ? -1 : v + dim; // saturate very negative values
+      return std::clamp(v, lo, hi);
+    };
+    int64_t b, e;
+    if (s > 0) {
+      b = clampIndex((*starts)[i], 0, dim);
+      e = clampIndex((*ends)[i], 0, dim);
+      shape[d] = e > b ? (e - b - 1) / s + 1 : 0;
+    } else {
+      b = clampIndex((*starts)[i], -1, dim - 1);
+      e = clampIndex((*ends)[i], -1, dim - 1);
+      int64_t negStep = s == std::numeric_limits<int64_t>::min()
+                            ? std::numeric_limits<int64_t>::max()
+                            : -s;
+      shape[d] = b > e ? (b - e - 1) / negStep + 1 : 0;
+    }
+    begin[d] = b;
+    step[d] = s;
+  }
+  FailureOr<const HostTensor *> known = hostOf(0);
+  if (failed(known))
+    return failure();
+  if (*known) {
+    const HostTensor &t = **known;
+    Shape inStrides = stridesOf(t.shape), outStrides = stridesOf(shape);
+    return setHost(0, gatherElements(t, shape, [&](int64_t k) {
+                     return stridedSource(
+                         k, outStrides, [&](int64_t d, int64_t index) {
+                           return (begin[d] + index * step[d]) * inStrides[d];
+                         });
+                   }));
+  }
+  FailureOr<Value> v = value(0);
+  if (failed(v))
+    return failure();
+  if (shape == *in && llvm::all_of(step, [](int64_t s) { return s == 1; }))
+    return setValue(0, *v);
+  SmallVector<int64_t> limits(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (step[d] < 0) {
+      error() << "negative steps are only supported on tensors known at "
+                 "import time";
+      return failure();
+    }
+    limits[d] =
+        shape[d] == 0 ? begin[d] : begin[d] + (shape[d] - 1) * step[d] + 1;
+  }
+  return setValue(0, SliceOp::create(builder, loc,
+                                     tensorType(shape, elementOf(*v)), *v,
+                                     begin, limits, step));
+}
+
+LogicalResult Importer::importGather() {
+  if (failed(checkArity(2, 2)))
+    return failure();
+  FailureOr<int64_t> axisAttr = intAttr("axis", 0);
+  FailureOr<Shape> in = inputShape(0);
+  FailureOr<Shape> indicesShape = inputShape(1);
+  FailureOr<int32_t> indicesType = inputDType(1);
+  if (failed(axisAttr) || failed(in) || failed(indicesShape) ||
+      failed(indicesType))
+    return failure();
+  if (*indicesType != kInt64 && *indicesType != kInt32) {
+    error() << "indices must be INT64 or INT32, got "
+            << dtypeName(*indicesType);
+    return failure();
+  }
+  int64_t rank = in->size();
+  if (rank == 0) {
+    error() << "data must have rank 1 or more";
+    return failure();
+  }
+  FailureOr<int64_t> axis = normalizeAxis(*axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  Shape shape(ArrayRef<int64_t>(*in).take_front(*axis));
+  shape.append(indicesShape->begin(), indicesShape->end());
+  shape.append(in->begin() + *axis + 1, in->end());
+  if (failed(checkShape(shape)))
+    return failure();
+  FailureOr<const HostTensor *> data = hostOf(0), indices = hostOf(1);
+  if (failed(data) || failed(indices))
+    return failure();
+  int64_t dim = (*in)[*axis];
+  // Normalized indices, when known.
+  std::optional<HostTensor> idx;
+  if (*indices) {
+    idx = **indices;
+    idx->dtype = kInt64;
+    for (int64_t &i : idx->ints) {
+      if (i < -dim || i >= dim) {
+        error() << "index " << i << " is out of range for axis " << *axis
+                << " of size " << dim;
+        return failure();
+      }
+      if (i < 0)
+        i += dim;
+    }
+  }
+  // Known data and indices fold through amp.gather's folder; it declines
+  // only a gather growing past its limit (--max-folded-elements raised
+  // beyond it), which then stays a run-time gather.
+  if (*data && idx) {
+    if (failed(checkFoldSize(shape)))
+      return failure();
+    std::optional<HostTensor> folded = foldWithAMP(
+        {*data, &*idx}, (*data)->dtype, [&](OpBuilder &b, ValueRange operands) {
+          return GatherOp::create(b, loc,
+                                  tensorType(shape, elementOf(operands[0])),
+                                  operands[0], operands[1], *axis);
+        });
+    if (folded)
+      return setHost(0, std::move(*folded));
+  }
+  FailureOr<Value> input = value(0);
+  if (failed(input))
+    return failure();
+  Value indexValue;
+  if (idx) {
+    indexValue = constant(*idx, tensorType(idx->shape, builder.getI64Type()));
+  } else {
+    FailureOr<Value> v = value(1);
+    if (failed(v))
+      return failure();
+    indexValue = *v;
+  }
+  return setValue(0, GatherOp::create(builder, loc,
+                                      tensorType(shape, elementOf(*input)),
+                                      *input, indexValue, *axis));
+}
+
+LogicalResult Importer::importSplit() {
+  if (failed(checkArity(1, 2)))
+    return failure();
+  FailureOr<int64_t> axisAttr = intAttr("axis", 0);
+  FailureOr<Shape> in = inputShape(0);
+  if (failed(axisAttr) || failed(in))
+    return failure();
+  FailureOr<int64_t> axis = normalizeAxis(*axisAttr, in->size());
+  if (failed(axis))
+    return failure();
+  int64_t outputs = node->output_size(), dim = (*in)[*axis];
+  SmallVector<int64_t> sizes;
+  if (hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> given = requireInts(1, "split");
+    if (failed(given))
+      return failure();
+    sizes = *given;
+  } else {
+    if (outputs < 1 || dim % outputs != 0) {
+      error() << "cannot split size " << dim << " into " << outputs
+              << " equal parts";
+      return failure();
+    }
+    sizes.assign(outputs, dim / outputs);
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0 || s > dim) {
+      error() << "invalid split size " << s;
+      return failure();
+    }
+    total += s;
+  }
+  if (static_cast<int64_t>(sizes.size()) != outputs || total != dim) {
+    error() << "split sizes " << formatShape(sizes) << " do not divide size "
+            << dim << " into " << outputs << " outputs";
+    return failure();
+  }
+  FailureOr<const HostTensor *> known = hostOf(0);
+  if (failed(known))
+    return failure();
+  int64_t rank = in->size(), offset = 0;
+  for (int64_t o = 0; o < outputs; ++o) {
+    Shape shape(*in);
+    shape[*axis] = sizes[o];
+    if (*known) {
+      const HostTensor &t = **known;
+      HostTensor out = HostTensor::zeros(t.dtype, shape);
+      int64_t outer = *numElements(ArrayRef<int64_t>(*in).take_front(*axis));
+      int64_t inner =
+          *numElements(ArrayRef<int64_t>(*in).drop_front(*axis + 1));
+      for (int64_t a = 0; a < outer; ++a)
+        for (int64_t b = 0; b < sizes[o]; ++b)
+          for (int64_t n = 0; n < inner; ++n) {
+            int64_t src = (a * dim + offset + b) * inner + n;
+            int64_t dst = (a * sizes[o] + b) * inner + n;
+            copyElement(out, dst, t, src);
+          }
+      if (hasOutput(o) && failed(setHost(o, std::move(out))))
+        return failure();
+    } else if (hasOutput(o)) {
+      FailureOr<Value> v = value(0);
+      if (failed(v))
+        return failure();
+      SmallVector<int64_t> starts(rank, 0), limits(*in), strides(rank, 1);
+      starts[*axis] = offset;
+      limits[*axis] = offset + sizes[o];
+      Value slice =
+          SliceOp::create(builder, loc, tensorType(shape, elementOf(*v)), *v,
+                          starts, limits, strides);
+      Entry e;
+      e.value = slice;
+      if (failed(defineOutput(o, std::move(e))))
+        return failure();
+    }
+    offset += sizes[o];
+  }
+  return success();
+}
+
+LogicalResult Importer::importPad() {
+  if (failed(checkArity(2, 3)))
+    return failure();
+  FailureOr<std::string> mode = stringAttr("mode", "constant");
+  FailureOr<Shape> in = inputShape(0);
+  FailureOr<SmallVector<int64_t>> pads = requireInts(1, "pads");
+  if (failed(mode) || failed(in) || failed(pads))
+    return failure();
+  if (*mode != "constant") {
+    error() << "mode '" << *mode << "' is not supported (only 'constant')";
+    return failure();
+  }
+  int64_t rank = in->size();
+  if (static_cast<int64_t>(pads->size()) != 2 * rank) {
+    error() << "pads has " << pads->size() << " entries but the input has "
+            << "rank " << rank;
+    return failure();
+  }
+  double fill = 0.0;
+  if (hasInput(2)) {
+    FailureOr<double> v = requireScalar(2, "constant_value");
+    if (failed(v))
+      return failure();
+    fill = *v;
+  }
+  Shape shape(*in);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+    if (begin < -kMaxTensorElements || begin > kMaxTensorElements ||
+        end < -kMaxTensorElements || end > kMaxTensorElements ||
+        shape[d] + begin + end < 0) {
+      error() << "pads " << formatShape(*pads) << " do not fit the input "
+              << formatShape(*in);
+      return failure();
+    }
+    shape[d] += begin + end;
+  }
+  if (failed(checkShape(shape)))
+    return failure();
+  FailureOr<const HostTensor *> known = hostOf(0);
+  if (failed(known))
+    return failure();
+  if (*known) {
+    if (failed(checkFoldSize(shape)))
+      return failure();
+    const HostTensor &t = **known;
+    HostTensor out = HostTensor::zeros(t.dtype, shape);
+    Shape outStrides = stridesOf(shape), inStrides = stridesOf(t.shape);
+    for (int64_t k = 0; k < out.size(); ++k) {
+      int64_t rest = k, src = 0;
+      bool inside = true;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t index = rest / outStrides[d] - (*pads)[d];
+        rest %= outStrides[d];
+        inside &= index >= 0 && index < (*in)[d];
+        src += index * inStrides[d];
+      }
+      out.setDouble(k, inside ? t.getDouble(src) : fill);
+      if (!out.isFloat())
+        out.setInt(k, inside ? t.getInt(src) : saturatingToInt64(fill));
+    }
+    return setHost(0, std::move(out));
+  }
+  FailureOr<Value> input = value(0);
+  if (failed(input))
+    return failure();
+  // Negative pads crop (a slice); positive ones concatenate constant slabs
+  // along each padded dimension.
+  Value x = *input;
+  Type element = elementOf(x);
+  SmallVector<int64_t> starts(rank, 0), limits(*in), strides(rank, 1);
+  bool crop = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    if ((*pads)[d] < 0) {
+      starts[d] = -(*pads)[d];
+      crop = true;
+    }
+    if ((*pads)[rank + d] < 0) {
+      limits[d] += (*pads)[rank + d];
+      crop = true;
+    }
+  }
+  if (crop) {
+    Shape cropped;
+    for (int64_t d = 0; d < rank; ++d)
+      cropped.push_back(limits[d] - starts[d]);
+    x = SliceOp::create(builder, loc, tensorType(cropped, element), x, starts,
+                        limits, strides);
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t begin = std::max<int64_t>((*pads)[d], 0);
+    int64_t end = std::max<int64_t>((*pads)[rank + d], 0);
+    if (!begin && !end)
+      continue;
+    Shape current(shapeOf(x));
+    SmallVector<Value> parts;
+    HostTensor fillTensor = HostTensor::zeros(kDouble, {});
+    fillTensor.floats[0] = fill;
+    auto slab = [&](int64_t size) {
+      Shape slabShape = current;
+      slabShape[d] = size;
+      return constant(fillTensor, tensorType(slabShape, element));
+    };
+    if (begin)
+      parts.push_back(slab(begin));
+    parts.push_back(x);
+    if (end)
+      parts.push_back(slab(end));
+    Shape padded = current;
+    padded[d] += begin + end;
+    x = ConcatOp::create(builder, loc, tensorType(padded, element), parts, d);
+  }
+  return setValue(0, x);
+}
+
+void mlir::amp::onnx_import::registerIndexingHandlers(OpTable &table) {
+  table.onOp("Concat", kMinOpset, &Importer::importConcat);
+  table.onOp("Slice", kMinOpset, &Importer::importSlice);
+  table.onOp("Gather", kMinOpset, &Importer::importGather);
+  table.onOp("Split", kMinOpset, &Importer::importSplit);
+  table.onOp("Pad", kMinOpset, &Importer::importPad);
+}
