@@ -106,7 +106,8 @@ public:
          llvm::zip(kernel.getArguments(), launch.getKernelOperands())) {
       APInt value;
       if (matchPattern(operand, m_ConstantInt(&value)))
-        known[arg] = {value.getSExtValue(), value.getSExtValue()};
+        bindings[arg] = {value.getSExtValue(), value.getSExtValue()};
+      known = bindings;
     }
   }
 
@@ -131,7 +132,8 @@ public:
 private:
   gpu::GPUFuncOp kernel;
   std::array<int64_t, 3> grid, block;
-  llvm::DenseMap<Value, Interval> known;
+  /// The launch's constant arguments, and the intervals computed so far.
+  llvm::DenseMap<Value, Interval> bindings, known;
   llvm::DenseSet<unsigned> readArgs, writtenArgs;
   double accessedRead = 0, accessedWritten = 0, flops = 0;
 
@@ -251,6 +253,20 @@ private:
       if (!l || !r)
         return std::nullopt;
       return combine(*kind, *l, *r);
+    }
+    if (auto select = dyn_cast<arith::SelectOp>(op)) {
+      std::optional<Interval> c = interval(select.getCondition());
+      std::optional<Interval> t = interval(select.getTrueValue());
+      std::optional<Interval> f = interval(select.getFalseValue());
+      if (c && c->lo == c->hi)
+        return c->lo ? t : f;
+      if (!t || !f)
+        return std::nullopt;
+      return Interval{std::min(t->lo, f->lo), std::max(t->hi, f->hi)};
+    }
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      double pass = fraction(cmp);
+      return Interval{pass == 1.0 ? 1 : 0, pass == 0.0 ? 0 : 1};
     }
     if (isa<arith::SubIOp>(op)) {
       std::optional<Interval> l = interval(op->getOperand(0));
@@ -433,11 +449,89 @@ private:
     }
   }
 
+  /// Visits `region` with `value` bound to `range` (and what derives from
+  /// it recomputed).
+  void visitWith(Region &region, double times, ArrayRef<Value> values,
+                 Interval range) {
+    llvm::DenseMap<Value, Interval> saved = std::move(known);
+    known = bindings;
+    for (Value value : values)
+      known[value] = range;
+    visit(region, times);
+    known = std::move(saved);
+  }
+
+  /// The case a switch takes, by the values of `driver` over [lo, hi]: the
+  /// cases with the driver's values that select them, in ranges.
+  std::optional<std::vector<std::pair<int64_t, Interval>>>
+  casesBy(scf::IndexSwitchOp sw, ArrayRef<Value> driver, Interval range) {
+    if (range.size() > 65536)
+      return std::nullopt;
+    llvm::DenseMap<Value, Interval> saved = std::move(known);
+    std::vector<std::pair<int64_t, Interval>> runs;
+    for (int64_t v = range.lo; v <= range.hi; ++v) {
+      known = bindings;
+      for (Value value : driver)
+        known[value] = {v, v};
+      std::optional<Interval> selected = interval(sw.getArg());
+      if (!selected || selected->lo != selected->hi) {
+        known = std::move(saved);
+        return std::nullopt;
+      }
+      if (!runs.empty() && runs.back().first == selected->lo &&
+          runs.back().second.hi == v - 1)
+        runs.back().second.hi = v;
+      else
+        runs.push_back({selected->lo, {v, v}});
+    }
+    known = std::move(saved);
+    return runs;
+  }
+
+  /// A switch on a value derived from the block id (batched reductions: a
+  /// range of blocks per input) or on a loop's induction variable (one case
+  /// per iteration): each case is visited for the share of threads or
+  /// iterations that take it, with the driver restricted to them.
+  void visitSwitch(scf::IndexSwitchOp sw, double times) {
+    SmallVector<Value> blockIds;
+    kernel.walk([&](gpu::BlockIdOp id) {
+      if (id.getDimension() == gpu::Dimension::x)
+        blockIds.push_back(id);
+    });
+    SmallVector<Value> driver = blockIds;
+    Interval range{0, grid[0] - 1};
+    auto runs = casesBy(sw, driver, range);
+    if (!runs) {
+      std::optional<Interval> selector = interval(sw.getArg());
+      if (selector) {
+        driver = {sw.getArg()};
+        range = *selector;
+        runs = casesBy(sw, driver, range);
+      }
+    }
+    if (!runs) { // unknown: every case, as if each ran
+      for (Region &region : sw->getRegions())
+        visit(region, times);
+      return;
+    }
+    ArrayRef<int64_t> cases = sw.getCases();
+    for (auto &[selected, values] : *runs) {
+      const int64_t *it = llvm::find(cases, selected);
+      Region &region = it == cases.end()
+                           ? sw.getDefaultRegion()
+                           : sw.getCaseRegions()[it - cases.begin()];
+      visitWith(region, times * double(values.size()) / double(range.size()),
+                driver, values);
+    }
+  }
+
   void visit(Operation *op, double times) {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       visit(loop.getRegion(), times * tripCount(loop), times);
       return;
     }
+    if (auto sw = dyn_cast<scf::IndexSwitchOp>(op))
+      return visitSwitch(sw, times);
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
       double pass = fraction(branch.getCondition());
       visit(branch.getThenRegion(), times * pass);
