@@ -104,10 +104,41 @@ def amp_row(amp_opt, step_mlir, device_key, device):
     gemms = [e for e in step["entries"] if e["kind"] == "gemm"]
     ideal = sum(e["flops"] / gemm_peak(device, e["a_dtype"]) for e in gemms)
     ideal += step["argument_bytes"] / device["hbm_bytes_per_s"]
+    bd = breakdown(step, device)
     return dict(amp_ms=step["modeled_ms"],
+                amp_gemm_ms=bd["gemm"], amp_sync_ms=bd["sync"],
+                amp_low_occupancy_ms=bd["low_occupancy"],
+                amp_full_occupancy_ms=step["modeled_ms"] - bd["low_occupancy"]
+                + bd["low_occupancy_at_full_bandwidth"],
                 amp_launches=step["launches"] + step["gemms"],
                 amp_syncs=step["syncs"], amp_bytes=int(step["bytes"]),
                 amp_peak_bytes=step["peak_bytes"], ideal_ms=ideal * 1e3)
+
+
+def breakdown(step, device):
+    """Where amp's modeled time goes (ms): GEMMs, host syncs, and launches
+    with too few threads to use the bandwidth (one thread per column of a
+    column reduction); and those launches' time at full bandwidth."""
+    result = dict(gemm=0.0, sync=0.0, low_occupancy=0.0,
+                  low_occupancy_at_full_bandwidth=0.0)
+    for e in step["entries"]:
+        ms = e.get("modeled_us", 0.0) / 1e3
+        if e["kind"] == "gemm":
+            result["gemm"] += ms
+        elif e["kind"] == "sync":
+            result["sync"] += ms
+        elif e["kind"] == "launch":
+            threads = 1
+            for d in e["grid"] + e["block"]:
+                threads *= d
+            if threads < device["saturating_threads"]:
+                full = max((e["bytes_read"] + e["bytes_written"])
+                           / device["hbm_bytes_per_s"],
+                           e["flops"] / device["peak_fp32_flops"]) + \
+                    device["launch_overhead_s"]
+                result["low_occupancy"] += ms
+                result["low_occupancy_at_full_bandwidth"] += full * 1e3
+    return result
 
 
 def eager_row(workload, sizes, precision, device, lr, weight_decay):
@@ -132,6 +163,7 @@ def print_table(rows, device_key, out=sys.stdout):
               "eager | GB moved amp / eager | peak GB amp / eager |\n")
     out.write(header)
     out.write("|" + "---|" * 11 + "\n")
+    why = []
     for r in rows:
         out.write("| %s | %s | %.3f | %.3f | %.3f | %s | %s | %d / %d | "
                   "%d / %d | %.2f / %.2f | %.2f / %.2f |\n" % (
@@ -142,6 +174,18 @@ def print_table(rows, device_key, out=sys.stdout):
                       r["eager_launches"], r["amp_syncs"], r["eager_syncs"],
                       r["amp_bytes"] / 1e9, r["eager_bytes"] / 1e9,
                       r["amp_peak_bytes"] / 1e9, r["eager_peak_bytes"] / 1e9))
+        why.append(
+            "%s %s: amp's %.3f ms = GEMMs %.3f + host syncs %.3f + "
+            "low-occupancy launches %.3f (%.3f at full bandwidth: amp would "
+            "be %.3f ms, eager/amp %s) + the rest %.3f" % (
+                r["workload"], r["precision"], r["amp_ms"], r["amp_gemm_ms"],
+                r["amp_sync_ms"], r["amp_low_occupancy_ms"],
+                r["amp_full_occupancy_ms"] - r["amp_ms"]
+                + r["amp_low_occupancy_ms"], r["amp_full_occupancy_ms"],
+                ratio(r["eager_ms"], r["amp_full_occupancy_ms"]),
+                r["amp_ms"] - r["amp_gemm_ms"] - r["amp_sync_ms"]
+                - r["amp_low_occupancy_ms"]))
+    out.write("\n" + "\n".join(why) + "\n")
 
 
 def main():
