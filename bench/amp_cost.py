@@ -73,7 +73,8 @@ def train_step(report):
 
 
 def compare(step, profile_path):
-    """Static vs emulated totals: accessed bytes and GEMM FLOPs."""
+    """Static vs emulated totals: grids, accessed bytes, GEMM FLOPs, and
+    kernel FLOPs when the profile has them."""
     profile = [json.loads(l) for l in open(profile_path) if l.strip()]
     launches = [e for e in step["entries"] if e["kind"] == "launch"]
     gemms = [e for e in step["entries"] if e["kind"] == "gemm"]
@@ -95,6 +96,11 @@ def compare(step, profile_path):
         ("gemm flops", sum(e["flops"] for e in gemms),
          sum(p["flops"] for p in emu_gemms)),
     ]
+    # Kernel FLOPs where the emulated device counts them (a build with the
+    # emulator target's FLOP counters; docs/CostModel.md).
+    if all("flops" in p for p in emu_launches):
+        rows.insert(3, ("kernel flops", sum(e["flops"] for e in launches),
+                        sum(p["flops"] for p in emu_launches)))
     ok = True
     print("launches: %d  gemms: %d" % (len(launches), len(gemms)))
     for name, static, emulated in rows:

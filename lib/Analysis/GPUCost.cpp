@@ -389,8 +389,9 @@ private:
     return 0;
   }
 
-  /// Combining ops of a gpu.all_reduce per thread, as its lowering does
-  /// them: a butterfly within each warp, then one over the warps' values.
+  /// Combining ops of a floating-point gpu.all_reduce per thread, as its
+  /// lowering does them: a butterfly within each warp, then one over the warps'
+  /// values.
   double allReduceFlops() const {
     int64_t threads = block[0] * block[1] * block[2];
     double steps = std::ceil(std::log2(double(std::min<int64_t>(threads, 32))));
@@ -555,7 +556,9 @@ private:
       return;
     }
     if (isa<gpu::AllReduceOp, gpu::SubgroupReduceOp>(op)) {
-      flops += times * allReduceFlops();
+      // Integer reductions (the overflow flag's `or`) are no FLOPs.
+      if (isa<FloatType>(op->getResult(0).getType()))
+        flops += times * allReduceFlops();
     } else if (op->getNumResults() == 1) {
       flops += times * opFlops(op);
     }
