@@ -1081,10 +1081,12 @@ void mlir::amp::printSummary(const GPUCostReport &report,
   }
 }
 
-/// Writes `text` to `path` ("-": stdout) through amp::OutputFile.
+/// Writes `text` to the temporary of `file` opened for `path` ("-":
+/// stdout); the caller commits once every output is written, so that a
+/// failing run replaces none of them.
 static LogicalResult writeOutput(ModuleOp module, StringRef option,
-                                 StringRef path, StringRef text) {
-  ::amp::OutputFile file;
+                                 StringRef path, StringRef text,
+                                 ::amp::OutputFile &file) {
   std::string error;
   if (file.open(path.str(), error)) {
     std::error_code ec;
@@ -1093,13 +1095,11 @@ static LogicalResult writeOutput(ModuleOp module, StringRef option,
       os << text;
       os.close();
       ec = os.error();
-    }
-    if (ec) {
       os.clear_error();
-      error = "cannot write '" + path.str() + "': " + ec.message();
-    } else if (file.commit(error)) {
-      return success();
     }
+    if (!ec)
+      return success();
+    error = "cannot write '" + path.str() + "': " + ec.message();
   }
   return module.emitError("amp-gpu-cost-report: ") << option << ": " << error;
 }
@@ -1120,19 +1120,21 @@ LogicalResult mlir::amp::writeGPUCostReport(ModuleOp module, StringRef device,
       return module.emitError("amp-gpu-cost-report: ") << error;
     applyDeviceModel(*report, *model);
   }
-  if (!jsonPath.empty()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << llvm::formatv("{0:2}", toJSON(*report)) << "\n";
-    if (failed(writeOutput(module, "output", jsonPath, text)))
-      return failure();
-  }
-  if (!summaryPath.empty()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    printSummary(*report, os);
-    if (failed(writeOutput(module, "summary", summaryPath, text)))
-      return failure();
-  }
+  std::string json, summary;
+  llvm::raw_string_ostream jsonStream(json), summaryStream(summary);
+  jsonStream << llvm::formatv("{0:2}", toJSON(*report)) << "\n";
+  printSummary(*report, summaryStream);
+  ::amp::OutputFile jsonFile, summaryFile;
+  if ((!jsonPath.empty() &&
+       failed(writeOutput(module, "output", jsonPath, json, jsonFile))) ||
+      (!summaryPath.empty() &&
+       failed(
+           writeOutput(module, "summary", summaryPath, summary, summaryFile))))
+    return failure();
+  std::string error;
+  if (!jsonPath.empty() && !jsonFile.commit(error))
+    return module.emitError("amp-gpu-cost-report: output: ") << error;
+  if (!summaryPath.empty() && !summaryFile.commit(error))
+    return module.emitError("amp-gpu-cost-report: summary: ") << error;
   return success();
 }

@@ -11,6 +11,10 @@
 // RUN: not amp-opt %s --amp-gpu-cost-report="device=x devices=%t/missing.json" -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not amp-opt %s --amp-gpu-cost-report="output=%t/no/such/dir/cost.json" -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=OUTPUT
 // RUN: not amp-opt %s --amp-gpu-cost-report="output= summary=%t" -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=SUMMARY
+// A summary that cannot be written keeps the JSON report from replacing
+// the existing one.
+// RUN: not amp-opt %s --amp-gpu-cost-report="output=%t/kept.json summary=%t/no/dir/summary.txt" -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=SUMMARY
+// RUN: FileCheck %s --check-prefix=KEPT < %t/kept.json
 // A device is written in place, through a link and directly.
 // RUN: ln -s /dev/null %t/null
 // RUN: amp-opt %s --amp-gpu-cost-report="output=%t/null summary=/dev/null" -o %t/out.mlir
