@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Analysis/Passes.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
@@ -96,6 +97,7 @@ mlir::LogicalResult runToOutput(int argc, char **argv,
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::amp::registerAMPAnalysisPasses();
   mlir::amp::registerAMPConversionPasses();
   mlir::amp::registerAMPPasses();
   mlir::amp::registerAMPPipelines();

@@ -7,7 +7,11 @@
 // - a linalg.generic whose reduction loops come before parallel ones (a sum
 //   over the rows, e.g. a bias gradient) is interchanged to put the
 //   parallel loops outermost: they become threads, and each thread runs the
-//   reduction sequentially, instead of a host loop of launches.
+//   reduction sequentially, instead of a host loop of launches;
+// - a long sum over the rows with few columns (a bias or LayerNorm weight
+//   gradient over 16384 tokens: 2048 threads cannot keep the memory busy,
+//   docs/CostModel.md) is first split: partial sums of row ranges into a
+//   temporary [ranges, columns] buffer, then a sum of the partials.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +19,7 @@
 
 #include "LinalgToGPUUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -30,6 +35,176 @@ using namespace mlir;
 using mlir::amp::gpu_lowering::isDenseMemRef;
 
 namespace {
+/// Column reductions are split when they have fewer output elements than
+/// this (threads of the one-thread-per-output kernel) ...
+constexpr int64_t kSplitBelowOutputs = 65536;
+/// ... and at least this many rows; the partials' kernel gets about
+/// kSplitThreads threads and at least kMinRowsPerThread rows per thread.
+constexpr int64_t kSplitMinRows = 4096;
+constexpr int64_t kSplitThreads = 131072;
+constexpr int64_t kMinRowsPerThread = 64;
+
+/// The f32 sum `out + f(ins)` of a generic with one output, or null.
+arith::AddFOp sumOfReduction(linalg::GenericOp generic) {
+  if (generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() == 0 ||
+      !generic.hasPureBufferSemantics())
+    return nullptr;
+  BlockArgument out =
+      generic.getMatchingBlockArgument(generic.getDpsInitOperand(0));
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || !out.getType().isF32() || !out.hasOneUse() ||
+      (add.getLhs() != out && add.getRhs() != out))
+    return nullptr;
+  return add;
+}
+
+/// How many ranges to split the loop of `loopRows` of a sum of `rows` in
+/// all (several reduction loops: batch and sequence) into `outputs`
+/// elements: a power of two dividing `loopRows`, 1 for no split.
+int64_t splitCount(int64_t loopRows, int64_t rows, int64_t outputs) {
+  if (outputs >= kSplitBelowOutputs || rows < kSplitMinRows)
+    return 1;
+  int64_t ranges = 1;
+  while (2 * ranges * outputs <= kSplitThreads &&
+         loopRows % (2 * ranges) == 0 &&
+         rows / (2 * ranges) >= kMinRowsPerThread)
+    ranges *= 2;
+  return ranges;
+}
+
+/// Splits a long column sum: `partials[s, out...] = sum over the rows of
+/// range s`, then `out += sum over s of partials[s, out...]`.
+void splitColumnSum(IRRewriter &rewriter, linalg::GenericOp generic) {
+  if (!sumOfReduction(generic))
+    return;
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return;
+  // The longest reduction loop is split.
+  SmallVector<unsigned> reductions;
+  generic.getReductionDims(reductions);
+  unsigned r = *llvm::max_element(reductions, [&](unsigned a, unsigned b) {
+    return ranges[a] < ranges[b];
+  });
+  int64_t rows = 1;
+  for (unsigned d : reductions)
+    rows *= ranges[d];
+  OpOperand *init = generic.getDpsInitOperand(0);
+  auto outType = cast<MemRefType>(init->get().getType());
+  if (!outType.hasStaticShape() || !outType.getLayout().isIdentity())
+    return;
+  int64_t split = splitCount(ranges[r], rows, outType.getNumElements());
+  if (split == 1)
+    return;
+  int64_t rowsPerRange = ranges[r] / split;
+  MLIRContext *ctx = generic.getContext();
+  // Per input: the position of the row index and the expanded view's type
+  // (none for inputs that do not use the rows).
+  SmallVector<std::optional<std::pair<int64_t, MemRefType>>> expandedInputs;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    std::optional<int64_t> position;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      if (!e.isFunctionOfDim(r))
+        continue;
+      if (position || e != getAffineDimExpr(r, ctx) || !type)
+        return; // rows indexed twice or not by a plain index
+      position = i;
+    }
+    if (!position) {
+      expandedInputs.push_back(std::nullopt);
+      continue;
+    }
+    SmallVector<int64_t> shape(type.getShape());
+    shape[*position] = rowsPerRange;
+    shape.insert(shape.begin() + *position, split);
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0, e = type.getRank(); i < e; ++i)
+      groups.push_back(i == *position
+                           ? ReassociationIndices{i, i + 1}
+                           : ReassociationIndices{i + (i > *position)});
+    FailureOr<MemRefType> expanded =
+        memref::ExpandShapeOp::computeExpandedType(type, shape, groups);
+    if (failed(expanded))
+      return;
+    expandedInputs.push_back(std::make_pair(*position, *expanded));
+  }
+  Location loc = generic.getLoc();
+  rewriter.setInsertionPoint(generic);
+
+  // partials: [split, out...] f32, zero.
+  SmallVector<int64_t> partialShape{split};
+  llvm::append_range(partialShape, outType.getShape());
+  auto partialType = MemRefType::get(partialShape, rewriter.getF32Type());
+  Value partials = memref::AllocOp::create(rewriter, loc, partialType);
+  Value zero =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0));
+  linalg::FillOp::create(rewriter, loc, zero, partials);
+
+  // Stage 1: loops (s, original loops) with the row loop r' of
+  // rowsPerRange; each input indexed by the rows is viewed with its row
+  // dimension expanded to [split, rowsPerRange] (s, r').
+  unsigned numLoops = generic.getNumLoops();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (auto [input, expanded] :
+       llvm::zip(generic.getDpsInputOperands(), expandedInputs)) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    SmallVector<AffineExpr> results;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      if (expanded && int64_t(i) == expanded->first)
+        results.push_back(getAffineDimExpr(0, ctx));
+      results.push_back(e.shiftDims(numLoops, 1));
+    }
+    maps.push_back(AffineMap::get(numLoops + 1, 0, results, ctx));
+    if (!expanded) {
+      inputs.push_back(input->get());
+      continue;
+    }
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0, e = map.getNumResults(); i < e; ++i)
+      groups.push_back(i == expanded->first
+                           ? ReassociationIndices{i, i + 1}
+                           : ReassociationIndices{i + (i > expanded->first)});
+    inputs.push_back(memref::ExpandShapeOp::create(
+        rewriter, loc, expanded->second, input->get(), groups));
+  }
+  AffineMap outMap = generic.getMatchingIndexingMap(init);
+  SmallVector<AffineExpr> partialResults{getAffineDimExpr(0, ctx)};
+  for (AffineExpr e : outMap.getResults())
+    partialResults.push_back(e.shiftDims(numLoops, 1));
+  maps.push_back(AffineMap::get(numLoops + 1, 0, partialResults, ctx));
+  SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
+  llvm::append_range(iterators, generic.getIteratorTypesArray());
+  auto stage1 =
+      linalg::GenericOp::create(rewriter, loc, TypeRange{}, inputs,
+                                ValueRange{partials}, maps, iterators);
+  rewriter.inlineRegionBefore(generic.getRegion(), stage1.getRegion(),
+                              stage1.getRegion().begin());
+
+  // Stage 2: out += sum over s of partials[s, out...].
+  unsigned rank = outType.getRank();
+  SmallVector<AffineExpr> partialIndex{getAffineDimExpr(rank, ctx)};
+  for (unsigned i = 0; i < rank; ++i)
+    partialIndex.push_back(getAffineDimExpr(i, ctx));
+  SmallVector<AffineMap> sumMaps{
+      AffineMap::get(rank + 1, 0, partialIndex, ctx),
+      AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank)};
+  SmallVector<utils::IteratorType> sumIterators(rank,
+                                                utils::IteratorType::parallel);
+  sumIterators.push_back(utils::IteratorType::reduction);
+  linalg::GenericOp::create(
+      rewriter, loc, TypeRange{}, ValueRange{partials}, ValueRange{init->get()},
+      sumMaps, sumIterators, [](OpBuilder &b, Location loc, ValueRange args) {
+        Value sum = arith::AddFOp::create(b, loc, args[1], args[0]);
+        linalg::YieldOp::create(b, loc, sum);
+      });
+  memref::DeallocOp::create(rewriter, loc, partials);
+  rewriter.eraseOp(generic);
+}
+
 struct GPUPrepareLinalgPass
     : amp::impl::GPUPrepareLinalgPassBase<GPUPrepareLinalgPass> {
   void runOnOperation() override {
@@ -51,6 +226,11 @@ struct GPUPrepareLinalgPass
       copy->erase();
     }
     IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp generic : generics)
+      splitColumnSum(rewriter, generic);
+    generics.clear();
+    getOperation().walk(
+        [&](linalg::GenericOp generic) { generics.push_back(generic); });
     for (linalg::GenericOp generic : generics) {
       SmallVector<unsigned> parallel, reduction;
       for (auto [i, type] : llvm::enumerate(generic.getIteratorTypesArray()))

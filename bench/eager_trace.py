@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""PyTorch eager's training step as a list of CUDA kernels, without a GPU
+(issue 17): what bench/gpu_model.py puts under the same device model as
+amp's cost report.
+
+The step is bench/gpu_train_step.py's: zero_grad(set_to_none=True), the
+forward under CUDA autocast, mse_loss in fp32, backward, AdamW with
+foreach kernels (torch.optim.AdamW(foreach=True)), and for fp16
+GradScaler's scale, unscale + inf check, the found_inf host sync and the
+scale update. It runs on the meta device (shapes and dtypes, no data), so
+the issue sizes trace in a second:
+
+- CUDA autocast is applied by a TorchFunctionMode with autocast's lists of
+  torch 1.13 (aten/src/ATen/autocast_mode.cpp) for the ops these models
+  use: linear/matmul in the low precision, layer_norm/softmax/mse_loss
+  in fp32, the rest in their inputs' type; casts go through .to(), so
+  autograd records them as autocast's do.
+- Every aten op of forward, backward and the optimizer is recorded by a
+  TorchDispatchMode with its tensors. A view (an output that aliases an
+  input in the op's schema) launches nothing; mm/addmm/bmm are cuBLAS
+  GEMMs (addmm with its bias as a cuBLASLt epilogue, as 1.13 does for a
+  1-d bias); _foreach_* ops launch multi_tensor_apply kernels (at most 110,
+  64, 48, 36 or 30 tensors by list depth and 320 chunks of 65536 elements
+  per launch); LayerNorm backward launches 2 kernels; every other op 1.
+  A kernel reads each input once (broadcast dimensions not counted) and
+  writes each output once.
+- Peak memory: tensors that exist before the step (parameters, optimizer
+  state, the batch) stay; a tensor made in the step lives from the op that
+  makes it to its last use, the gradients to the end of the step (the
+  caching allocator can free no earlier; it rounds blocks to 512 bytes).
+
+The GradScaler kernels are added by name (meta tensors have no
+_amp_foreach_non_finite_check_and_unscale_): 3 launches for the inverse
+scale (double, reciprocal, float), 1 fill of found_inf, the unscale over
+every gradient (multi_tensor_apply, depth 1), the .item() sync of
+GradScaler.step, and _amp_update_scale_.
+"""
+import math
+import os
+import sys
+import weakref
+
+import torch
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gpu_train_step  # noqa: E402
+
+LOW = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+# CUDA autocast (torch 1.13) for the functions the workloads call.
+LOWER_PRECISION = {F.linear, torch.matmul, torch.Tensor.__matmul__,
+                   torch.mm, torch.bmm, torch.addmm, torch.baddbmm}
+FP32 = {F.layer_norm, torch.softmax, torch.Tensor.softmax, F.softmax,
+        F.mse_loss, torch.exp, torch.log, torch.pow, torch.sum,
+        torch.Tensor.sum, F.log_softmax}
+
+# multi_tensor_apply (ATen/native/cuda/MultiTensorApply.cuh).
+DEPTH_TO_MAX_TENSORS = [110, 64, 48, 36, 30]
+MAX_BLOCKS = 320
+CHUNK = 65536
+
+EXTRA_LAUNCHES = {"native_layer_norm_backward": 2}
+# Views whose schema does not say so.
+NO_KERNEL = {"_unsafe_view", "_reshape_alias", "alias", "detach",
+             "lift_fresh"}
+
+
+def cast(value, dtype):
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.to(dtype)
+    if isinstance(value, (list, tuple)):
+        return type(value)(cast(v, dtype) for v in value)
+    return value
+
+
+class Autocast(TorchFunctionMode):
+    """CUDA autocast's casts, on any device."""
+
+    def __init__(self, low):
+        super().__init__()
+        self.low = low
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in LOWER_PRECISION:
+            args, kwargs = cast(args, self.low), cast(kwargs, self.low)
+        elif func in FP32:
+            args, kwargs = cast(args, torch.float32), cast(kwargs,
+                                                           torch.float32)
+        return func(*args, **kwargs)
+
+
+def tensors_of(values):
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from tensors_of(v)
+
+
+def read_bytes(t):
+    """Bytes a kernel reads of `t`: broadcast (stride 0) dimensions once."""
+    n = 1
+    for size, stride in zip(t.shape, t.stride()):
+        if stride != 0:
+            n *= size
+    return n * t.element_size()
+
+
+def full_bytes(t):
+    return t.numel() * t.element_size()
+
+
+class Kernel:
+    def __init__(self, name, launches, read, written, flops, gemm=None,
+                 inputs=(), outputs=()):
+        self.name, self.launches = name, launches
+        self.read, self.written, self.flops = read, written, flops
+        self.gemm = gemm  # (dtype, batch, m, n, k)
+        self.inputs, self.outputs = list(inputs), list(outputs)
+
+
+class Recorder(TorchDispatchMode):
+    """Records the aten ops of a step on the meta device as kernels, with
+    the storages they read and write."""
+
+    def __init__(self):
+        super().__init__()
+        self.kernels = []
+        self.storage = {}  # id(tensor) -> storage number
+        self.storage_bytes = {}  # storage number -> bytes
+        self.before = set()  # storages that exist before the step
+        self.syncs = 0
+
+    def track(self, t, number):
+        """Maps tensor `t` to storage `number` while `t` lives (no strong
+        reference: AccumulateGrad would copy gradients others hold)."""
+        self.storage[id(t)] = number
+        weakref.finalize(t, self.storage.pop, id(t), None)
+
+    def storage_of(self, t, made=False):
+        if id(t) not in self.storage:
+            number = len(self.storage_bytes)
+            self.storage_bytes[number] = full_bytes(t)
+            if not made:
+                self.before.add(number)
+            self.track(t, number)
+        return self.storage[id(t)]
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = func.__name__.split(".")[0]
+        if name.startswith("_foreach_"):
+            out = self.foreach(func, name, args, kwargs)
+        else:
+            out = func(*args, **kwargs)
+            self.record(func, name, args, kwargs, out)
+        return out
+
+    def foreach(self, func, name, args, kwargs):
+        lists = [a for a in args if isinstance(a, (list, tuple)) and a
+                 and isinstance(a[0], torch.Tensor)]
+        first = lists[0]
+        if first[0].device.type == "cpu":  # AdamW's step counters
+            return func(*args, **kwargs)
+        inplace = name.endswith("_")
+        out = None if inplace else [torch.empty_like(t) for t in first]
+        written = first if inplace else out
+        depth = len(lists) + (0 if inplace else 1)
+        chunks = sum(math.ceil(t.numel() / CHUNK) for t in first)
+        launches = max(math.ceil(len(first) / DEPTH_TO_MAX_TENSORS[
+            min(depth, 5) - 1]), math.ceil(chunks / MAX_BLOCKS))
+        inputs = [self.storage_of(t) for l in lists for t in l]
+        outputs = [self.storage_of(t, made=not inplace) for t in written]
+        self.kernels.append(Kernel(
+            name, launches,
+            sum(read_bytes(t) for l in lists for t in l),
+            sum(full_bytes(t) for t in written),
+            sum(t.numel() for t in first), inputs=inputs, outputs=outputs))
+        return out
+
+    def record(self, func, name, args, kwargs, out):
+        ins = [t for t in tensors_of(list(args) + list(kwargs.values()))]
+        outs = [t for t in tensors_of(out if isinstance(out, (list, tuple))
+                                      else [out])]
+        if any(t.device.type == "cpu" for t in ins + outs):
+            return
+        returns = func._schema.returns
+        aliased = [r.alias_info is not None for r in returns]
+        inputs = [self.storage_of(t) for t in ins]
+        if name in NO_KERNEL or (aliased and all(aliased) and not any(
+                r.alias_info.is_write for r in returns)):
+            # A view: the outputs share an input's storage; no kernel.
+            for t in outs:
+                if inputs:
+                    self.track(t, inputs[0])
+            return
+        written = []
+        for t, is_alias in zip(outs, aliased + [False] * len(outs)):
+            if is_alias:  # in place or out=: the input tensor itself
+                written.append(self.storage_of(t))
+            else:
+                written.append(self.storage_of(t, made=True))
+        read = sum(read_bytes(t) for t in ins)
+        wrote = sum(full_bytes(t) for t in outs)
+        gemm = self.gemm_shape(name, ins, outs)
+        if gemm:
+            dtype, batch, m, n, k = gemm
+            flops = 2.0 * batch * m * n * k
+        else:
+            flops = float(max([t.numel() for t in ins + outs] or [0]))
+        self.kernels.append(Kernel(name, EXTRA_LAUNCHES.get(name, 1), read,
+                                   wrote, flops, gemm, inputs, written))
+
+    @staticmethod
+    def gemm_shape(name, ins, outs):
+        if name in ("mm", "addmm"):
+            a, b = ins[-2], ins[-1]
+            return (str(a.dtype), 1, a.shape[0], b.shape[1], a.shape[1])
+        if name in ("bmm", "baddbmm"):
+            a, b = ins[-2], ins[-1]
+            return (str(a.dtype), a.shape[0], a.shape[1], b.shape[2],
+                    a.shape[2])
+        return None
+
+
+def add_scaler_kernels(rec, grads):
+    """GradScaler.unscale_/step/update (torch/cuda/amp/grad_scaler.py) after
+    backward: kernels meta tensors cannot run."""
+    tiny = [("double", 8), ("reciprocal", 8), ("float", 4), ("fill", 4)]
+    for name, size in tiny:
+        rec.kernels.append(Kernel("scaler_" + name, 1, size, size, 1))
+    chunks = sum(math.ceil(g.numel() / CHUNK) for g in grads)
+    launches = max(math.ceil(len(grads) / DEPTH_TO_MAX_TENSORS[0]),
+                   math.ceil(chunks / MAX_BLOCKS))
+    storages = [rec.storage_of(g) for g in grads]
+    rec.kernels.append(Kernel(
+        "_amp_foreach_non_finite_check_and_unscale_", launches,
+        sum(full_bytes(g) for g in grads), sum(full_bytes(g) for g in grads),
+        sum(g.numel() for g in grads), inputs=storages, outputs=storages))
+    rec.syncs += 1  # found_inf.item() in GradScaler.step
+    rec.kernels.append(Kernel("_amp_update_scale_", 1, 12, 8, 4))
+
+
+def trace_step(workload, sizes, precision, lr=1e-3, weight_decay=0.01):
+    """The kernels of one eager training step (after a first step, so that
+    AdamW's state exists), and the recorder with storages and syncs."""
+    model = gpu_train_step.torch_model(workload, sizes).to("meta")
+    shape, _ = gpu_train_step.workload_shapes(workload, sizes)
+    x = torch.empty(shape, device="meta")
+    target = torch.empty(shape, device="meta")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr,
+                                  weight_decay=weight_decay, foreach=True)
+    low = LOW[precision]
+    scale = torch.empty((), device="meta") if precision == "fp16" else None
+
+    def step(rec=None):
+        optimizer.zero_grad(set_to_none=True)
+        with Autocast(low):
+            y = model(x)
+        loss = F.mse_loss(y.float(), target)
+        if scale is not None:
+            loss = loss * scale
+        loss.backward()
+        if scale is not None and rec is not None:
+            add_scaler_kernels(rec, [p.grad for p in model.parameters()])
+        optimizer.step()
+
+    with Recorder():  # the first step makes AdamW's state
+        step()
+    rec = Recorder()
+    for t in list(model.parameters()) + [x, target] + [
+            s for st in optimizer.state.values() for s in st.values()
+            if isinstance(s, torch.Tensor)]:
+        rec.storage_of(t)
+    with rec:
+        step(rec)
+    grads = {rec.storage_of(p.grad) for p in model.parameters()}
+    return rec, grads
+
+
+def peak_bytes(rec, live_to_end):
+    """Storages made before the step stay; others live from the kernel that
+    writes them first to the last that reads or writes them (gradients to
+    the end)."""
+    first, last = {}, {}
+    for i, k in enumerate(rec.kernels):
+        for s in k.outputs:
+            first.setdefault(s, i)
+            last[s] = i
+        for s in k.inputs:
+            last[s] = i
+    end = len(rec.kernels)
+    events = [0] * (end + 2)
+    for s, start in first.items():
+        if s in rec.before:
+            continue
+        size = -(-rec.storage_bytes[s] // 512) * 512
+        stop = end if s in live_to_end else last[s]
+        events[start] += size
+        events[stop + 1] -= size
+    base = sum(rec.storage_bytes[s] for s in rec.before)
+    peak = live = 0
+    for delta in events:
+        live += delta
+        peak = max(peak, live)
+    return base + peak

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Modeled GPU training-step time of amp, PyTorch eager AMP and the ideal
+bound under one device model (issue 17). Every figure is MODELED from
+counts, not measured on a GPU.
+
+  bench/gpu_model.py [--device h200] [--json FILE] [--sizes issue|small]
+
+For mlp_stack and gpt2_block (bench/make_gpu_models.py, issue sizes by
+default) in bf16 and fp16:
+
+- amp: the step compiled like bench/gpu_train_step.py compiles it
+  (amp-compile --precision=P --optimizer=adamw), lowered by the GPU
+  pipeline and counted by amp-gpu-cost-report (bench/amp_cost.py) with the
+  device model of data/devices.json: per launch max(bytes / bandwidth,
+  FLOPs / fp32 peak) + launch overhead, per GEMM max(bytes / bandwidth,
+  FLOPs / (tensor peak * efficiency(FLOPs))) + overhead, per host sync its
+  cost (docs/CostModel.md).
+- eager: bench/eager_trace.py's kernels of torch's step (autocast,
+  GradScaler for fp16, AdamW foreach) under the same formulas.
+- ideal: the GEMM FLOPs at the tensor peak plus the step's arguments and
+  results (parameters, optimizer state, batch) moved once at full
+  bandwidth; no overheads.
+
+Prints a table (ratios as N.NNx) and with --json writes a list of records
+with the keys workload, precision, amp_ms, eager_ms, ideal_ms,
+amp_launches, eager_launches, amp_bytes, eager_bytes, amp_peak_bytes,
+eager_peak_bytes (plus the device and "modeled": true).
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import amp_cost  # noqa: E402
+import eager_trace  # noqa: E402
+import make_gpu_models  # noqa: E402
+
+WORKLOADS = ("mlp_stack", "gpt2_block")
+PRECISIONS = ("bf16", "fp16")
+TENSOR_PEAK = {"bf16": "peak_bf16_flops", "fp16": "peak_fp16_flops",
+               "f16": "peak_fp16_flops", "torch.bfloat16": "peak_bf16_flops",
+               "torch.float16": "peak_fp16_flops"}
+
+
+def load_device(path, key):
+    with open(path) as f:
+        devices = json.load(f)["devices"]
+    if key not in devices:
+        sys.exit("gpu_model.py: --device %s: not in %s (it has: %s)"
+                 % (key, path, ", ".join(devices)))
+    return devices[key]
+
+
+def gemm_efficiency(device, flops):
+    """The curve of data/devices.json, interpolated in log(flops) (the same
+    as DeviceModel::gemmEfficiencyAt)."""
+    import math
+    curve = device["gemm_efficiency"]
+    if flops <= curve[0][0]:
+        return curve[0][1]
+    for (x0, y0), (x1, y1) in zip(curve, curve[1:]):
+        if flops <= x1:
+            t = (math.log(flops) - math.log(x0)) / (math.log(x1) - math.log(x0))
+            return y0 + t * (y1 - y0)
+    return curve[-1][1]
+
+
+def gemm_peak(device, dtype):
+    key = TENSOR_PEAK.get(dtype)
+    return device[key] if key else device["peak_fp32_flops"]
+
+
+def eager_seconds(device, kernels, syncs):
+    bw, overhead = device["hbm_bytes_per_s"], device["launch_overhead_s"]
+    total = syncs * device["sync_s"]
+    for k in kernels:
+        if k.gemm:
+            peak = gemm_peak(device, k.gemm[0]) * gemm_efficiency(device,
+                                                                  k.flops)
+        else:
+            peak = device["peak_fp32_flops"]
+        # A multi-launch op splits its work; each launch pays the overhead.
+        total += max((k.read + k.written) / bw, k.flops / peak) + \
+            k.launches * overhead
+    return total
+
+
+def compile_step(amp_compile, model, precision, out, lr, weight_decay):
+    subprocess.run([amp_compile, model, "--emit=mlir",
+                    "--precision=" + precision, "--optimizer=adamw",
+                    "--lr=%g" % lr, "--weight-decay=%g" % weight_decay,
+                    "-o", out], check=True)
+
+
+def amp_row(amp_opt, step_mlir, device_key, device):
+    report, _ = amp_cost.cost_report(amp_opt, step_mlir, device_key)
+    step = amp_cost.train_step(report)
+    gemms = [e for e in step["entries"] if e["kind"] == "gemm"]
+    ideal = sum(e["flops"] / gemm_peak(device, e["a_dtype"]) for e in gemms)
+    ideal += step["argument_bytes"] / device["hbm_bytes_per_s"]
+    bd = breakdown(step, device)
+    return dict(amp_ms=step["modeled_ms"],
+                amp_gemm_ms=bd["gemm"], amp_sync_ms=bd["sync"],
+                amp_low_occupancy_ms=bd["low_occupancy"],
+                amp_full_occupancy_ms=step["modeled_ms"] - bd["low_occupancy"]
+                + bd["low_occupancy_at_full_bandwidth"],
+                amp_launches=step["launches"] + step["gemms"],
+                amp_syncs=step["syncs"], amp_bytes=int(step["bytes"]),
+                amp_peak_bytes=step["peak_bytes"], ideal_ms=ideal * 1e3)
+
+
+def breakdown(step, device):
+    """Where amp's modeled time goes (ms): GEMMs, host syncs, and launches
+    with too few threads to use the bandwidth (one thread per column of a
+    column reduction); and those launches' time at full bandwidth."""
+    result = dict(gemm=0.0, sync=0.0, low_occupancy=0.0,
+                  low_occupancy_at_full_bandwidth=0.0)
+    for e in step["entries"]:
+        ms = e.get("modeled_us", 0.0) / 1e3
+        if e["kind"] == "gemm":
+            result["gemm"] += ms
+        elif e["kind"] == "sync":
+            result["sync"] += ms
+        elif e["kind"] == "launch":
+            threads = 1
+            for d in e["grid"] + e["block"]:
+                threads *= d
+            if threads < device["saturating_threads"]:
+                full = max((e["bytes_read"] + e["bytes_written"])
+                           / device["hbm_bytes_per_s"],
+                           e["flops"] / device["peak_fp32_flops"]) + \
+                    device["launch_overhead_s"]
+                result["low_occupancy"] += ms
+                result["low_occupancy_at_full_bandwidth"] += full * 1e3
+    return result
+
+
+def eager_row(workload, sizes, precision, device, lr, weight_decay):
+    rec, grads = eager_trace.trace_step(workload, sizes, precision, lr,
+                                        weight_decay)
+    return dict(
+        eager_ms=eager_seconds(device, rec.kernels, rec.syncs) * 1e3,
+        eager_launches=sum(k.launches for k in rec.kernels),
+        eager_syncs=rec.syncs,
+        eager_bytes=int(sum(k.read + k.written for k in rec.kernels)),
+        eager_peak_bytes=eager_trace.peak_bytes(rec, grads))
+
+
+def ratio(a, b):
+    return "%.2fx" % (a / b) if b else "-"
+
+
+def print_table(rows, device_key, out=sys.stdout):
+    out.write("Modeled on %s (not measured): step time in ms\n" % device_key)
+    header = ("| workload | precision | amp ms | eager ms | ideal ms | "
+              "eager/amp | amp/ideal | launches amp / eager | syncs amp / "
+              "eager | GB moved amp / eager | peak GB amp / eager |\n")
+    out.write(header)
+    out.write("|" + "---|" * 11 + "\n")
+    why = []
+    for r in rows:
+        out.write("| %s | %s | %.3f | %.3f | %.3f | %s | %s | %d / %d | "
+                  "%d / %d | %.2f / %.2f | %.2f / %.2f |\n" % (
+                      r["workload"], r["precision"], r["amp_ms"],
+                      r["eager_ms"], r["ideal_ms"],
+                      ratio(r["eager_ms"], r["amp_ms"]),
+                      ratio(r["amp_ms"], r["ideal_ms"]), r["amp_launches"],
+                      r["eager_launches"], r["amp_syncs"], r["eager_syncs"],
+                      r["amp_bytes"] / 1e9, r["eager_bytes"] / 1e9,
+                      r["amp_peak_bytes"] / 1e9, r["eager_peak_bytes"] / 1e9))
+        why.append(
+            "%s %s: amp's %.3f ms = GEMMs %.3f + host syncs %.3f + "
+            "low-occupancy launches %.3f (%.3f at full bandwidth: amp would "
+            "be %.3f ms, eager/amp %s) + the rest %.3f" % (
+                r["workload"], r["precision"], r["amp_ms"], r["amp_gemm_ms"],
+                r["amp_sync_ms"], r["amp_low_occupancy_ms"],
+                r["amp_full_occupancy_ms"] - r["amp_ms"]
+                + r["amp_low_occupancy_ms"], r["amp_full_occupancy_ms"],
+                ratio(r["eager_ms"], r["amp_full_occupancy_ms"]),
+                r["amp_ms"] - r["amp_gemm_ms"] - r["amp_sync_ms"]
+                - r["amp_low_occupancy_ms"]))
+    out.write("\n" + "\n".join(why) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="h200")
+    parser.add_argument("--devices",
+                        default=os.path.join(ROOT, "data", "devices.json"))
+    parser.add_argument("--json", help="write the records to this file")
+    parser.add_argument("--sizes", default="issue", choices=("issue", "small"))
+    parser.add_argument("--build", default=os.path.join(ROOT, "build", "bin"))
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--weight-decay", type=float, default=0.01)
+    args = parser.parse_args()
+    device = load_device(args.devices, args.device)
+    sizes = make_gpu_models.SIZES[args.sizes]
+    amp_compile = os.path.join(args.build, "amp-compile")
+    amp_opt = os.path.join(args.build, "amp-opt")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        models = make_gpu_models.write_models(tmp, sizes, WORKLOADS)
+        for workload in WORKLOADS:
+            for precision in PRECISIONS:
+                step = os.path.join(tmp, "%s_%s.mlir" % (workload, precision))
+                compile_step(amp_compile, models[workload], precision, step,
+                             args.lr, args.weight_decay)
+                row = dict(workload=workload, precision=precision,
+                           device=args.device, modeled=True)
+                row.update(amp_row(amp_opt, step, args.device, device))
+                row.update(eager_row(workload, sizes, precision, device,
+                                     args.lr, args.weight_decay))
+                rows.append(row)
+    print_table(rows, args.device)
+    print("(%s; %s sizes; data/devices.json; bench/gpu_model.py)"
+          % (datetime.date.today().isoformat(), args.sizes))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+//===- GPUCost.h - static cost of a GPU-lowered step ------------*- C++ -*-===//
+//
+// What a compiled training step costs on a GPU, from its IR alone (issue 17):
+// launches with their grid, block, device-memory bytes and FLOPs, cuBLASLt
+// GEMM calls, host synchronisations, allocations and the peak device memory.
+// A device model (data/devices.json, docs/CostModel.md) turns the counts into
+// modeled times: max(bytes / bandwidth, FLOPs / peak) + overhead per entry.
+// Every time here is modeled, never measured.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_ANALYSIS_GPUCOST_H
+#define AMP_ANALYSIS_GPUCOST_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir::amp {
+
+/// One entry of a step, in program order.
+struct GPUCostEntry {
+  enum class Kind { Launch, Gemm, Sync, Alloc, Free, Copy, Call };
+  Kind kind;
+  /// Launch: "module::kernel"; Call: the callee.
+  std::string name;
+  std::array<int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+  /// Device-memory footprint read and written (launches, GEMMs, copies).
+  double bytesRead = 0, bytesWritten = 0;
+  /// Launches: bytes the kernel's loads and stores access, repeats included
+  /// (what the emulated device counts).
+  double accessedRead = 0, accessedWritten = 0;
+  double flops = 0;
+  /// GEMMs (amp_gpu_gemm's operands).
+  int64_t batch = 0, m = 0, n = 0, k = 0;
+  std::string aType, cType;
+  bool transA = false, transB = false, accumulate = false, allowTF32 = false;
+  /// Allocations and frees: the bytes, and the temporaries live after it.
+  int64_t allocBytes = 0, liveBytes = 0;
+  /// Filled by applyDeviceModel.
+  double modeledSeconds = 0;
+
+  double bytes() const { return bytesRead + bytesWritten; }
+  int64_t threads() const {
+    return grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2];
+  }
+};
+
+/// The cost of one host function (a step).
+struct GPUFunctionCost {
+  std::string name;
+  std::vector<GPUCostEntry> entries;
+  /// Memref arguments (parameters, state, inputs, out-parameters).
+  int64_t argumentBytes = 0;
+  /// Arguments plus the most temporaries live at once.
+  int64_t peakBytes = 0;
+
+  int64_t count(GPUCostEntry::Kind kind) const;
+  double totalBytes() const;
+  double totalFlops() const;
+  double modeledSeconds() const;
+};
+
+struct GPUCostReport {
+  std::vector<GPUFunctionCost> functions;
+  /// The device model applied, if any.
+  std::string device;
+};
+
+/// A device for the model: datasheet figures and modeled overheads
+/// (data/devices.json documents each field and its source).
+struct DeviceModel {
+  std::string key, name;
+  double hbmBytesPerSecond = 0;
+  /// Dense peaks, FLOP/s.
+  double peakBF16 = 0, peakFP16 = 0, peakTF32 = 0, peakFP32 = 0;
+  double launchSeconds = 0, syncSeconds = 0;
+  /// Threads a launch needs in flight to reach the full bandwidth.
+  double saturatingThreads = 1;
+  /// Fraction of the tensor-core peak a GEMM reaches, by its FLOPs:
+  /// (flops, fraction) points, interpolated in log(flops).
+  std::vector<std::pair<double, double>> gemmEfficiency;
+
+  double gemmEfficiencyAt(double flops) const;
+  double gemmPeak(StringRef aType, bool allowTF32) const;
+};
+
+/// Counts the cost of every function with a body in `module`, which must be
+/// GPU pipeline output with kernel bodies (gpu.func) still present. Emits an
+/// error on the offending op and fails otherwise.
+FailureOr<GPUCostReport> analyzeGPUCost(ModuleOp module);
+
+/// Loads model `key` from the devices file at `path`; on failure returns
+/// std::nullopt and sets `error` naming the file, the key and the reason.
+std::optional<DeviceModel> loadDeviceModel(StringRef path, StringRef key,
+                                           std::string &error);
+/// The devices file of the source tree amp was built from.
+StringRef defaultDevicesPath();
+
+/// Sets every entry's modeledSeconds.
+void applyDeviceModel(GPUCostReport &report, const DeviceModel &model);
+
+llvm::json::Value toJSON(const GPUCostReport &report);
+/// One line per launch, GEMM, sync and copy, then the totals.
+void printSummary(const GPUCostReport &report, llvm::raw_ostream &os);
+
+/// Analyzes `module`, applies `device` (if not empty) from `devicesPath`
+/// (the default if empty), writes the JSON report to `jsonPath` and the
+/// summary to `summaryPath` (each skipped when empty; "-" is standard
+/// output) through amp::OutputFile. What the GPU pipeline calls for
+/// `amp-compile --cost-report`.
+LogicalResult writeGPUCostReport(ModuleOp module, StringRef device,
+                                 StringRef devicesPath, StringRef jsonPath,
+                                 StringRef summaryPath);
+
+} // namespace mlir::amp
+
+#endif // AMP_ANALYSIS_GPUCOST_H
