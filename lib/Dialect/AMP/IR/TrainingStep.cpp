@@ -146,23 +146,30 @@ SmallVector<TrainingStep::StatePair> TrainingStep::getStatePairs(Role role) {
   return pairs;
 }
 
-std::optional<unsigned> TrainingStep::getUpdatedArgument(unsigned index) {
-  std::optional<Role> role = getResultRole(index);
+/// The state pair of `role` (if a state role) that `matches`.
+static std::optional<TrainingStep::StatePair>
+findStatePair(TrainingStep &step, std::optional<Role> role,
+              llvm::function_ref<bool(TrainingStep::StatePair)> matches) {
   if (!role || !isStateRole(*role))
     return std::nullopt;
-  for (StatePair pair : getStatePairs(*role))
-    if (pair.result == index)
-      return pair.argument;
+  for (TrainingStep::StatePair pair : step.getStatePairs(*role))
+    if (matches(pair))
+      return pair;
+  return std::nullopt;
+}
+
+std::optional<unsigned> TrainingStep::getUpdatedArgument(unsigned index) {
+  if (auto pair = findStatePair(*this, getResultRole(index),
+                                [&](StatePair p) { return p.result == index; }))
+    return pair->argument;
   return std::nullopt;
 }
 
 std::optional<unsigned> TrainingStep::getUpdateResult(unsigned index) {
-  std::optional<Role> role = getArgumentRole(index);
-  if (!role || !isStateRole(*role))
-    return std::nullopt;
-  for (StatePair pair : getStatePairs(*role))
-    if (pair.argument == index)
-      return pair.result;
+  if (auto pair =
+          findStatePair(*this, getArgumentRole(index),
+                        [&](StatePair p) { return p.argument == index; }))
+    return pair->result;
   return std::nullopt;
 }
 
