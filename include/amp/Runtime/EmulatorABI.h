@@ -88,6 +88,9 @@ typedef struct amp_emu_thread {
    * device sums them per launch. */
   uint64_t loaded_bytes;
   uint64_t stored_bytes;
+  /* Floating-point operations the thread executed, counted likewise (1 per
+   * element of an arithmetic op, compare or math function; fma 2). */
+  uint64_t flops;
 } amp_emu_thread;
 
 /* The kernel uses barrier or shuffle: its threads must run as fibers. */

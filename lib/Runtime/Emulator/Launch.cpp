@@ -163,10 +163,13 @@ struct Launch {
   std::string error;
   /// Device memory traffic of all threads (amp_emu_thread's counters).
   std::atomic<uint64_t> loadedBytes{0}, storedBytes{0};
+  /// Floating-point operations of all threads.
+  std::atomic<uint64_t> flops{0};
 
   void count(const amp_emu_thread &thread) {
     loadedBytes.fetch_add(thread.loaded_bytes, std::memory_order_relaxed);
     storedBytes.fetch_add(thread.stored_bytes, std::memory_order_relaxed);
+    flops.fetch_add(thread.flops, std::memory_order_relaxed);
   }
 
   void fail(const std::string &message) {
@@ -450,15 +453,17 @@ void runFiberBlock(BlockRun &run, const uint32_t bid[3], char *shared) {
 /// Runs one block of a kernel that never synchronizes: a loop.
 void runLoopBlock(Launch &launch, const uint32_t bid[3], char *shared) {
   amp_emu_thread thread;
-  uint64_t loaded = 0, stored = 0;
+  uint64_t loaded = 0, stored = 0, flops = 0;
   for (uint32_t i = 0, e = launch.threadsPerBlock(); i < e; ++i) {
     initThread(thread, launch, bid, i, shared);
     launch.kernel->entry(launch.params, &thread);
     loaded += thread.loaded_bytes;
     stored += thread.stored_bytes;
+    flops += thread.flops;
   }
   thread.loaded_bytes = loaded;
   thread.stored_bytes = stored;
+  thread.flops = flops;
   launch.count(thread);
 }
 
@@ -519,7 +524,8 @@ void recordLaunch(const Launch &launch, unsigned dynamicShared) {
       dims(launch.grid) + ", \"block\": " + dims(launch.block) +
       ", \"dynamic_shared_bytes\": " + std::to_string(dynamicShared) +
       ", \"loaded_bytes\": " + std::to_string(launch.loadedBytes.load()) +
-      ", \"stored_bytes\": " + std::to_string(launch.storedBytes.load()) + "}");
+      ", \"stored_bytes\": " + std::to_string(launch.storedBytes.load()) +
+      ", \"flops\": " + std::to_string(launch.flops.load()) + "}");
 }
 
 /// The driver API passes a pointer to each argument, not its size; but

@@ -358,6 +358,55 @@ bool isDevicePointer(llvm::Value *pointer, llvm::Argument *params) {
   });
 }
 
+/// Floating-point operations of `instruction`: 1 per element of an
+/// arithmetic op, compare or math function (intrinsic or libm call), 2 for
+/// fma; as amp-gpu-cost-report counts them (docs/CostModel.md).
+uint64_t flopsOf(llvm::Instruction &instruction) {
+  llvm::Type *type = instruction.getType();
+  if (auto *cmp = dyn_cast<llvm::FCmpInst>(&instruction))
+    type = cmp->getOperand(0)->getType();
+  uint64_t elements = 1;
+  if (auto *vector = dyn_cast<llvm::FixedVectorType>(type))
+    elements = vector->getNumElements();
+  if (!type->isFPOrFPVectorTy())
+    return 0;
+  if (isa<llvm::FCmpInst>(instruction) ||
+      instruction.getOpcode() == llvm::Instruction::FNeg)
+    return elements;
+  if (auto *binary = dyn_cast<llvm::BinaryOperator>(&instruction)) {
+    switch (binary->getOpcode()) {
+    case llvm::Instruction::FAdd:
+    case llvm::Instruction::FSub:
+    case llvm::Instruction::FMul:
+    case llvm::Instruction::FDiv:
+    case llvm::Instruction::FRem:
+      return elements;
+    default:
+      return 0;
+    }
+  }
+  auto *call = dyn_cast<llvm::CallInst>(&instruction);
+  llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+  if (!callee)
+    return 0;
+  switch (callee->getIntrinsicID()) {
+  case llvm::Intrinsic::fma:
+  case llvm::Intrinsic::fmuladd:
+    return 2 * elements;
+  case llvm::Intrinsic::not_intrinsic:
+    // libm (erff, tanhf, ...), not the runtime's helpers (__amp_emu_*,
+    // __truncsfbf2).
+    return callee->isDeclaration() && !callee->getName().starts_with("__")
+               ? elements
+               : 0;
+  default:
+    return callee->isIntrinsic() && !isa<llvm::MemIntrinsic>(call) &&
+                   !call->getType()->isVoidTy()
+               ? elements
+               : 0;
+  }
+}
+
 /// Adds the bytes of every access to device memory to the thread's
 /// loaded_bytes / stored_bytes (amp_emu_thread), after optimization, when
 /// kernels are inlined into their entry points and parameters are loads
@@ -380,6 +429,20 @@ void EmulatorSerializer::countDeviceTraffic(llvm::Function &entry) {
   };
   constexpr uint64_t kLoaded = offsetof(amp_emu_thread, loaded_bytes);
   constexpr uint64_t kStored = offsetof(amp_emu_thread, stored_bytes);
+  // FLOPs: one add per basic block, before its terminator.
+  constexpr uint64_t kFlops = offsetof(amp_emu_thread, flops);
+  for (llvm::BasicBlock &block : entry) {
+    uint64_t flops = 0;
+    for (llvm::Instruction &instruction : block)
+      flops += flopsOf(instruction);
+    if (!flops)
+      continue;
+    llvm::IRBuilder<> b(block.getTerminator());
+    llvm::Value *counter =
+        b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), thread, kFlops);
+    b.CreateStore(b.CreateAdd(b.CreateLoad(i64, counter), b.getInt64(flops)),
+                  counter);
+  }
   SmallVector<llvm::Instruction *> accesses;
   for (llvm::Instruction &instruction : llvm::instructions(entry))
     if (isa<llvm::LoadInst, llvm::StoreInst, llvm::MemIntrinsic>(instruction))
