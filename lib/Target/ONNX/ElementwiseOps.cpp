@@ -3,6 +3,14 @@
 // Arithmetic with broadcasting, comparisons, logic, unary math, Where, Clip
 // and Cast. Inputs known at import time fold on the host.
 //
+// These folds stay an evaluator of their own rather than going through amp
+// folders: what they evaluate is the integer shape arithmetic of exporters
+// (INT64 Add/Mul/Div/Equal/Where/Cast on Shape outputs), and amp's
+// arithmetic, comparison and unary ops compute on f16/bf16/f32 tensors only
+// (AMP_FloatTensor), so they cannot hold those values, and ONNX's integer
+// semantics (truncating Div, wrap-around, Cast to any ONNX type) are not
+// theirs to model.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"

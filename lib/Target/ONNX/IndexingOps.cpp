@@ -2,6 +2,11 @@
 //
 // Concat, Slice, Gather, Split and Pad.
 //
+// A Gather of known tensors folds through amp.gather's folder
+// (Importer::foldWithAMP). Slice keeps its host fold: ONNX slices with
+// negative steps, which amp.slice (positive strides) cannot express; Concat,
+// Split and Pad have no constant folder among the amp ops they become.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"

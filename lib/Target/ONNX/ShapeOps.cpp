@@ -2,6 +2,11 @@
 //
 // Reshape, Flatten, Squeeze, Unsqueeze, Transpose and Expand.
 //
+// On tensors known at import time they only relabel or move host elements
+// (gatherElements): amp.reshape's folder would do the former, and
+// amp.transpose and amp.broadcast fold only identities and splats, so going
+// through amp would build and fold scratch ops for no gain.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"
