@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Analysis/Passes.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"
@@ -188,6 +189,13 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  // The kernels' bodies are still visible here (docs/CostModel.md).
+  if (!options.costReport.empty()) {
+    amp::GPUCostReportPassOptions cost;
+    cost.output = options.costReport;
+    cost.device = options.costDevice;
+    pm.addPass(amp::createGPUCostReportPass(cost));
+  }
 
   buildNVVMLowering(pm, options);
 }

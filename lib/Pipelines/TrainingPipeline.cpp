@@ -123,6 +123,9 @@ LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
     check.fail(p + "chip and " + p + "allow-tf32 apply to " + p +
                "target=cuda only (" + p + "allow-tf32 also to cuda-emulator)");
   }
+  if (target == TrainingTarget::CPU && !costReport.empty())
+    check.fail(optionPrefix.str() +
+               "cost-report applies to the GPU targets (cuda, cuda-emulator)");
   // Hyper-parameters and the loss scale are f32 tensors in the model.
   constexpr double kMaxF32 = std::numeric_limits<float>::max();
   constexpr double kMinF32 = std::numeric_limits<float>::denorm_min();
@@ -250,6 +253,8 @@ void mlir::amp::buildTargetPipeline(OpPassManager &pm,
   gpu.emulatorLinker = options.linker;
   gpu.chip = options.chip;
   gpu.allowTF32 = options.allowTF32;
+  gpu.costReport = options.costReport;
+  gpu.costDevice = options.costDevice;
   buildGPUPipeline(pm, gpu);
 }
 

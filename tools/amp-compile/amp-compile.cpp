@@ -126,6 +126,17 @@ cl::opt<std::string> emit("emit", cl::init("lib"),
                                    "mlir (the training step in the amp "
                                    "dialect) or llvm (the LLVM dialect)"),
                           cl::cat(category));
+cl::opt<std::string> costReport(
+    "cost-report",
+    cl::desc("With --target=cuda or cuda-emulator: write the step's static "
+             "GPU cost report (JSON, modeled times on --cost-device; "
+             "docs/CostModel.md) to FILE"),
+    cl::value_desc("FILE"), cl::cat(category));
+cl::opt<std::string>
+    costDevice("cost-device", cl::init("h200"),
+               cl::desc("Device model of --cost-report: "
+                        "h100_sxm or h200 (data/devices.json)"),
+               cl::cat(category));
 cl::opt<std::string> compiler("cxx", cl::init("c++"),
                               cl::desc("C++ compiler used to link"),
                               cl::cat(category));
@@ -152,6 +163,8 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
                  "' is the input file; it would be overwritten");
   options.allowTF32 = allowTF32;
   options.linker = compiler;
+  options.costReport = costReport;
+  options.costDevice = costDevice;
   options.learningRate = learningRate;
   options.momentum = momentum;
   options.weightDecay = weightDecay;

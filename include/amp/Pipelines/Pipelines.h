@@ -64,6 +64,15 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "(#amp_emu.target, host code in kernel objects) instead "
                      "of NVVM; chip, features and toolkit are then unused"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> costReport{
+      *this, "cost-report",
+      llvm::cl::desc("Write the step's static cost report (JSON, modeled "
+                     "times; docs/CostModel.md) to this file"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> costDevice{
+      *this, "cost-device",
+      llvm::cl::desc("Device model of the cost report (data/devices.json)"),
+      llvm::cl::init("h200")};
   PassOptions::Option<std::string> emulatorLinker{
       *this, "emulator-linker",
       llvm::cl::desc("With emulator: the C++ compiler that links each "
@@ -111,6 +120,15 @@ struct TrainingPipelineOptions
       *this, "allow-tf32",
       llvm::cl::desc("Let fp32 GEMMs use TF32 tensor cores (target=cuda)"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> costReport{
+      *this, "cost-report",
+      llvm::cl::desc("target=cuda or cuda-emulator: write the step's static "
+                     "cost report (JSON, modeled times) to this file"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> costDevice{
+      *this, "cost-device",
+      llvm::cl::desc("Device model of the cost report (data/devices.json)"),
+      llvm::cl::init("h200")};
   PassOptions::Option<std::string> linker{
       *this, "cxx",
       llvm::cl::desc("C++ compiler that links (the emulated device's kernel "

@@ -367,6 +367,12 @@ static const UnaryOpInfo kUnaryOps[] = {
      buildUnary<TanhOp>},
     {"Sigmoid", [](double v) { return 1.0 / (1.0 + std::exp(-v)); }, nullptr,
      buildUnary<SigmoidOp>},
+    // max(v, 0) + log1p(exp(-|v|)): exp never overflows.
+    {"Softplus",
+     [](double v) {
+       return std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v)));
+     },
+     nullptr, buildUnary<SoftplusOp>},
     {"Sqrt", [](double v) { return std::sqrt(v); }, nullptr,
      buildUnary<SqrtOp>},
     {"Neg", [](double v) { return -v; }, wrappingNeg, buildUnary<NegOp>},
