@@ -226,6 +226,36 @@ struct NormGrads {
   Value input, weight, bias;
 };
 
+/// The f32 gradients of the affine parameters, weight (sum of grad * xhat)
+/// and bias (sum of grad, when `withBias`), over the loops they do not index.
+std::pair<Value, Value> buildAffineGrads(OpBuilder &b, Location loc,
+                                         const NormSpace &space, Value grad,
+                                         Value input, Value mean, Value rstd,
+                                         bool withBias) {
+  AffineMap identity = space.identity(b);
+  AffineMap statisticMap = space.statisticMap(b);
+  SmallVector<int64_t> across = complement(space.rank, space.affine);
+  GenericInputs affineIn;
+  int ag = affineIn.add(grad, identity);
+  int ax = affineIn.add(input, identity);
+  int am = affineIn.add(mean, statisticMap);
+  int ar = affineIn.add(rstd, statisticMap);
+  Value weightGrad = buildReduction(
+      b, loc, space.rank, across, space.affineShape, affineIn.values,
+      affineIn.maps, 0.0,
+      [&](OpBuilder &nb, Location l, Value acc, ValueRange v) {
+        Value xhat =
+            normalizedValue(nb, l, v[ax], am < 0 ? Value() : v[am], v[ar]);
+        Value term = arith::MulFOp::create(nb, l, v[ag], xhat);
+        return arith::AddFOp::create(nb, l, acc, term).getResult();
+      });
+  Value biasGrad;
+  if (withBias)
+    biasGrad = buildReduction(b, loc, space.rank, across, space.affineShape,
+                              grad, identity, 0.0, addF);
+  return {weightGrad, biasGrad};
+}
+
 NormGrads buildNormBackward(OpBuilder &b, Location loc, const NormSpace &space,
                             RankedTensorType inputType, Value grad, Value input,
                             Value mean, Value rstd, Value weight,
@@ -289,25 +319,8 @@ NormGrads buildNormBackward(OpBuilder &b, Location loc, const NormSpace &space,
       },
       in.maps);
 
-  // The affine parameters' gradients sum over the loops they do not index.
-  SmallVector<int64_t> across = complement(space.rank, space.affine);
-  GenericInputs affineIn;
-  int ag = affineIn.add(grad, identity);
-  int ax = affineIn.add(input, identity);
-  int am = affineIn.add(mean, statisticMap);
-  int ar = affineIn.add(rstd, statisticMap);
-  Value weightGrad = buildReduction(
-      b, loc, space.rank, across, space.affineShape, affineIn.values,
-      affineIn.maps, 0.0,
-      [&](OpBuilder &nb, Location l, Value acc, ValueRange v) {
-        Value xhat = normalizedValue(nb, l, v[ax], at(v, am), v[ar]);
-        Value term = arith::MulFOp::create(nb, l, v[ag], xhat);
-        return arith::AddFOp::create(nb, l, acc, term).getResult();
-      });
-  Value biasGrad;
-  if (withBias)
-    biasGrad = buildReduction(b, loc, space.rank, across, space.affineShape,
-                              grad, identity, 0.0, addF);
+  auto [weightGrad, biasGrad] =
+      buildAffineGrads(b, loc, space, grad, input, mean, rstd, withBias);
   return {inputGrad, weightGrad, biasGrad};
 }
 
