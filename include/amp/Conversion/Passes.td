@@ -13,8 +13,12 @@ def ConvertAMPToLinalgPass : Pass<"convert-amp-to-linalg"> {
     whatever their input element type, and transcendental functions of
     f16/bf16 values are computed in f32 and rounded once, so the reference
     backend gives the numerics of a fused GPU kernel on any host.
-    An amp op without a lowering makes the pass fail with an error naming
-    the op.
+    Shapes must be static. The pass checks that once, before rewriting
+    anything: the first amp op with a dynamic dimension makes it fail with
+    one error naming the op, the operand or result and the dimension. The
+    lowering patterns (OpConversionPatterns, one dialect conversion with amp
+    illegal) rely on it. An amp op without a lowering makes the pass fail
+    with an error naming the op.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

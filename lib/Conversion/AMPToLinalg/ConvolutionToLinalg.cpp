@@ -36,7 +36,7 @@
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
 
@@ -49,20 +49,6 @@ using utils::IteratorType;
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-/// Whether every operand and result of `op` is a statically shaped tensor.
-bool hasStaticShapes(Operation *op) {
-  auto isStatic = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.hasStaticShape();
-  };
-  return llvm::all_of(op->getOperandTypes(), isStatic) &&
-         llvm::all_of(op->getResultTypes(), isStatic);
-}
-
-RankedTensorType tensorType(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
 
 /// Pads the two trailing (spatial) dimensions of an NCHW tensor by
 /// `padding` = [top, left, bottom, right] with `value`.
@@ -267,24 +253,23 @@ Value finishWithBias(OpBuilder &b, Location loc, Value acc, Value bias,
       {b.getMultiDimIdentityMap(4), mapOf(b, 4, b.getAffineDimExpr(1))});
 }
 
-struct Conv2DLowering : OpRewritePattern<Conv2DOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(Conv2DOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto resultType = cast<RankedTensorType>(op.getType());
-    auto weightType = tensorType(op.getWeight());
+    auto weightType = tensorType(adaptor.getWeight());
     int64_t groups = op.getGroups();
     Window w = makeWindow(weightType.getShape().drop_front(2), op.getStride(),
                           op.getPadding(), op.getDilation(),
-                          tensorType(op.getInput()).getShape());
+                          tensorType(adaptor.getInput()).getShape());
     // [N, G, C/G, Hp, Wp] and [G, O/G, C/G, KH, KW].
     Value input =
-        groupedPaddedInput(b, loc, op.getInput(), op.getPadding(), groups);
-    Value weight = splitDim(b, loc, op.getWeight(), 0, groups);
+        groupedPaddedInput(b, loc, adaptor.getInput(), op.getPadding(), groups);
+    Value weight = splitDim(b, loc, adaptor.getWeight(), 0, groups);
     // Loops: n, g, o, oh, ow | c, kh, kw.
     AffineExpr n, g, o, oh, ow, c, kh, kw;
     bindDims(b.getContext(), n, g, o, oh, ow, c, kh, kw);
@@ -297,21 +282,20 @@ struct Conv2DLowering : OpRewritePattern<Conv2DOp> {
         {shape[0], groups, shape[1] / groups, shape[2], shape[3]},
         {input, weight}, {inputMap, weightMap}, 0.0, mulAddF);
     rewriter.replaceOp(op, finishWithBias(b, loc, mergeDims(b, loc, acc, 1),
-                                          op.getBias(), resultType));
+                                          adaptor.getBias(), resultType));
     return success();
   }
 };
 
-struct Conv2DInputGradLowering : OpRewritePattern<Conv2DInputGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(Conv2DInputGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct Conv2DInputGradLowering : OpConversionPattern<Conv2DInputGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DInputGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto resultType = cast<RankedTensorType>(op.getType());
-    auto weightType = tensorType(op.getWeight());
+    auto weightType = tensorType(adaptor.getWeight());
     int64_t groups = op.getGroups();
     Window w =
         makeWindow(weightType.getShape().drop_front(2), op.getStride(),
@@ -321,9 +305,10 @@ struct Conv2DInputGradLowering : OpRewritePattern<Conv2DInputGradOp> {
     //                   * weight[g*Og + o, c, kh, kw]
     // over the (y - k*d) that are multiples of s in range, i.e. the
     // correlation of the dilated gradient with the weight.
-    Value grad = splitDim(b, loc, dilatedGradient(b, loc, op.getGrad(), w), 1,
-                          groups); // [N, G, O/G, Hp + span, Wp + span]
-    Value weight = splitDim(b, loc, op.getWeight(), 0, groups);
+    Value grad =
+        splitDim(b, loc, dilatedGradient(b, loc, adaptor.getGrad(), w), 1,
+                 groups); // [N, G, O/G, Hp + span, Wp + span]
+    Value weight = splitDim(b, loc, adaptor.getWeight(), 0, groups);
     // Loops: n, g, c, y, x | o, kh, kw.
     AffineExpr n, g, c, y, x, o, kh, kw;
     bindDims(b.getContext(), n, g, c, y, x, o, kh, kw);
@@ -342,24 +327,23 @@ struct Conv2DInputGradLowering : OpRewritePattern<Conv2DInputGradOp> {
   }
 };
 
-struct Conv2DWeightGradLowering : OpRewritePattern<Conv2DWeightGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(Conv2DWeightGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct Conv2DWeightGradLowering : OpConversionPattern<Conv2DWeightGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DWeightGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto resultType = cast<RankedTensorType>(op.getType());
     int64_t groups = op.getGroups();
     Window w = makeWindow(resultType.getShape().drop_front(2), op.getStride(),
                           op.getPadding(), op.getDilation(),
-                          tensorType(op.getInput()).getShape());
+                          tensorType(adaptor.getInput()).getShape());
     // d weight[g*Og + o, c, kh, kw] = sum_{n, oh, ow} grad[n, g*Og + o, oh, ow]
     //     * input_padded[n, g*Cg + c, oh*s + kh*d, ow*s + kw*d]
     Value input =
-        groupedPaddedInput(b, loc, op.getInput(), op.getPadding(), groups);
-    Value grad = splitDim(b, loc, op.getGrad(), 1, groups);
+        groupedPaddedInput(b, loc, adaptor.getInput(), op.getPadding(), groups);
+    Value grad = splitDim(b, loc, adaptor.getGrad(), 1, groups);
     // Loops: g, o, c, kh, kw | n, oh, ow.
     AffineExpr g, o, c, kh, kw, n, oh, ow;
     bindDims(b.getContext(), g, o, c, kh, kw, n, oh, ow);
@@ -437,28 +421,26 @@ Value validCount(OpBuilder &b, Location loc, Value oh, Value ow,
 Value avgDivisor(OpBuilder &b, Location loc, bool excludePadding,
                  const Window &w) {
   if (!excludePadding)
-    return scalarConstant(b, loc, b.getF32Type(),
-                          static_cast<double>(w.kernel[0] * w.kernel[1]));
+    return f32(b, loc, static_cast<double>(w.kernel[0] * w.kernel[1]));
   Value oh = linalg::IndexOp::create(b, loc, 2);
   Value ow = linalg::IndexOp::create(b, loc, 3);
   return validCount(b, loc, oh, ow, w);
 }
 
-struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MaxPool2DOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaxPool2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto resultType = cast<RankedTensorType>(op.getType());
-    Window w = poolWindow(op, tensorType(op.getInput()).getShape());
+    Window w = poolWindow(op, tensorType(adaptor.getInput()).getShape());
     // -inf padding never wins a window: the verifier keeps padding below half
     // the kernel, so every window holds an input element. NaN propagates
     // (arith.maximumf), as in PyTorch.
     Value input =
-        padSpatial(b, loc, op.getInput(), op.getPadding(), kNegInfinity);
+        padSpatial(b, loc, adaptor.getInput(), op.getPadding(), kNegInfinity);
     auto [inputMap, windowMap] = poolMaps(b, w);
     Value acc = buildReduction(b, loc, 6, {4, 5}, resultType.getShape(),
                                {input, windowShape(b, loc, w.kernel)},
@@ -467,6 +449,62 @@ struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
     return success();
   }
 };
+
+/// Whether window tap (kh, kw) of the output at loops (2, 3) of a pooling
+/// generic is on an input element rather than padding.
+Value tapInsideInput(OpBuilder &nb, Location l, Value kh, Value kw,
+                     const Window &w) {
+  Value inside;
+  for (int i = 0; i < 2; ++i) {
+    Value o = linalg::IndexOp::create(nb, l, 2 + i);
+    Value k = i == 0 ? kh : kw;
+    Value pos = arith::AddIOp::create(
+        nb, l,
+        arith::MulIOp::create(nb, l, o, indexConstant(nb, l, w.stride[i])), k);
+    Value ge = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, pos,
+                                     indexConstant(nb, l, w.padding[i]));
+    Value lt = arith::CmpIOp::create(
+        nb, l, arith::CmpIPredicate::slt, pos,
+        indexConstant(nb, l, w.padding[i] + w.inputSize[i]));
+    Value both = arith::AndIOp::create(nb, l, ge, lt);
+    inside =
+        inside ? arith::AndIOp::create(nb, l, inside, both).getResult() : both;
+  }
+  return inside;
+}
+
+/// Whether the tap `tap64` (holding `value`, on an input element when
+/// `inside`) replaces the best so far (`best` at `bestPos`, -1 for none):
+/// PyTorch's scan order, as a total order on the candidates.
+Value tapWins(OpBuilder &nb, Location l, Value value, Value best, Value bestPos,
+              Value tap64, Value inside) {
+  auto cmpf = [&](arith::CmpFPredicate p, Value x, Value y) -> Value {
+    return arith::CmpFOp::create(nb, l, p, x, y);
+  };
+  auto cmpi = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
+    return arith::CmpIOp::create(nb, l, p, x, y);
+  };
+  auto andi = [&](Value x, Value y) -> Value {
+    return arith::AndIOp::create(nb, l, x, y);
+  };
+  auto ori = [&](Value x, Value y) -> Value {
+    return arith::OrIOp::create(nb, l, x, y);
+  };
+  Value none = cmpi(arith::CmpIPredicate::slt, bestPos,
+                    arith::ConstantIntOp::create(nb, l, nb.getI64Type(), 0));
+  Value valueNaN = cmpf(arith::CmpFPredicate::UNO, value, value);
+  Value bestOrdered = cmpf(arith::CmpFPredicate::ORD, best, best);
+  // A NaN beats a number, and a later NaN an earlier one.
+  Value nanWins =
+      andi(valueNaN,
+           ori(bestOrdered, cmpi(arith::CmpIPredicate::sgt, tap64, bestPos)));
+  // Between numbers, a larger one wins, and an earlier one a tie.
+  Value numberWins = andi(
+      bestOrdered, ori(cmpf(arith::CmpFPredicate::OGT, value, best),
+                       andi(cmpf(arith::CmpFPredicate::OEQ, value, best),
+                            cmpi(arith::CmpIPredicate::slt, tap64, bestPos))));
+  return andi(inside, ori(none, ori(nanWins, numberWins)));
+}
 
 /// The position kh * KW + kw in its window of the element each max-pooling
 /// output takes its value from, as PyTorch picks it: the first maximum in
@@ -499,60 +537,13 @@ Value maxPoolArgmax(OpBuilder &b, Location loc, Value input, const Window &w,
         Value best = args[2], bestPos = args[3];
         Value kh = linalg::IndexOp::create(nb, l, 4);
         Value kw = linalg::IndexOp::create(nb, l, 5);
-        // Is the tap on an input element (not padding)?
-        Value inside;
-        for (int i = 0; i < 2; ++i) {
-          Value o = linalg::IndexOp::create(nb, l, 2 + i);
-          Value k = i == 0 ? kh : kw;
-          Value pos = arith::AddIOp::create(
-              nb, l,
-              arith::MulIOp::create(nb, l, o,
-                                    indexConstant(nb, l, w.stride[i])),
-              k);
-          Value ge =
-              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, pos,
-                                    indexConstant(nb, l, w.padding[i]));
-          Value lt = arith::CmpIOp::create(
-              nb, l, arith::CmpIPredicate::slt, pos,
-              indexConstant(nb, l, w.padding[i] + w.inputSize[i]));
-          Value both = arith::AndIOp::create(nb, l, ge, lt);
-          inside = inside
-                       ? arith::AndIOp::create(nb, l, inside, both).getResult()
-                       : both;
-        }
+        Value inside = tapInsideInput(nb, l, kh, kw, w);
         Value tap = arith::AddIOp::create(
             nb, l,
             arith::MulIOp::create(nb, l, kh, indexConstant(nb, l, w.kernel[1])),
             kw);
         Value tap64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), tap);
-        auto cmpf = [&](arith::CmpFPredicate p, Value x, Value y) -> Value {
-          return arith::CmpFOp::create(nb, l, p, x, y);
-        };
-        auto cmpi = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
-          return arith::CmpIOp::create(nb, l, p, x, y);
-        };
-        auto andi = [&](Value x, Value y) -> Value {
-          return arith::AndIOp::create(nb, l, x, y);
-        };
-        auto ori = [&](Value x, Value y) -> Value {
-          return arith::OrIOp::create(nb, l, x, y);
-        };
-        Value none =
-            cmpi(arith::CmpIPredicate::slt, bestPos,
-                 arith::ConstantIntOp::create(nb, l, nb.getI64Type(), 0));
-        Value valueNaN = cmpf(arith::CmpFPredicate::UNO, value, value);
-        Value bestOrdered = cmpf(arith::CmpFPredicate::ORD, best, best);
-        // A NaN beats a number, and a later NaN an earlier one.
-        Value nanWins = andi(
-            valueNaN,
-            ori(bestOrdered, cmpi(arith::CmpIPredicate::sgt, tap64, bestPos)));
-        // Between numbers, a larger one wins, and an earlier one a tie.
-        Value numberWins =
-            andi(bestOrdered,
-                 ori(cmpf(arith::CmpFPredicate::OGT, value, best),
-                     andi(cmpf(arith::CmpFPredicate::OEQ, value, best),
-                          cmpi(arith::CmpIPredicate::slt, tap64, bestPos))));
-        Value take = andi(inside, ori(none, ori(nanWins, numberWins)));
+        Value take = tapWins(nb, l, value, best, bestPos, tap64, inside);
         Value newBest = arith::SelectOp::create(nb, l, take, value, best);
         Value newPos = arith::SelectOp::create(nb, l, take, tap64, bestPos);
         linalg::YieldOp::create(nb, l, ValueRange{newBest, newPos});
@@ -560,22 +551,22 @@ Value maxPoolArgmax(OpBuilder &b, Location loc, Value input, const Window &w,
   return generic.getResult(1);
 }
 
-struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MaxPool2DGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct MaxPool2DGradLowering : OpConversionPattern<MaxPool2DGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaxPool2DGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto resultType = cast<RankedTensorType>(op.getType());
-    auto gradType = tensorType(op.getGrad());
+    auto gradType = tensorType(adaptor.getGrad());
     Window w = poolWindow(op, resultType.getShape());
-    Value argmax = maxPoolArgmax(b, loc, op.getInput(), w, gradType.getShape());
+    Value argmax =
+        maxPoolArgmax(b, loc, adaptor.getInput(), w, gradType.getShape());
     // Each padded input position sums the gradients of the windows that
     // cover it through tap (kh, kw) and chose that tap; the dilated argmax
     // holds -1 between the windows, which matches no tap.
-    Value grad = dilatedGradient(b, loc, op.getGrad(), w);
+    Value grad = dilatedGradient(b, loc, adaptor.getGrad(), w);
     Value chosen = dilatedGradient(b, loc, argmax, w, -1.0);
     auto [gradMap, windowMap] = transposedPoolMaps(b, w);
     int64_t kernelW = w.kernel[1];
@@ -602,17 +593,16 @@ struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
   }
 };
 
-struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AvgPool2DOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct AvgPool2DLowering : OpConversionPattern<AvgPool2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AvgPool2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto resultType = cast<RankedTensorType>(op.getType());
-    Window w = poolWindow(op, tensorType(op.getInput()).getShape());
-    Value input = padSpatial(b, loc, op.getInput(), op.getPadding(), 0.0);
+    Window w = poolWindow(op, tensorType(adaptor.getInput()).getShape());
+    Value input = padSpatial(b, loc, adaptor.getInput(), op.getPadding(), 0.0);
     auto [inputMap, windowMap] = poolMaps(b, w);
     Value sum = buildReduction(b, loc, 6, {4, 5}, resultType.getShape(),
                                {input, windowShape(b, loc, w.kernel)},
@@ -628,21 +618,20 @@ struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
   }
 };
 
-struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AvgPool2DGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct AvgPool2DGradLowering : OpConversionPattern<AvgPool2DGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AvgPool2DGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto resultType = cast<RankedTensorType>(op.getType());
-    auto gradType = tensorType(op.getGrad());
+    auto gradType = tensorType(adaptor.getGrad());
     Window w = poolWindow(op, resultType.getShape());
     bool exclude = op.getExcludePadding();
     // Each window spreads grad / divisor over its elements (as PyTorch).
     Value share = buildElementwise(
-        b, loc, withElementType(gradType, b.getF32Type()), op.getGrad(),
+        b, loc, withElementType(gradType, b.getF32Type()), adaptor.getGrad(),
         [&](OpBuilder &nb, Location l, ValueRange args) {
           return arith::DivFOp::create(nb, l, widenToF32(nb, l, args[0]),
                                        avgDivisor(nb, l, exclude, w))
@@ -660,15 +649,14 @@ struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
   }
 };
 
-struct GlobalAvgPoolLowering : OpRewritePattern<GlobalAvgPoolOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GlobalAvgPoolOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GlobalAvgPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    auto inputType = tensorType(op.getInput());
+    auto inputType = tensorType(adaptor.getInput());
     auto resultType = cast<RankedTensorType>(op.getType());
     unsigned rank = inputType.getRank();
     SmallVector<int64_t> spatial;
@@ -678,13 +666,12 @@ struct GlobalAvgPoolLowering : OpRewritePattern<GlobalAvgPoolOp> {
       count *= inputType.getDimSize(d);
     }
     SmallVector<int64_t> shape(inputType.getShape().take_front(2));
-    Value sum = buildReduction(b, loc, rank, spatial, shape, op.getInput(),
+    Value sum = buildReduction(b, loc, rank, spatial, shape, adaptor.getInput(),
                                b.getMultiDimIdentityMap(rank), 0.0, addF);
     Value mean = finishElementwise(
         b, loc, sum, RankedTensorType::get(shape, resultType.getElementType()),
         [&](OpBuilder &nb, Location l, Value v) {
-          return arith::DivFOp::create(
-              nb, l, v, scalarConstant(nb, l, nb.getF32Type(), count));
+          return arith::DivFOp::create(nb, l, v, f32(nb, l, count));
         });
     rewriter.replaceOp(op, reshapeTensor(b, loc, mean, resultType));
     return success();
@@ -709,20 +696,19 @@ Value gatherIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
   return arith::MinSIOp::create(b, loc, low, indexConstant(b, loc, size - 1));
 }
 
-struct GatherLowering : OpRewritePattern<GatherOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GatherOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    Value input = op.getInput();
+    Value input = adaptor.getInput();
     auto inputType = tensorType(input);
     auto resultType = cast<RankedTensorType>(op.getType());
     int64_t inputRank = inputType.getRank();
     int64_t axis = normalized(op.getAxis(), inputRank);
-    int64_t indexRank = tensorType(op.getIndices()).getRank();
+    int64_t indexRank = tensorType(adaptor.getIndices()).getRank();
     unsigned rank = resultType.getRank();
     // result[pre..., j..., post...] = input[pre..., indices[j...], post...]
     SmallVector<AffineExpr> indexExprs;
@@ -731,7 +717,7 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
     int64_t size = inputType.getDimSize(axis);
     rewriter.replaceOp(
         op, buildElementwise(
-                b, loc, resultType, op.getIndices(),
+                b, loc, resultType, adaptor.getIndices(),
                 [&](OpBuilder &nb, Location l, ValueRange args) {
                   SmallVector<Value> coords;
                   for (int64_t d = 0; d < axis; ++d)
@@ -748,18 +734,17 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
   }
 };
 
-struct GatherGradLowering : OpRewritePattern<GatherGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GatherGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct GatherGradLowering : OpConversionPattern<GatherGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto resultType = cast<RankedTensorType>(op.getType());
     int64_t resultRank = resultType.getRank();
     int64_t axis = normalized(op.getAxis(), resultRank);
-    int64_t indexRank = tensorType(op.getIndices()).getRank();
+    int64_t indexRank = tensorType(adaptor.getIndices()).getRank();
     int64_t size = resultType.getDimSize(axis);
     // result[pre..., k, post...] =
     //     sum_j (indices[j...] == k) * grad[pre..., j..., post...]
@@ -778,7 +763,7 @@ struct GatherGradLowering : OpRewritePattern<GatherGradOp> {
       gradExprs.push_back(b.getAffineDimExpr(d));
     Value acc = buildReduction(
         b, loc, rank, reduction, resultType.getShape(),
-        {op.getGrad(), op.getIndices()},
+        {adaptor.getGrad(), adaptor.getIndices()},
         {mapOf(b, rank, gradExprs), mapOf(b, rank, indexExprs)}, 0.0,
         [&](OpBuilder &nb, Location l, Value acc, ValueRange x) {
           Value k = linalg::IndexOp::create(nb, l, axis);
@@ -791,17 +776,17 @@ struct GatherGradLowering : OpRewritePattern<GatherGradOp> {
   }
 };
 
-struct SliceGradLowering : OpRewritePattern<SliceGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SliceGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct SliceGradLowering : OpConversionPattern<SliceGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
     Value zeros = filledTensor(rewriter, op.getLoc(), resultType, 0.0);
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        op, op.getGrad(), zeros, ValueRange{}, ValueRange{}, ValueRange{},
-        op.getStarts(), tensorType(op.getGrad()).getShape(), op.getStrides());
+        op, adaptor.getGrad(), zeros, ValueRange{}, ValueRange{}, ValueRange{},
+        op.getStarts(), tensorType(adaptor.getGrad()).getShape(),
+        op.getStrides());
     return success();
   }
 };
@@ -809,6 +794,48 @@ struct SliceGradLowering : OpRewritePattern<SliceGradOp> {
 //===----------------------------------------------------------------------===//
 // Dropout
 //===----------------------------------------------------------------------===//
+
+/// Whether the dropout stream keeps the element at the loops of an
+/// all-parallel generic over `type`: SplitMix64 of the i64 `seed` at the
+/// element's row-major linear index, compared with `threshold` (see
+/// DropoutLowering).
+Value dropoutKeeps(OpBuilder &nb, Location l, RankedTensorType type, Value seed,
+                   int64_t threshold) {
+  unsigned rank = type.getRank();
+  Type i64 = nb.getI64Type();
+  auto constant = [&](uint64_t value) -> Value {
+    return arith::ConstantIntOp::create(nb, l, i64,
+                                        static_cast<int64_t>(value));
+  };
+  // Row-major linear index of the element.
+  Value linear = rank ? linalg::IndexOp::create(nb, l, 0).getResult()
+                      : indexConstant(nb, l, 0);
+  for (unsigned d = 1; d < rank; ++d) {
+    Value scaled = arith::MulIOp::create(
+        nb, l, linear, indexConstant(nb, l, type.getDimSize(d)));
+    linear =
+        arith::AddIOp::create(nb, l, scaled, linalg::IndexOp::create(nb, l, d));
+  }
+  Value counter = arith::AddIOp::create(
+      nb, l, arith::IndexCastOp::create(nb, l, i64, linear), constant(1));
+  Value z = arith::AddIOp::create(
+      nb, l, seed,
+      arith::MulIOp::create(nb, l, counter, constant(0x9E3779B97F4A7C15ULL)));
+  auto mix = [&](Value v, uint64_t shift, uint64_t factor) -> Value {
+    Value shifted = arith::ShRUIOp::create(nb, l, v, constant(shift));
+    Value mixed = arith::XOrIOp::create(nb, l, v, shifted);
+    return factor ? arith::MulIOp::create(nb, l, mixed, constant(factor))
+                        .getResult()
+                  : mixed;
+  };
+  z = mix(z, 30, 0xBF58476D1CE4E5B9ULL);
+  z = mix(z, 27, 0x94D049BB133111EBULL);
+  z = mix(z, 31, 0);
+  Value bits = arith::ShRUIOp::create(nb, l, z, constant(11));
+  Value keep = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, bits,
+                                     constant(threshold));
+  return keep;
+}
 
 /// The dropout random stream is counter based: element i (its row-major
 /// linear index in the input) draws the i-th output of SplitMix64 seeded
@@ -825,12 +852,11 @@ struct SliceGradLowering : OpRewritePattern<SliceGradOp> {
 /// function of (seed, shape): the same seed gives the same mask. A kept
 /// element is x * (1 / (1 - p)) with the factor rounded to f32, the same
 /// factor dropout_grad applies, computed in f32 and rounded once.
-struct DropoutLowering : OpRewritePattern<DropoutOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(DropoutOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct DropoutLowering : OpConversionPattern<DropoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DropoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto type = cast<RankedTensorType>(op.getOutput().getType());
@@ -841,53 +867,18 @@ struct DropoutLowering : OpRewritePattern<DropoutOp> {
     auto threshold = static_cast<int64_t>(std::ceil(std::ldexp(p, 53)));
     Type element = type.getElementType();
     AffineMap identity = b.getMultiDimIdentityMap(rank);
-    AffineMap scalarMap = AffineMap::get(rank, 0, {}, b.getContext());
+    AffineMap toScalar = scalarMap(b, rank);
     SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
         b, loc, TypeRange{type, maskType},
-        ValueRange{op.getInput(), op.getSeed()},
+        ValueRange{adaptor.getInput(), adaptor.getSeed()},
         ValueRange{emptyTensor(b, loc, type), emptyTensor(b, loc, maskType)},
-        {identity, scalarMap, identity, identity}, iterators,
+        {identity, toScalar, identity, identity}, iterators,
         [&](OpBuilder &nb, Location l, ValueRange args) {
-          Type i64 = nb.getI64Type();
-          auto constant = [&](uint64_t value) -> Value {
-            return arith::ConstantIntOp::create(nb, l, i64,
-                                                static_cast<int64_t>(value));
-          };
-          // Row-major linear index of the element.
-          Value linear = rank ? linalg::IndexOp::create(nb, l, 0).getResult()
-                              : indexConstant(nb, l, 0);
-          for (unsigned d = 1; d < rank; ++d) {
-            Value scaled = arith::MulIOp::create(
-                nb, l, linear, indexConstant(nb, l, type.getDimSize(d)));
-            linear = arith::AddIOp::create(nb, l, scaled,
-                                           linalg::IndexOp::create(nb, l, d));
-          }
-          Value counter = arith::AddIOp::create(
-              nb, l, arith::IndexCastOp::create(nb, l, i64, linear),
-              constant(1));
-          Value z = arith::AddIOp::create(
-              nb, l, args[1],
-              arith::MulIOp::create(nb, l, counter,
-                                    constant(0x9E3779B97F4A7C15ULL)));
-          auto mix = [&](Value v, uint64_t shift, uint64_t factor) -> Value {
-            Value shifted = arith::ShRUIOp::create(nb, l, v, constant(shift));
-            Value mixed = arith::XOrIOp::create(nb, l, v, shifted);
-            return factor
-                       ? arith::MulIOp::create(nb, l, mixed, constant(factor))
-                             .getResult()
-                       : mixed;
-          };
-          z = mix(z, 30, 0xBF58476D1CE4E5B9ULL);
-          z = mix(z, 27, 0x94D049BB133111EBULL);
-          z = mix(z, 31, 0);
-          Value bits = arith::ShRUIOp::create(nb, l, z, constant(11));
-          Value keep = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
-                                             bits, constant(threshold));
+          Value keep = dropoutKeeps(nb, l, type, args[1], threshold);
           Value scaled = arith::MulFOp::create(
-              nb, l, widenToF32(nb, l, args[0]),
-              scalarConstant(nb, l, nb.getF32Type(), keepScale));
-          Value zero = scalarConstant(nb, l, nb.getF32Type(), 0.0);
+              nb, l, widenToF32(nb, l, args[0]), f32(nb, l, keepScale));
+          Value zero = f32(nb, l, 0.0);
           Value kept = arith::SelectOp::create(nb, l, keep, scaled, zero);
           linalg::YieldOp::create(
               nb, l, ValueRange{roundTo(nb, l, kept, element), keep});

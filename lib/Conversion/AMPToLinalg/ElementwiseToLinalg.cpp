@@ -12,7 +12,7 @@
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
 
@@ -23,10 +23,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Scalar formulas, on f32 values
 //===----------------------------------------------------------------------===//
-
-Value f32(OpBuilder &b, Location loc, double value) {
-  return scalarConstant(b, loc, b.getF32Type(), value);
-}
 
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Value one = f32(b, loc, 1.0);
@@ -87,65 +83,44 @@ Value geluCdf(OpBuilder &b, Location loc, Value x, GeluApproximation form,
 }
 
 //===----------------------------------------------------------------------===//
-// Per-op scalar bodies. Each takes the op and its f32 scalar arguments.
+// Per-op scalar formulas. Each takes the op (for its attributes) and its f32
+// scalar operands, and returns the f32 result.
 //===----------------------------------------------------------------------===//
 
 template <typename OpTy>
-Value computeF32(OpTy op, OpBuilder &b, Location loc, ValueRange x);
+using ScalarFormula = Value (*)(OpTy, OpBuilder &, Location, ValueRange);
 
-#define AMP_BINARY_ARITH(OpTy, ArithOp)                                        \
-  template <>                                                                  \
-  Value computeF32(OpTy, OpBuilder &b, Location loc, ValueRange x) {           \
-    return ArithOp::create(b, loc, x[0], x[1]);                                \
-  }
-AMP_BINARY_ARITH(AddOp, arith::AddFOp)
-AMP_BINARY_ARITH(SubOp, arith::SubFOp)
-AMP_BINARY_ARITH(MulOp, arith::MulFOp)
-AMP_BINARY_ARITH(DivOp, arith::DivFOp)
-AMP_BINARY_ARITH(PowOp, math::PowFOp)
-AMP_BINARY_ARITH(MaximumOp, arith::MaximumFOp)
-AMP_BINARY_ARITH(MinimumOp, arith::MinimumFOp)
-#undef AMP_BINARY_ARITH
+/// Ops that are one arith or math op on their operands.
+template <typename ArithOp, typename OpTy>
+Value binary(OpTy, OpBuilder &b, Location loc, ValueRange x) {
+  return ArithOp::create(b, loc, x[0], x[1]);
+}
+template <typename MathOp, typename OpTy>
+Value unary(OpTy, OpBuilder &b, Location loc, ValueRange x) {
+  return MathOp::create(b, loc, x[0]);
+}
 
-#define AMP_UNARY_MATH(OpTy, MathOp)                                           \
-  template <>                                                                  \
-  Value computeF32(OpTy, OpBuilder &b, Location loc, ValueRange x) {           \
-    return MathOp::create(b, loc, x[0]);                                       \
-  }
-AMP_UNARY_MATH(NegOp, arith::NegFOp)
-AMP_UNARY_MATH(ExpOp, math::ExpOp)
-AMP_UNARY_MATH(LogOp, math::LogOp)
-AMP_UNARY_MATH(SqrtOp, math::SqrtOp)
-AMP_UNARY_MATH(RsqrtOp, math::RsqrtOp)
-AMP_UNARY_MATH(TanhOp, math::TanhOp)
-AMP_UNARY_MATH(ErfOp, math::ErfOp)
-#undef AMP_UNARY_MATH
-
-template <>
-Value computeF32(SigmoidOp, OpBuilder &b, Location loc, ValueRange x) {
+Value sigmoidFormula(SigmoidOp, OpBuilder &b, Location loc, ValueRange x) {
   return sigmoid(b, loc, x[0]);
 }
-template <> Value computeF32(ReluOp, OpBuilder &b, Location loc, ValueRange x) {
+Value reluFormula(ReluOp, OpBuilder &b, Location loc, ValueRange x) {
   // maximumf propagates NaN, as torch.relu does.
   return arith::MaximumFOp::create(b, loc, x[0], f32(b, loc, 0.0));
 }
-template <> Value computeF32(SiluOp, OpBuilder &b, Location loc, ValueRange x) {
+Value siluFormula(SiluOp, OpBuilder &b, Location loc, ValueRange x) {
   return arith::MulFOp::create(b, loc, x[0], sigmoid(b, loc, x[0]));
 }
-template <>
-Value computeF32(GeluOp op, OpBuilder &b, Location loc, ValueRange x) {
+Value geluFormula(GeluOp op, OpBuilder &b, Location loc, ValueRange x) {
   return arith::MulFOp::create(
       b, loc, x[0],
       geluCdf(b, loc, x[0], op.getApproximate(), /*derivative=*/nullptr));
 }
-template <>
-Value computeF32(ReluGradOp, OpBuilder &b, Location loc, ValueRange x) {
+Value reluGradFormula(ReluGradOp, OpBuilder &b, Location loc, ValueRange x) {
   Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
                                          x[1], f32(b, loc, 0.0));
   return arith::SelectOp::create(b, loc, positive, x[0], f32(b, loc, 0.0));
 }
-template <>
-Value computeF32(SiluGradOp, OpBuilder &b, Location loc, ValueRange x) {
+Value siluGradFormula(SiluGradOp, OpBuilder &b, Location loc, ValueRange x) {
   // d/dx x s(x) = s (1 + x (1 - s))
   Value s = sigmoid(b, loc, x[1]);
   Value one = f32(b, loc, 1.0);
@@ -157,59 +132,70 @@ Value computeF32(SiluGradOp, OpBuilder &b, Location loc, ValueRange x) {
                                 arith::SubFOp::create(b, loc, one, s))));
   return arith::MulFOp::create(b, loc, x[0], d);
 }
-template <>
-Value computeF32(SigmoidGradOp, OpBuilder &b, Location loc, ValueRange x) {
+Value sigmoidGradFormula(SigmoidGradOp, OpBuilder &b, Location loc,
+                         ValueRange x) {
   Value y = x[1];
   Value d = arith::MulFOp::create(
       b, loc, y, arith::SubFOp::create(b, loc, f32(b, loc, 1.0), y));
   return arith::MulFOp::create(b, loc, x[0], d);
 }
-template <>
-Value computeF32(TanhGradOp, OpBuilder &b, Location loc, ValueRange x) {
+Value tanhGradFormula(TanhGradOp, OpBuilder &b, Location loc, ValueRange x) {
   Value y = x[1];
   Value d = arith::SubFOp::create(b, loc, f32(b, loc, 1.0),
                                   arith::MulFOp::create(b, loc, y, y));
   return arith::MulFOp::create(b, loc, x[0], d);
 }
-template <>
-Value computeF32(GeluGradOp op, OpBuilder &b, Location loc, ValueRange x) {
+Value geluGradFormula(GeluGradOp op, OpBuilder &b, Location loc, ValueRange x) {
   Value rest;
   Value cdf = geluCdf(b, loc, x[1], op.getApproximate(), &rest);
   return arith::MulFOp::create(b, loc, x[0],
                                arith::AddFOp::create(b, loc, cdf, rest));
 }
 
-/// Lowers a float elementwise op: widen, compute in f32, round once.
+/// Lowers a float elementwise op: widen, compute `formula` in f32, round once.
 template <typename OpTy>
-struct FloatElementwiseLowering : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
+struct FloatElementwiseLowering : OpConversionPattern<OpTy> {
+  FloatElementwiseLowering(MLIRContext *context, ScalarFormula<OpTy> formula)
+      : OpConversionPattern<OpTy>(context), formula(formula) {}
 
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
     Value result = buildElementwise(
-        rewriter, op.getLoc(), resultType, op->getOperands(),
+        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           SmallVector<Value> wide;
           for (Value arg : args)
             wide.push_back(widenToF32(b, loc, arg));
-          return roundTo(b, loc, computeF32(op, b, loc, wide), element);
+          return roundTo(b, loc, formula(op, b, loc, wide), element);
         });
     rewriter.replaceOp(op, result);
     return success();
   }
+
+private:
+  ScalarFormula<OpTy> formula;
 };
 
-struct CastLowering : OpRewritePattern<CastOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// One entry of the float elementwise table below.
+template <typename OpTy>
+void addFloatElementwise(RewritePatternSet &patterns,
+                         ScalarFormula<OpTy> formula) {
+  patterns.add<FloatElementwiseLowering<OpTy>>(patterns.getContext(), formula);
+}
 
-  LogicalResult matchAndRewrite(CastOp op,
-                                PatternRewriter &rewriter) const override {
+struct CastLowering : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type to = resultType.getElementType();
     Value result = buildElementwise(
-        rewriter, op.getLoc(), resultType, op.getInput(),
+        rewriter, op.getLoc(), resultType, adaptor.getInput(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           // Through f32: exact for widening, one rounding for narrowing
           // (f16 <-> bf16 via f32 rounds once since f32 holds both exactly).
@@ -256,15 +242,17 @@ arith::CmpIPredicate integerPredicate(CompareDirection direction) {
   llvm_unreachable("unknown direction");
 }
 
-struct CompareLowering : OpRewritePattern<CompareOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct CompareLowering : OpConversionPattern<CompareOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(CompareOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(CompareOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     CompareDirection direction = op.getDirection();
     Value result = buildElementwise(
         rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        op->getOperands(), [&](OpBuilder &b, Location loc, ValueRange args) {
+        adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
           if (isa<FloatType>(args[0].getType()))
             return arith::CmpFOp::create(b, loc, floatPredicate(direction),
                                          args[0], args[1])
@@ -278,14 +266,15 @@ struct CompareLowering : OpRewritePattern<CompareOp> {
   }
 };
 
-struct WhereLowering : OpRewritePattern<WhereOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct WhereLowering : OpConversionPattern<WhereOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(WhereOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(WhereOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Value result = buildElementwise(
         rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        op->getOperands(), [](OpBuilder &b, Location loc, ValueRange args) {
+        adaptor.getOperands(), [](OpBuilder &b, Location loc, ValueRange args) {
           return arith::SelectOp::create(b, loc, args[0], args[1], args[2])
               .getResult();
         });
@@ -294,15 +283,16 @@ struct WhereLowering : OpRewritePattern<WhereOp> {
   }
 };
 
-struct DropoutGradLowering : OpRewritePattern<DropoutGradOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct DropoutGradLowering : OpConversionPattern<DropoutGradOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(DropoutGradOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(DropoutGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
     double keepScale = 1.0 / (1.0 - op.getProbability().convertToDouble());
     Value result = buildElementwise(
-        rewriter, op.getLoc(), resultType, op->getOperands(),
+        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value scaled = arith::MulFOp::create(
               b, loc, widenToF32(b, loc, args[0]), f32(b, loc, keepScale));
@@ -318,20 +308,34 @@ struct DropoutGradLowering : OpRewritePattern<DropoutGradOp> {
 
 void mlir::amp::populateAMPElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<
-      FloatElementwiseLowering<AddOp>, FloatElementwiseLowering<SubOp>,
-      FloatElementwiseLowering<MulOp>, FloatElementwiseLowering<DivOp>,
-      FloatElementwiseLowering<PowOp>, FloatElementwiseLowering<MaximumOp>,
-      FloatElementwiseLowering<MinimumOp>, FloatElementwiseLowering<NegOp>,
-      FloatElementwiseLowering<ExpOp>, FloatElementwiseLowering<LogOp>,
-      FloatElementwiseLowering<SqrtOp>, FloatElementwiseLowering<RsqrtOp>,
-      FloatElementwiseLowering<TanhOp>, FloatElementwiseLowering<ErfOp>,
-      FloatElementwiseLowering<SigmoidOp>, FloatElementwiseLowering<ReluOp>,
-      FloatElementwiseLowering<SiluOp>, FloatElementwiseLowering<GeluOp>,
-      FloatElementwiseLowering<ReluGradOp>,
-      FloatElementwiseLowering<SiluGradOp>,
-      FloatElementwiseLowering<SigmoidGradOp>,
-      FloatElementwiseLowering<TanhGradOp>,
-      FloatElementwiseLowering<GeluGradOp>, CastLowering, CompareLowering,
-      WhereLowering, DropoutGradLowering>(patterns.getContext());
+  // Float elementwise ops, one entry each: the op and its f32 formula. A new
+  // elementwise op is one line here (plus its formula above when no single
+  // arith or math op computes it).
+  addFloatElementwise<AddOp>(patterns, binary<arith::AddFOp>);
+  addFloatElementwise<SubOp>(patterns, binary<arith::SubFOp>);
+  addFloatElementwise<MulOp>(patterns, binary<arith::MulFOp>);
+  addFloatElementwise<DivOp>(patterns, binary<arith::DivFOp>);
+  addFloatElementwise<PowOp>(patterns, binary<math::PowFOp>);
+  addFloatElementwise<MaximumOp>(patterns, binary<arith::MaximumFOp>);
+  addFloatElementwise<MinimumOp>(patterns, binary<arith::MinimumFOp>);
+  addFloatElementwise<NegOp>(patterns, unary<arith::NegFOp>);
+  addFloatElementwise<ExpOp>(patterns, unary<math::ExpOp>);
+  addFloatElementwise<LogOp>(patterns, unary<math::LogOp>);
+  addFloatElementwise<SqrtOp>(patterns, unary<math::SqrtOp>);
+  addFloatElementwise<RsqrtOp>(patterns, unary<math::RsqrtOp>);
+  addFloatElementwise<TanhOp>(patterns, unary<math::TanhOp>);
+  addFloatElementwise<ErfOp>(patterns, unary<math::ErfOp>);
+  addFloatElementwise<SigmoidOp>(patterns, sigmoidFormula);
+  addFloatElementwise<ReluOp>(patterns, reluFormula);
+  addFloatElementwise<SiluOp>(patterns, siluFormula);
+  addFloatElementwise<GeluOp>(patterns, geluFormula);
+  addFloatElementwise<ReluGradOp>(patterns, reluGradFormula);
+  addFloatElementwise<SiluGradOp>(patterns, siluGradFormula);
+  addFloatElementwise<SigmoidGradOp>(patterns, sigmoidGradFormula);
+  addFloatElementwise<TanhGradOp>(patterns, tanhGradFormula);
+  addFloatElementwise<GeluGradOp>(patterns, geluGradFormula);
+
+  patterns
+      .add<CastLowering, CompareLowering, WhereLowering, DropoutGradLowering>(
+          patterns.getContext());
 }

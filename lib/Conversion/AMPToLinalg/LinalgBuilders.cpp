@@ -164,8 +164,7 @@ Value meanToScalar(OpBuilder &b, Location loc, Value values) {
   double count = type.getNumElements();
   return finishElementwise(
       b, loc, sum, f32TensorOf(b, {}), [&](OpBuilder &nb, Location l, Value v) {
-        return arith::DivFOp::create(
-            nb, l, v, scalarConstant(nb, l, nb.getF32Type(), count));
+        return arith::DivFOp::create(nb, l, v, f32(nb, l, count));
       });
 }
 

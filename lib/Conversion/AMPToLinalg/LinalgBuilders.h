@@ -26,6 +26,20 @@ inline Value scalarConstant(OpBuilder &b, Location loc, Type type,
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 
+/// An f32 scalar constant.
+inline Value f32(OpBuilder &b, Location loc, double value) {
+  return scalarConstant(b, loc, b.getF32Type(), value);
+}
+
+inline RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// The map from `rank` loops to a 0-d operand, read by every iteration.
+inline AffineMap scalarMap(OpBuilder &b, unsigned rank) {
+  return AffineMap::get(rank, 0, {}, b.getContext());
+}
+
 /// Widens a float scalar to f32 (no-op on f32 and on non-floats).
 inline Value widenToF32(OpBuilder &b, Location loc, Value value) {
   Type type = value.getType();

@@ -33,22 +33,12 @@
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
-
-Value f32(OpBuilder &b, Location loc, double value) {
-  return scalarConstant(b, loc, b.getF32Type(), value);
-}
-
-bool allStatic(ValueRange values) {
-  return llvm::all_of(values, [](Value value) {
-    return cast<RankedTensorType>(value.getType()).hasStaticShape();
-  });
-}
 
 /// The loops in [0, rank) that are not in `dims`.
 SmallVector<int64_t> complement(unsigned rank, ArrayRef<int64_t> dims) {
@@ -236,6 +226,36 @@ struct NormGrads {
   Value input, weight, bias;
 };
 
+/// The f32 gradients of the affine parameters, weight (sum of grad * xhat)
+/// and bias (sum of grad, when `withBias`), over the loops they do not index.
+std::pair<Value, Value> buildAffineGrads(OpBuilder &b, Location loc,
+                                         const NormSpace &space, Value grad,
+                                         Value input, Value mean, Value rstd,
+                                         bool withBias) {
+  AffineMap identity = space.identity(b);
+  AffineMap statisticMap = space.statisticMap(b);
+  SmallVector<int64_t> across = complement(space.rank, space.affine);
+  GenericInputs affineIn;
+  int ag = affineIn.add(grad, identity);
+  int ax = affineIn.add(input, identity);
+  int am = affineIn.add(mean, statisticMap);
+  int ar = affineIn.add(rstd, statisticMap);
+  Value weightGrad = buildReduction(
+      b, loc, space.rank, across, space.affineShape, affineIn.values,
+      affineIn.maps, 0.0,
+      [&](OpBuilder &nb, Location l, Value acc, ValueRange v) {
+        Value xhat =
+            normalizedValue(nb, l, v[ax], am < 0 ? Value() : v[am], v[ar]);
+        Value term = arith::MulFOp::create(nb, l, v[ag], xhat);
+        return arith::AddFOp::create(nb, l, acc, term).getResult();
+      });
+  Value biasGrad;
+  if (withBias)
+    biasGrad = buildReduction(b, loc, space.rank, across, space.affineShape,
+                              grad, identity, 0.0, addF);
+  return {weightGrad, biasGrad};
+}
+
 NormGrads buildNormBackward(OpBuilder &b, Location loc, const NormSpace &space,
                             RankedTensorType inputType, Value grad, Value input,
                             Value mean, Value rstd, Value weight,
@@ -299,25 +319,8 @@ NormGrads buildNormBackward(OpBuilder &b, Location loc, const NormSpace &space,
       },
       in.maps);
 
-  // The affine parameters' gradients sum over the loops they do not index.
-  SmallVector<int64_t> across = complement(space.rank, space.affine);
-  GenericInputs affineIn;
-  int ag = affineIn.add(grad, identity);
-  int ax = affineIn.add(input, identity);
-  int am = affineIn.add(mean, statisticMap);
-  int ar = affineIn.add(rstd, statisticMap);
-  Value weightGrad = buildReduction(
-      b, loc, space.rank, across, space.affineShape, affineIn.values,
-      affineIn.maps, 0.0,
-      [&](OpBuilder &nb, Location l, Value acc, ValueRange v) {
-        Value xhat = normalizedValue(nb, l, v[ax], at(v, am), v[ar]);
-        Value term = arith::MulFOp::create(nb, l, v[ag], xhat);
-        return arith::AddFOp::create(nb, l, acc, term).getResult();
-      });
-  Value biasGrad;
-  if (withBias)
-    biasGrad = buildReduction(b, loc, space.rank, across, space.affineShape,
-                              grad, identity, 0.0, addF);
+  auto [weightGrad, biasGrad] =
+      buildAffineGrads(b, loc, space, grad, input, mean, rstd, withBias);
   return {inputGrad, weightGrad, biasGrad};
 }
 
@@ -329,10 +332,6 @@ Value finishAffineGrad(OpBuilder &b, Location loc, Value f32Grad,
   Value rounded = finishElementwise(
       b, loc, f32Grad, withElementType(gradType, type.getElementType()));
   return reshapeTensor(b, loc, rounded, type);
-}
-
-RankedTensorType tensorType(Value value) {
-  return cast<RankedTensorType>(value.getType());
 }
 
 /// The results of a grad op with weight and bias: `inputGrad`, then the
@@ -389,60 +388,57 @@ Value groupedAffine(OpBuilder &b, Location loc, Value value, int64_t groups) {
 // Forward normalizations
 //===----------------------------------------------------------------------===//
 
-struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(LayerNormOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!allStatic(op->getOperands()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NormSpace space = layerSpace(op.getInput(), op.getAxis());
-    NormStats stats = buildStats(rewriter, loc, space, op.getInput(),
+    NormSpace space = layerSpace(adaptor.getInput(), op.getAxis());
+    NormStats stats = buildStats(rewriter, loc, space, adaptor.getInput(),
                                  op.getEpsilon().convertToDouble());
     Value output = buildNormalized(
-        rewriter, loc, space, tensorType(op.getOutput()), op.getInput(),
-        stats.mean, stats.rstd, op.getWeight(), op.getBias());
+        rewriter, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
+        stats.mean, stats.rstd, adaptor.getWeight(), adaptor.getBias());
     rewriter.replaceOp(op, {output, stats.mean, stats.rstd});
     return success();
   }
 };
 
-struct RmsNormLowering : OpRewritePattern<RmsNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(RmsNormOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!allStatic(op->getOperands()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct RmsNormLowering : OpConversionPattern<RmsNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RmsNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NormSpace space = layerSpace(op.getInput(), op.getAxis());
-    Value rstd =
-        buildRstd(rewriter, loc, space,
-                  buildSquareSum(rewriter, loc, space, op.getInput(), Value()),
-                  op.getEpsilon().convertToDouble());
-    Value output =
-        buildNormalized(rewriter, loc, space, tensorType(op.getOutput()),
-                        op.getInput(), Value(), rstd, op.getWeight(), Value());
+    NormSpace space = layerSpace(adaptor.getInput(), op.getAxis());
+    Value rstd = buildRstd(
+        rewriter, loc, space,
+        buildSquareSum(rewriter, loc, space, adaptor.getInput(), Value()),
+        op.getEpsilon().convertToDouble());
+    Value output = buildNormalized(
+        rewriter, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
+        Value(), rstd, adaptor.getWeight(), Value());
     rewriter.replaceOp(op, {output, rstd});
     return success();
   }
 };
 
-struct GroupNormLowering : OpRewritePattern<GroupNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GroupNormOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!allStatic(op->getOperands()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct GroupNormLowering : OpConversionPattern<GroupNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GroupNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t groups = op.getNumGroups();
-    RankedTensorType type = tensorType(op.getInput());
+    RankedTensorType type = tensorType(adaptor.getInput());
     RankedTensorType grouped = groupedType(type, groups);
     NormSpace space = groupSpace(grouped);
-    Value input = reshapeTensor(rewriter, loc, op.getInput(), grouped);
+    Value input = reshapeTensor(rewriter, loc, adaptor.getInput(), grouped);
     NormStats stats = buildStats(rewriter, loc, space, input,
                                  op.getEpsilon().convertToDouble());
-    Value weight = groupedAffine(rewriter, loc, op.getWeight(), groups);
-    Value bias = groupedAffine(rewriter, loc, op.getBias(), groups);
+    Value weight = groupedAffine(rewriter, loc, adaptor.getWeight(), groups);
+    Value bias = groupedAffine(rewriter, loc, adaptor.getBias(), groups);
     Value output = buildNormalized(rewriter, loc, space, grouped, input,
                                    stats.mean, stats.rstd, weight, bias);
     rewriter.replaceOp(op, {reshapeTensor(rewriter, loc, output, type),
@@ -451,17 +447,17 @@ struct GroupNormLowering : OpRewritePattern<GroupNormOp> {
   }
 };
 
-struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BatchNormOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!allStatic(op->getOperands()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NormSpace space = batchSpace(op.getInput());
+    NormSpace space = batchSpace(adaptor.getInput());
     double epsilon = op.getEpsilon().convertToDouble();
     RankedTensorType statisticType = space.statisticType(rewriter);
-    Value runningMean = op.getRunningMean(), runningVar = op.getRunningVar();
+    Value runningMean = adaptor.getRunningMean(),
+          runningVar = adaptor.getRunningVar();
 
     if (!op.getTraining()) {
       // Normalize with the running statistics, returned unchanged.
@@ -471,17 +467,18 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
             return reciprocalStd(b, l, args[0], epsilon);
           });
       Value output = buildNormalized(
-          rewriter, loc, space, tensorType(op.getOutput()), op.getInput(),
-          runningMean, rstd, op.getWeight(), op.getBias());
+          rewriter, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
+          runningMean, rstd, adaptor.getWeight(), adaptor.getBias());
       rewriter.replaceOp(op,
                          {output, runningMean, rstd, runningMean, runningVar});
       return success();
     }
 
-    NormStats stats = buildStats(rewriter, loc, space, op.getInput(), epsilon);
+    NormStats stats =
+        buildStats(rewriter, loc, space, adaptor.getInput(), epsilon);
     Value output = buildNormalized(
-        rewriter, loc, space, tensorType(op.getOutput()), op.getInput(),
-        stats.mean, stats.rstd, op.getWeight(), op.getBias());
+        rewriter, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
+        stats.mean, stats.rstd, adaptor.getWeight(), adaptor.getBias());
     // running = (1 - momentum) * running + momentum * batch statistic, with
     // the unbiased variance sum / (n - 1) (NaN for n = 1, as in PyTorch).
     double momentum = op.getMomentum().convertToDouble();
@@ -511,82 +508,80 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
 // Normalization gradients
 //===----------------------------------------------------------------------===//
 
-struct LayerNormGradLowering : OpRewritePattern<LayerNormGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(LayerNormGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!allStatic(op->getOperands()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct LayerNormGradLowering : OpConversionPattern<LayerNormGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LayerNormGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NormSpace space = layerSpace(op.getInput(), op.getAxis());
+    NormSpace space = layerSpace(adaptor.getInput(), op.getAxis());
     NormGrads grads = buildNormBackward(
-        rewriter, loc, space, tensorType(op.getInputGrad()), op.getGrad(),
-        op.getInput(), op.getMean(), op.getRstd(), op.getWeight(),
+        rewriter, loc, space, tensorType(op.getInputGrad()), adaptor.getGrad(),
+        adaptor.getInput(), adaptor.getMean(), adaptor.getRstd(),
+        adaptor.getWeight(),
         /*withBias=*/true);
-    rewriter.replaceOp(
-        op, affineNormGrads(rewriter, loc, grads.input, grads, op.getWeight()));
+    rewriter.replaceOp(op, affineNormGrads(rewriter, loc, grads.input, grads,
+                                           adaptor.getWeight()));
     return success();
   }
 };
 
-struct RmsNormGradLowering : OpRewritePattern<RmsNormGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(RmsNormGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!allStatic(op->getOperands()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct RmsNormGradLowering : OpConversionPattern<RmsNormGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RmsNormGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NormSpace space = layerSpace(op.getInput(), op.getAxis());
+    NormSpace space = layerSpace(adaptor.getInput(), op.getAxis());
     NormGrads grads = buildNormBackward(
-        rewriter, loc, space, tensorType(op.getInputGrad()), op.getGrad(),
-        op.getInput(), Value(), op.getRstd(), op.getWeight(),
+        rewriter, loc, space, tensorType(op.getInputGrad()), adaptor.getGrad(),
+        adaptor.getInput(), Value(), adaptor.getRstd(), adaptor.getWeight(),
         /*withBias=*/false);
     rewriter.replaceOp(
         op, {grads.input, finishAffineGrad(rewriter, loc, grads.weight,
-                                           tensorType(op.getWeight()))});
+                                           tensorType(adaptor.getWeight()))});
     return success();
   }
 };
 
-struct GroupNormGradLowering : OpRewritePattern<GroupNormGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GroupNormGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!allStatic(op->getOperands()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct GroupNormGradLowering : OpConversionPattern<GroupNormGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GroupNormGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t groups = op.getNumGroups();
-    RankedTensorType type = tensorType(op.getInput());
+    RankedTensorType type = tensorType(adaptor.getInput());
     RankedTensorType grouped = groupedType(type, groups);
     NormSpace space = groupSpace(grouped);
-    Value grad = reshapeTensor(rewriter, loc, op.getGrad(), grouped);
-    Value input = reshapeTensor(rewriter, loc, op.getInput(), grouped);
-    Value weight = groupedAffine(rewriter, loc, op.getWeight(), groups);
-    NormGrads grads = buildNormBackward(rewriter, loc, space, grouped, grad,
-                                        input, op.getMean(), op.getRstd(),
-                                        weight, /*withBias=*/true);
+    Value grad = reshapeTensor(rewriter, loc, adaptor.getGrad(), grouped);
+    Value input = reshapeTensor(rewriter, loc, adaptor.getInput(), grouped);
+    Value weight = groupedAffine(rewriter, loc, adaptor.getWeight(), groups);
+    NormGrads grads = buildNormBackward(
+        rewriter, loc, space, grouped, grad, input, adaptor.getMean(),
+        adaptor.getRstd(), weight, /*withBias=*/true);
     Value inputGrad = reshapeTensor(rewriter, loc, grads.input,
                                     tensorType(op.getInputGrad()));
-    rewriter.replaceOp(
-        op, affineNormGrads(rewriter, loc, inputGrad, grads, op.getWeight()));
+    rewriter.replaceOp(op, affineNormGrads(rewriter, loc, inputGrad, grads,
+                                           adaptor.getWeight()));
     return success();
   }
 };
 
-struct BatchNormGradLowering : OpRewritePattern<BatchNormGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BatchNormGradOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!allStatic(op->getOperands()))
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+struct BatchNormGradLowering : OpConversionPattern<BatchNormGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchNormGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NormSpace space = batchSpace(op.getInput());
+    NormSpace space = batchSpace(adaptor.getInput());
     NormGrads grads = buildNormBackward(
-        rewriter, loc, space, tensorType(op.getInputGrad()), op.getGrad(),
-        op.getInput(), op.getSavedMean(), op.getSavedRstd(), op.getWeight(),
+        rewriter, loc, space, tensorType(op.getInputGrad()), adaptor.getGrad(),
+        adaptor.getInput(), adaptor.getSavedMean(), adaptor.getSavedRstd(),
+        adaptor.getWeight(),
         /*withBias=*/true);
-    rewriter.replaceOp(
-        op, affineNormGrads(rewriter, loc, grads.input, grads, op.getWeight()));
+    rewriter.replaceOp(op, affineNormGrads(rewriter, loc, grads.input, grads,
+                                           adaptor.getWeight()));
     return success();
   }
 };
@@ -597,10 +592,12 @@ struct BatchNormGradLowering : OpRewritePattern<BatchNormGradOp> {
 
 /// softmax_grad:     output * (grad - sum(grad * output, axis))
 /// log_softmax_grad: grad - exp(output) * sum(grad, axis)
-template <typename OpTy> struct SoftmaxGradLowering : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
+template <typename OpTy>
+struct SoftmaxGradLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     constexpr bool isLog = std::is_same_v<OpTy, LogSoftmaxGradOp>;
     Location loc = op.getLoc();
     RankedTensorType type = tensorType(op.getResult());
@@ -612,59 +609,59 @@ template <typename OpTy> struct SoftmaxGradLowering : OpRewritePattern<OpTy> {
     AffineMap rowMap = droppingMap(rewriter, rank, {axis});
     Value sum;
     if (isLog)
-      sum = buildReduction(rewriter, loc, rank, {axis}, rowShape, op.getGrad(),
-                           identity, 0.0, addF);
+      sum = buildReduction(rewriter, loc, rank, {axis}, rowShape,
+                           adaptor.getGrad(), identity, 0.0, addF);
     else
       sum = buildReduction(
-          rewriter, loc, rank, {axis}, rowShape, {op.getGrad(), op.getOutput()},
-          {identity, identity}, 0.0,
+          rewriter, loc, rank, {axis}, rowShape,
+          {adaptor.getGrad(), adaptor.getOutput()}, {identity, identity}, 0.0,
           [](OpBuilder &b, Location l, Value acc, ValueRange x) {
             Value product = arith::MulFOp::create(b, l, x[0], x[1]);
             return arith::AddFOp::create(b, l, acc, product).getResult();
           });
     Type element = type.getElementType();
     rewriter.replaceOp(
-        op, buildElementwise(
-                rewriter, loc, type, {op.getGrad(), op.getOutput(), sum},
-                [&](OpBuilder &b, Location l, ValueRange args) {
-                  Value g = widenToF32(b, l, args[0]);
-                  Value y = widenToF32(b, l, args[1]);
-                  Value result;
-                  if (isLog) {
-                    Value p = math::ExpOp::create(b, l, y);
-                    Value term = arith::MulFOp::create(b, l, p, args[2]);
-                    result = arith::SubFOp::create(b, l, g, term);
-                  } else {
-                    Value centered = arith::SubFOp::create(b, l, g, args[2]);
-                    result = arith::MulFOp::create(b, l, y, centered);
-                  }
-                  return roundTo(b, l, result, element);
-                },
-                {identity, identity, rowMap}));
+        op,
+        buildElementwise(
+            rewriter, loc, type, {adaptor.getGrad(), adaptor.getOutput(), sum},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value g = widenToF32(b, l, args[0]);
+              Value y = widenToF32(b, l, args[1]);
+              Value result;
+              if (isLog) {
+                Value p = math::ExpOp::create(b, l, y);
+                Value term = arith::MulFOp::create(b, l, p, args[2]);
+                result = arith::SubFOp::create(b, l, g, term);
+              } else {
+                Value centered = arith::SubFOp::create(b, l, g, args[2]);
+                result = arith::MulFOp::create(b, l, y, centered);
+              }
+              return roundTo(b, l, result, element);
+            },
+            {identity, identity, rowMap}));
     return success();
   }
 };
 
 /// (softmax(logits) - onehot(labels)) * grad / N for [N, C] logits.
-struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CrossEntropyGradOp op,
-                                PatternRewriter &rewriter) const override {
+struct CrossEntropyGradLowering : OpConversionPattern<CrossEntropyGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CrossEntropyGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value logits = op.getLogits();
+    Value logits = adaptor.getLogits();
     RankedTensorType type = tensorType(logits);
-    if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     int64_t rows = type.getDimSize(0);
     AffineMap identity = rewriter.getMultiDimIdentityMap(2);
     AffineMap rowMap = droppingMap(rewriter, 2, {1});
-    AffineMap scalarMap = AffineMap::get(2, 0, {}, rewriter.getContext());
+    AffineMap toScalar = scalarMap(rewriter, 2);
     auto [max, sum] = softmaxStatistics(rewriter, loc, logits, 1);
     Type element = type.getElementType();
     rewriter.replaceOp(
         op, buildElementwise(
                 rewriter, loc, type,
-                {logits, op.getLabels(), max, sum, op.getGrad()},
+                {logits, adaptor.getLabels(), max, sum, adaptor.getGrad()},
                 [&](OpBuilder &b, Location l, ValueRange args) {
                   Value shifted = arith::SubFOp::create(
                       b, l, widenToF32(b, l, args[0]), args[2]);
@@ -684,39 +681,39 @@ struct CrossEntropyGradLowering : OpRewritePattern<CrossEntropyGradOp> {
                   Value result = arith::MulFOp::create(b, l, diff, scale);
                   return roundTo(b, l, result, element);
                 },
-                {identity, rowMap, rowMap, rowMap, scalarMap}));
+                {identity, rowMap, rowMap, rowMap, toScalar}));
     return success();
   }
 };
 
 /// 2 * (prediction - target) * grad / numel.
-struct MseLossGradLowering : OpRewritePattern<MseLossGradOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MseLossGradOp op,
-                                PatternRewriter &rewriter) const override {
+struct MseLossGradLowering : OpConversionPattern<MseLossGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MseLossGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = tensorType(op.getResult());
-    if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     unsigned rank = type.getRank();
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    AffineMap scalarMap = AffineMap::get(rank, 0, {}, rewriter.getContext());
+    AffineMap toScalar = scalarMap(rewriter, rank);
     double factor = 2.0 / static_cast<double>(type.getNumElements());
     Type element = type.getElementType();
     rewriter.replaceOp(
-        op, buildElementwise(
-                rewriter, loc, type,
-                {op.getPrediction(), op.getTarget(), op.getGrad()},
-                [&](OpBuilder &b, Location l, ValueRange args) {
-                  Value prediction = widenToF32(b, l, args[0]);
-                  Value target = widenToF32(b, l, args[1]);
-                  Value d = arith::SubFOp::create(b, l, prediction, target);
-                  Value scale =
-                      arith::MulFOp::create(b, l, args[2], f32(b, l, factor));
-                  Value result = arith::MulFOp::create(b, l, d, scale);
-                  return roundTo(b, l, result, element);
-                },
-                {identity, identity, scalarMap}));
+        op,
+        buildElementwise(
+            rewriter, loc, type,
+            {adaptor.getPrediction(), adaptor.getTarget(), adaptor.getGrad()},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value prediction = widenToF32(b, l, args[0]);
+              Value target = widenToF32(b, l, args[1]);
+              Value d = arith::SubFOp::create(b, l, prediction, target);
+              Value scale =
+                  arith::MulFOp::create(b, l, args[2], f32(b, l, factor));
+              Value result = arith::MulFOp::create(b, l, d, scale);
+              return roundTo(b, l, result, element);
+            },
+            {identity, identity, toScalar}));
     return success();
   }
 };

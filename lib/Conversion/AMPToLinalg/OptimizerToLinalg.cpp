@@ -31,7 +31,7 @@
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
 
@@ -43,17 +43,8 @@ using utils::IteratorType;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-Value f32(OpBuilder &b, Location loc, double value) {
-  return scalarConstant(b, loc, b.getF32Type(), value);
-}
-
 Value f64(OpBuilder &b, Location loc, double value) {
   return scalarConstant(b, loc, b.getF64Type(), value);
-}
-
-/// The map from `rank` loops to a 0-d operand.
-AffineMap scalarMap(OpBuilder &b, unsigned rank) {
-  return AffineMap::get(rank, 0, {}, b.getContext());
 }
 
 /// Maps for `inputs` read by a `rank`-loop elementwise generic: identity for
@@ -183,14 +174,15 @@ SmallVector<Value> scaleGradients(OpBuilder &builder, Location loc,
   return scaled;
 }
 
-struct ScaleSeedLowering : OpRewritePattern<ScaleSeedOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct ScaleSeedLowering : OpConversionPattern<ScaleSeedOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(ScaleSeedOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(ScaleSeedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Value result = buildElementwise(
         rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        op->getOperands(), [](OpBuilder &b, Location loc, ValueRange args) {
+        adaptor.getOperands(), [](OpBuilder &b, Location loc, ValueRange args) {
           return arith::MulFOp::create(b, loc, args[0], args[1]).getResult();
         });
     rewriter.replaceOp(op, result);
@@ -205,29 +197,31 @@ struct ScaleSeedLowering : OpRewritePattern<ScaleSeedOp> {
 /// element of the *incoming* gradient is not finite. At this level the
 /// unscaling (parallel) and the check (a reduction) are separate generics
 /// reading the same gradient; a backend may fuse them into one pass.
-struct UnscaleGradsLowering : OpRewritePattern<UnscaleGradsOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct UnscaleGradsLowering : OpConversionPattern<UnscaleGradsOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(UnscaleGradsOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(UnscaleGradsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value invScale = buildElementwise(
-        rewriter, loc, cast<RankedTensorType>(op.getScale().getType()),
-        op.getScale(), [](OpBuilder &b, Location l, ValueRange args) {
+        rewriter, loc, cast<RankedTensorType>(adaptor.getScale().getType()),
+        adaptor.getScale(), [](OpBuilder &b, Location l, ValueRange args) {
           Value wide = arith::ExtFOp::create(b, l, b.getF64Type(), args[0]);
           Value inv = arith::DivFOp::create(b, l, f64(b, l, 1.0), wide);
           return roundTo(b, l, inv, b.getF32Type());
         });
     SmallVector<Value> results = scaleGradients(
-        rewriter, loc, op.getGradients(), op.getUnscaled(), invScale);
-    results.push_back(anyNonFinite(rewriter, loc, op.getGradients()));
+        rewriter, loc, adaptor.getGradients(), op.getUnscaled(), invScale);
+    results.push_back(anyNonFinite(rewriter, loc, adaptor.getGradients()));
     rewriter.replaceOp(op, results);
     return success();
   }
 };
 
-/// One 0-d linalg.generic computing the three new scaler values with
-/// arith.select (no control flow, no host read of found_inf):
+/// The three new scaler values, the body of update_scale's 0-d
+/// linalg.generic, with arith.select (no control flow, no host read of
+/// found_inf):
 ///
 ///   found:     growth' = 0
 ///              hyst'   = hyst - 1
@@ -250,76 +244,78 @@ struct UnscaleGradsLowering : OpRewritePattern<UnscaleGradsOp> {
 /// lowered between runs. Products with the factors are computed in f64 and
 /// rounded once to f32, as GradScaler's `_amp_update_scale_` (float scale
 /// times double factor) does.
-struct UpdateScaleLowering : OpRewritePattern<UpdateScaleOp> {
-  using OpRewritePattern::OpRewritePattern;
+SmallVector<Value> updatedScaler(UpdateScaleOp op, OpBuilder &b, Location loc,
+                                 ValueRange args) {
+  double growthFactor = op.getGrowthFactor().convertToDouble();
+  double backoffFactor = op.getBackoffFactor().convertToDouble();
+  double minScale = op.getMinScale().convertToDouble();
+  double maxScale = op.getMaxScale().convertToDouble();
+  int64_t interval = op.getGrowthInterval();
+  int64_t hysteresis = op.getHysteresis();
+  Value scale = args[0], growth = args[1], hyst = args[2];
+  Value found = args[3];
+  auto i64Const = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  // scale * factor, in f64, rounded once to f32.
+  Value wide = arith::ExtFOp::create(b, loc, b.getF64Type(), scale);
+  auto times = [&](double factor) -> Value {
+    Value wideFactor = f64(b, loc, factor);
+    Value product = arith::MulFOp::create(b, loc, wide, wideFactor);
+    return arith::TruncFOp::create(b, loc, b.getF32Type(), product);
+  };
+  Value zero = i64Const(0), one = i64Const(1);
 
-  LogicalResult matchAndRewrite(UpdateScaleOp op,
-                                PatternRewriter &rewriter) const override {
-    double growthFactor = op.getGrowthFactor().convertToDouble();
-    double backoffFactor = op.getBackoffFactor().convertToDouble();
-    double minScale = op.getMinScale().convertToDouble();
-    double maxScale = op.getMaxScale().convertToDouble();
-    int64_t interval = op.getGrowthInterval();
-    int64_t hysteresis = op.getHysteresis();
+  // Overflow: count the hysteresis down, back off once it is <= 0.
+  Value hystDown = arith::SubIOp::create(b, loc, hyst, one);
+  Value exhausted =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, hystDown, zero);
+  Value shrunk = times(backoffFactor);
+  Value lowest = f32(b, loc, minScale);
+  Value backedOff = arith::MaximumFOp::create(b, loc, shrunk, lowest);
+  Value overflowScale =
+      arith::SelectOp::create(b, loc, exhausted, backedOff, scale);
 
+  // Clean step: count up, grow at the interval (never to inf).
+  Value counted = arith::AddIOp::create(b, loc, growth, one);
+  Value intervalValue = i64Const(interval);
+  Value due = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, counted,
+                                    intervalValue);
+  Value enlarged = times(growthFactor);
+  Value ceiling = f32(b, loc, maxScale);
+  Value grown = arith::MinimumFOp::create(b, loc, enlarged, ceiling);
+  Value grownAbs = math::AbsFOp::create(b, loc, grown);
+  Value inf = f32(b, loc, kInfinity);
+  Value grownFinite =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, grownAbs, inf);
+  Value grow = arith::AndIOp::create(b, loc, due, grownFinite);
+  Value cleanScale = arith::SelectOp::create(b, loc, grow, grown, scale);
+  Value cleanGrowth = arith::SelectOp::create(b, loc, due, zero, counted);
+  Value reset = i64Const(hysteresis);
+  Value cleanHyst = arith::SelectOp::create(b, loc, due, reset, hyst);
+
+  Value newScale =
+      arith::SelectOp::create(b, loc, found, overflowScale, cleanScale);
+  Value newGrowth = arith::SelectOp::create(b, loc, found, zero, cleanGrowth);
+  Value newHyst = arith::SelectOp::create(b, loc, found, hystDown, cleanHyst);
+  return SmallVector<Value>{newScale, newGrowth, newHyst};
+}
+
+/// update_scale: one 0-d linalg.generic with the body above.
+struct UpdateScaleLowering : OpConversionPattern<UpdateScaleOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(UpdateScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto scaleType = cast<RankedTensorType>(op.getNewScale().getType());
     auto trackerType =
         cast<RankedTensorType>(op.getNewGrowthTracker().getType());
     RankedTensorType resultTypes[] = {scaleType, trackerType, trackerType};
     SmallVector<Value> results = buildMultiElementwise(
-        rewriter, op.getLoc(), resultTypes, op->getOperands(),
+        rewriter, op.getLoc(), resultTypes, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value scale = args[0], growth = args[1], hyst = args[2];
-          Value found = args[3];
-          auto i64Const = [&](int64_t v) -> Value {
-            return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
-          };
-          // scale * factor, in f64, rounded once to f32.
-          Value wide = arith::ExtFOp::create(b, loc, b.getF64Type(), scale);
-          auto times = [&](double factor) -> Value {
-            Value wideFactor = f64(b, loc, factor);
-            Value product = arith::MulFOp::create(b, loc, wide, wideFactor);
-            return arith::TruncFOp::create(b, loc, b.getF32Type(), product);
-          };
-          Value zero = i64Const(0), one = i64Const(1);
-
-          // Overflow: count the hysteresis down, back off once it is <= 0.
-          Value hystDown = arith::SubIOp::create(b, loc, hyst, one);
-          Value exhausted = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::sle, hystDown, zero);
-          Value shrunk = times(backoffFactor);
-          Value lowest = f32(b, loc, minScale);
-          Value backedOff = arith::MaximumFOp::create(b, loc, shrunk, lowest);
-          Value overflowScale =
-              arith::SelectOp::create(b, loc, exhausted, backedOff, scale);
-
-          // Clean step: count up, grow at the interval (never to inf).
-          Value counted = arith::AddIOp::create(b, loc, growth, one);
-          Value intervalValue = i64Const(interval);
-          Value due = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                            counted, intervalValue);
-          Value enlarged = times(growthFactor);
-          Value ceiling = f32(b, loc, maxScale);
-          Value grown = arith::MinimumFOp::create(b, loc, enlarged, ceiling);
-          Value grownAbs = math::AbsFOp::create(b, loc, grown);
-          Value inf = f32(b, loc, kInfinity);
-          Value grownFinite = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::ONE, grownAbs, inf);
-          Value grow = arith::AndIOp::create(b, loc, due, grownFinite);
-          Value cleanScale =
-              arith::SelectOp::create(b, loc, grow, grown, scale);
-          Value cleanGrowth =
-              arith::SelectOp::create(b, loc, due, zero, counted);
-          Value reset = i64Const(hysteresis);
-          Value cleanHyst = arith::SelectOp::create(b, loc, due, reset, hyst);
-
-          Value newScale =
-              arith::SelectOp::create(b, loc, found, overflowScale, cleanScale);
-          Value newGrowth =
-              arith::SelectOp::create(b, loc, found, zero, cleanGrowth);
-          Value newHyst =
-              arith::SelectOp::create(b, loc, found, hystDown, cleanHyst);
-          return SmallVector<Value>{newScale, newGrowth, newHyst};
+          return updatedScaler(op, b, loc, args);
         });
     rewriter.replaceOp(op, results);
     return success();
@@ -336,11 +332,12 @@ struct UpdateScaleLowering : OpRewritePattern<UpdateScaleOp> {
 /// as in PyTorch); each gradient is multiplied by coef in f32 and rounded to
 /// its type. coef <= 1 never scales a gradient up; at coef = 1 the product
 /// is exact.
-struct ClipGradNormLowering : OpRewritePattern<ClipGradNormOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct ClipGradNormLowering : OpConversionPattern<ClipGradNormOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(ClipGradNormOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(ClipGradNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     double maxNorm = op.getMaxNorm().convertToDouble();
     auto sumSquares = [](OpBuilder &b, Location l, Value acc, ValueRange x) {
@@ -348,7 +345,7 @@ struct ClipGradNormLowering : OpRewritePattern<ClipGradNormOp> {
       return arith::AddFOp::create(b, l, acc, square).getResult();
     };
     SmallVector<Value> partials;
-    for (Value grad : op.getGradients()) {
+    for (Value grad : adaptor.getGradients()) {
       unsigned rank = cast<RankedTensorType>(grad.getType()).getRank();
       SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(rank));
       partials.push_back(buildReduction(rewriter, loc, rank, all, {}, grad,
@@ -373,8 +370,8 @@ struct ClipGradNormLowering : OpRewritePattern<ClipGradNormOp> {
         });
     Value coef = normAndCoef[1];
 
-    SmallVector<Value> results =
-        scaleGradients(rewriter, loc, op.getGradients(), op.getClipped(), coef);
+    SmallVector<Value> results = scaleGradients(
+        rewriter, loc, adaptor.getGradients(), op.getClipped(), coef);
     results.push_back(normAndCoef[0]);
     rewriter.replaceOp(op, results);
     return success();
@@ -387,26 +384,77 @@ struct ClipGradNormLowering : OpRewritePattern<ClipGradNormOp> {
 ///   g = nesterov ? g + momentum * buf' : buf'
 ///   param' = param - lr * g
 /// param' and buf' are rounded once to the parameter type; with found_inf
-/// set both are the incoming elements.
-struct SgdUpdateLowering : OpRewritePattern<SgdUpdateOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// set both are the incoming elements. The scalar body of the update: `args`
+/// are param, grad, [buffer], lr, [found_inf]; the results param', [buf']
+/// and the master weight copies.
+SmallVector<Value> sgdStep(SgdUpdateOp op, Type element,
+                           const MasterCopies &copies, OpBuilder &b,
+                           Location loc, ValueRange args) {
+  double momentum = op.getMomentum().convertToDouble();
+  double dampening = op.getDampening().convertToDouble();
+  double weightDecay = op.getWeightDecay().convertToDouble();
+  bool nesterov = op.getNesterov();
+  bool buffer = static_cast<bool>(op.getMomentumBuffer());
+  bool foundInf = static_cast<bool>(op.getFoundInf());
+  unsigned next = 0;
+  Value paramIn = args[next++], gradIn = args[next++];
+  Value bufferIn = buffer ? args[next++] : Value();
+  Value lr = args[next++];
+  Value found = foundInf ? args[next++] : Value();
 
-  LogicalResult matchAndRewrite(SgdUpdateOp op,
-                                PatternRewriter &rewriter) const override {
-    double momentum = op.getMomentum().convertToDouble();
-    double dampening = op.getDampening().convertToDouble();
-    double weightDecay = op.getWeightDecay().convertToDouble();
-    bool nesterov = op.getNesterov();
-    Value buffer = op.getMomentumBuffer();
-    Value foundInf = op.getFoundInf();
+  Value param = widenToF32(b, loc, paramIn);
+  Value g = widenToF32(b, loc, gradIn);
+  if (weightDecay != 0) {
+    Value wd = f32(b, loc, weightDecay);
+    Value decay = arith::MulFOp::create(b, loc, wd, param);
+    g = arith::AddFOp::create(b, loc, g, decay);
+  }
+  Value newBuffer;
+  if (bufferIn) {
+    Value mu = f32(b, loc, momentum);
+    Value old = widenToF32(b, loc, bufferIn);
+    Value decayed = arith::MulFOp::create(b, loc, mu, old);
+    Value fresh = g;
+    if (dampening != 0) {
+      Value keep = f32(b, loc, 1.0 - dampening);
+      fresh = arith::MulFOp::create(b, loc, keep, g);
+    }
+    newBuffer = arith::AddFOp::create(b, loc, decayed, fresh);
+    if (nesterov) {
+      Value ahead = arith::MulFOp::create(b, loc, mu, newBuffer);
+      g = arith::AddFOp::create(b, loc, g, ahead);
+    } else {
+      g = newBuffer;
+    }
+  }
+  Value delta = arith::MulFOp::create(b, loc, lr, g);
+  Value newParam = arith::SubFOp::create(b, loc, param, delta);
+  SmallVector<Value> out = {
+      skipIf(b, loc, found, paramIn, roundTo(b, loc, newParam, element))};
+  if (bufferIn)
+    out.push_back(
+        skipIf(b, loc, found, bufferIn, roundTo(b, loc, newBuffer, element)));
+  copies.build(b, loc, out.front(), out);
+  return out;
+}
+
+/// sgd_update: one elementwise generic per parameter with the body above.
+struct SgdUpdateLowering : OpConversionPattern<SgdUpdateOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SgdUpdateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value buffer = adaptor.getMomentumBuffer();
+    Value foundInf = adaptor.getFoundInf();
 
     auto paramType = cast<RankedTensorType>(op.getNewParam().getType());
     Type element = paramType.getElementType();
     // Operands in order: param, grad, [buffer], lr, [found_inf].
-    SmallVector<Value> inputs = {op.getParam(), op.getGrad()};
+    SmallVector<Value> inputs = {adaptor.getParam(), adaptor.getGrad()};
     if (buffer)
       inputs.push_back(buffer);
-    inputs.push_back(op.getLr());
+    inputs.push_back(adaptor.getLr());
     if (foundInf)
       inputs.push_back(foundInf);
     SmallVector<RankedTensorType> resultTypes = {paramType};
@@ -418,46 +466,7 @@ struct SgdUpdateLowering : OpRewritePattern<SgdUpdateOp> {
     SmallVector<Value> results = buildMultiElementwise(
         rewriter, op.getLoc(), resultTypes, inputs,
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          unsigned next = 0;
-          Value paramIn = args[next++], gradIn = args[next++];
-          Value bufferIn = buffer ? args[next++] : Value();
-          Value lr = args[next++];
-          Value found = foundInf ? args[next++] : Value();
-
-          Value param = widenToF32(b, loc, paramIn);
-          Value g = widenToF32(b, loc, gradIn);
-          if (weightDecay != 0) {
-            Value wd = f32(b, loc, weightDecay);
-            Value decay = arith::MulFOp::create(b, loc, wd, param);
-            g = arith::AddFOp::create(b, loc, g, decay);
-          }
-          Value newBuffer;
-          if (bufferIn) {
-            Value mu = f32(b, loc, momentum);
-            Value old = widenToF32(b, loc, bufferIn);
-            Value decayed = arith::MulFOp::create(b, loc, mu, old);
-            Value fresh = g;
-            if (dampening != 0) {
-              Value keep = f32(b, loc, 1.0 - dampening);
-              fresh = arith::MulFOp::create(b, loc, keep, g);
-            }
-            newBuffer = arith::AddFOp::create(b, loc, decayed, fresh);
-            if (nesterov) {
-              Value ahead = arith::MulFOp::create(b, loc, mu, newBuffer);
-              g = arith::AddFOp::create(b, loc, g, ahead);
-            } else {
-              g = newBuffer;
-            }
-          }
-          Value delta = arith::MulFOp::create(b, loc, lr, g);
-          Value newParam = arith::SubFOp::create(b, loc, param, delta);
-          SmallVector<Value> out = {skipIf(b, loc, found, paramIn,
-                                           roundTo(b, loc, newParam, element))};
-          if (bufferIn)
-            out.push_back(skipIf(b, loc, found, bufferIn,
-                                 roundTo(b, loc, newBuffer, element)));
-          copies.build(b, loc, out.front(), out);
-          return out;
+          return sgdStep(op, element, copies, b, loc, args);
         },
         elementwiseMaps(rewriter, paramType.getRank(), inputs));
     unsigned own = op->getNumResults();
@@ -466,6 +475,96 @@ struct SgdUpdateLowering : OpRewritePattern<SgdUpdateOp> {
     return success();
   }
 };
+
+/// AdamW's per-step scalars from the step and lr scalars (`args`), in f64
+/// rounded to f32: -lr / (1 - b1^t), sqrt(1 - b2^t) and, with weight decay,
+/// 1 - lr * wd.
+SmallVector<Value> adamWStepScalars(AdamWUpdateOp op, OpBuilder &b, Location l,
+                                    ValueRange args) {
+  double beta1 = op.getBeta1().convertToDouble();
+  double beta2 = op.getBeta2().convertToDouble();
+  double weightDecay = op.getWeightDecay().convertToDouble();
+  bool decays = weightDecay != 0;
+  Type f64Type = b.getF64Type(), f32Type = b.getF32Type();
+  Value step = arith::SIToFPOp::create(b, l, f64Type, args[0]);
+  Value lr = arith::ExtFOp::create(b, l, f64Type, args[1]);
+  Value one = f64(b, l, 1.0);
+  auto biasCorrection = [&](double beta) -> Value {
+    Value base = f64(b, l, beta);
+    Value power = math::PowFOp::create(b, l, base, step);
+    return arith::SubFOp::create(b, l, one, power);
+  };
+  Value bc1 = biasCorrection(beta1);
+  Value stepSize = arith::DivFOp::create(b, l, lr, bc1);
+  Value negStep = arith::NegFOp::create(b, l, stepSize);
+  Value bc2 = biasCorrection(beta2);
+  Value bc2Sqrt = math::SqrtOp::create(b, l, bc2);
+  SmallVector<Value> results = {roundTo(b, l, negStep, f32Type),
+                                roundTo(b, l, bc2Sqrt, f32Type)};
+  if (decays) {
+    Value wd = f64(b, l, weightDecay);
+    Value lrWd = arith::MulFOp::create(b, l, lr, wd);
+    Value decay = arith::SubFOp::create(b, l, one, lrWd);
+    results.push_back(roundTo(b, l, decay, f32Type));
+  }
+  return results;
+}
+
+/// AdamW's scalar body: `args` are param, grad, exp_avg, exp_avg_sq, the
+/// step scalars and [found_inf]; the results param', m', v' and the master
+/// weight copies.
+SmallVector<Value> adamWStep(AdamWUpdateOp op, RankedTensorType paramType,
+                             RankedTensorType momentType,
+                             const MasterCopies &copies, OpBuilder &b,
+                             Location l, ValueRange args) {
+  double beta1 = op.getBeta1().convertToDouble();
+  double beta2 = op.getBeta2().convertToDouble();
+  double epsilon = op.getEpsilon().convertToDouble();
+  bool decays = op.getWeightDecay().convertToDouble() != 0;
+  bool foundInf = static_cast<bool>(op.getFoundInf());
+  Value param = widenToF32(b, l, args[0]);
+  Value g = widenToF32(b, l, args[1]);
+  Value m = widenToF32(b, l, args[2]);
+  Value v = widenToF32(b, l, args[3]);
+  Value negStep = args[4], bc2Sqrt = args[5];
+  unsigned next = 6;
+  Value decay = decays ? args[next++] : Value();
+  Value found = foundInf ? args[next++] : Value();
+
+  // param *= 1 - lr * wd (decoupled weight decay, first).
+  if (decay)
+    param = arith::MulFOp::create(b, l, param, decay);
+  // m' = beta1 m + (1 - beta1) g
+  Value b1 = f32(b, l, beta1);
+  Value mDecayed = arith::MulFOp::create(b, l, b1, m);
+  Value oneMinusB1 = f32(b, l, 1.0 - beta1);
+  Value mFresh = arith::MulFOp::create(b, l, oneMinusB1, g);
+  Value newM = arith::AddFOp::create(b, l, mDecayed, mFresh);
+  // v' = beta2 v + ((1 - beta2) g) g
+  Value b2 = f32(b, l, beta2);
+  Value vDecayed = arith::MulFOp::create(b, l, b2, v);
+  Value oneMinusB2 = f32(b, l, 1.0 - beta2);
+  Value gScaled = arith::MulFOp::create(b, l, oneMinusB2, g);
+  Value vFresh = arith::MulFOp::create(b, l, gScaled, g);
+  Value newV = arith::AddFOp::create(b, l, vDecayed, vFresh);
+  // param' = param + (-step_size m') / (sqrt(v') / sqrt(bc2) + eps)
+  Value root = math::SqrtOp::create(b, l, newV);
+  Value corrected = arith::DivFOp::create(b, l, root, bc2Sqrt);
+  Value eps = f32(b, l, epsilon);
+  Value denom = arith::AddFOp::create(b, l, corrected, eps);
+  Value scaledM = arith::MulFOp::create(b, l, negStep, newM);
+  Value update = arith::DivFOp::create(b, l, scaledM, denom);
+  Value newParam = arith::AddFOp::create(b, l, param, update);
+  SmallVector<Value> out = {
+      skipIf(b, l, found, args[0],
+             roundTo(b, l, newParam, paramType.getElementType())),
+      skipIf(b, l, found, args[2],
+             roundTo(b, l, newM, momentType.getElementType())),
+      skipIf(b, l, found, args[3],
+             roundTo(b, l, newV, momentType.getElementType()))};
+  copies.build(b, l, out.front(), out);
+  return out;
+}
 
 /// torch.optim.AdamW (1.13, `_single_tensor_adam` with decoupled decay):
 ///   param *= 1 - lr * weight_decay
@@ -478,58 +577,33 @@ struct SgdUpdateLowering : OpRewritePattern<SgdUpdateOp> {
 /// PyTorch computes them in Python floats) and rounded to f32; in f32,
 /// 1 - 0.999^1 would already be off by 1e-5. The elementwise update runs in
 /// f32 and rounds each result once to its type.
-struct AdamWUpdateLowering : OpRewritePattern<AdamWUpdateOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct AdamWUpdateLowering : OpConversionPattern<AdamWUpdateOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(AdamWUpdateOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult
+  matchAndRewrite(AdamWUpdateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    double beta1 = op.getBeta1().convertToDouble();
-    double beta2 = op.getBeta2().convertToDouble();
-    double epsilon = op.getEpsilon().convertToDouble();
-    double weightDecay = op.getWeightDecay().convertToDouble();
-    Value foundInf = op.getFoundInf();
+    Value foundInf = adaptor.getFoundInf();
 
     // Per-step scalars: negStep = -lr / (1 - b1^t), bc2Sqrt = sqrt(1 - b2^t)
     // and, with weight decay, decay = 1 - lr * wd.
-    bool decays = weightDecay != 0;
+    bool decays = op.getWeightDecay().convertToDouble() != 0;
     RankedTensorType scalarType = f32TensorOf(rewriter, {});
     SmallVector<RankedTensorType> scalarTypes(decays ? 3 : 2, scalarType);
-    Value stepInputs[] = {op.getStep(), op.getLr()};
-    SmallVector<Value> scalars = buildMultiElementwise(
-        rewriter, loc, scalarTypes, stepInputs,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Type f64Type = b.getF64Type(), f32Type = b.getF32Type();
-          Value step = arith::SIToFPOp::create(b, l, f64Type, args[0]);
-          Value lr = arith::ExtFOp::create(b, l, f64Type, args[1]);
-          Value one = f64(b, l, 1.0);
-          auto biasCorrection = [&](double beta) -> Value {
-            Value base = f64(b, l, beta);
-            Value power = math::PowFOp::create(b, l, base, step);
-            return arith::SubFOp::create(b, l, one, power);
-          };
-          Value bc1 = biasCorrection(beta1);
-          Value stepSize = arith::DivFOp::create(b, l, lr, bc1);
-          Value negStep = arith::NegFOp::create(b, l, stepSize);
-          Value bc2 = biasCorrection(beta2);
-          Value bc2Sqrt = math::SqrtOp::create(b, l, bc2);
-          SmallVector<Value> results = {roundTo(b, l, negStep, f32Type),
-                                        roundTo(b, l, bc2Sqrt, f32Type)};
-          if (decays) {
-            Value wd = f64(b, l, weightDecay);
-            Value lrWd = arith::MulFOp::create(b, l, lr, wd);
-            Value decay = arith::SubFOp::create(b, l, one, lrWd);
-            results.push_back(roundTo(b, l, decay, f32Type));
-          }
-          return results;
-        });
+    Value stepInputs[] = {adaptor.getStep(), adaptor.getLr()};
+    SmallVector<Value> scalars =
+        buildMultiElementwise(rewriter, loc, scalarTypes, stepInputs,
+                              [&](OpBuilder &b, Location l, ValueRange args) {
+                                return adamWStepScalars(op, b, l, args);
+                              });
 
     auto paramType = cast<RankedTensorType>(op.getNewParam().getType());
     auto momentType = cast<RankedTensorType>(op.getNewExpAvg().getType());
     // Operands in order: param, grad, exp_avg, exp_avg_sq, negStep, bc2Sqrt,
     // [decay], [found_inf].
-    SmallVector<Value> inputs = {op.getParam(), op.getGrad(), op.getExpAvg(),
-                                 op.getExpAvgSq()};
+    SmallVector<Value> inputs = {adaptor.getParam(), adaptor.getGrad(),
+                                 adaptor.getExpAvg(), adaptor.getExpAvgSq()};
     llvm::append_range(inputs, scalars);
     if (foundInf)
       inputs.push_back(foundInf);
@@ -540,48 +614,7 @@ struct AdamWUpdateLowering : OpRewritePattern<AdamWUpdateOp> {
     SmallVector<Value> results = buildMultiElementwise(
         rewriter, loc, resultTypes, inputs,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value param = widenToF32(b, l, args[0]);
-          Value g = widenToF32(b, l, args[1]);
-          Value m = widenToF32(b, l, args[2]);
-          Value v = widenToF32(b, l, args[3]);
-          Value negStep = args[4], bc2Sqrt = args[5];
-          unsigned next = 6;
-          Value decay = decays ? args[next++] : Value();
-          Value found = foundInf ? args[next++] : Value();
-
-          // param *= 1 - lr * wd (decoupled weight decay, first).
-          if (decay)
-            param = arith::MulFOp::create(b, l, param, decay);
-          // m' = beta1 m + (1 - beta1) g
-          Value b1 = f32(b, l, beta1);
-          Value mDecayed = arith::MulFOp::create(b, l, b1, m);
-          Value oneMinusB1 = f32(b, l, 1.0 - beta1);
-          Value mFresh = arith::MulFOp::create(b, l, oneMinusB1, g);
-          Value newM = arith::AddFOp::create(b, l, mDecayed, mFresh);
-          // v' = beta2 v + ((1 - beta2) g) g
-          Value b2 = f32(b, l, beta2);
-          Value vDecayed = arith::MulFOp::create(b, l, b2, v);
-          Value oneMinusB2 = f32(b, l, 1.0 - beta2);
-          Value gScaled = arith::MulFOp::create(b, l, oneMinusB2, g);
-          Value vFresh = arith::MulFOp::create(b, l, gScaled, g);
-          Value newV = arith::AddFOp::create(b, l, vDecayed, vFresh);
-          // param' = param + (-step_size m') / (sqrt(v') / sqrt(bc2) + eps)
-          Value root = math::SqrtOp::create(b, l, newV);
-          Value corrected = arith::DivFOp::create(b, l, root, bc2Sqrt);
-          Value eps = f32(b, l, epsilon);
-          Value denom = arith::AddFOp::create(b, l, corrected, eps);
-          Value scaledM = arith::MulFOp::create(b, l, negStep, newM);
-          Value update = arith::DivFOp::create(b, l, scaledM, denom);
-          Value newParam = arith::AddFOp::create(b, l, param, update);
-          SmallVector<Value> out = {
-              skipIf(b, l, found, args[0],
-                     roundTo(b, l, newParam, paramType.getElementType())),
-              skipIf(b, l, found, args[2],
-                     roundTo(b, l, newM, momentType.getElementType())),
-              skipIf(b, l, found, args[3],
-                     roundTo(b, l, newV, momentType.getElementType()))};
-          copies.build(b, l, out.front(), out);
-          return out;
+          return adamWStep(op, paramType, momentType, copies, b, l, args);
         },
         elementwiseMaps(rewriter, paramType.getRank(), inputs));
     copies.replace(rewriter, ArrayRef<Value>(results).drop_front(3));

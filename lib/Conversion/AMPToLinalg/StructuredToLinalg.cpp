@@ -12,7 +12,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
 
@@ -26,19 +26,21 @@ using utils::IteratorType;
 // Constants, seed, data movement
 //===----------------------------------------------------------------------===//
 
-struct ConstantLowering : OpRewritePattern<ConstantOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ConstantOp op,
-                                PatternRewriter &rewriter) const override {
+struct ConstantLowering : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getValue());
     return success();
   }
 };
 
-struct SeedLowering : OpRewritePattern<SeedOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SeedOp op,
-                                PatternRewriter &rewriter) const override {
+struct SeedLowering : OpConversionPattern<SeedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SeedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(1.0f)));
@@ -46,28 +48,27 @@ struct SeedLowering : OpRewritePattern<SeedOp> {
   }
 };
 
-struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReshapeOp op,
-                                PatternRewriter &rewriter) const override {
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto target = cast<RankedTensorType>(op.getType());
-    if (!target.hasStaticShape() ||
-        !cast<RankedTensorType>(op.getInput().getType()).hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     rewriter.replaceOp(
-        op, reshapeTensor(rewriter, op.getLoc(), op.getInput(), target));
+        op, reshapeTensor(rewriter, op.getLoc(), adaptor.getInput(), target));
     return success();
   }
 };
 
-struct TransposeLowering : OpRewritePattern<TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(TransposeOp op,
-                                PatternRewriter &rewriter) const override {
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     Value init = emptyTensor(rewriter, op.getLoc(), type);
     rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(),
-                                                       op.getInput(), init,
+                                                       adaptor.getInput(), init,
                                                        op.getPermutation())
                                .getResults());
     return success();
@@ -86,47 +87,48 @@ AffineMap broadcastMap(OpBuilder &b, ArrayRef<int64_t> inputShape,
   return AffineMap::get(resultShape.size(), 0, exprs, b.getContext());
 }
 
-struct BroadcastLowering : OpRewritePattern<BroadcastOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BroadcastOp op,
-                                PatternRewriter &rewriter) const override {
+struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     AffineMap map =
         broadcastMap(rewriter, inputType.getShape(), type.getShape());
     rewriter.replaceOp(
         op, buildElementwise(
-                rewriter, op.getLoc(), type, op.getInput(),
+                rewriter, op.getLoc(), type, adaptor.getInput(),
                 [](OpBuilder &, Location, ValueRange args) { return args[0]; },
                 map));
     return success();
   }
 };
 
-struct SliceLowering : OpRewritePattern<SliceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SliceOp op,
-                                PatternRewriter &rewriter) const override {
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, type, op.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
+        op, type, adaptor.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
         op.getStarts(), type.getShape(), op.getStrides());
     return success();
   }
 };
 
-struct ConcatLowering : OpRewritePattern<ConcatOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ConcatOp op,
-                                PatternRewriter &rewriter) const override {
+struct ConcatLowering : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     int64_t axis = normalized(op.getAxis(), type.getRank());
     Value result = emptyTensor(rewriter, op.getLoc(), type);
     SmallVector<int64_t> offsets(type.getRank(), 0);
     SmallVector<int64_t> strides(type.getRank(), 1);
-    for (Value input : op.getInputs()) {
+    for (Value input : adaptor.getInputs()) {
       auto inputType = cast<RankedTensorType>(input.getType());
       result = tensor::InsertSliceOp::create(
           rewriter, op.getLoc(), input, result, ValueRange{}, ValueRange{},
@@ -167,13 +169,14 @@ AffineMap matrixMap(OpBuilder &b, unsigned rank, unsigned batchRank,
   return AffineMap::get(rank, 0, exprs, b.getContext());
 }
 
-struct MatmulLowering : OpRewritePattern<MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MatmulOp op,
-                                PatternRewriter &rewriter) const override {
+struct MatmulLowering : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
-    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+    auto lhsType = cast<RankedTensorType>(adaptor.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(adaptor.getRhs().getType());
     // Loops: batch..., m, n, k.
     unsigned batchRank = resultType.getRank() - 2;
     unsigned m = batchRank, n = batchRank + 1, k = batchRank + 2;
@@ -186,19 +189,20 @@ struct MatmulLowering : OpRewritePattern<MatmulOp> {
         op.getTransposeRhs()
             ? matrixMap(rewriter, rank, batchRank, rhsType.getRank() > 2, n, k)
             : matrixMap(rewriter, rank, batchRank, rhsType.getRank() > 2, k, n);
-    Value acc =
-        buildContraction(rewriter, op.getLoc(), rank, resultType.getShape(),
-                         op.getLhs(), op.getRhs(), lhsMap, rhsMap, {k});
+    Value acc = buildContraction(rewriter, op.getLoc(), rank,
+                                 resultType.getShape(), adaptor.getLhs(),
+                                 adaptor.getRhs(), lhsMap, rhsMap, {k});
     rewriter.replaceOp(
         op, finishElementwise(rewriter, op.getLoc(), acc, resultType));
     return success();
   }
 };
 
-struct LinearLowering : OpRewritePattern<LinearOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(LinearOp op,
-                                PatternRewriter &rewriter) const override {
+struct LinearLowering : OpConversionPattern<LinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     // Loops: leading..., out, in.
@@ -214,10 +218,10 @@ struct LinearLowering : OpRewritePattern<LinearOp> {
         rank, 0,
         {rewriter.getAffineDimExpr(out), rewriter.getAffineDimExpr(in)},
         rewriter.getContext());
-    Value acc = buildContraction(rewriter, loc, rank, resultType.getShape(),
-                                 op.getInput(), op.getWeight(), inputMap,
-                                 weightMap, {static_cast<int64_t>(in)});
-    Value bias = op.getBias();
+    Value acc = buildContraction(
+        rewriter, loc, rank, resultType.getShape(), adaptor.getInput(),
+        adaptor.getWeight(), inputMap, weightMap, {static_cast<int64_t>(in)});
+    Value bias = adaptor.getBias();
     if (!bias) {
       rewriter.replaceOp(op, finishElementwise(rewriter, loc, acc, resultType));
       return success();
@@ -250,28 +254,27 @@ SmallVector<int64_t> normalizedAxes(ArrayRef<int64_t> axes, int64_t rank) {
   return result;
 }
 
-template <typename OpTy> struct ReductionLowering : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
+template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (!inputType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     unsigned rank = inputType.getRank();
     SmallVector<int64_t> axes = normalizedAxes(op.getAxes(), rank);
     SmallVector<int64_t> shape = droppedShape(inputType.getShape(), axes);
     constexpr bool isMax = std::is_same_v<OpTy, ReduceMaxOp>;
-    Value acc = buildReduction(rewriter, loc, rank, axes, shape, op.getInput(),
-                               rewriter.getMultiDimIdentityMap(rank),
-                               isMax ? kNegInfinity : 0.0, isMax ? maxF : addF);
+    Value acc =
+        buildReduction(rewriter, loc, rank, axes, shape, adaptor.getInput(),
+                       rewriter.getMultiDimIdentityMap(rank),
+                       isMax ? kNegInfinity : 0.0, isMax ? maxF : addF);
     double count = 1;
     for (int64_t axis : axes)
       count *= inputType.getDimSize(axis);
     auto divide = [&](OpBuilder &b, Location l, Value v) -> Value {
-      return arith::DivFOp::create(b, l, v,
-                                   scalarConstant(b, l, b.getF32Type(), count));
+      return arith::DivFOp::create(b, l, v, f32(b, l, count));
     };
     function_ref<Value(OpBuilder &, Location, Value)> finish = nullptr;
     if constexpr (std::is_same_v<OpTy, ReduceMeanOp>)
@@ -284,21 +287,23 @@ template <typename OpTy> struct ReductionLowering : OpRewritePattern<OpTy> {
   }
 };
 
-template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
+template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
     unsigned rank = type.getRank();
     int64_t axis = normalized(op.getAxis(), rank);
-    auto [max, sum] = softmaxStatistics(rewriter, loc, op.getInput(), axis);
+    auto [max, sum] =
+        softmaxStatistics(rewriter, loc, adaptor.getInput(), axis);
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     AffineMap rowMap = droppingMap(rewriter, rank, {axis});
     Type element = type.getElementType();
     rewriter.replaceOp(
         op, buildElementwise(
-                rewriter, loc, type, {op.getInput(), max, sum},
+                rewriter, loc, type, {adaptor.getInput(), max, sum},
                 [&](OpBuilder &b, Location l, ValueRange args) {
                   Value shifted = arith::SubFOp::create(
                       b, l, widenToF32(b, l, args[0]), args[1]);
@@ -320,22 +325,21 @@ template <typename OpTy> struct SoftmaxLowering : OpRewritePattern<OpTy> {
 // Losses
 //===----------------------------------------------------------------------===//
 
-struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CrossEntropyOp op,
-                                PatternRewriter &rewriter) const override {
+struct CrossEntropyLowering : OpConversionPattern<CrossEntropyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CrossEntropyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value logits = op.getLogits();
+    Value logits = adaptor.getLogits();
     auto type = cast<RankedTensorType>(logits.getType());
-    if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
     auto [max, sum] = softmaxStatistics(rewriter, loc, logits, 1);
     // The logit of each row's label: sum over classes of (c == label) * x.
     AffineMap identity = rewriter.getMultiDimIdentityMap(2);
     AffineMap rowMap = droppingMap(rewriter, 2, {1});
     int64_t rows = type.getDimSize(0);
     Value picked = buildReduction(
-        rewriter, loc, 2, {1}, {rows}, {logits, op.getLabels()},
+        rewriter, loc, 2, {1}, {rows}, {logits, adaptor.getLabels()},
         {identity, rowMap}, 0.0,
         [](OpBuilder &b, Location l, Value acc, ValueRange x) {
           Value c = linalg::IndexOp::create(b, l, 1);
@@ -358,17 +362,16 @@ struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
   }
 };
 
-struct MseLossLowering : OpRewritePattern<MseLossOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MseLossOp op,
-                                PatternRewriter &rewriter) const override {
+struct MseLossLowering : OpConversionPattern<MseLossOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MseLossOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getPrediction().getType());
-    if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    auto type = cast<RankedTensorType>(adaptor.getPrediction().getType());
     Value squares = buildElementwise(
         rewriter, loc, withElementType(type, rewriter.getF32Type()),
-        {op.getPrediction(), op.getTarget()},
+        {adaptor.getPrediction(), adaptor.getTarget()},
         [](OpBuilder &b, Location l, ValueRange x) {
           Value d = arith::SubFOp::create(b, l, widenToF32(b, l, x[0]),
                                           widenToF32(b, l, x[1]));

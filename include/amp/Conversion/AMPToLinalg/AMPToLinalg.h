@@ -15,8 +15,15 @@ namespace mlir::amp {
 #define GEN_PASS_DECL_CONVERTAMPTOLINALGPASS
 #include "amp/Conversion/Passes.h.inc"
 
+// The populate functions add OpConversionPatterns for one dialect conversion
+// in which amp is illegal. They read operands through the adaptor and need
+// no type converter (tensor types are unchanged). They assume static shapes:
+// convert-amp-to-linalg checks that once, for every amp op, before it runs
+// them.
+
 /// Elementwise ops (arithmetic, activations and their gradients, compare,
-/// where, cast, dropout_grad) to linalg.generic.
+/// where, cast, dropout_grad) to linalg.generic. Each float elementwise op is
+/// one entry of the table in ElementwiseToLinalg.cpp.
 void populateAMPElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 
 /// Contractions, reductions, softmax, losses and data movement to linalg and
