@@ -2,6 +2,7 @@
 
 #include "amp/Conversion/AMPToLinalg/AMPToLinalg.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -54,27 +55,6 @@ LogicalResult checkStaticShapes(Operation *op) {
                  succeeded(check(op->getResultTypes(), "result")));
 }
 
-/// The training-graph contract (amp.role, amp.name, amp.graph) describes
-/// amp tensors; once the ops are lowered, bufferization turns the tensors
-/// into buffers the contract does not describe, so it ends here.
-void dropContractAttributes(FunctionOpInterface function) {
-  auto isContract = [](NamedAttribute attr) {
-    return attr.getName().getValue().starts_with("amp.");
-  };
-  auto filtered = [&](DictionaryAttr attrs) {
-    SmallVector<NamedAttribute> kept;
-    if (attrs)
-      llvm::copy_if(attrs.getValue(), std::back_inserter(kept),
-                    [&](NamedAttribute a) { return !isContract(a); });
-    return kept;
-  };
-  for (unsigned i = 0; i < function.getNumArguments(); ++i)
-    function.setArgAttrs(i, filtered(function.getArgAttrDict(i)));
-  for (unsigned i = 0; i < function.getNumResults(); ++i)
-    function.setResultAttrs(i, filtered(function.getResultAttrDict(i)));
-  function->removeAttr(AMPDialect::kGraphAttrName);
-}
-
 struct ConvertAMPToLinalgPass
     : amp::impl::ConvertAMPToLinalgPassBase<ConvertAMPToLinalgPass> {
   void runOnOperation() override {
@@ -96,8 +76,11 @@ struct ConvertAMPToLinalgPass
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
-    getOperation()->walk(
-        [](FunctionOpInterface function) { dropContractAttributes(function); });
+    // The training-graph contract describes amp tensors; bufferization
+    // turns them into buffers it does not describe, so it ends here.
+    getOperation()->walk([](FunctionOpInterface function) {
+      stripContractAttributes(function);
+    });
   }
 };
 } // namespace

@@ -107,6 +107,16 @@ Value reluFormula(ReluOp, OpBuilder &b, Location loc, ValueRange x) {
   // maximumf propagates NaN, as torch.relu does.
   return arith::MaximumFOp::create(b, loc, x[0], f32(b, loc, 0.0));
 }
+Value softplusFormula(SoftplusOp, OpBuilder &b, Location loc, ValueRange x) {
+  // max(x, 0) + log1p(exp(-|x|)): exp never overflows, and maximumf
+  // propagates NaN.
+  Value positive = arith::MaximumFOp::create(b, loc, x[0], f32(b, loc, 0.0));
+  Value negAbs =
+      arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x[0]));
+  Value tail =
+      math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
+  return arith::AddFOp::create(b, loc, positive, tail);
+}
 Value siluFormula(SiluOp, OpBuilder &b, Location loc, ValueRange x) {
   return arith::MulFOp::create(b, loc, x[0], sigmoid(b, loc, x[0]));
 }
@@ -328,6 +338,7 @@ void mlir::amp::populateAMPElementwiseToLinalgPatterns(
   addFloatElementwise<SigmoidOp>(patterns, sigmoidFormula);
   addFloatElementwise<ReluOp>(patterns, reluFormula);
   addFloatElementwise<SiluOp>(patterns, siluFormula);
+  addFloatElementwise<SoftplusOp>(patterns, softplusFormula);
   addFloatElementwise<GeluOp>(patterns, geluFormula);
   addFloatElementwise<ReluGradOp>(patterns, reluGradFormula);
   addFloatElementwise<SiluGradOp>(patterns, siluGradFormula);

@@ -312,6 +312,30 @@ func.func @silu_f32(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// softplus(x) = max(x, 0) + log1p(exp(-|x|)), widened once and rounded once.
+// CHECK: #[[$MAP:.+]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @softplus_bf16
+// CHECK-SAME: (%[[A:.+]]: tensor<4xbf16>)
+// CHECK: %[[INIT:.+]] = tensor.empty() : tensor<4xbf16>
+// CHECK: linalg.generic {indexing_maps = [#[[$MAP]], #[[$MAP]]], iterator_types = ["parallel"]} ins(%[[A]] : tensor<4xbf16>) outs(%[[INIT]] : tensor<4xbf16>)
+// CHECK-NEXT: ^bb0(%[[X:.+]]: bf16, %{{.+}}: bf16):
+// CHECK-NEXT: %[[W:.+]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[POS:.+]] = arith.maximumf %[[W]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[ABS:.+]] = math.absf %[[W]] : f32
+// CHECK-NEXT: %[[NEG:.+]] = arith.negf %[[ABS]] : f32
+// CHECK-NEXT: %[[EXP:.+]] = math.exp %[[NEG]] : f32
+// CHECK-NEXT: %[[TAIL:.+]] = math.log1p %[[EXP]] : f32
+// CHECK-NEXT: %[[SUM:.+]] = arith.addf %[[POS]], %[[TAIL]] : f32
+// CHECK-NEXT: %[[R:.+]] = arith.truncf %[[SUM]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[R]] : bf16
+func.func @softplus_bf16(%a: tensor<4xbf16>) -> tensor<4xbf16> {
+  %0 = amp.softplus %a : tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
 // gelu(x) = x * 0.5 * (1 + erf(x / sqrt(2)))
 // CHECK: #[[$MAP:.+]] = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @gelu_erf_f16
