@@ -126,17 +126,13 @@ cl::opt<std::string> emit("emit", cl::init("lib"),
                                    "mlir (the training step in the amp "
                                    "dialect) or llvm (the LLVM dialect)"),
                           cl::cat(category));
-cl::opt<std::string> costReport(
-    "cost-report",
-    cl::desc("With --target=cuda or cuda-emulator: write the step's static "
-             "GPU cost report (JSON, modeled times on --cost-device; "
-             "docs/CostModel.md) to FILE"),
-    cl::value_desc("FILE"), cl::cat(category));
-cl::opt<std::string>
-    costDevice("cost-device", cl::init("h200"),
-               cl::desc("Device model of --cost-report: "
-                        "h100_sxm or h200 (data/devices.json)"),
-               cl::cat(category));
+cl::opt<std::string> costReport("cost-report",
+                                cl::desc("GPU targets: write the step's "
+                                         "static cost report (JSON) to FILE"),
+                                cl::value_desc("FILE"), cl::cat(category));
+cl::opt<std::string> costDevice("cost-device", cl::init("h200"),
+                                cl::desc("Device model of --cost-report"),
+                                cl::cat(category));
 cl::opt<std::string> compiler("cxx", cl::init("c++"),
                               cl::desc("C++ compiler used to link"),
                               cl::cat(category));
