@@ -46,6 +46,25 @@ using namespace mlir::amp;
 namespace {
 using utils::IteratorType;
 
+/// A lowering of a one-result op whose replacement `lower` builds at the
+/// op's location, given the op's (tensor) result type: the frame the
+/// window patterns share.
+template <typename OpTy> struct ResultLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  virtual Value lower(OpTy op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+                      RankedTensorType resultType) const = 0;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    rewriter.replaceOp(op, lower(op, adaptor, rewriter, op.getLoc(),
+                                 cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -273,14 +292,10 @@ Value groupedCorrelation(OpBuilder &b, Location loc, ArrayRef<int64_t> sizes,
                         mulAddF);
 }
 
-struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct Conv2DLowering : ResultLowering<Conv2DOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(Conv2DOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     int64_t groups = op.getGroups();
     Window w = convWindow(op, tensorType(adaptor.getWeight()).getShape(),
                           tensorType(adaptor.getInput()).getShape());
@@ -296,20 +311,15 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
         b, loc, {shape[0], groups, shape[1] / groups, shape[2], shape[3]},
         input, {n, g, c, forwardExpr(oh, kh, w, 0), forwardExpr(ow, kw, w, 1)},
         weight, {g, o, c, kh, kw});
-    rewriter.replaceOp(op, finishWithBias(b, loc, mergeDims(b, loc, acc, 1),
-                                          adaptor.getBias(), resultType));
-    return success();
+    return finishWithBias(b, loc, mergeDims(b, loc, acc, 1), adaptor.getBias(),
+                          resultType);
   }
 };
 
-struct Conv2DInputGradLowering : OpConversionPattern<Conv2DInputGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(Conv2DInputGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct Conv2DInputGradLowering : ResultLowering<Conv2DInputGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(Conv2DInputGradOp op, OpAdaptor adaptor, OpBuilder &b,
+              Location loc, RankedTensorType resultType) const override {
     int64_t groups = op.getGroups();
     Window w = convWindow(op, tensorType(adaptor.getWeight()).getShape(),
                           resultType.getShape());
@@ -331,20 +341,15 @@ struct Conv2DInputGradLowering : OpConversionPattern<Conv2DInputGradOp> {
         grad,
         {n, g, o, transposedExpr(y, kh, w, 0), transposedExpr(x, kw, w, 1)},
         weight, {g, o, c, kh, kw});
-    rewriter.replaceOp(op, finishUnpadded(b, loc, mergeDims(b, loc, acc, 1),
-                                          op.getPadding(), resultType));
-    return success();
+    return finishUnpadded(b, loc, mergeDims(b, loc, acc, 1), op.getPadding(),
+                          resultType);
   }
 };
 
-struct Conv2DWeightGradLowering : OpConversionPattern<Conv2DWeightGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(Conv2DWeightGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct Conv2DWeightGradLowering : ResultLowering<Conv2DWeightGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(Conv2DWeightGradOp op, OpAdaptor adaptor, OpBuilder &b,
+              Location loc, RankedTensorType resultType) const override {
     int64_t groups = op.getGroups();
     Window w = convWindow(op, resultType.getShape(),
                           tensorType(adaptor.getInput()).getShape());
@@ -361,9 +366,7 @@ struct Conv2DWeightGradLowering : OpConversionPattern<Conv2DWeightGradOp> {
         b, loc, {groups, shape[0] / groups, shape[1], shape[2], shape[3]}, grad,
         {n, g, o, oh, ow}, input,
         {n, g, c, forwardExpr(oh, kh, w, 0), forwardExpr(ow, kw, w, 1)});
-    rewriter.replaceOp(
-        op, finishElementwise(b, loc, mergeDims(b, loc, acc, 0), resultType));
-    return success();
+    return finishElementwise(b, loc, mergeDims(b, loc, acc, 0), resultType);
   }
 };
 
@@ -463,22 +466,17 @@ Value avgDivisor(OpBuilder &b, Location loc, bool excludePadding,
   return validCount(b, loc, oh, ow, w);
 }
 
-struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MaxPool2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct MaxPool2DLowering : ResultLowering<MaxPool2DOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(MaxPool2DOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     Window w = poolWindow(op, tensorType(adaptor.getInput()).getShape());
     // -inf padding never wins a window: the verifier keeps padding below half
     // the kernel, so every window holds an input element. NaN propagates
     // (arith.maximumf), as in PyTorch.
     Value acc = poolReduction(b, loc, adaptor.getInput(), w, kNegInfinity,
                               resultType.getShape(), maxF);
-    rewriter.replaceOp(op, finishElementwise(b, loc, acc, resultType));
-    return success();
+    return finishElementwise(b, loc, acc, resultType);
   }
 };
 
@@ -583,14 +581,10 @@ Value maxPoolArgmax(OpBuilder &b, Location loc, Value input, const Window &w,
   return generic.getResult(1);
 }
 
-struct MaxPool2DGradLowering : OpConversionPattern<MaxPool2DGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MaxPool2DGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct MaxPool2DGradLowering : ResultLowering<MaxPool2DGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(MaxPool2DGradOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     auto gradType = tensorType(adaptor.getGrad());
     Window w = poolWindow(op, resultType.getShape());
     Value argmax =
@@ -615,42 +609,29 @@ struct MaxPool2DGradLowering : OpConversionPattern<MaxPool2DGradOp> {
                                             x[1], tap64);
           return addWhere(nb, l, hit, acc, x[0]);
         });
-    rewriter.replaceOp(
-        op, finishUnpadded(b, loc, acc, op.getPadding(), resultType));
-    return success();
+    return finishUnpadded(b, loc, acc, op.getPadding(), resultType);
   }
 };
 
-struct AvgPool2DLowering : OpConversionPattern<AvgPool2DOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(AvgPool2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct AvgPool2DLowering : ResultLowering<AvgPool2DOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(AvgPool2DOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     Window w = poolWindow(op, tensorType(adaptor.getInput()).getShape());
     Value sum = poolReduction(b, loc, adaptor.getInput(), w, 0.0,
                               resultType.getShape(), addF);
     bool exclude = op.getExcludePadding();
-    rewriter.replaceOp(
-        op, finishElementwise(b, loc, sum, resultType,
-                              [&](OpBuilder &nb, Location l, Value v) {
-                                return arith::DivFOp::create(
-                                    nb, l, v, avgDivisor(nb, l, exclude, w));
-                              }));
-    return success();
+    return finishElementwise(
+        b, loc, sum, resultType, [&](OpBuilder &nb, Location l, Value v) {
+          return arith::DivFOp::create(nb, l, v, avgDivisor(nb, l, exclude, w));
+        });
   }
 };
 
-struct AvgPool2DGradLowering : OpConversionPattern<AvgPool2DGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(AvgPool2DGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct AvgPool2DGradLowering : ResultLowering<AvgPool2DGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(AvgPool2DGradOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     auto gradType = tensorType(adaptor.getGrad());
     Window w = poolWindow(op, resultType.getShape());
     bool exclude = op.getExcludePadding();
@@ -665,9 +646,7 @@ struct AvgPool2DGradLowering : OpConversionPattern<AvgPool2DGradOp> {
     Value grad = dilatedGradient(b, loc, share, w);
     Value acc =
         transposedPoolReduction(b, loc, grad, w, resultType.getShape(), addF);
-    rewriter.replaceOp(
-        op, finishUnpadded(b, loc, acc, op.getPadding(), resultType));
-    return success();
+    return finishUnpadded(b, loc, acc, op.getPadding(), resultType);
   }
 };
 
@@ -756,14 +735,10 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
   }
 };
 
-struct GatherGradLowering : OpConversionPattern<GatherGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(GatherGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct GatherGradLowering : ResultLowering<GatherGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(GatherGradOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     int64_t resultRank = resultType.getRank();
     int64_t axis = normalized(op.getAxis(), resultRank);
     int64_t indexRank = tensorType(adaptor.getIndices()).getRank();
@@ -793,8 +768,7 @@ struct GatherGradLowering : OpConversionPattern<GatherGradOp> {
                                             gatherIndex(nb, l, x[1], size), k);
           return addWhere(nb, l, hit, acc, x[0]);
         });
-    rewriter.replaceOp(op, finishElementwise(b, loc, acc, resultType));
-    return success();
+    return finishElementwise(b, loc, acc, resultType);
   }
 };
 
