@@ -46,6 +46,25 @@ using namespace mlir::amp;
 namespace {
 using utils::IteratorType;
 
+/// A lowering of a one-result op whose replacement `lower` builds at the
+/// op's location, given the op's (tensor) result type: the frame the
+/// window patterns share.
+template <typename OpTy> struct ResultLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  virtual Value lower(OpTy op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+                      RankedTensorType resultType) const = 0;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    rewriter.replaceOp(op, lower(op, adaptor, rewriter, op.getLoc(),
+                                 cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -253,18 +272,32 @@ Value finishWithBias(OpBuilder &b, Location loc, Value acc, Value bias,
       {b.getMultiDimIdentityMap(4), mapOf(b, 4, b.getAffineDimExpr(1))});
 }
 
-struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
-    auto weightType = tensorType(adaptor.getWeight());
+/// The window of a convolution op with kernel `kernelShape` ([.., .., KH, KW])
+/// over an input of `inputShape`.
+template <typename OpTy>
+Window convWindow(OpTy op, ArrayRef<int64_t> kernelShape,
+                  ArrayRef<int64_t> inputShape) {
+  return makeWindow(kernelShape.drop_front(2), op.getStride(), op.getPadding(),
+                    op.getDilation(), inputShape);
+}
+
+/// The grouped correlation every convolution lowering computes: the f32 sum
+/// of lhs * rhs over the last three of eight loops, whose first five have
+/// `sizes`; `lhsExprs` and `rhsExprs` index the operands by the loops.
+Value groupedCorrelation(OpBuilder &b, Location loc, ArrayRef<int64_t> sizes,
+                         Value lhs, ArrayRef<AffineExpr> lhsExprs, Value rhs,
+                         ArrayRef<AffineExpr> rhsExprs) {
+  return buildReduction(b, loc, 8, {5, 6, 7}, sizes, {lhs, rhs},
+                        {mapOf(b, 8, lhsExprs), mapOf(b, 8, rhsExprs)}, 0.0,
+                        mulAddF);
+}
+
+struct Conv2DLowering : ResultLowering<Conv2DOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(Conv2DOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     int64_t groups = op.getGroups();
-    Window w = makeWindow(weightType.getShape().drop_front(2), op.getStride(),
-                          op.getPadding(), op.getDilation(),
+    Window w = convWindow(op, tensorType(adaptor.getWeight()).getShape(),
                           tensorType(adaptor.getInput()).getShape());
     // [N, G, C/G, Hp, Wp] and [G, O/G, C/G, KH, KW].
     Value input =
@@ -273,33 +306,23 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
     // Loops: n, g, o, oh, ow | c, kh, kw.
     AffineExpr n, g, o, oh, ow, c, kh, kw;
     bindDims(b.getContext(), n, g, o, oh, ow, c, kh, kw);
-    AffineMap inputMap = mapOf(
-        b, 8, {n, g, c, forwardExpr(oh, kh, w, 0), forwardExpr(ow, kw, w, 1)});
-    AffineMap weightMap = mapOf(b, 8, {g, o, c, kh, kw});
     ArrayRef<int64_t> shape = resultType.getShape();
-    Value acc = buildReduction(
-        b, loc, 8, {5, 6, 7},
-        {shape[0], groups, shape[1] / groups, shape[2], shape[3]},
-        {input, weight}, {inputMap, weightMap}, 0.0, mulAddF);
-    rewriter.replaceOp(op, finishWithBias(b, loc, mergeDims(b, loc, acc, 1),
-                                          adaptor.getBias(), resultType));
-    return success();
+    Value acc = groupedCorrelation(
+        b, loc, {shape[0], groups, shape[1] / groups, shape[2], shape[3]},
+        input, {n, g, c, forwardExpr(oh, kh, w, 0), forwardExpr(ow, kw, w, 1)},
+        weight, {g, o, c, kh, kw});
+    return finishWithBias(b, loc, mergeDims(b, loc, acc, 1), adaptor.getBias(),
+                          resultType);
   }
 };
 
-struct Conv2DInputGradLowering : OpConversionPattern<Conv2DInputGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(Conv2DInputGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
-    auto weightType = tensorType(adaptor.getWeight());
+struct Conv2DInputGradLowering : ResultLowering<Conv2DInputGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(Conv2DInputGradOp op, OpAdaptor adaptor, OpBuilder &b,
+              Location loc, RankedTensorType resultType) const override {
     int64_t groups = op.getGroups();
-    Window w =
-        makeWindow(weightType.getShape().drop_front(2), op.getStride(),
-                   op.getPadding(), op.getDilation(), resultType.getShape());
+    Window w = convWindow(op, tensorType(adaptor.getWeight()).getShape(),
+                          resultType.getShape());
     // d input_padded[n, g*Cg + c, y, x] =
     //   sum_{o, kh, kw} grad[n, g*Og + o, (y - kh*d) / s, (x - kw*d) / s]
     //                   * weight[g*Og + o, c, kh, kw]
@@ -312,32 +335,23 @@ struct Conv2DInputGradLowering : OpConversionPattern<Conv2DInputGradOp> {
     // Loops: n, g, c, y, x | o, kh, kw.
     AffineExpr n, g, c, y, x, o, kh, kw;
     bindDims(b.getContext(), n, g, c, y, x, o, kh, kw);
-    AffineMap gradMap = mapOf(
-        b, 8,
-        {n, g, o, transposedExpr(y, kh, w, 0), transposedExpr(x, kw, w, 1)});
-    AffineMap weightMap = mapOf(b, 8, {g, o, c, kh, kw});
     ArrayRef<int64_t> shape = resultType.getShape();
-    Value acc = buildReduction(
-        b, loc, 8, {5, 6, 7},
-        {shape[0], groups, shape[1] / groups, w.padded(0), w.padded(1)},
-        {grad, weight}, {gradMap, weightMap}, 0.0, mulAddF);
-    rewriter.replaceOp(op, finishUnpadded(b, loc, mergeDims(b, loc, acc, 1),
-                                          op.getPadding(), resultType));
-    return success();
+    Value acc = groupedCorrelation(
+        b, loc, {shape[0], groups, shape[1] / groups, w.padded(0), w.padded(1)},
+        grad,
+        {n, g, o, transposedExpr(y, kh, w, 0), transposedExpr(x, kw, w, 1)},
+        weight, {g, o, c, kh, kw});
+    return finishUnpadded(b, loc, mergeDims(b, loc, acc, 1), op.getPadding(),
+                          resultType);
   }
 };
 
-struct Conv2DWeightGradLowering : OpConversionPattern<Conv2DWeightGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(Conv2DWeightGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct Conv2DWeightGradLowering : ResultLowering<Conv2DWeightGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(Conv2DWeightGradOp op, OpAdaptor adaptor, OpBuilder &b,
+              Location loc, RankedTensorType resultType) const override {
     int64_t groups = op.getGroups();
-    Window w = makeWindow(resultType.getShape().drop_front(2), op.getStride(),
-                          op.getPadding(), op.getDilation(),
+    Window w = convWindow(op, resultType.getShape(),
                           tensorType(adaptor.getInput()).getShape());
     // d weight[g*Og + o, c, kh, kw] = sum_{n, oh, ow} grad[n, g*Og + o, oh, ow]
     //     * input_padded[n, g*Cg + c, oh*s + kh*d, ow*s + kw*d]
@@ -347,17 +361,12 @@ struct Conv2DWeightGradLowering : OpConversionPattern<Conv2DWeightGradOp> {
     // Loops: g, o, c, kh, kw | n, oh, ow.
     AffineExpr g, o, c, kh, kw, n, oh, ow;
     bindDims(b.getContext(), g, o, c, kh, kw, n, oh, ow);
-    AffineMap gradMap = mapOf(b, 8, {n, g, o, oh, ow});
-    AffineMap inputMap = mapOf(
-        b, 8, {n, g, c, forwardExpr(oh, kh, w, 0), forwardExpr(ow, kw, w, 1)});
     ArrayRef<int64_t> shape = resultType.getShape();
-    Value acc = buildReduction(
-        b, loc, 8, {5, 6, 7},
-        {groups, shape[0] / groups, shape[1], shape[2], shape[3]},
-        {grad, input}, {gradMap, inputMap}, 0.0, mulAddF);
-    rewriter.replaceOp(
-        op, finishElementwise(b, loc, mergeDims(b, loc, acc, 0), resultType));
-    return success();
+    Value acc = groupedCorrelation(
+        b, loc, {groups, shape[0] / groups, shape[1], shape[2], shape[3]}, grad,
+        {n, g, o, oh, ow}, input,
+        {n, g, c, forwardExpr(oh, kh, w, 0), forwardExpr(ow, kw, w, 1)});
+    return finishElementwise(b, loc, mergeDims(b, loc, acc, 0), resultType);
   }
 };
 
@@ -390,6 +399,36 @@ template <typename OpTy>
 Window poolWindow(OpTy op, ArrayRef<int64_t> inputShape) {
   return makeWindow(op.getKernelSize(), op.getStride(), op.getPadding(), {},
                     inputShape);
+}
+
+/// A pooling window's reduction of `input` (padded with `fill`, which is
+/// also the start value) into `resultShape`.
+Value poolReduction(OpBuilder &b, Location loc, Value input, const Window &w,
+                    double fill, ArrayRef<int64_t> resultShape,
+                    ReductionCombiner combine) {
+  Value padded =
+      padSpatial(b, loc, input, ArrayRef<int64_t>(w.padding, 4), fill);
+  auto [inputMap, windowMap] = poolMaps(b, w);
+  return buildReduction(b, loc, 6, {4, 5}, resultShape,
+                        {padded, windowShape(b, loc, w.kernel)},
+                        {inputMap, windowMap}, fill, combine);
+}
+
+/// The sum over the transposed pooling window into the padded input
+/// ([N, C, padded H, padded W] of `inputShape`): the dilated gradients
+/// `dilated`, all indexed alike, of every window covering a position.
+Value transposedPoolReduction(OpBuilder &b, Location loc, ValueRange dilated,
+                              const Window &w, ArrayRef<int64_t> inputShape,
+                              ReductionCombiner combine) {
+  auto [gradMap, windowMap] = transposedPoolMaps(b, w);
+  SmallVector<Value> inputs(dilated);
+  SmallVector<AffineMap> maps(dilated.size(), gradMap);
+  inputs.push_back(windowShape(b, loc, w.kernel));
+  maps.push_back(windowMap);
+  return buildReduction(
+      b, loc, 6, {4, 5},
+      {inputShape[0], inputShape[1], w.padded(0), w.padded(1)}, inputs, maps,
+      0.0, combine);
 }
 
 /// The number of input elements (not padding) in the window of output
@@ -427,26 +466,17 @@ Value avgDivisor(OpBuilder &b, Location loc, bool excludePadding,
   return validCount(b, loc, oh, ow, w);
 }
 
-struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MaxPool2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct MaxPool2DLowering : ResultLowering<MaxPool2DOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(MaxPool2DOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     Window w = poolWindow(op, tensorType(adaptor.getInput()).getShape());
     // -inf padding never wins a window: the verifier keeps padding below half
     // the kernel, so every window holds an input element. NaN propagates
     // (arith.maximumf), as in PyTorch.
-    Value input =
-        padSpatial(b, loc, adaptor.getInput(), op.getPadding(), kNegInfinity);
-    auto [inputMap, windowMap] = poolMaps(b, w);
-    Value acc = buildReduction(b, loc, 6, {4, 5}, resultType.getShape(),
-                               {input, windowShape(b, loc, w.kernel)},
-                               {inputMap, windowMap}, kNegInfinity, maxF);
-    rewriter.replaceOp(op, finishElementwise(b, loc, acc, resultType));
-    return success();
+    Value acc = poolReduction(b, loc, adaptor.getInput(), w, kNegInfinity,
+                              resultType.getShape(), maxF);
+    return finishElementwise(b, loc, acc, resultType);
   }
 };
 
@@ -551,14 +581,10 @@ Value maxPoolArgmax(OpBuilder &b, Location loc, Value input, const Window &w,
   return generic.getResult(1);
 }
 
-struct MaxPool2DGradLowering : OpConversionPattern<MaxPool2DGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MaxPool2DGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct MaxPool2DGradLowering : ResultLowering<MaxPool2DGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(MaxPool2DGradOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     auto gradType = tensorType(adaptor.getGrad());
     Window w = poolWindow(op, resultType.getShape());
     Value argmax =
@@ -568,13 +594,9 @@ struct MaxPool2DGradLowering : OpConversionPattern<MaxPool2DGradOp> {
     // holds -1 between the windows, which matches no tap.
     Value grad = dilatedGradient(b, loc, adaptor.getGrad(), w);
     Value chosen = dilatedGradient(b, loc, argmax, w, -1.0);
-    auto [gradMap, windowMap] = transposedPoolMaps(b, w);
     int64_t kernelW = w.kernel[1];
-    ArrayRef<int64_t> shape = resultType.getShape();
-    Value acc = buildReduction(
-        b, loc, 6, {4, 5}, {shape[0], shape[1], w.padded(0), w.padded(1)},
-        {grad, chosen, windowShape(b, loc, w.kernel)},
-        {gradMap, gradMap, windowMap}, 0.0,
+    Value acc = transposedPoolReduction(
+        b, loc, {grad, chosen}, w, resultType.getShape(),
         [&](OpBuilder &nb, Location l, Value acc, ValueRange x) {
           Value kh = linalg::IndexOp::create(nb, l, 4);
           Value kw = linalg::IndexOp::create(nb, l, 5);
@@ -587,45 +609,29 @@ struct MaxPool2DGradLowering : OpConversionPattern<MaxPool2DGradOp> {
                                             x[1], tap64);
           return addWhere(nb, l, hit, acc, x[0]);
         });
-    rewriter.replaceOp(
-        op, finishUnpadded(b, loc, acc, op.getPadding(), resultType));
-    return success();
+    return finishUnpadded(b, loc, acc, op.getPadding(), resultType);
   }
 };
 
-struct AvgPool2DLowering : OpConversionPattern<AvgPool2DOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(AvgPool2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct AvgPool2DLowering : ResultLowering<AvgPool2DOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(AvgPool2DOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     Window w = poolWindow(op, tensorType(adaptor.getInput()).getShape());
-    Value input = padSpatial(b, loc, adaptor.getInput(), op.getPadding(), 0.0);
-    auto [inputMap, windowMap] = poolMaps(b, w);
-    Value sum = buildReduction(b, loc, 6, {4, 5}, resultType.getShape(),
-                               {input, windowShape(b, loc, w.kernel)},
-                               {inputMap, windowMap}, 0.0, addF);
+    Value sum = poolReduction(b, loc, adaptor.getInput(), w, 0.0,
+                              resultType.getShape(), addF);
     bool exclude = op.getExcludePadding();
-    rewriter.replaceOp(
-        op, finishElementwise(b, loc, sum, resultType,
-                              [&](OpBuilder &nb, Location l, Value v) {
-                                return arith::DivFOp::create(
-                                    nb, l, v, avgDivisor(nb, l, exclude, w));
-                              }));
-    return success();
+    return finishElementwise(
+        b, loc, sum, resultType, [&](OpBuilder &nb, Location l, Value v) {
+          return arith::DivFOp::create(nb, l, v, avgDivisor(nb, l, exclude, w));
+        });
   }
 };
 
-struct AvgPool2DGradLowering : OpConversionPattern<AvgPool2DGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(AvgPool2DGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct AvgPool2DGradLowering : ResultLowering<AvgPool2DGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(AvgPool2DGradOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     auto gradType = tensorType(adaptor.getGrad());
     Window w = poolWindow(op, resultType.getShape());
     bool exclude = op.getExcludePadding();
@@ -638,14 +644,9 @@ struct AvgPool2DGradLowering : OpConversionPattern<AvgPool2DGradOp> {
               .getResult();
         });
     Value grad = dilatedGradient(b, loc, share, w);
-    auto [gradMap, windowMap] = transposedPoolMaps(b, w);
-    ArrayRef<int64_t> shape = resultType.getShape();
-    Value acc = buildReduction(
-        b, loc, 6, {4, 5}, {shape[0], shape[1], w.padded(0), w.padded(1)},
-        {grad, windowShape(b, loc, w.kernel)}, {gradMap, windowMap}, 0.0, addF);
-    rewriter.replaceOp(
-        op, finishUnpadded(b, loc, acc, op.getPadding(), resultType));
-    return success();
+    Value acc =
+        transposedPoolReduction(b, loc, grad, w, resultType.getShape(), addF);
+    return finishUnpadded(b, loc, acc, op.getPadding(), resultType);
   }
 };
 
@@ -734,14 +735,10 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
   }
 };
 
-struct GatherGradLowering : OpConversionPattern<GatherGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(GatherGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct GatherGradLowering : ResultLowering<GatherGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(GatherGradOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     int64_t resultRank = resultType.getRank();
     int64_t axis = normalized(op.getAxis(), resultRank);
     int64_t indexRank = tensorType(adaptor.getIndices()).getRank();
@@ -771,8 +768,7 @@ struct GatherGradLowering : OpConversionPattern<GatherGradOp> {
                                             gatherIndex(nb, l, x[1], size), k);
           return addWhere(nb, l, hit, acc, x[0]);
         });
-    rewriter.replaceOp(op, finishElementwise(b, loc, acc, resultType));
-    return success();
+    return finishElementwise(b, loc, acc, resultType);
   }
 };
 

@@ -367,10 +367,19 @@ RankedTensorType groupedType(RankedTensorType type, int64_t groups) {
   return RankedTensorType::get(shape, type.getElementType());
 }
 
-/// group_norm: statistics per sample and group.
-NormSpace groupSpace(RankedTensorType grouped) {
-  int64_t rank = grouped.getRank();
-  return NormSpace(grouped.getShape(), loopRange(2, rank), {1, 2});
+/// group_norm's view of its [N, C, S...] input: the input type, the
+/// grouped type and the statistics space (per sample and group).
+struct GroupedNorm {
+  RankedTensorType type, grouped;
+  NormSpace space;
+};
+
+template <typename OpTy> GroupedNorm groupedNorm(OpTy op, Value input) {
+  RankedTensorType type = tensorType(input);
+  RankedTensorType grouped = groupedType(type, op.getNumGroups());
+  return {
+      type, grouped,
+      NormSpace(grouped.getShape(), loopRange(2, grouped.getRank()), {1, 2})};
 }
 
 /// A [C] weight or bias viewed as [G, C/G].
@@ -431,9 +440,7 @@ struct GroupNormLowering : OpConversionPattern<GroupNormOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t groups = op.getNumGroups();
-    RankedTensorType type = tensorType(adaptor.getInput());
-    RankedTensorType grouped = groupedType(type, groups);
-    NormSpace space = groupSpace(grouped);
+    auto [type, grouped, space] = groupedNorm(op, adaptor.getInput());
     Value input = reshapeTensor(rewriter, loc, adaptor.getInput(), grouped);
     NormStats stats = buildStats(rewriter, loc, space, input,
                                  op.getEpsilon().convertToDouble());
@@ -508,20 +515,28 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
 // Normalization gradients
 //===----------------------------------------------------------------------===//
 
+/// The input, weight and bias gradients of a norm with an affine transform
+/// over `space`, from its saved `mean` and `rstd`.
+template <typename OpTy>
+SmallVector<Value, 3>
+affineNormBackward(OpBuilder &b, Location loc, const NormSpace &space, OpTy op,
+                   typename OpTy::Adaptor adaptor, Value mean, Value rstd) {
+  NormGrads grads = buildNormBackward(
+      b, loc, space, tensorType(op.getInputGrad()), adaptor.getGrad(),
+      adaptor.getInput(), mean, rstd, adaptor.getWeight(), /*withBias=*/true);
+  return affineNormGrads(b, loc, grads.input, grads, adaptor.getWeight());
+}
+
 struct LayerNormGradLowering : OpConversionPattern<LayerNormGradOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(LayerNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NormSpace space = layerSpace(adaptor.getInput(), op.getAxis());
-    NormGrads grads = buildNormBackward(
-        rewriter, loc, space, tensorType(op.getInputGrad()), adaptor.getGrad(),
-        adaptor.getInput(), adaptor.getMean(), adaptor.getRstd(),
-        adaptor.getWeight(),
-        /*withBias=*/true);
-    rewriter.replaceOp(op, affineNormGrads(rewriter, loc, grads.input, grads,
-                                           adaptor.getWeight()));
+    rewriter.replaceOp(
+        op, affineNormBackward(rewriter, loc,
+                               layerSpace(adaptor.getInput(), op.getAxis()), op,
+                               adaptor, adaptor.getMean(), adaptor.getRstd()));
     return success();
   }
 };
@@ -550,13 +565,11 @@ struct GroupNormGradLowering : OpConversionPattern<GroupNormGradOp> {
   matchAndRewrite(GroupNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t groups = op.getNumGroups();
-    RankedTensorType type = tensorType(adaptor.getInput());
-    RankedTensorType grouped = groupedType(type, groups);
-    NormSpace space = groupSpace(grouped);
+    auto [type, grouped, space] = groupedNorm(op, adaptor.getInput());
     Value grad = reshapeTensor(rewriter, loc, adaptor.getGrad(), grouped);
     Value input = reshapeTensor(rewriter, loc, adaptor.getInput(), grouped);
-    Value weight = groupedAffine(rewriter, loc, adaptor.getWeight(), groups);
+    Value weight =
+        groupedAffine(rewriter, loc, adaptor.getWeight(), op.getNumGroups());
     NormGrads grads = buildNormBackward(
         rewriter, loc, space, grouped, grad, input, adaptor.getMean(),
         adaptor.getRstd(), weight, /*withBias=*/true);
@@ -574,14 +587,10 @@ struct BatchNormGradLowering : OpConversionPattern<BatchNormGradOp> {
   matchAndRewrite(BatchNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NormSpace space = batchSpace(adaptor.getInput());
-    NormGrads grads = buildNormBackward(
-        rewriter, loc, space, tensorType(op.getInputGrad()), adaptor.getGrad(),
-        adaptor.getInput(), adaptor.getSavedMean(), adaptor.getSavedRstd(),
-        adaptor.getWeight(),
-        /*withBias=*/true);
-    rewriter.replaceOp(op, affineNormGrads(rewriter, loc, grads.input, grads,
-                                           adaptor.getWeight()));
+    rewriter.replaceOp(
+        op, affineNormBackward(rewriter, loc, batchSpace(adaptor.getInput()),
+                               op, adaptor, adaptor.getSavedMean(),
+                               adaptor.getSavedRstd()));
     return success();
   }
 };

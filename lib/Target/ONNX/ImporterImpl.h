@@ -24,6 +24,7 @@
 #include "onnx/onnx_pb.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -238,6 +239,13 @@ public:
   LogicalResult defineOutput(unsigned i, Entry e);
   LogicalResult setValue(unsigned i, Value v);
   LogicalResult setHost(unsigned i, HostTensor tensor);
+  /// Output 0 of a data movement computed on the host when input 0 is known
+  /// there: the element at per-dimension indices of `shape` reads input 0 at
+  /// the sum over d of share(inputStrides, d, index). None when input 0 is
+  /// computed at run time.
+  std::optional<LogicalResult> foldStridedOnHost(
+      ArrayRef<int64_t> shape,
+      function_ref<int64_t(ArrayRef<int64_t>, int64_t, int64_t)> share);
 
   //===------------------------------------------------------------------===//
   // Attributes

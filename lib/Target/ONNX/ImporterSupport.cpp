@@ -484,6 +484,24 @@ LogicalResult Importer::setValue(unsigned i, Value v) {
   return defineOutput(i, std::move(e));
 }
 
+std::optional<LogicalResult> Importer::foldStridedOnHost(
+    ArrayRef<int64_t> shape,
+    function_ref<int64_t(ArrayRef<int64_t>, int64_t, int64_t)> share) {
+  FailureOr<const HostTensor *> known = hostOf(0);
+  if (failed(known))
+    return failure();
+  if (!*known)
+    return std::nullopt;
+  const HostTensor &t = **known;
+  Shape inStrides = stridesOf(t.shape), outStrides = stridesOf(shape);
+  return setHost(0, gatherElements(t, shape, [&](int64_t k) {
+                   return stridedSource(k, outStrides,
+                                        [&](int64_t d, int64_t index) {
+                                          return share(inStrides, d, index);
+                                        });
+                 }));
+}
+
 LogicalResult Importer::setHost(unsigned i, HostTensor tensor) {
   if (failed(checkFoldSize(tensor.shape)) ||
       failed(countHostElements(tensor.size())))

@@ -129,6 +129,16 @@ Value splatLike(PatternRewriter *rewriter, Location loc, Value p,
       DenseElementsAttr::get(type, rewriter->getFloatAttr(pElement, *value)));
 }
 
+/// The value an affine parameter `p` was broadcast from, when its element
+/// type is `element` or f32 (what the norms accept); null otherwise.
+Value affineSource(Value p, Type element) {
+  Value source = stripBroadcast(p);
+  Type sourceElement = typeOf(source).getElementType();
+  if (sourceElement != element && !sourceElement.isF32())
+    return {};
+  return source;
+}
+
 /// An affine parameter `p` that was broadcast over `x` (rank `rank`) and
 /// varies only along dimensions [begin, rank): returns it reshaped and
 /// broadcast to exactly `target` (x's shape over those dimensions), or null.
@@ -137,11 +147,11 @@ Value affineOver(PatternRewriter *rewriter, Location loc, Value p, int64_t rank,
                  int64_t begin, ArrayRef<int64_t> target, Type element) {
   if (Value splat = splatLike(rewriter, loc, p, target, element))
     return splat;
-  Value source = stripBroadcast(p);
-  RankedTensorType type = typeOf(source);
-  if (type.getElementType() != element && !type.getElementType().isF32())
+  Value source = affineSource(p, element);
+  if (!source)
     return {};
-  ArrayRef<int64_t> shape = type.getShape();
+  Type sourceElement = typeOf(source).getElementType();
+  ArrayRef<int64_t> shape = typeOf(source).getShape();
   if (static_cast<int64_t>(shape.size()) > rank)
     return {};
   // Right-align with x; dimensions before `begin` must be 1.
@@ -163,14 +173,30 @@ Value affineOver(PatternRewriter *rewriter, Location loc, Value p, int64_t rank,
     return p;
   Value v = source;
   if (ArrayRef<int64_t>(trailing) != shape)
-    v = ReshapeOp::create(
-        *rewriter, loc, RankedTensorType::get(trailing, type.getElementType()),
-        v);
+    v = ReshapeOp::create(*rewriter, loc,
+                          RankedTensorType::get(trailing, sourceElement), v);
   if (ArrayRef<int64_t>(trailing) != target)
-    v = BroadcastOp::create(
-        *rewriter, loc, RankedTensorType::get(target, type.getElementType()),
-        v);
+    v = BroadcastOp::create(*rewriter, loc,
+                            RankedTensorType::get(target, sourceElement), v);
   return v;
+}
+
+/// The affine parameters of a raised norm over `affineType`: `weight` and
+/// `bias` where the chain had them, else the identity (ones, zeros).
+std::pair<Value, Value> affineOrIdentity(PatternRewriter &rewriter,
+                                         Location loc, Value weight, Value bias,
+                                         RankedTensorType affineType) {
+  auto orSplat = [&](Value value, double fill) -> Value {
+    if (value)
+      return value;
+    return ConstantOp::create(
+        rewriter, loc, affineType,
+        DenseElementsAttr::get(
+            affineType,
+            rewriter.getFloatAttr(affineType.getElementType(), fill)));
+  };
+  Value w = orSplat(weight, 1.0);
+  return {w, orSplat(bias, 0.0)};
 }
 
 /// An affine parameter broadcast over the channel dimension (1) of an
@@ -180,11 +206,11 @@ Value channelAffine(PatternRewriter *rewriter, Location loc, Value p,
                     int64_t rank, int64_t channels, Type element) {
   if (Value splat = splatLike(rewriter, loc, p, {channels}, element))
     return splat;
-  Value source = stripBroadcast(p);
-  RankedTensorType type = typeOf(source);
-  if (type.getElementType() != element && !type.getElementType().isF32())
+  Value source = affineSource(p, element);
+  if (!source)
     return {};
-  ArrayRef<int64_t> shape = type.getShape();
+  Type sourceElement = typeOf(source).getElementType();
+  ArrayRef<int64_t> shape = typeOf(source).getShape();
   int64_t offset = rank - static_cast<int64_t>(shape.size());
   if (offset < 0 || offset > 1)
     return {};
@@ -196,13 +222,12 @@ Value channelAffine(PatternRewriter *rewriter, Location loc, Value p,
   }
   if (!rewriter)
     return p;
-  RankedTensorType flat =
-      RankedTensorType::get({channels}, type.getElementType());
+  RankedTensorType flat = RankedTensorType::get({channels}, sourceElement);
   Value v = source;
   int64_t channelDim = 1 - offset;
   if (shape[channelDim] == 1) {
     v = ReshapeOp::create(*rewriter, loc,
-                          RankedTensorType::get({1}, type.getElementType()), v);
+                          RankedTensorType::get({1}, sourceElement), v);
     return BroadcastOp::create(*rewriter, loc, flat, v);
   }
   if (shape.size() != 1)
@@ -310,17 +335,9 @@ struct RaiseLayerNorm : OpRewritePattern<DivOp> {
     if (bias)
       bias =
           affineOver(&rewriter, loc, bias, rank, *begin, normalized, element);
-    RankedTensorType affineType = RankedTensorType::get(normalized, element);
-    if (!weight)
-      weight = ConstantOp::create(
-          rewriter, loc, affineType,
-          DenseElementsAttr::get(affineType,
-                                 rewriter.getFloatAttr(element, 1.0)));
-    if (!bias)
-      bias = ConstantOp::create(
-          rewriter, loc, affineType,
-          DenseElementsAttr::get(affineType,
-                                 rewriter.getFloatAttr(element, 0.0)));
+    std::tie(weight, bias) =
+        affineOrIdentity(rewriter, loc, weight, bias,
+                         RankedTensorType::get(normalized, element));
     // Weight and bias must agree in type with each other's role: each is
     // the input's element type or f32 (checked by the verifier).
     RankedTensorType stat = RankedTensorType::get(
@@ -529,17 +546,9 @@ struct RaiseGroupNorm : OpRewritePattern<GroupNormOp> {
       weight = channelAffine(&rewriter, loc, weight, rank, channels, element);
     if (bias)
       bias = channelAffine(&rewriter, loc, bias, rank, channels, element);
-    RankedTensorType affineType = RankedTensorType::get({channels}, element);
-    if (!weight)
-      weight = ConstantOp::create(
-          rewriter, loc, affineType,
-          DenseElementsAttr::get(affineType,
-                                 rewriter.getFloatAttr(element, 1.0)));
-    if (!bias)
-      bias = ConstantOp::create(
-          rewriter, loc, affineType,
-          DenseElementsAttr::get(affineType,
-                                 rewriter.getFloatAttr(element, 0.0)));
+    std::tie(weight, bias) =
+        affineOrIdentity(rewriter, loc, weight, bias,
+                         RankedTensorType::get({channels}, element));
     RankedTensorType stat =
         RankedTensorType::get({xs[0], groups}, rewriter.getF32Type());
     auto norm = GroupNormOp::create(rewriter, loc, xType, stat, stat, x, weight,

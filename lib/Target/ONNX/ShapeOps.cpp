@@ -195,19 +195,11 @@ LogicalResult Importer::importTranspose() {
   Shape shape;
   for (int64_t p : perm)
     shape.push_back((*in)[p]);
-  FailureOr<const HostTensor *> known = hostOf(0);
-  if (failed(known))
-    return failure();
-  if (*known) {
-    const HostTensor &t = **known;
-    Shape inStrides = stridesOf(t.shape), outStrides = stridesOf(shape);
-    return setHost(0, gatherElements(t, shape, [&](int64_t k) {
-                     return stridedSource(k, outStrides,
-                                          [&](int64_t d, int64_t index) {
-                                            return index * inStrides[perm[d]];
-                                          });
-                   }));
-  }
+  if (std::optional<LogicalResult> folded = foldStridedOnHost(
+          shape, [&](ArrayRef<int64_t> inStrides, int64_t d, int64_t index) {
+            return index * inStrides[perm[d]];
+          }))
+    return *folded;
   FailureOr<Value> v = value(0);
   if (failed(v))
     return failure();

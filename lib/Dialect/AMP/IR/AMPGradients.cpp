@@ -61,6 +61,16 @@ Value begin(Operation *op, ValueRange resultGradients,
   return index < resultGradients.size() ? resultGradients[index] : Value();
 }
 
+/// Runs `build` on the gradient of the first result, if it has one: the
+/// frame of every rule that needs more than one expression.
+LogicalResult withGradient(Operation *op, ValueRange resultGradients,
+                           SmallVectorImpl<Value> &grads,
+                           function_ref<void(Value)> build) {
+  if (Value g = begin(op, resultGradients, grads))
+    build(g);
+  return success();
+}
+
 /// grads[0] = GradOpTy(type, g, args...) when the result has a gradient g:
 /// the whole backward of the ops that have a dedicated grad op.
 template <typename GradOpTy, typename... Args>
@@ -71,6 +81,18 @@ buildGradOp(OpBuilder &b, Operation *op, ValueRange resultGradients,
     grads[0] =
         GradOpTy::create(b, op->getLoc(), type, g, std::forward<Args>(args)...);
   return success();
+}
+
+/// grads[0] = GradOpTy(g's type, g, args...): the same with the gradient's
+/// own type (elementwise and softmax backwards).
+template <typename GradOpTy, typename... Args>
+LogicalResult
+buildGradOpLikeGradient(OpBuilder &b, Operation *op, ValueRange resultGradients,
+                        SmallVectorImpl<Value> &grads, Args &&...args) {
+  return withGradient(op, resultGradients, grads, [&](Value g) {
+    grads[0] = GradOpTy::create(b, op->getLoc(), g.getType(), g,
+                                std::forward<Args>(args)...);
+  });
 }
 
 /// Sets the leading operand gradients (the rest stay null).
@@ -240,6 +262,19 @@ Value flattenLeading(OpBuilder &b, Location loc, Value value) {
   ArrayRef<int64_t> shape = tensorType(value).getShape();
   return reshape(b, loc, value, {product(shape.drop_back()), shape.back()});
 }
+
+/// A bias gradient: `grad` summed over `axes` in its own element type (f32
+/// when the layer produced f32), then rounded once to the bias type.
+Value biasGradient(OpBuilder &b, Location loc, Value grad,
+                   ArrayRef<int64_t> axes, Value bias) {
+  return castLike(
+      b, loc, reduceSum(b, loc, grad, axes, false, elementType(grad)), bias);
+}
+
+/// The normalized axes of a reduction over `input`.
+template <typename ReduceOpTy> Shape reducedAxes(ReduceOpTy op) {
+  return normalizedAxes(op.getAxes(), tensorType(op.getInput()).getRank());
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -285,26 +320,25 @@ LogicalResult DivOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
 LogicalResult PowOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                     SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
-  Value g = begin(*this, resultGradients, grads);
-  if (!g)
-    return success();
-  Value base = getLhs(), exponent = getRhs();
-  Value zeros = splatLike(b, loc, base, 0.0);
-  Value ones = splatLike(b, loc, base, 1.0);
-  Value power = PowOp::create(b, loc, base, sub(b, loc, exponent, ones));
-  Value dBase = mul(b, loc, mul(b, loc, g, exponent), power);
-  dBase = select(b, loc, compare(b, loc, CompareDirection::EQ, exponent, zeros),
-                 zeros, dBase);
-  Value logBase = LogOp::create(b, loc, base);
-  Value dExponent = mul(b, loc, mul(b, loc, g, getResult()), logBase);
-  Value baseIsZero = compare(b, loc, CompareDirection::EQ, base, zeros);
-  Value exponentNonNegative =
-      compare(b, loc, CompareDirection::GE, exponent, zeros);
-  dExponent =
-      select(b, loc, baseIsZero,
-             select(b, loc, exponentNonNegative, zeros, dExponent), dExponent);
-  set(grads, {dBase, dExponent});
-  return success();
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    Value base = getLhs(), exponent = getRhs();
+    Value zeros = splatLike(b, loc, base, 0.0);
+    Value ones = splatLike(b, loc, base, 1.0);
+    Value power = PowOp::create(b, loc, base, sub(b, loc, exponent, ones));
+    Value dBase = mul(b, loc, mul(b, loc, g, exponent), power);
+    dBase =
+        select(b, loc, compare(b, loc, CompareDirection::EQ, exponent, zeros),
+               zeros, dBase);
+    Value logBase = LogOp::create(b, loc, base);
+    Value dExponent = mul(b, loc, mul(b, loc, g, getResult()), logBase);
+    Value baseIsZero = compare(b, loc, CompareDirection::EQ, base, zeros);
+    Value exponentNonNegative =
+        compare(b, loc, CompareDirection::GE, exponent, zeros);
+    dExponent = select(b, loc, baseIsZero,
+                       select(b, loc, exponentNonNegative, zeros, dExponent),
+                       dExponent);
+    set(grads, {dBase, dExponent});
+  });
 }
 
 namespace {
@@ -389,40 +423,33 @@ LogicalResult RsqrtOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult TanhOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                      SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    set(grads, {TanhGradOp::create(b, getLoc(), g.getType(), g, getResult())});
-  return success();
+  return buildGradOpLikeGradient<TanhGradOp>(b, *this, resultGradients, grads,
+                                             getResult());
 }
 
 LogicalResult SigmoidOp::buildGradients(OpBuilder &b,
                                         ValueRange resultGradients,
                                         SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    set(grads,
-        {SigmoidGradOp::create(b, getLoc(), g.getType(), g, getResult())});
-  return success();
+  return buildGradOpLikeGradient<SigmoidGradOp>(b, *this, resultGradients,
+                                                grads, getResult());
 }
 
 LogicalResult ReluOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                      SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    set(grads, {ReluGradOp::create(b, getLoc(), g.getType(), g, getInput())});
-  return success();
+  return buildGradOpLikeGradient<ReluGradOp>(b, *this, resultGradients, grads,
+                                             getInput());
 }
 
 LogicalResult SiluOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                      SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    set(grads, {SiluGradOp::create(b, getLoc(), g.getType(), g, getInput())});
-  return success();
+  return buildGradOpLikeGradient<SiluGradOp>(b, *this, resultGradients, grads,
+                                             getInput());
 }
 
 LogicalResult GeluOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                      SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    set(grads, {GeluGradOp::create(b, getLoc(), g.getType(), g, getInput(),
-                                   getApproximate())});
-  return success();
+  return buildGradOpLikeGradient<GeluGradOp>(b, *this, resultGradients, grads,
+                                             getInput(), getApproximate());
 }
 
 // erf'(x) = 2 / sqrt(pi) * exp(-x^2).
@@ -483,34 +510,32 @@ LogicalResult CastOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
 LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
-  Value g = begin(*this, resultGradients, grads);
-  if (!g)
-    return success();
-  Value lhs = getLhs(), rhs = getRhs();
-  bool tl = getTransposeLhs(), tr = getTransposeRhs();
-  g = castLike(b, loc, g, lhs);
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    Value lhs = getLhs(), rhs = getRhs();
+    bool tl = getTransposeLhs(), tr = getTransposeRhs();
+    g = castLike(b, loc, g, lhs);
 
-  Value dLhs;
-  if (!tl)
-    dLhs = matmul(b, loc, g, rhs, false, !tr); // dC B'^T
-  else
-    dLhs = matmul(b, loc, rhs, g, tr, true); // (dC B'^T)^T = B' dC^T
-  grads[0] = sumBatchInto(b, loc, dLhs, lhs);
+    Value dLhs;
+    if (!tl)
+      dLhs = matmul(b, loc, g, rhs, false, !tr); // dC B'^T
+    else
+      dLhs = matmul(b, loc, rhs, g, tr, true); // (dC B'^T)^T = B' dC^T
+    grads[0] = sumBatchInto(b, loc, dLhs, lhs);
 
-  Value dRhs;
-  bool sharedRhs =
-      tensorType(rhs).getRank() == 2 && tensorType(lhs).getRank() > 2;
-  Value a = lhs, dc = g;
-  if (sharedRhs && !tl) {
-    a = flattenLeading(b, loc, lhs);
-    dc = flattenLeading(b, loc, g);
-  }
-  if (!tr)
-    dRhs = matmul(b, loc, a, dc, !tl, false); // A'^T dC
-  else
-    dRhs = matmul(b, loc, dc, a, true, tl); // (A'^T dC)^T = dC^T A'
-  grads[1] = sumBatchInto(b, loc, dRhs, rhs);
-  return success();
+    Value dRhs;
+    bool sharedRhs =
+        tensorType(rhs).getRank() == 2 && tensorType(lhs).getRank() > 2;
+    Value a = lhs, dc = g;
+    if (sharedRhs && !tl) {
+      a = flattenLeading(b, loc, lhs);
+      dc = flattenLeading(b, loc, g);
+    }
+    if (!tr)
+      dRhs = matmul(b, loc, a, dc, !tl, false); // A'^T dC
+    else
+      dRhs = matmul(b, loc, dc, a, true, tl); // (A'^T dC)^T = dC^T A'
+    grads[1] = sumBatchInto(b, loc, dRhs, rhs);
+  });
 }
 
 // y = x W^T + b over flattened leading dimensions x2 [M, in], dy2 [M, out]:
@@ -518,52 +543,43 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
 LogicalResult LinearOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
-  Value g = begin(*this, resultGradients, grads);
-  if (!g)
-    return success();
-  Value x = getInput(), w = getWeight();
-  RankedTensorType xType = tensorType(x);
-  auto flatten = [&](Value v) {
-    ArrayRef<int64_t> shape = tensorType(v).getShape();
-    if (shape.size() == 1)
-      return reshape(b, loc, v, {1, shape[0]});
-    return flattenLeading(b, loc, v);
-  };
-  Value g2 = flatten(g);
-  Value g2x = castLike(b, loc, g2, x);
-  Value x2 = flatten(x);
-  Value dx =
-      reshape(b, loc, matmul(b, loc, g2x, w, false, false), xType.getShape());
-  Value dw = matmul(b, loc, g2x, x2, true, false);
-  grads[0] = dx;
-  grads[1] = dw;
-  if (Value bias = getBias()) {
-    // Sum in the incoming gradient's type (f32 when the layer produced f32),
-    // then round once to the bias type.
-    Value db = reduceSum(b, loc, g2, {0}, false, elementType(g2));
-    grads[2] = castLike(b, loc, db, bias);
-  }
-  return success();
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    Value x = getInput(), w = getWeight();
+    RankedTensorType xType = tensorType(x);
+    auto flatten = [&](Value v) {
+      ArrayRef<int64_t> shape = tensorType(v).getShape();
+      if (shape.size() == 1)
+        return reshape(b, loc, v, {1, shape[0]});
+      return flattenLeading(b, loc, v);
+    };
+    Value g2 = flatten(g);
+    Value g2x = castLike(b, loc, g2, x);
+    Value x2 = flatten(x);
+    Value dx =
+        reshape(b, loc, matmul(b, loc, g2x, w, false, false), xType.getShape());
+    Value dw = matmul(b, loc, g2x, x2, true, false);
+    grads[0] = dx;
+    grads[1] = dw;
+    if (Value bias = getBias())
+      grads[2] = biasGradient(b, loc, g2, {0}, bias);
+  });
 }
 
 LogicalResult Conv2DOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
-  Value g = begin(*this, resultGradients, grads);
-  if (!g)
-    return success();
-  Value x = getInput(), w = getWeight();
-  Value gx = castLike(b, loc, g, x);
-  grads[0] =
-      Conv2DInputGradOp::create(b, loc, x.getType(), gx, w, getStride(),
-                                getPadding(), getDilation(), getGroups());
-  grads[1] =
-      Conv2DWeightGradOp::create(b, loc, w.getType(), gx, x, getStride(),
-                                 getPadding(), getDilation(), getGroups());
-  if (Value bias = getBias())
-    grads[2] = castLike(
-        b, loc, reduceSum(b, loc, g, {0, 2, 3}, false, elementType(g)), bias);
-  return success();
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    Value x = getInput(), w = getWeight();
+    Value gx = castLike(b, loc, g, x);
+    grads[0] =
+        Conv2DInputGradOp::create(b, loc, x.getType(), gx, w, getStride(),
+                                  getPadding(), getDilation(), getGroups());
+    grads[1] =
+        Conv2DWeightGradOp::create(b, loc, w.getType(), gx, x, getStride(),
+                                   getPadding(), getDilation(), getGroups());
+    if (Value bias = getBias())
+      grads[2] = biasGradient(b, loc, g, {0, 2, 3}, bias);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -575,28 +591,24 @@ LogicalResult ReduceSumOp::buildGradients(OpBuilder &b,
                                           SmallVectorImpl<Value> &grads) {
   Value x = getInput();
   if (Value g = begin(*this, resultGradients, grads))
-    grads[0] = expandReduced(
-        b, getLoc(), g, x, normalizedAxes(getAxes(), tensorType(x).getRank()));
+    grads[0] = expandReduced(b, getLoc(), g, x, reducedAxes(*this));
   return success();
 }
 
 LogicalResult ReduceMeanOp::buildGradients(OpBuilder &b,
                                            ValueRange resultGradients,
                                            SmallVectorImpl<Value> &grads) {
-  Location loc = getLoc();
-  Value x = getInput();
-  Value g = begin(*this, resultGradients, grads);
-  if (!g)
-    return success();
-  RankedTensorType xType = tensorType(x);
-  Shape axes = normalizedAxes(getAxes(), xType.getRank());
-  int64_t count = 1;
-  for (int64_t axis : axes)
-    count *= xType.getDimSize(axis);
-  // Scale before broadcasting: fewer elements.
-  Value scaled = scale(b, loc, g, 1.0 / double(count));
-  grads[0] = expandReduced(b, loc, scaled, x, axes);
-  return success();
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    Shape axes = reducedAxes(*this);
+    ArrayRef<int64_t> shape = tensorType(getInput()).getShape();
+    int64_t count = 1;
+    for (int64_t axis : axes)
+      count *= shape[axis];
+    // Scale before broadcasting: fewer elements.
+    Location loc = getLoc();
+    grads[0] = expandReduced(b, loc, scale(b, loc, g, 1.0 / double(count)),
+                             getInput(), axes);
+  });
 }
 
 // amax: the gradient is shared evenly among the elements equal to the
@@ -606,41 +618,35 @@ LogicalResult ReduceMaxOp::buildGradients(OpBuilder &b,
                                           SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
   Value x = getInput();
-  Value g = begin(*this, resultGradients, grads);
-  if (!g)
-    return success();
-  RankedTensorType xType = tensorType(x);
-  Shape axes = normalizedAxes(getAxes(), xType.getRank());
-  Shape kept = keptShape(xType.getShape(), axes);
-  Value maxima =
-      broadcast(b, loc, reshape(b, loc, getResult(), kept), xType.getShape());
-  Value isMax = compare(b, loc, CompareDirection::EQ, x, maxima);
-  Value zeros = splatLike(b, loc, x, 0.0);
-  Value ones = splatLike(b, loc, x, 1.0);
-  Value count = reduceSum(b, loc, select(b, loc, isMax, ones, zeros), axes,
-                          /*keepDims=*/true, xType.getElementType());
-  Value share = div(b, loc, reshape(b, loc, g, kept), count);
-  grads[0] =
-      select(b, loc, isMax, broadcast(b, loc, share, xType.getShape()), zeros);
-  return success();
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    RankedTensorType xType = tensorType(x);
+    Shape axes = reducedAxes(*this);
+    Shape kept = keptShape(xType.getShape(), axes);
+    Value maxima =
+        broadcast(b, loc, reshape(b, loc, getResult(), kept), xType.getShape());
+    Value isMax = compare(b, loc, CompareDirection::EQ, x, maxima);
+    Value zeros = splatLike(b, loc, x, 0.0);
+    Value ones = splatLike(b, loc, x, 1.0);
+    Value count = reduceSum(b, loc, select(b, loc, isMax, ones, zeros), axes,
+                            /*keepDims=*/true, xType.getElementType());
+    Value share = div(b, loc, reshape(b, loc, g, kept), count);
+    grads[0] = select(b, loc, isMax, broadcast(b, loc, share, xType.getShape()),
+                      zeros);
+  });
 }
 
 LogicalResult SoftmaxOp::buildGradients(OpBuilder &b,
                                         ValueRange resultGradients,
                                         SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    grads[0] = SoftmaxGradOp::create(b, getLoc(), g.getType(), g, getResult(),
-                                     getAxis());
-  return success();
+  return buildGradOpLikeGradient<SoftmaxGradOp>(b, *this, resultGradients,
+                                                grads, getResult(), getAxis());
 }
 
 LogicalResult LogSoftmaxOp::buildGradients(OpBuilder &b,
                                            ValueRange resultGradients,
                                            SmallVectorImpl<Value> &grads) {
-  if (Value g = begin(*this, resultGradients, grads))
-    grads[0] = LogSoftmaxGradOp::create(b, getLoc(), g.getType(), g,
-                                        getResult(), getAxis());
-  return success();
+  return buildGradOpLikeGradient<LogSoftmaxGradOp>(
+      b, *this, resultGradients, grads, getResult(), getAxis());
 }
 
 //===----------------------------------------------------------------------===//
@@ -666,12 +672,9 @@ LogicalResult checkNoStatisticGradients(Operation *op,
 LogicalResult buildNormGradients(Operation *op, ValueRange resultGradients,
                                  SmallVectorImpl<Value> &grads,
                                  function_ref<void(Value)> build) {
-  Value g = begin(op, resultGradients, grads);
   if (failed(checkNoStatisticGradients(op, resultGradients)))
     return failure();
-  if (g)
-    build(g);
-  return success();
+  return withGradient(op, resultGradients, grads, build);
 }
 
 /// Sets the input, weight and bias gradients a norm's grad op returns.
@@ -765,7 +768,7 @@ LogicalResult BatchNormOp::buildGradients(OpBuilder &b,
     grads[1] = castLike(
         b, loc,
         reduceSum(b, loc, mul(b, loc, g32, normalized), axes, false, f32), w);
-    grads[2] = castLike(b, loc, reduceSum(b, loc, g32, axes, false, f32), bias);
+    grads[2] = biasGradient(b, loc, g32, axes, bias);
   });
 }
 
@@ -795,13 +798,11 @@ LogicalResult GlobalAvgPoolOp::buildGradients(OpBuilder &b,
                                               SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
   Value x = getInput();
-  Value g = begin(*this, resultGradients, grads);
-  if (!g)
-    return success();
-  ArrayRef<int64_t> shape = tensorType(x).getShape();
-  double count = double(product(shape.drop_front(2)));
-  grads[0] = broadcast(b, loc, scale(b, loc, g, 1.0 / count), shape);
-  return success();
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    ArrayRef<int64_t> shape = tensorType(x).getShape();
+    double count = double(product(shape.drop_front(2)));
+    grads[0] = broadcast(b, loc, scale(b, loc, g, 1.0 / count), shape);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -867,23 +868,22 @@ LogicalResult SliceOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
 LogicalResult ConcatOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
-  Value g = begin(*this, resultGradients, grads);
-  if (!g)
-    return success();
-  RankedTensorType resultType = tensorType(getResult());
-  int64_t rank = resultType.getRank();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
-  int64_t offset = 0;
-  for (auto [index, input] : llvm::enumerate(getInputs())) {
-    RankedTensorType type = tensorType(input);
-    Shape starts(rank, 0), limits(resultType.getShape()), strides(rank, 1);
-    starts[axis] = offset;
-    limits[axis] = offset + type.getDimSize(axis);
-    offset = limits[axis];
-    if (isFloatTensor(input))
-      grads[index] = SliceOp::create(b, loc, type, g, starts, limits, strides);
-  }
-  return success();
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    RankedTensorType resultType = tensorType(getResult());
+    int64_t rank = resultType.getRank();
+    int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+    int64_t offset = 0;
+    for (auto [index, input] : llvm::enumerate(getInputs())) {
+      RankedTensorType type = tensorType(input);
+      Shape starts(rank, 0), limits(resultType.getShape()), strides(rank, 1);
+      starts[axis] = offset;
+      limits[axis] = offset + type.getDimSize(axis);
+      offset = limits[axis];
+      if (isFloatTensor(input))
+        grads[index] =
+            SliceOp::create(b, loc, type, g, starts, limits, strides);
+    }
+  });
 }
 
 // The indices get no gradient; the table gets a scatter-add.
@@ -923,11 +923,9 @@ LogicalResult MseLossOp::buildGradients(OpBuilder &b,
                                         ValueRange resultGradients,
                                         SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();
-  Value g = begin(*this, resultGradients, grads);
-  if (!g)
-    return success();
-  Value dPrediction = MseLossGradOp::create(b, loc, getPrediction().getType(),
-                                            g, getPrediction(), getTarget());
-  set(grads, {dPrediction, neg(b, loc, dPrediction)});
-  return success();
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    Value dPrediction = MseLossGradOp::create(b, loc, getPrediction().getType(),
+                                              g, getPrediction(), getTarget());
+    set(grads, {dPrediction, neg(b, loc, dPrediction)});
+  });
 }

@@ -513,6 +513,31 @@ LogicalResult verifyEpsilon(Operation *op, double epsilon) {
                            << epsilon;
 }
 
+using NamedStatistic = std::pair<Value, StringRef>;
+
+/// The operands and results every forward normalization shares, in this
+/// order: epsilon, `extra` (the op's own attribute checks), weight, bias
+/// (null where the op has none), an output of the input's type and the
+/// statistics.
+LogicalResult verifyNormForward(Operation *op, FailureOr<NormShapes> shapes,
+                                double epsilon, Value input, Value weight,
+                                Value bias, Value output,
+                                ArrayRef<NamedStatistic> statistics,
+                                function_ref<LogicalResult()> extra = nullptr) {
+  if (failed(shapes) || failed(verifyEpsilon(op, epsilon)) ||
+      (extra && failed(extra())))
+    return failure();
+  Type element = shapedType(input).getElementType();
+  if (failed(verifyAffine(op, "weight", weight, *shapes, element)) ||
+      (bias && failed(verifyAffine(op, "bias", bias, *shapes, element))) ||
+      failed(verifySameType(op, "output", output, input.getType())))
+    return failure();
+  for (auto [value, name] : statistics)
+    if (failed(verifyStatistic(op, name, value, *shapes)))
+      return failure();
+  return success();
+}
+
 /// The operands and results every normalization gradient shares: `grad` and
 /// `input_grad` have the input's type, the weight gradient the weight's, and
 /// the statistics their forward shape.
@@ -540,17 +565,10 @@ LogicalResult verifyNormGrad(Operation *op, FailureOr<NormShapes> shapes,
 } // namespace
 
 LogicalResult LayerNormOp::verify() {
-  FailureOr<NormShapes> shapes = layerNormShapes(*this, getInput(), getAxis());
-  Type element = shapedType(getInput()).getElementType();
-  if (failed(shapes) ||
-      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
-      failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
-      failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
-      failed(
-          verifySameType(*this, "output", getOutput(), getInput().getType())) ||
-      failed(verifyStatistic(*this, "mean", getMean(), *shapes)))
-    return failure();
-  return verifyStatistic(*this, "rstd", getRstd(), *shapes);
+  return verifyNormForward(*this, layerNormShapes(*this, getInput(), getAxis()),
+                           getEpsilon().convertToDouble(), getInput(),
+                           getWeight(), getBias(), getOutput(),
+                           {{getMean(), "mean"}, {getRstd(), "rstd"}});
 }
 
 LogicalResult LayerNormGradOp::verify() {
@@ -561,15 +579,10 @@ LogicalResult LayerNormGradOp::verify() {
 }
 
 LogicalResult RmsNormOp::verify() {
-  FailureOr<NormShapes> shapes = layerNormShapes(*this, getInput(), getAxis());
-  Type element = shapedType(getInput()).getElementType();
-  if (failed(shapes) ||
-      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
-      failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
-      failed(
-          verifySameType(*this, "output", getOutput(), getInput().getType())))
-    return failure();
-  return verifyStatistic(*this, "rstd", getRstd(), *shapes);
+  return verifyNormForward(*this, layerNormShapes(*this, getInput(), getAxis()),
+                           getEpsilon().convertToDouble(), getInput(),
+                           getWeight(), /*bias=*/Value(), getOutput(),
+                           {{getRstd(), "rstd"}});
 }
 
 LogicalResult RmsNormGradOp::verify() {
@@ -579,18 +592,10 @@ LogicalResult RmsNormGradOp::verify() {
 }
 
 LogicalResult GroupNormOp::verify() {
-  FailureOr<NormShapes> shapes =
-      groupNormShapes(*this, getInput(), getNumGroups());
-  Type element = shapedType(getInput()).getElementType();
-  if (failed(shapes) ||
-      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())) ||
-      failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
-      failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
-      failed(
-          verifySameType(*this, "output", getOutput(), getInput().getType())) ||
-      failed(verifyStatistic(*this, "mean", getMean(), *shapes)))
-    return failure();
-  return verifyStatistic(*this, "rstd", getRstd(), *shapes);
+  return verifyNormForward(
+      *this, groupNormShapes(*this, getInput(), getNumGroups()),
+      getEpsilon().convertToDouble(), getInput(), getWeight(), getBias(),
+      getOutput(), {{getMean(), "mean"}, {getRstd(), "rstd"}});
 }
 
 LogicalResult GroupNormGradOp::verify() {
@@ -601,30 +606,22 @@ LogicalResult GroupNormGradOp::verify() {
 }
 
 LogicalResult BatchNormOp::verify() {
-  FailureOr<NormShapes> shapes = batchNormShapes(*this, getInput());
-  Type element = shapedType(getInput()).getElementType();
-  if (failed(shapes) ||
-      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
-    return failure();
-  double momentum = getMomentum().convertToDouble();
-  if (!(momentum >= 0 && momentum <= 1))
-    return emitOpError() << "momentum must be in [0, 1], got " << momentum;
-  if (failed(verifyAffine(*this, "weight", getWeight(), *shapes, element)) ||
-      failed(verifyAffine(*this, "bias", getBias(), *shapes, element)) ||
-      failed(
-          verifySameType(*this, "output", getOutput(), getInput().getType())))
-    return failure();
-  std::pair<Value, StringRef> statistics[] = {
-      {getRunningMean(), "running_mean"},
-      {getRunningVar(), "running_var"},
-      {getSavedMean(), "saved_mean"},
-      {getSavedRstd(), "saved_rstd"},
-      {getNewRunningMean(), "new_running_mean"},
-      {getNewRunningVar(), "new_running_var"}};
-  for (auto [value, name] : statistics)
-    if (failed(verifyStatistic(*this, name, value, *shapes)))
-      return failure();
-  return success();
+  auto verifyMomentum = [&]() -> LogicalResult {
+    double momentum = getMomentum().convertToDouble();
+    if (!(momentum >= 0 && momentum <= 1))
+      return emitOpError() << "momentum must be in [0, 1], got " << momentum;
+    return success();
+  };
+  return verifyNormForward(*this, batchNormShapes(*this, getInput()),
+                           getEpsilon().convertToDouble(), getInput(),
+                           getWeight(), getBias(), getOutput(),
+                           {{getRunningMean(), "running_mean"},
+                            {getRunningVar(), "running_var"},
+                            {getSavedMean(), "saved_mean"},
+                            {getSavedRstd(), "saved_rstd"},
+                            {getNewRunningMean(), "new_running_mean"},
+                            {getNewRunningVar(), "new_running_var"}},
+                           verifyMomentum);
 }
 
 LogicalResult BatchNormGradOp::verify() {

@@ -464,6 +464,16 @@ void AMPAssignPrecisionPass::paint() {
   using PC = PrecisionCategory;
   unsigned count = nodes.size();
   auto participates = [&](unsigned n) { return nodes[n].participates; };
+  // Traverses from each participating root that `isRoot` accepts, asked
+  // when the sweep reaches it (after the earlier roots' paint); `visit`
+  // sees the root and the node.
+  auto sweep = [&](auto isRoot, bool forward, bool backward, auto enter,
+                   auto visit) {
+    for (unsigned root = 0; root < count; ++root)
+      if (participates(root) && isRoot(root))
+        traverse(root, forward, backward, enter,
+                 [&](unsigned n) { visit(root, n); });
+  };
   std::vector<bool> allow(count, false), deny(count, false);
 
   // Pass 1: ALLOW ops.
@@ -474,97 +484,81 @@ void AMPAssignPrecisionPass::paint() {
   // Pass 2: deny paint. First the CLEAR ops upstream (through CLEAR ops)
   // of a DENY or INFER op, then DENY spreads forward through them.
   std::vector<bool> upstreamOfDenyOrInfer(count, false);
-  for (unsigned root = 0; root < count; ++root) {
-    if (!participates(root) ||
-        !(isCategory(root, PC::Deny) || isCategory(root, PC::Infer)))
-      continue;
-    traverse(
-        root, /*forward=*/false, /*backward=*/true,
-        [&](unsigned n) {
-          return participates(n) && !upstreamOfDenyOrInfer[n] &&
-                 isCategory(n, PC::Clear);
-        },
-        [&](unsigned n) { upstreamOfDenyOrInfer[n] = true; });
-  }
-  for (unsigned root = 0; root < count; ++root) {
-    if (!participates(root) || deny[root] || !isCategory(root, PC::Deny))
-      continue;
-    traverse(
-        root, /*forward=*/true, /*backward=*/false,
-        [&](unsigned n) {
-          return participates(n) && !deny[n] && upstreamOfDenyOrInfer[n];
-        },
-        [&](unsigned n) { deny[n] = true; });
-  }
+  sweep(
+      [&](unsigned root) {
+        return isCategory(root, PC::Deny) || isCategory(root, PC::Infer);
+      },
+      /*forward=*/false, /*backward=*/true,
+      [&](unsigned n) {
+        return participates(n) && !upstreamOfDenyOrInfer[n] &&
+               isCategory(n, PC::Clear);
+      },
+      [&](unsigned, unsigned n) { upstreamOfDenyOrInfer[n] = true; });
+  sweep(
+      [&](unsigned root) { return !deny[root] && isCategory(root, PC::Deny); },
+      /*forward=*/true, /*backward=*/false,
+      [&](unsigned n) {
+        return participates(n) && !deny[n] && upstreamOfDenyOrInfer[n];
+      },
+      [&](unsigned, unsigned n) { deny[n] = true; });
 
   // Pass 3: INFER/CLEAR ops both downstream and upstream of ALLOW ops.
+  auto isAllowRoot = [&](unsigned root) { return allow[root] && !deny[root]; };
   std::vector<bool> downstreamOfAllow(count, false),
       upstreamOfAllow(count, false);
-  for (unsigned root = 0; root < count; ++root) {
-    if (!participates(root) || !allow[root] || deny[root])
-      continue;
-    traverse(
-        root, /*forward=*/true, /*backward=*/false,
-        [&](unsigned n) {
-          return participates(n) && !downstreamOfAllow[n] && !allow[n] &&
-                 !deny[n] &&
-                 (isCategory(n, PC::Infer) || isCategory(n, PC::Clear));
-        },
-        [&](unsigned n) { downstreamOfAllow[n] = true; });
-  }
+  sweep(
+      isAllowRoot,
+      /*forward=*/true, /*backward=*/false,
+      [&](unsigned n) {
+        return participates(n) && !downstreamOfAllow[n] && !allow[n] &&
+               !deny[n] &&
+               (isCategory(n, PC::Infer) || isCategory(n, PC::Clear));
+      },
+      [&](unsigned, unsigned n) { downstreamOfAllow[n] = true; });
   auto paintAllow = [&](unsigned n, StringRef why) {
     if (allow[n])
       return;
     allow[n] = true;
     nodes[n].paintRule = why;
   };
-  for (unsigned root = 0; root < count; ++root) {
-    if (!participates(root) || !isCategory(root, PC::Allow) || deny[root])
-      continue;
-    traverse(
-        root, /*forward=*/false, /*backward=*/true,
-        [&](unsigned n) { return !upstreamOfAllow[n] && downstreamOfAllow[n]; },
-        [&](unsigned n) {
-          upstreamOfAllow[n] = true;
-          if (downstreamOfAllow[n])
-            paintAllow(n, rule::kBetweenAllow);
-        });
-  }
+  sweep(
+      [&](unsigned root) { return isCategory(root, PC::Allow) && !deny[root]; },
+      /*forward=*/false, /*backward=*/true,
+      [&](unsigned n) { return !upstreamOfAllow[n] && downstreamOfAllow[n]; },
+      [&](unsigned root, unsigned n) {
+        upstreamOfAllow[n] = true;
+        if (downstreamOfAllow[n])
+          paintAllow(n, rule::kBetweenAllow);
+      });
 
   // Pass 4 (bf16 only): INFER ops fed by allow ops.
   if (low.isBF16()) {
-    for (unsigned root = 0; root < count; ++root) {
-      if (!participates(root) || !allow[root] || deny[root])
-        continue;
-      traverse(
-          root, /*forward=*/true, /*backward=*/false,
-          [&](unsigned n) {
-            return participates(n) && !allow[n] && !deny[n] &&
-                   isCategory(n, PC::Infer);
-          },
-          [&](unsigned n) {
-            if (n != root)
-              paintAllow(n, rule::kAfterAllowBf16);
-          });
-    }
+    sweep(
+        isAllowRoot,
+        /*forward=*/true, /*backward=*/false,
+        [&](unsigned n) {
+          return participates(n) && !allow[n] && !deny[n] &&
+                 isCategory(n, PC::Infer);
+        },
+        [&](unsigned root, unsigned n) {
+          if (n != root)
+            paintAllow(n, rule::kAfterAllowBf16);
+        });
   }
 
   // Pass 5: allow spreads through CLEAR ops in both directions.
   std::vector<bool> clearNextToAllow(count, false);
-  for (unsigned root = 0; root < count; ++root) {
-    if (!participates(root) || !allow[root] || deny[root])
-      continue;
-    traverse(
-        root, /*forward=*/true, /*backward=*/true,
-        [&](unsigned n) {
-          return participates(n) && !allow[n] && !deny[n] &&
-                 !clearNextToAllow[n] && isCategory(n, PC::Clear);
-        },
-        [&](unsigned n) {
-          if (n != root)
-            clearNextToAllow[n] = true;
-        });
-  }
+  sweep(
+      isAllowRoot,
+      /*forward=*/true, /*backward=*/true,
+      [&](unsigned n) {
+        return participates(n) && !allow[n] && !deny[n] &&
+               !clearNextToAllow[n] && isCategory(n, PC::Clear);
+      },
+      [&](unsigned root, unsigned n) {
+        if (n != root)
+          clearNextToAllow[n] = true;
+      });
   for (unsigned n = 0; n < count; ++n)
     if (clearNextToAllow[n])
       paintAllow(n, rule::kClearNextToAllow);
