@@ -23,11 +23,13 @@ import subprocess
 import sys
 import tempfile
 
-CUT_AFTER = "func.func(gpu-async-region)"
+# The last pass before the kernels are lowered: the GEMM calls on the
+# step's stream (after gpu-async-region), as amp-compile --cost-report counts.
+CUT_AFTER = "func.func(amp-gemm-calls-on-stream)"
 
 
 def pipeline_prefix(amp_opt, options="format=isa model-abi=true"):
-    """The GPU pipeline's passes up to gpu-async-region, as a
+    """The GPU pipeline's passes up to amp-gemm-calls-on-stream, as a
     --pass-pipeline string."""
     with tempfile.TemporaryDirectory() as tmp:
         empty = os.path.join(tmp, "empty.mlir")
