@@ -3,8 +3,8 @@
 until `amp-compile --target=cuda --cost-report=FILE` exists.
 
 amp-gpu-cost-report needs the GPU pipeline's IR while kernels are still
-gpu.func bodies: this runs `amp-gpu-pipeline` up to `gpu-async-region`
-(the pipeline as amp-opt itself prints it with --dump-pass-pipeline, so
+gpu.func bodies: this runs `amp-gpu-pipeline` up to
+`amp-gemm-calls-on-stream`, right after `gpu-async-region` (the pipeline as amp-opt itself prints it with --dump-pass-pipeline, so
 nothing here repeats its steps) and then the report pass.
 
 Usage:
