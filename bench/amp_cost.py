@@ -3,8 +3,8 @@
 until `amp-compile --target=cuda --cost-report=FILE` exists.
 
 amp-gpu-cost-report needs the GPU pipeline's IR while kernels are still
-gpu.func bodies: this runs `amp-gpu-pipeline` up to `gpu-async-region`
-(the pipeline as amp-opt itself prints it with --dump-pass-pipeline, so
+gpu.func bodies: this runs `amp-gpu-pipeline` up to
+`amp-gemm-calls-on-stream`, right after `gpu-async-region` (the pipeline as amp-opt itself prints it with --dump-pass-pipeline, so
 nothing here repeats its steps) and then the report pass.
 
 Usage:
@@ -23,11 +23,13 @@ import subprocess
 import sys
 import tempfile
 
-CUT_AFTER = "func.func(gpu-async-region)"
+# The last pass before the kernels are lowered: the GEMM calls on the
+# step's stream (after gpu-async-region), as amp-compile --cost-report counts.
+CUT_AFTER = "func.func(amp-gemm-calls-on-stream)"
 
 
 def pipeline_prefix(amp_opt, options="format=isa model-abi=true"):
-    """The GPU pipeline's passes up to gpu-async-region, as a
+    """The GPU pipeline's passes up to amp-gemm-calls-on-stream, as a
     --pass-pipeline string."""
     with tempfile.TemporaryDirectory() as tmp:
         empty = os.path.join(tmp, "empty.mlir")

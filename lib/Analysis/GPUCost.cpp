@@ -707,9 +707,9 @@ private:
       return success();
     }
     // amp_gpu_gemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a,
-    //              stride_a, b, stride_b, c, alpha, beta, allow_tf32)
-    if (call.getNumOperands() != 16)
-      return call.emitError("amp-gpu-cost-report: amp_gpu_gemm takes 16 "
+    //              stride_a, b, stride_b, c, alpha, beta, allow_tf32, stream)
+    if (call.getNumOperands() != 17)
+      return call.emitError("amp-gpu-cost-report: amp_gpu_gemm takes 17 "
                             "operands, this call has ")
              << call.getNumOperands();
     int64_t ints[16] = {};

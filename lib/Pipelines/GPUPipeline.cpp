@@ -183,12 +183,13 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   pm.addPass(amp::createGPUCheckMappablePass());
 
   // 6. Kernels outlined; allocations, copies and launches chained with
-  // async tokens (gpu-to-llvm lowers only asynchronous gpu.alloc); the host
-  // waits before its own side effects (the GEMM calls) and at the end.
+  // async tokens (gpu-to-llvm lowers only asynchronous gpu.alloc); the GEMM
+  // calls take the step's stream, so the host waits only at the end.
   pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addNestedPass<func::FuncOp>(amp::createGemmCallsOnStreamPass());
   // The kernels' bodies are still visible here (docs/CostModel.md).
   if (!options.costReport.empty()) {
     amp::GPUCostReportPassOptions cost;

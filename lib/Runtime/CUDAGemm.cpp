@@ -470,7 +470,8 @@ extern "C" void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
                              int64_t m, int64_t n, int64_t k, int32_t trans_a,
                              int32_t trans_b, const void *a, int64_t stride_a,
                              const void *b, int64_t stride_b, void *c,
-                             float alpha, float beta, int32_t allow_tf32) {
+                             float alpha, float beta, int32_t allow_tf32,
+                             void *stream) {
   if (failed() || !checkTypes(a_dtype, c_dtype) ||
       !checkSizes(batch, m, n, k, stride_a, stride_b) ||
       !checkPointers(a, b, c) || !ready())
@@ -492,11 +493,13 @@ extern "C" void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
   if (!plan)
     return;
   // alpha and beta are host floats: the descriptor's scale type is f32 and
-  // the pointer mode the default (host).
-  cublasStatus_t status =
-      g.lt.cublasLtMatmul(g.handle, plan->desc, &alpha, b, plan->first, a,
-                          plan->second, &beta, c, plan->out, c, plan->out,
-                          &plan->algo, g.workspace, kWorkspaceBytes, stream());
+  // the pointer mode the default (host). The caller's stream is the one the
+  // step's kernels run on (every stream compiled code asks for is the
+  // runtime's, see mgpuStreamCreate), so the product runs in order with them.
+  CUstream on = stream ? static_cast<CUstream>(stream) : amp::cuda::stream();
+  cublasStatus_t status = g.lt.cublasLtMatmul(
+      g.handle, plan->desc, &alpha, b, plan->first, a, plan->second, &beta, c,
+      plan->out, c, plan->out, &plan->algo, g.workspace, kWorkspaceBytes, on);
   if (status != CUBLAS_STATUS_SUCCESS)
     checkLt(g, status, "running a cuBLASLt GEMM (" + describeGemm(key) + ")");
 }

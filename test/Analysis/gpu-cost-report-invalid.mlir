@@ -35,12 +35,12 @@ func.func @step(%n: index) {
 
 // -----
 
-func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32)
+func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
 func.func @step(%m: i64, %p: !llvm.ptr) {
   %i = arith.constant 0 : i32
   %l = arith.constant 1 : i64
   %f = arith.constant 1.0 : f32
   // expected-error @below {{amp-gpu-cost-report: amp_gpu_gemm operand 3 must be a constant}}
-  call @amp_gpu_gemm(%i, %i, %l, %m, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32) -> ()
+  call @amp_gpu_gemm(%i, %i, %l, %m, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i, %p) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr) -> ()
   return
 }

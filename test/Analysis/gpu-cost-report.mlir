@@ -137,7 +137,7 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
-  func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32)
+  func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
   func.func @step(%x: memref<1000xf32>, %rows: memref<8x100xf32>, %out: memref<8xf32>,
                   %a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr) {
     %c1 = arith.constant 1 : index
@@ -163,7 +163,8 @@ module attributes {gpu.container_module} {
     %t3 = gpu.launch_func async [%t2] @k_rows::@k blocks in (%c8, %c1, %c1) threads in (%c32, %c1, %c1) args(%rows : memref<8x100xf32>, %out : memref<8xf32>)
     %t4 = gpu.dealloc async [%t3] %y : memref<1000xbf16>
     gpu.wait [%t4]
-    call @amp_gpu_gemm(%bf16, %f32, %batch, %m, %n, %k, %no, %yes, %a, %stride_a, %b, %stride_b, %c, %alpha, %beta, %no) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32) -> ()
+    %stream = llvm.mlir.zero : !llvm.ptr
+    call @amp_gpu_gemm(%bf16, %f32, %batch, %m, %n, %k, %no, %yes, %a, %stride_a, %b, %stride_b, %c, %alpha, %beta, %no, %stream) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr) -> ()
     return
   }
 }

@@ -5,20 +5,21 @@
 // RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir --precision=fp16 --opt-level=O1 -o %t/fp16.mlir
 // RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir --precision=bf16 --opt-level=O2 -o %t/bf16.mlir
 // The IR dumps are per function; without threading they come in module order.
-// RUN: amp-opt %t/fp16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region --mlir-disable-threading -o %t/fp16.out.mlir 2> %t/fp16.host.mlir
+// RUN: amp-opt %t/fp16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=amp-gemm-calls-on-stream --mlir-disable-threading -o %t/fp16.out.mlir 2> %t/fp16.host.mlir
 // RUN: FileCheck %s --check-prefixes=HOST,HOST16 < %t/fp16.host.mlir
 // RUN: FileCheck %s --check-prefix=ABI < %t/fp16.out.mlir
 // RUN: %python %S/Inputs/extract_ptx.py < %t/fp16.out.mlir > %t/fp16.ptx
 // RUN: FileCheck %s --check-prefix=PTX16 < %t/fp16.ptx
 // RUN: grep -A1 cvt.f32.f16 %t/fp16.ptx | grep -B1 add.rn.f32 | FileCheck %s --check-prefix=ACC16
-// RUN: amp-opt %t/bf16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=gpu-async-region --mlir-disable-threading -o %t/bf16.out.mlir 2> %t/bf16.host.mlir
+// RUN: amp-opt %t/bf16.mlir --amp-gpu-pipeline="format=isa model-abi=true" --mlir-print-ir-after=amp-gemm-calls-on-stream --mlir-disable-threading -o %t/bf16.out.mlir 2> %t/bf16.host.mlir
 // RUN: FileCheck %s --check-prefixes=HOST,HOST-BF16 < %t/bf16.host.mlir
+// RUN: FileCheck %s --check-prefix=SYNC < %t/bf16.host.mlir
 // RUN: %python %S/Inputs/extract_ptx.py < %t/bf16.out.mlir > %t/bf16.ptx
 // RUN: FileCheck %s --check-prefix=PTX-BF16 < %t/bf16.ptx
 // RUN: grep -A1 cvt.f32.bf16 %t/bf16.ptx | grep -B1 add.rn.f32 | FileCheck %s --check-prefix=ACC-BF16
 // allow-tf32 only affects f32 GEMMs: the fp32 step passes allow_tf32 = 1.
 // RUN: amp-compile %amp_src_root/examples/mlp_train_step.mlir --emit=mlir -o %t/fp32.mlir
-// RUN: amp-opt %t/fp32.mlir --amp-gpu-pipeline="format=isa model-abi=true allow-tf32=true" --mlir-print-ir-after=gpu-async-region --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32
+// RUN: amp-opt %t/fp32.mlir --amp-gpu-pipeline="format=isa model-abi=true allow-tf32=true" --mlir-print-ir-after=amp-gemm-calls-on-stream --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32
 
 // Host code before the LLVM lowering: temporaries are gpu.alloc'ed (device
 // memory, not host_shared) and freed with gpu.dealloc, the six GEMMs of the
@@ -27,7 +28,7 @@
 // accumulating in f32 (c_dtype 0), the 0-d loss-scale and mean-loss code runs
 // in single-thread launches, and no memref.load/store or loop is left on
 // the host.
-// HOST-LABEL: IR Dump After GpuAsyncRegionPass
+// HOST-LABEL: IR Dump After GemmCallsOnStreamPass
 // HOST: func.func @mlp_train_step(
 // HOST-NOT: memref.load
 // HOST-NOT: memref.store
@@ -61,9 +62,20 @@
 // HOST-NOT: memref.load
 // HOST-NOT: memref.store
 // HOST: return
-// HOST: func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32)
+// HOST: func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
 
-// TF32: call @amp_gpu_gemm(%c0_i32, %c0_i32, {{.*}}, %c1_i32) :
+// The GEMMs take the step's stream (the async token of the work before them,
+// which gpu-to-llvm makes a stream) instead of the host waiting for it: the
+// only blocking wait of the step is at its end.
+// SYNC-LABEL: func.func @mlp_train_step(
+// SYNC-NOT: gpu.wait [
+// SYNC: %[[STREAM:.+]] = builtin.unrealized_conversion_cast %{{.+}} : !gpu.async.token to !llvm.ptr
+// SYNC-NEXT: call @amp_gpu_gemm({{.*}}, %[[STREAM]]) :
+// SYNC-NOT: gpu.wait [
+// SYNC: gpu.wait [%{{.+}}]
+// SYNC-NEXT: return
+
+// TF32: call @amp_gpu_gemm(%c0_i32, %c0_i32, {{.*}}, %c1_i32, %{{.+}}) :
 
 // With model-abi=true results are out-parameters and every memref a bare device
 // pointer (18 arguments and 17 results of the step); device memory comes
@@ -72,10 +84,19 @@
 // ABI-SAME: %arg0: !llvm.ptr,
 // ABI-SAME: %arg34: !llvm.ptr)
 // ABI-NOT: llvm.load
+// One stream for the whole step; the GEMMs are queued on it with no host
+// wait before them.
+// ABI: %[[STREAM:.+]] = llvm.call @mgpuStreamCreate()
+// ABI-NOT: mgpuStreamSynchronize
 // ABI: llvm.call @mgpuMemAlloc
-// ABI: llvm.call @amp_gpu_gemm
+// ABI-NOT: mgpuStreamSynchronize
+// ABI: llvm.call @amp_gpu_gemm({{.*}}, %[[STREAM]]) :
+// ABI-NOT: mgpuStreamCreate
 // ABI: llvm.call @mgpuMemFree
-// ABI: llvm.func @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32)
+// ABI: llvm.call @mgpuStreamSynchronize(%[[STREAM]])
+// ABI-NEXT: llvm.call @mgpuStreamDestroy(%[[STREAM]])
+// ABI-NOT: mgpuStreamCreate
+// ABI: llvm.func @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
 
 // Reductions of f16/bf16 data accumulate in f32 (the bias gradient: widen
 // each element, add in f32); LayerNorm computes in f32 with fma.

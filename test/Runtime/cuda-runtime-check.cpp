@@ -169,7 +169,7 @@ int checkNoGPU() {
   expect(ops().memset_zero(nullptr, 16) != 0, "memset_zero fails");
   expect(ops().synchronize() != 0, "synchronize fails");
   amp_gpu_gemm(AMP_DTYPE_F16, AMP_DTYPE_F32, 1, 2, 2, 2, 0, 0, host, 4, host, 4,
-               host, 1.0f, 0.0f, 0);
+               host, 1.0f, 0.0f, 0, nullptr);
   mgpuModuleUnload(startupModule);
   expect(first == ops().last_error(),
          "the first error is kept through the launch and every later call");
@@ -183,10 +183,10 @@ int checkGemmError(const std::string &which) {
   float buffer[16] = {0};
   if (which == "dtype")
     amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F16, 1, 2, 2, 2, 0, 0, buffer, 4,
-                 buffer, 4, buffer, 1.0f, 0.0f, 0);
+                 buffer, 4, buffer, 1.0f, 0.0f, 0, nullptr);
   else
     amp_gpu_gemm(AMP_DTYPE_BF16, AMP_DTYPE_F32, 2, 0, 2, 2, 0, 0, buffer, 4,
-                 buffer, 4, buffer, 1.0f, 0.0f, 0);
+                 buffer, 4, buffer, 1.0f, 0.0f, 0, nullptr);
   std::printf("gemm error: %s\n", ops().last_error());
   // Sticky: init reports the same error.
   int status = ops().init();
@@ -493,7 +493,7 @@ void runGemmCase(const GemmCase &c, std::mt19937 &random) {
   ops().copy_to_device(db, bBytes.data(), bBytes.size());
   ops().copy_to_device(dc, cBytes.data(), cBytes.size());
   amp_gpu_gemm(c.aType, c.cType, c.batch, c.m, c.n, c.k, c.transA, c.transB, da,
-               strideA, db, strideB, dc, c.alpha, c.beta, c.tf32);
+               strideA, db, strideB, dc, c.alpha, c.beta, c.tf32, nullptr);
   std::vector<char> result(cBytes.size());
   if (!checkStatus(ops().copy_to_host(result.data(), dc, result.size()),
                    c.name))

@@ -67,6 +67,32 @@ def ContractionsToGemmCallsPass
   ];
 }
 
+def GemmCallsOnStreamPass
+    : Pass<"amp-gemm-calls-on-stream", "::mlir::func::FuncOp"> {
+  let summary = "Run amp_gpu_gemm on the stream of the step's kernels "
+                "instead of making the host wait before it";
+  let description = [{
+    Runs after gpu-async-region, which treats every call as a host side
+    effect: it makes the host wait for the stream before the call
+    (`gpu.wait [%t]`) and starts a new stream after it (`gpu.wait async`).
+    An amp_gpu_gemm call only queues work on the stream it is given (its
+    last operand, null before this pass: the runtime's stream), so the wait
+    is not needed: the call takes the stream of the token the wait waited
+    for (`builtin.unrealized_conversion_cast` of the token to `!llvm.ptr`,
+    which gpu-to-llvm makes the token's stream), the wait is removed, and
+    the work after the call continues on the same token instead of a new
+    stream. The GEMM is thus ordered on the stream between the kernels
+    before and after it, and the host waits only where something else needs
+    it (the end of the step). Consecutive GEMM calls share the token. When
+    the call is followed by anything but a new stream (another host side
+    effect, the end of a region), the wait is kept, after the call.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // LinalgToGPU: the steps of amp-gpu-pipeline (lib/Conversion/LinalgToGPU)
 //===----------------------------------------------------------------------===//

@@ -26,13 +26,16 @@ extern "C" {
    when dense; 0 broadcasts one matrix to every batch); C[b] are m*n apart.
    Products accumulate in f32 (tensor cores for f16 and bf16). For f32 operands,
    allow_tf32 permits TF32 tensor cores. a_dtype == b_dtype; c_dtype is f32 or
-   a_dtype. On failure the error is sticky (amp_device_ops.last_error) and C is
-   unchanged. */
+   a_dtype. The product is queued on `stream` (a CUstream; null: the runtime's
+   stream) after the work already queued there, like a kernel launch: the
+   caller need not wait for the GPU before the call, and C is ready when the
+   stream has run it. On failure the error is sticky
+   (amp_device_ops.last_error) and C is unchanged. */
 void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
                   int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
                   const void *a, int64_t stride_a, const void *b,
                   int64_t stride_b, void *c, float alpha, float beta,
-                  int32_t allow_tf32);
+                  int32_t allow_tf32, void *stream);
 
 #ifdef __cplusplus
 }

@@ -255,9 +255,9 @@ func::FuncOp getOrDeclareGemm(ModuleOp module) {
   // void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
   //   int64_t m, int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
   //   const void *a, int64_t stride_a, const void *b, int64_t stride_b,
-  //   void *c, float alpha, float beta, int32_t allow_tf32)
+  //   void *c, float alpha, float beta, int32_t allow_tf32, void *stream)
   auto type = b.getFunctionType({i32, i32, i64, i64, i64, i64, i32, i32, ptr,
-                                 i64, ptr, i64, ptr, f32, f32, i32},
+                                 i64, ptr, i64, ptr, f32, f32, i32, ptr},
                                 {});
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
   auto func = func::FuncOp::create(builder, module.getLoc(), kGemmFunc, type);
@@ -337,6 +337,10 @@ struct ContractionsToGemmCallsPass
                                f32(1.0f),
                                f32(zeroFill ? 0.0f : 1.0f),
                                i32(allowTF32 && aType.isF32())};
+    // The stream: null (the runtime's) until amp-gemm-calls-on-stream gives
+    // the call the step's.
+    args.push_back(LLVM::ZeroOp::create(
+        builder, loc, LLVM::LLVMPointerType::get(builder.getContext())));
     func::CallOp::create(builder, loc, gemm, args);
     op->erase();
     if (zeroFill)

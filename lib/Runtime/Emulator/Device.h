@@ -66,6 +66,10 @@ std::string describeAllocation(const void *pointer);
 std::string checkRedZones();
 /// Bytes currently allocated.
 size_t bytesInUse();
+/// Whether `stream` is a stream work can be queued on: null (the default
+/// stream) or one cuStreamCreate returned. Every stream runs its work when
+/// it is issued, so work on any of them is in issue order.
+bool isStream(const void *stream);
 
 //===----------------------------------------------------------------------===//
 // Profile (AMP_EMULATOR_PROFILE=FILE): JSON lines written at exit.

@@ -176,6 +176,10 @@ AMP_EMU_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int) {
 
 AMP_EMU_EXPORT CUresult cuStreamDestroy_v2(CUstream) { return CUDA_SUCCESS; }
 
+bool amp::emulator::isStream(const void *stream) {
+  return !stream || stream == &streamObject;
+}
+
 AMP_EMU_EXPORT CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
 
 AMP_EMU_EXPORT CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {

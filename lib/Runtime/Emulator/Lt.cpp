@@ -346,10 +346,14 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
     cublasLtMatrixLayout_t bLayout, const void *beta, const void *cPointer,
     cublasLtMatrixLayout_t cLayout, void *dPointer,
     cublasLtMatrixLayout_t dLayout, const cublasLtMatmulAlgo_t *, void *,
-    size_t, cudaStream_t) {
+    size_t, cudaStream_t stream) {
   if (!handle || !descHandle || !aLayout || !bLayout || !cLayout || !dLayout ||
       !alpha || !beta)
     return fail(CUBLAS_STATUS_INVALID_VALUE, "null argument to cublasLtMatmul");
+  // Run now, like the kernels on the stream: in the order they were issued.
+  if (!isStream(stream))
+    return fail(CUBLAS_STATUS_INVALID_VALUE,
+                "cublasLtMatmul on something that is not a stream");
   const MatmulDesc &d = *asDesc(descHandle);
   const Layout &a = *asLayout(aLayout), &b = *asLayout(bLayout),
                &c = *asLayout(cLayout), &dl = *asLayout(dLayout);

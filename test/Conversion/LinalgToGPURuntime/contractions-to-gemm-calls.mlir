@@ -3,7 +3,8 @@
 
 // Matrix products on dense device buffers become calls to the runtime's
 //   amp_gpu_gemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b,
-//                a, stride_a, b, stride_b, c, alpha, beta, allow_tf32)
+//                a, stride_a, b, stride_b, c, alpha, beta, allow_tf32, stream)
+// with a null stream (the runtime's) until amp-gemm-calls-on-stream.
 // (include/amp/Runtime/CUDAKernels.h; dtype f32 = 0, f16 = 1, bf16 = 2).
 // A zero fill of a fresh output is dropped (beta = 0); otherwise beta = 1.
 
@@ -17,6 +18,7 @@
 // (f16 = trans = 1 : i32; f32 = no trans = no tf32 = 0 : i32)
 // CHECK-DAG: %[[F16:.+]] = arith.constant 1 : i32
 // CHECK-DAG: %[[F32:.+]] = arith.constant 0 : i32
+// CHECK-DAG: %[[NULL:.+]] = llvm.mlir.zero : !llvm.ptr
 // CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i64
 // CHECK-DAG: %[[M:.+]] = arith.constant 32 : i64
 // CHECK-DAG: %[[N:.+]] = arith.constant 128 : i64
@@ -32,9 +34,9 @@
 // CHECK: %[[WP:.+]] = llvm.inttoptr
 // CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
 // CHECK: %[[OP:.+]] = llvm.inttoptr
-// CHECK: call @amp_gpu_gemm(%[[F16]], %[[F32]], %[[ONE]], %[[M]], %[[N]], %[[K]], %[[F32]], %[[F16]], %[[XP]], %{{.+}}, %[[WP]], %{{.+}}, %[[OP]], %[[ALPHA]], %[[BETA]], %[[F32]])
+// CHECK: call @amp_gpu_gemm(%[[F16]], %[[F32]], %[[ONE]], %[[M]], %[[N]], %[[K]], %[[F32]], %[[F16]], %[[XP]], %{{.+}}, %[[WP]], %{{.+}}, %[[OP]], %[[ALPHA]], %[[BETA]], %[[F32]], %[[NULL]])
 // CHECK-NOT: linalg.generic
-// CHECK: func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32)
+// CHECK: func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
 // CHECK-NOT: llvm.emit_c_interface
 func.func @linear_f16(%x: memref<32x64xf16>, %w: memref<128x64xf16>) -> memref<32x128xf32> {
   %zero = arith.constant 0.0 : f32
@@ -68,7 +70,7 @@ func.func @linear_f16(%x: memref<32x64xf16>, %w: memref<128x64xf16>) -> memref<3
 // CHECK-DAG: %[[TRANS:.+]] = arith.constant 1 : i32
 // CHECK-DAG: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
 // CHECK: linalg.fill
-// CHECK: call @amp_gpu_gemm(%[[BF16]], %[[F32]], %{{.+}}, %[[M]], %[[N]], %[[K]], %[[TRANS]], %[[F32]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ONE]], %[[ONE]], %[[F32]])
+// CHECK: call @amp_gpu_gemm(%[[BF16]], %[[F32]], %{{.+}}, %[[M]], %[[N]], %[[K]], %[[TRANS]], %[[F32]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ONE]], %[[ONE]], %[[F32]], %{{.+}})
 func.func @weight_grad_bf16(%dy: memref<32x10xbf16>, %x: memref<32x128xbf16>, %out: memref<10x128xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<10x128xf32>)
@@ -133,11 +135,11 @@ func.func @attention_scores(%q: memref<2x4x16x32xf16>, %k: memref<2x4x16x32xf16>
 // CHECK-DAG: %[[N:.+]] = arith.constant 48 : i64
 // CHECK-DAG: %[[K:.+]] = arith.constant 64 : i64
 // CHECK-DAG: %[[TRANS:.+]] = arith.constant 1 : i32
-// CHECK: call @amp_gpu_gemm(%[[F32]], %[[F32]], %[[ONE]], %[[M]], %[[N]], %[[K]], %[[F32]], %[[TRANS]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[F32]])
+// CHECK: call @amp_gpu_gemm(%[[F32]], %[[F32]], %[[ONE]], %[[M]], %[[N]], %[[K]], %[[F32]], %[[TRANS]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[F32]], %{{.+}})
 // CHECK: call @amp_gpu_gemm(%[[F32]], %[[F32]], %[[ONE]], %[[N]], %[[K]], %[[M]], %[[TRANS]], %[[F32]],
 // TF32-LABEL: func.func @linear_3d_f32
 // TF32-DAG: %[[YES:.+]] = arith.constant 1 : i32
-// TF32: call @amp_gpu_gemm({{.*}}, %[[YES]]) :
+// TF32: call @amp_gpu_gemm({{.*}}, %[[YES]], %{{.+}}) :
 func.func @linear_3d_f32(%x: memref<2x16x64xf32>, %w: memref<48x64xf32>, %y: memref<2x16x48xf32>, %dy: memref<2x16x48xf32>, %dw: memref<48x64xf32>) {
   linalg.generic {indexing_maps = [#x3, #w, #y3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<2x16x64xf32>, memref<48x64xf32>) outs(%y : memref<2x16x48xf32>) {

@@ -22,6 +22,8 @@
 //                     a reference: every dtype, transpose, batch stride
 //   gemm-tf32         TF32 rounds f32 inputs to 10 mantissa bits
 //   gemm-bounds       an operand beyond its allocation is an error
+//   gemm-stream       a GEMM queued on something that is not a stream is an
+//                     error
 //   corrupt WHAT      loading a damaged object: magic, version, elf, table
 //   mlir-kernels      the kernels of test/Target/Emulator/Inputs/
 //                     kernels.mlir, compiled by the emulator target (KERNELS
@@ -47,6 +49,7 @@
 extern "C" {
 void *mgpuModuleLoad(void *data, size_t sizeBytes);
 void *mgpuModuleGetFunction(void *module, const char *name);
+void *mgpuStreamCreate();
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t sharedBytes, void *stream,
@@ -366,7 +369,7 @@ void gemmCase(int32_t aType, int32_t cType, int64_t batch, int64_t m, int64_t n,
   float alpha = 2.0f, beta = 0.5f;
   void *dA = upload(aType, a), *dB = upload(aType, b), *dC = upload(cType, c);
   amp_gpu_gemm(aType, cType, batch, m, n, k, transA, transB, dA, strideA, dB,
-               strideB, dC, alpha, beta, /*allow_tf32=*/0);
+               strideB, dC, alpha, beta, /*allow_tf32=*/0, mgpuStreamCreate());
   std::vector<float> got = download(cType, dC, c.size());
   bool ok = true;
   for (int64_t p = 0; p < batch; ++p)
@@ -421,10 +424,10 @@ int checkTF32() {
   float *dA = deviceBuffer(1, &a), *dB = deviceBuffer(1, &b);
   float *dC = deviceBuffer(1, &zero);
   amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 1, 1, 1, 0, 0, dA, 0, dB, 0, dC,
-               1.0f, 0.0f, /*allow_tf32=*/1);
+               1.0f, 0.0f, /*allow_tf32=*/1, nullptr);
   float tf32 = toHost(dC, 1)[0];
   amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 1, 1, 1, 0, 0, dA, 0, dB, 0, dC,
-               1.0f, 0.0f, /*allow_tf32=*/0);
+               1.0f, 0.0f, /*allow_tf32=*/0, nullptr);
   float f32 = toHost(dC, 1)[0];
   expect(tf32 == 1.0f + std::ldexp(1.0f, -10), "TF32 rounds the inputs");
   expect(f32 == a * b, "f32 does not");
@@ -436,7 +439,17 @@ int checkGemmBounds() {
   float *a = deviceBuffer<float>(64), *b = deviceBuffer<float>(32);
   float *c = deviceBuffer<float>(64);
   amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 8, 8, 8, 0, 0, a, 0, b, 0, c,
-               1.0f, 0.0f, 0);
+               1.0f, 0.0f, 0, nullptr);
+  std::printf("error: %s\n", ops().last_error());
+  return 1;
+}
+
+/// The stream argument is a device buffer, not a stream.
+int checkGemmStream() {
+  float *a = deviceBuffer<float>(64), *b = deviceBuffer<float>(64);
+  float *c = deviceBuffer<float>(64);
+  amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 8, 8, 8, 0, 0, a, 0, b, 0, c,
+               1.0f, 0.0f, 0, c);
   std::printf("error: %s\n", ops().last_error());
   return 1;
 }
@@ -559,6 +572,8 @@ int main(int argc, char **argv) {
     return checkTF32();
   if (mode == "gemm-bounds")
     return checkGemmBounds();
+  if (mode == "gemm-stream")
+    return checkGemmStream();
   if (mode == "mlir-kernels")
     return checkMlirKernels();
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
