@@ -215,25 +215,26 @@ def compare(index, label, got, expected_tensor, tolerance):
     return False
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_arguments(parser):
+    """The arguments every runner of a test with a reference takes."""
     parser.add_argument("test")
     parser.add_argument("--reference")
     parser.add_argument("--opt", help="amp-opt ($AMP_OPT, else PATH)")
     parser.add_argument("--runner", help="mlir-runner ($MLIR_RUNNER, else PATH)")
     parser.add_argument("--shared-libs", default=os.environ.get("MLIR_SHARED_LIBS"),
                         help="comma-separated mlir-runner support libraries")
-    args = parser.parse_args()
 
+
+def check(args, consts, text, opt_options, what):
+    """Lowers `text` with `amp-opt opt_options`, runs its @main and compares
+    each printed tensor with the reference module's expectations for
+    `consts`; prints the verdict and exits non-zero on a failure."""
     test = os.path.abspath(args.test)
     stem = os.path.splitext(os.path.basename(test))[0]
     reference_path = args.reference or os.path.join(
         os.path.dirname(test), "Inputs", stem + ".py")
     if not args.shared_libs:
         fail("no --shared-libs (the runner utils providing printMemrefF32)", 2)
-
-    with open(test) as f:
-        consts = parse_constants(f.read())
     spec = importlib.util.spec_from_file_location(f"reference_{stem}",
                                                   reference_path)
     module = importlib.util.module_from_spec(spec)
@@ -242,7 +243,7 @@ def main():
 
     opt = find_tool(args.opt, "AMP_OPT", "amp-opt")
     runner = find_tool(args.runner, "MLIR_RUNNER", "mlir-runner")
-    lowered = run([opt, test, "--amp-cpu-pipeline"], None, "amp-opt")
+    lowered = run([opt, "-"] + opt_options, text, what)
     printed = run([runner, "-e", "main", "-entry-point-result=void",
                    f"-shared-libs={args.shared_libs}"], lowered, "mlir-runner")
     tensors = parse_printout(printed)
@@ -258,6 +259,15 @@ def main():
         fail(f"{len(references) - passed} of {len(references)} tensors "
              "out of tolerance")
     print(f"ALL {passed} TENSORS PASS")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    args = parser.parse_args()
+    with open(args.test) as f:
+        text = f.read()
+    check(args, parse_constants(text), text, ["--amp-cpu-pipeline"], "amp-opt")
 
 
 if __name__ == "__main__":

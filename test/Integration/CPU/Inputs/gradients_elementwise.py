@@ -12,7 +12,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gradient_cases import Case, away_from, emit, rnd  # noqa: E402
+from gradient_cases import (Case, away_from, reference_of, rnd,  # noqa: E402
+                            write_test)
 
 S = (2, 3)
 T = "tensor<2x3xf32>"
@@ -88,14 +89,9 @@ CASES = [
 ]
 
 
-def reference(consts):
-    for case in CASES:
-        yield from case.expectations(consts)
-
+reference = reference_of(CASES)
 
 if __name__ == "__main__":
-    sys.stdout.write(emit(
-        CASES,
-        "Gradients of the elementwise ops, executed on the CPU and checked "
-        "against PyTorch autograd and finite differences.",
-        "optimizer=none"))
+    write_test(CASES,
+               "Gradients of the elementwise ops, executed on the CPU and checked "
+               "against PyTorch autograd and finite differences.")

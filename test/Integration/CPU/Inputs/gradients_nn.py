@@ -13,7 +13,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gradient_cases import Case, emit, rnd, tensor_type as tt  # noqa: E402
+from gradient_cases import (Case, reference_of, rnd,  # noqa: E402
+                            tensor_type as tt, write_test)
 
 # Normalizations subtract means of products in the input gradient: allow
 # more cancellation (see gradient_cases.py).
@@ -143,15 +144,10 @@ CASES = [
 ]
 
 
-def reference(consts):
-    for case in CASES:
-        yield from case.expectations(consts)
-
+reference = reference_of(CASES)
 
 if __name__ == "__main__":
-    sys.stdout.write(emit(
-        CASES,
-        "Gradients of convolution, normalization, pooling and the losses, "
-        "executed on the CPU and checked against PyTorch autograd and finite "
-        "differences.",
-        "optimizer=none"))
+    write_test(CASES,
+               "Gradients of convolution, normalization, pooling and the losses, "
+               "executed on the CPU and checked against PyTorch autograd and finite "
+               "differences.")
