@@ -111,6 +111,27 @@ struct Result {
   bool ok = false;
 };
 
+// Milliseconds that `iters` calls of `run` take on `stream` (CUDA events),
+// after three warm-up calls.
+template <typename Run>
+float timeIterations(cudaStream_t stream, int iters, Run run) {
+  for (int i = 0; i < 3; ++i)
+    run();
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  CHECK_CUDA(cudaEventRecord(start, stream));
+  for (int i = 0; i < iters; ++i)
+    run();
+  CHECK_CUDA(cudaEventRecord(stop, stream));
+  CHECK_CUDA(cudaEventSynchronize(stop));
+  float ms = 0;
+  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  return ms;
+}
+
 // Runs C = op(A) op(B) as cuBLASLt sees it: column-major, so the row-major
 // product C = A B is computed as C^T = B^T A^T (swap operands, m <-> n).
 Result timeGemm(cublasLtHandle_t handle, cudaStream_t stream, const Gemm &g,
@@ -168,21 +189,7 @@ Result timeGemm(cublasLtHandle_t handle, cudaStream_t stream, const Gemm &g,
                               c, lc, &heuristic.algo, workspace, workspaceBytes,
                               stream));
     };
-    for (int i = 0; i < 3; ++i)
-      run();
-    cudaEvent_t start, stop;
-    CHECK_CUDA(cudaEventCreate(&start));
-    CHECK_CUDA(cudaEventCreate(&stop));
-    CHECK_CUDA(cudaEventRecord(start, stream));
-    for (int i = 0; i < iters; ++i)
-      run();
-    CHECK_CUDA(cudaEventRecord(stop, stream));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    CHECK_CUDA(cudaEventDestroy(start));
-    CHECK_CUDA(cudaEventDestroy(stop));
-    r.ms = ms / iters;
+    r.ms = timeIterations(stream, iters, run) / iters;
     r.tflops = 2.0 * g.M * g.N * g.K * g.batch / (r.ms * 1e-3) / 1e12;
     r.ok = true;
   } else {
@@ -203,22 +210,10 @@ double copyBandwidth(cudaStream_t stream, size_t bytes, int iters) {
   CHECK_CUDA(cudaMalloc(&from, bytes));
   CHECK_CUDA(cudaMalloc(&to, bytes));
   CHECK_CUDA(cudaMemsetAsync(from, 1, bytes, stream));
-  for (int i = 0; i < 3; ++i)
+  float ms = timeIterations(stream, iters, [&] {
     CHECK_CUDA(
         cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream));
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  CHECK_CUDA(cudaEventRecord(start, stream));
-  for (int i = 0; i < iters; ++i)
-    CHECK_CUDA(
-        cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream));
-  CHECK_CUDA(cudaEventRecord(stop, stream));
-  CHECK_CUDA(cudaEventSynchronize(stop));
-  float ms = 0;
-  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-  CHECK_CUDA(cudaEventDestroy(start));
-  CHECK_CUDA(cudaEventDestroy(stop));
+  });
   CHECK_CUDA(cudaFree(from));
   CHECK_CUDA(cudaFree(to));
   return 2.0 * bytes * iters / (ms * 1e-3);
