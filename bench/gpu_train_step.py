@@ -67,6 +67,10 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import make_gpu_models  # noqa: E402
 
+# The model ABI's tensor table, as the tests declare it.
+sys.path.insert(0, os.path.join(ROOT, "test", "lib", "python"))
+from amp_testing import ROLE_NAMES, TensorInfo  # noqa: E402
+
 PRECISIONS = ("bf16", "fp16")
 TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16}
 MARKER = "<!-- gpu_train_step.py --record inserts rows above this line -->"
@@ -77,20 +81,6 @@ MARKER = "<!-- gpu_train_step.py --record inserts rows above this line -->"
 
 AMP_DTYPES = {0: torch.float32, 1: torch.float16, 2: torch.bfloat16,
               3: torch.int64, 4: torch.int32, 5: torch.uint8}
-ROLE_NAMES = {0: "parameter", 1: "input", 2: "label", 3: "loss",
-              4: "optimizer_state", 5: "scaler_state", 6: "hyperparameter",
-              7: "skipped", 8: "output", 9: "buffer"}
-
-
-class TensorInfo(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("role", ctypes.c_int32),
-                ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("num_elements", ctypes.c_int64), ("init", ctypes.c_int32),
-                ("init_constant", ctypes.c_double),
-                ("fan_in", ctypes.c_int64), ("init_values", ctypes.c_void_p),
-                ("label_range", ctypes.c_int64),
-                ("copy_of", ctypes.c_int32)]
 
 
 class AmpLibrary:

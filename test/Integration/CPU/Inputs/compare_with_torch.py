@@ -34,7 +34,6 @@ or a failure of either tool prints FAIL lines and exits non-zero.
 import argparse
 import ast
 import importlib.util
-import math
 import os
 import re
 import shutil
@@ -44,10 +43,9 @@ import sys
 import numpy as np
 import torch
 
-
-def fail(message, code=1):
-    print(f"FAIL: {message}")
-    sys.exit(code)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "lib", "python"))
+from amp_testing import fail, parse_printout  # noqa: E402,F401
 
 
 # --- Inputs: the test's amp.constant ops ------------------------------------
@@ -116,32 +114,6 @@ def run(command, stdin_text, what):
         sys.stdout.write(result.stderr[-4000:])
         fail(f"{what} exited with {result.returncode}: {' '.join(command)}", 2)
     return result.stdout
-
-
-HEADER = re.compile(
-    r"Unranked Memref base@ = \S+ rank = (\d+) offset = \d+ "
-    r"sizes = \[([^\]]*)\] strides = \[[^\]]*\] data =")
-NUMBER = re.compile(r"[-+]?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", re.I)
-
-
-def parse_printout(text):
-    """The tensors printMemrefF32 printed, as float64 numpy arrays."""
-    headers = list(HEADER.finditer(text))
-    tensors = []
-    for i, header in enumerate(headers):
-        end = headers[i + 1].start() if i + 1 < len(headers) else len(text)
-        body = text[header.end():end]
-        shape = [int(s) for s in header.group(2).replace(",", " ").split()]
-        if len(shape) != int(header.group(1)):
-            fail(f"printed tensor {i}: rank and sizes disagree")
-        # The data is the bracketed block; anything after it on later lines
-        # is other output.
-        start, stop = body.find("["), body.rfind("]")
-        values = [float(v) for v in NUMBER.findall(body[start:stop + 1])]
-        if len(values) != math.prod(shape):
-            fail(f"printed tensor {i}: {len(values)} values for shape {shape}")
-        tensors.append(np.array(values, dtype=np.float64).reshape(shape))
-    return tensors
 
 
 # --- Comparing --------------------------------------------------------------

@@ -40,12 +40,12 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "lib", "python"))
+from amp_testing import (ROLE_NAMES, TensorInfo, exit_with_verdict,  # noqa: E402,F401
+                         fail, relative_deviation)
+
 F32 = np.float32
-
-
-def fail(message):
-    print(f"FAIL: {message}")
-    sys.exit(1)
 
 
 # --- Building --------------------------------------------------------------
@@ -80,23 +80,9 @@ def add_tool_arguments(parser):
 
 # --- Driving a compiled step -----------------------------------------------
 
-class TensorInfo(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("role", ctypes.c_int32),
-                ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("num_elements", ctypes.c_int64), ("init", ctypes.c_int32),
-                ("init_constant", ctypes.c_double),
-                ("fan_in", ctypes.c_int64), ("init_values", ctypes.c_void_p),
-                ("label_range", ctypes.c_int64),
-                ("copy_of", ctypes.c_int32)]
-
-
 # bf16 is exposed as its raw uint16 bits.
 DTYPES = {0: np.float32, 1: np.float16, 2: np.uint16, 3: np.int64,
           4: np.int32, 5: np.uint8}
-ROLES = {0: "parameter", 1: "input", 2: "label", 3: "loss",
-         4: "optimizer_state", 5: "scaler_state", 6: "hyperparameter",
-         7: "skipped", 8: "output", 9: "buffer"}
 
 
 class Model:
@@ -126,7 +112,7 @@ class Model:
             buffer = (ctypes.c_char * (info.num_elements * dtype.itemsize)
                       ).from_address(pointer)
             self.arrays[name] = np.frombuffer(buffer, dtype).reshape(shape)
-            self.roles[name] = ROLES[info.role]
+            self.roles[name] = ROLE_NAMES[info.role]
 
     def __getitem__(self, name):
         if name not in self.arrays:

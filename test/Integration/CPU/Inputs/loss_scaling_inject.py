@@ -28,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from loss_scaling_harness import (F32, Model, add_tool_arguments,  # noqa: E402
+                                  exit_with_verdict,
                                   bit_identical, build, fail, mlp_batch,
                                   mlp_parameters)
 
@@ -104,8 +105,7 @@ def main():
                          "--amp-pipeline=opt-level=O1 precision=fp16"],
                         args.work, label)
         ok &= run(label, library, lr, overflow)
-    print("ALL PASS" if ok else "SOME FAILED")
-    sys.exit(0 if ok else 1)
+    exit_with_verdict(ok)
 
 
 if __name__ == "__main__":

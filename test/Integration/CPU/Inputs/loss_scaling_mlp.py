@@ -35,6 +35,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from loss_scaling_harness import (Model, add_tool_arguments,  # noqa: E402
+                                  exit_with_verdict, relative_deviation,
                                   bit_identical, build, fail,
                                   initialize_copies, mlp_batch,
                                   mlp_parameters)
@@ -98,8 +99,7 @@ def main():
         copies = [n for n in model.names("buffer") if n.endswith(".f16")]
         if ("master" in label) != bool(copies):
             fail(f"{label}: fp16 weight copies: {copies}")
-        deviation = max(abs(a - b) for a, b in zip(losses, reference))
-        deviation /= abs(reference[0])
+        deviation = relative_deviation(losses, reference)
         falls = losses[-1] < 0.5 * losses[0]
         good = (1e-7 < deviation <= LIMIT and falls and skipped == 0 and
                 all(np.isfinite(losses)))
@@ -127,8 +127,7 @@ def main():
     print(f"{'PASS' if same else 'FAIL'} fp16 O2 with master-weight copies "
           f"is bit-identical to O2 casting the master weights (20 steps, "
           f"{copy_skipped} skipped)")
-    print("ALL PASS" if ok else "SOME FAILED")
-    sys.exit(0 if ok else 1)
+    exit_with_verdict(ok)
 
 
 if __name__ == "__main__":

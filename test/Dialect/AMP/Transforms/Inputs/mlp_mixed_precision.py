@@ -63,6 +63,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "Integration",
                                 "CPU", "Inputs"))
 import compare_with_torch as harness  # noqa: E402  (parse_printout, run)
+from amp_testing import exit_with_verdict, relative_deviation  # noqa: E402
 
 U32 = 2.0 ** -24
 UNIT = {"fp32": U32, "bf16": 2.0 ** -8, "fp16": 2.0 ** -11}
@@ -323,19 +324,18 @@ def main():
                   f"max error/bound {worst:.3f}{differs}")
             # Loss curve.
             losses = [float(t.reshape(())) for t in tensors[13:]]
-            tolerance = (1e-5 if precision == "fp32" else 0.02) * curve[0]
-            deviation = max(abs(a - b) for a, b in zip(losses, curve))
+            limit = 1e-5 if precision == "fp32" else 0.02
+            deviation = relative_deviation(losses, curve)
             if os.environ.get("AMP_DEBUG"):
                 print("  curve", " ".join(f"{a:.4f}/{b:.4f}"
                                           for a, b in zip(losses, curve)))
-            status = "PASS" if deviation <= tolerance else "FAIL"
-            ok = ok and deviation <= tolerance
+            status = "PASS" if deviation <= limit else "FAIL"
+            ok = ok and deviation <= limit
             print(f"{status} {precision} {args.steps} steps: loss "
                   f"{losses[0]:.4f} -> {losses[-1]:.4f} (fp32 reference "
                   f"{curve[0]:.4f} -> {curve[-1]:.4f}), max deviation "
-                  f"{deviation / curve[0]:.2e} of the first loss")
-    print("ALL PASS" if ok else "SOME FAILED")
-    sys.exit(0 if ok else 1)
+                  f"{deviation:.2e} of the first loss")
+    exit_with_verdict(ok)
 
 
 if __name__ == "__main__":
