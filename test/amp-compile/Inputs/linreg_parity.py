@@ -7,14 +7,12 @@ different orders; each step's loss differs by a few f32 ulps, and SGD on a
 convex quadratic with lr 0.1 contracts errors, so 1e-5 relative holds with
 a wide margin over 20 steps.
 """
-import json
-import subprocess
 import sys
 
 import numpy as np
 import torch
 
-import amp_checkpoint
+import torch_reference
 
 amp_run, library, workdir = sys.argv[1:4]
 rng = np.random.RandomState(0)
@@ -23,17 +21,10 @@ y = (x @ np.array([[1.0], [-2.0], [0.5], [3.0]], np.float32) + 0.25).astype(
     np.float32)
 w0 = rng.randn(1, 4).astype(np.float32) * 0.5
 b0 = np.array([0.1], np.float32)
-np.save(workdir + "/x.npy", x)
-np.save(workdir + "/y.npy", y)
-amp_checkpoint.write(workdir + "/init.ckpt",
-                     [("fc.weight", w0), ("fc.bias", b0),
-                      ("lr", np.array(0.1, np.float32))])
-subprocess.run([amp_run, library, "--steps", "20", "--load",
-                workdir + "/init.ckpt", "--input", "x=" + workdir + "/x.npy",
-                "--input", "y=" + workdir + "/y.npy", "--metrics",
-                workdir + "/metrics.jsonl"], check=True,
-               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-ours = [json.loads(l)["loss"] for l in open(workdir + "/metrics.jsonl")]
+ours = torch_reference.amp_run_losses(
+    amp_run, library, workdir,
+    [("fc.weight", w0), ("fc.bias", b0), ("lr", np.array(0.1, np.float32))],
+    {"x": x, "y": y})
 
 model = torch.nn.Linear(4, 1)
 with torch.no_grad():
