@@ -209,7 +209,8 @@ public:
   FailureOr<Type> firstRuntimeElement(unsigned begin, unsigned end);
 
   /// Shapes of inputs [0, count) and whether all are known at import time,
-  /// which the broadcasting n-ary importers need before folding.
+  /// which the n-ary importers need before folding; every input must be
+  /// present.
   LogicalResult inputShapes(unsigned count, SmallVectorImpl<Shape> &shapes,
                             bool &allKnown);
 

@@ -364,6 +364,10 @@ LogicalResult Importer::inputShapes(unsigned count,
                                     bool &allKnown) {
   allKnown = true;
   for (unsigned i = 0; i < count; ++i) {
+    if (!hasInput(i)) {
+      error() << "input #" << i << " is missing";
+      return failure();
+    }
     FailureOr<Shape> s = inputShape(i);
     FailureOr<const HostTensor *> h = hostOf(i);
     if (failed(s) || failed(h))

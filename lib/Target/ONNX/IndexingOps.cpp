@@ -32,19 +32,9 @@ LogicalResult Importer::importConcat() {
     return failure();
   }
   SmallVector<Shape> shapes;
-  bool allKnown = true;
-  for (unsigned i = 0; i < numInputs(); ++i) {
-    if (!hasInput(i)) {
-      error() << "input #" << i << " is missing";
-      return failure();
-    }
-    FailureOr<Shape> s = inputShape(i);
-    FailureOr<const HostTensor *> h = hostOf(i);
-    if (failed(s) || failed(h))
-      return failure();
-    shapes.push_back(*s);
-    allKnown &= *h != nullptr;
-  }
+  bool allKnown;
+  if (failed(inputShapes(numInputs(), shapes, allKnown)))
+    return failure();
   int64_t rank = shapes[0].size();
   FailureOr<int64_t> axis = normalizeAxis(*axisAttr, rank);
   if (failed(axis))

@@ -263,15 +263,11 @@ LogicalResult Importer::importLayerNorm() {
   FailureOr<double> epsilon = epsilonAttr();
   if (failed(axisAttr) || failed(epsilon))
     return failure();
-  FailureOr<Value> xValue = floatValue(0, "X");
+  FailureOr<Value> xValue = floatInputOfRank("X", "X", 1);
   if (failed(xValue))
     return failure();
   Value x = *xValue;
   ArrayRef<int64_t> xs = shapeOf(x);
-  if (xs.empty()) {
-    error() << "X must have rank 1 or more";
-    return failure();
-  }
   FailureOr<int64_t> axis = normalizeAxis(*axisAttr, xs.size());
   if (failed(axis))
     return failure();

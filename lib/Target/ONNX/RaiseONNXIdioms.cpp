@@ -140,11 +140,12 @@ Value affineSource(Value p, Type element) {
 }
 
 /// An affine parameter `p` that was broadcast over `x` (rank `rank`) and
-/// varies only along dimensions [begin, rank): returns it reshaped and
+/// varies only along dimensions [begin, end): returns it reshaped and
 /// broadcast to exactly `target` (x's shape over those dimensions), or null.
 /// With a null `rewriter`, only checks (returns `p` on success).
-Value affineOver(PatternRewriter *rewriter, Location loc, Value p, int64_t rank,
-                 int64_t begin, ArrayRef<int64_t> target, Type element) {
+Value affineAlong(PatternRewriter *rewriter, Location loc, Value p,
+                  int64_t rank, int64_t begin, int64_t end,
+                  ArrayRef<int64_t> target, Type element) {
   if (Value splat = splatLike(rewriter, loc, p, target, element))
     return splat;
   Value source = affineSource(p, element);
@@ -154,12 +155,12 @@ Value affineOver(PatternRewriter *rewriter, Location loc, Value p, int64_t rank,
   ArrayRef<int64_t> shape = typeOf(source).getShape();
   if (static_cast<int64_t>(shape.size()) > rank)
     return {};
-  // Right-align with x; dimensions before `begin` must be 1.
+  // Right-align with x; dimensions outside [begin, end) must be 1.
   int64_t offset = rank - shape.size();
   SmallVector<int64_t> trailing;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
     int64_t xDim = offset + d;
-    if (xDim < begin) {
+    if (xDim < begin || xDim >= end) {
       if (shape[d] != 1)
         return {};
       continue;
@@ -179,6 +180,12 @@ Value affineOver(PatternRewriter *rewriter, Location loc, Value p, int64_t rank,
     v = BroadcastOp::create(*rewriter, loc,
                             RankedTensorType::get(target, sourceElement), v);
   return v;
+}
+
+/// affineAlong over the trailing dimensions [begin, rank) of x.
+Value affineOver(PatternRewriter *rewriter, Location loc, Value p, int64_t rank,
+                 int64_t begin, ArrayRef<int64_t> target, Type element) {
+  return affineAlong(rewriter, loc, p, rank, begin, rank, target, element);
 }
 
 /// The affine parameters of a raised norm over `affineType`: `weight` and
@@ -204,35 +211,7 @@ std::pair<Value, Value> affineOrIdentity(PatternRewriter &rewriter,
 /// With a null `rewriter`, only checks (returns `p` on success).
 Value channelAffine(PatternRewriter *rewriter, Location loc, Value p,
                     int64_t rank, int64_t channels, Type element) {
-  if (Value splat = splatLike(rewriter, loc, p, {channels}, element))
-    return splat;
-  Value source = affineSource(p, element);
-  if (!source)
-    return {};
-  Type sourceElement = typeOf(source).getElementType();
-  ArrayRef<int64_t> shape = typeOf(source).getShape();
-  int64_t offset = rank - static_cast<int64_t>(shape.size());
-  if (offset < 0 || offset > 1)
-    return {};
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    int64_t xDim = offset + d;
-    int64_t want = xDim == 1 ? channels : 1;
-    if (shape[d] != want && !(xDim == 1 && shape[d] == 1))
-      return {};
-  }
-  if (!rewriter)
-    return p;
-  RankedTensorType flat = RankedTensorType::get({channels}, sourceElement);
-  Value v = source;
-  int64_t channelDim = 1 - offset;
-  if (shape[channelDim] == 1) {
-    v = ReshapeOp::create(*rewriter, loc,
-                          RankedTensorType::get({1}, sourceElement), v);
-    return BroadcastOp::create(*rewriter, loc, flat, v);
-  }
-  if (shape.size() != 1)
-    v = ReshapeOp::create(*rewriter, loc, flat, v);
-  return v;
+  return affineAlong(rewriter, loc, p, rank, 1, 2, {channels}, element);
 }
 
 /// Sorted axes of a reduction, normalized; whether they are [begin, rank).

@@ -62,6 +62,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "amp-compile", "Inputs"))
 from amp_checkpoint import read as read_checkpoint  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "lib", "python"))
+from amp_testing import parse_printout  # noqa: E402
+
 
 # --- The imported function --------------------------------------------------
 
@@ -150,25 +154,6 @@ def build_main(mlir_text, feeds, function="forward"):
         printed.append((name, role, shape))
     lines += ["    return", "  }", "}"]
     return "\n".join(lines) + "\n", printed
-
-
-HEADER = re.compile(
-    r"Unranked Memref base@ = \S+ rank = (\d+) offset = \d+ "
-    r"sizes = \[([^\]]*)\] strides = \[[^\]]*\] data =")
-NUMBER = re.compile(r"[-+]?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", re.I)
-
-
-def parse_printout(text):
-    headers = list(HEADER.finditer(text))
-    tensors = []
-    for i, header in enumerate(headers):
-        end = headers[i + 1].start() if i + 1 < len(headers) else len(text)
-        body = text[header.end():end]
-        shape = [int(s) for s in header.group(2).replace(",", " ").split()]
-        start, stop = body.find("["), body.rfind("]")
-        values = [float(v) for v in NUMBER.findall(body[start:stop + 1])]
-        tensors.append(np.array(values, dtype=np.float64).reshape(shape))
-    return tensors
 
 
 def run_forward(mlir_path, feeds, workdir, function="forward"):

@@ -19,13 +19,11 @@ different orders keep the losses within ~1e-6 relative over 20 steps; a
 wrong gradient or a wrong initial value fails by orders of magnitude, so
 every loss must agree to 1e-4 relative.
 """
-import json
 import os
 import subprocess
 import sys
 import warnings
 
-import numpy as np
 import torch
 
 import onnx_harness as H
@@ -33,21 +31,10 @@ import onnx_harness as H
 warnings.filterwarnings("ignore")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "amp-compile", "Inputs"))
-import amp_checkpoint  # noqa: E402
 import torch_reference  # noqa: E402
 
 workdir = sys.argv[1]
-torch.manual_seed(0)
-model = torch.nn.Sequential()
-model.add_module("ln", torch.nn.LayerNorm(64))
-model.add_module("fc1", torch.nn.Linear(64, 128))
-model.add_module("gelu", torch.nn.GELU())
-model.add_module("fc2", torch.nn.Linear(128, 10))
-with torch.no_grad():  # non-trivial norm parameters
-    model.ln.weight.uniform_(0.5, 1.5)
-    model.ln.bias.uniform_(-0.2, 0.2)
-x = torch.randn(32, 64)
-labels = torch.randint(0, 10, (32,))
+model, x, labels = torch_reference.parity_mlp()
 onnx_path = os.path.join(workdir, "mlp.onnx")
 with torch.no_grad():
     torch.onnx.export(model, (x,), onnx_path, opset_version=13,
@@ -61,20 +48,10 @@ subprocess.run([H.tool("amp-compile", "AMP_COMPILE"),
                 library], check=True)
 
 initial = H.read_checkpoint(os.path.join(workdir, "mlp.ckpt"))
-state = [(k, v) for k, v in initial.items()]
-state += [(k + ".momentum_buffer", np.zeros_like(v)) for k, v in state]
-state.append(("lr", np.array(0.05, np.float32)))
-amp_checkpoint.write(os.path.join(workdir, "init.ckpt"), state)
-np.save(os.path.join(workdir, "x.npy"), x.numpy())
-np.save(os.path.join(workdir, "labels.npy"), labels.numpy())
-subprocess.run([H.tool("amp-run", "AMP_RUN"), library, "--steps", "20",
-                "--load", os.path.join(workdir, "init.ckpt"),
-                "--input", "input0=" + os.path.join(workdir, "x.npy"),
-                "--input", "labels=" + os.path.join(workdir, "labels.npy"),
-                "--metrics", os.path.join(workdir, "metrics.jsonl")],
-               check=True, stdout=subprocess.DEVNULL)
-ours = [json.loads(line)["loss"]
-        for line in open(os.path.join(workdir, "metrics.jsonl"))]
+ours = torch_reference.amp_run_losses(
+    H.tool("amp-run", "AMP_RUN"), library, workdir,
+    torch_reference.momentum_sgd_state(initial.items(), 0.05),
+    {"input0": x.numpy(), "labels": labels.numpy()})
 
 theirs = torch_reference.sgd_cross_entropy_losses(model, x, labels)
 worst = torch_reference.report(ours, theirs)
