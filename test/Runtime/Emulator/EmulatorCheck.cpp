@@ -434,22 +434,14 @@ int checkTF32() {
   return failures ? 1 : 0;
 }
 
-/// B claims 8 x 8 but its allocation holds 8 x 4.
-int checkGemmBounds() {
-  float *a = deviceBuffer<float>(64), *b = deviceBuffer<float>(32);
+/// An 8 x 8 x 8 f32 GEMM that the emulator must refuse: B's allocation
+/// holds `bElements` floats and, with `cAsStream`, the stream argument is
+/// C's device buffer. Prints the error.
+int checkGemmRefused(size_t bElements, bool cAsStream) {
+  float *a = deviceBuffer<float>(64), *b = deviceBuffer<float>(bElements);
   float *c = deviceBuffer<float>(64);
   amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 8, 8, 8, 0, 0, a, 0, b, 0, c,
-               1.0f, 0.0f, 0, nullptr);
-  std::printf("error: %s\n", ops().last_error());
-  return 1;
-}
-
-/// The stream argument is a device buffer, not a stream.
-int checkGemmStream() {
-  float *a = deviceBuffer<float>(64), *b = deviceBuffer<float>(64);
-  float *c = deviceBuffer<float>(64);
-  amp_gpu_gemm(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 8, 8, 8, 0, 0, a, 0, b, 0, c,
-               1.0f, 0.0f, 0, c);
+               1.0f, 0.0f, 0, cAsStream ? c : nullptr);
   std::printf("error: %s\n", ops().last_error());
   return 1;
 }
@@ -571,9 +563,9 @@ int main(int argc, char **argv) {
   if (mode == "gemm-tf32")
     return checkTF32();
   if (mode == "gemm-bounds")
-    return checkGemmBounds();
+    return checkGemmRefused(32, false); // B claims 8 x 8, holds 8 x 4
   if (mode == "gemm-stream")
-    return checkGemmStream();
+    return checkGemmRefused(64, true); // the stream is a device buffer
   if (mode == "mlir-kernels")
     return checkMlirKernels();
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
