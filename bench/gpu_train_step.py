@@ -69,7 +69,7 @@ import make_gpu_models  # noqa: E402
 
 # The model ABI's tensor table, as the tests declare it.
 sys.path.insert(0, os.path.join(ROOT, "test", "lib", "python"))
-from amp_testing import ROLE_NAMES, TensorInfo  # noqa: E402
+from amp_testing import ROLE_NAMES, load_model_library  # noqa: E402
 
 PRECISIONS = ("bf16", "fp16")
 TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -88,22 +88,7 @@ class AmpLibrary:
 
     def __init__(self, path):
         self.path = path
-        lib = self.lib = ctypes.CDLL(os.path.abspath(path))
-        lib.amp_abi_version.restype = ctypes.c_int32
-        lib.amp_last_error.restype = ctypes.c_char_p
-        lib.amp_num_tensors.restype = ctypes.c_int32
-        lib.amp_tensor.restype = ctypes.POINTER(TensorInfo)
-        lib.amp_tensor.argtypes = [ctypes.c_int32]
-        lib.amp_state_create.restype = ctypes.c_void_p
-        lib.amp_state_create.argtypes = [ctypes.c_uint64]
-        lib.amp_state_destroy.restype = None
-        lib.amp_state_destroy.argtypes = [ctypes.c_void_p]
-        lib.amp_state_tensor.restype = ctypes.c_void_p
-        lib.amp_state_tensor.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        lib.amp_train_step.restype = ctypes.c_int32
-        lib.amp_train_step.argtypes = [ctypes.c_void_p,
-                                       ctypes.POINTER(ctypes.c_float),
-                                       ctypes.POINTER(ctypes.c_int32)]
+        lib = self.lib = load_model_library(path)
         if lib.amp_abi_version() != 2:
             raise RuntimeError("%s: ABI version %d, this script knows 1"
                                % (path, lib.amp_abi_version()))

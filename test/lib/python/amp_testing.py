@@ -1,8 +1,9 @@
 """Python pieces that the test harnesses and benchmarks share.
 
   parse_printout(text)        the tensors printMemrefF32 printed
-  TensorInfo, ROLE_NAMES      the tensor table of a library made by
-                              amp-compile (include/amp/Runtime/ModelABI.h)
+  load_model_library(path)    a library made by amp-compile, its C ABI
+                              (include/amp/Runtime/ModelABI.h) declared
+  TensorInfo, ROLE_NAMES      that ABI's tensor table
   relative_deviation(a, b)    how far a loss curve strays from a reference
   exit_with_verdict(ok)       the closing ALL PASS / SOME FAILED line
 
@@ -12,6 +13,7 @@ their own file) and import it.
 
 import ctypes
 import math
+import os
 import re
 import sys
 
@@ -67,6 +69,27 @@ class TensorInfo(ctypes.Structure):
 ROLE_NAMES = {0: "parameter", 1: "input", 2: "label", 3: "loss",
               4: "optimizer_state", 5: "scaler_state", 6: "hyperparameter",
               7: "skipped", 8: "output", 9: "buffer"}
+
+
+def load_model_library(path):
+    """Loads the library at `path` with the signatures of its C ABI."""
+    lib = ctypes.CDLL(os.path.abspath(path))
+    lib.amp_abi_version.restype = ctypes.c_int32
+    lib.amp_last_error.restype = ctypes.c_char_p
+    lib.amp_num_tensors.restype = ctypes.c_int32
+    lib.amp_tensor.restype = ctypes.POINTER(TensorInfo)
+    lib.amp_tensor.argtypes = [ctypes.c_int32]
+    lib.amp_state_create.restype = ctypes.c_void_p
+    lib.amp_state_create.argtypes = [ctypes.c_uint64]
+    lib.amp_state_destroy.restype = None
+    lib.amp_state_destroy.argtypes = [ctypes.c_void_p]
+    lib.amp_state_tensor.restype = ctypes.c_void_p
+    lib.amp_state_tensor.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    lib.amp_train_step.restype = ctypes.c_int32
+    lib.amp_train_step.argtypes = [ctypes.c_void_p,
+                                   ctypes.POINTER(ctypes.c_float),
+                                   ctypes.POINTER(ctypes.c_int32)]
+    return lib
 
 
 # --- Verdicts ----------------------------------------------------------------

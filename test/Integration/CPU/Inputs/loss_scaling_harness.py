@@ -33,6 +33,7 @@ Reference scalers, transcribed from the sources named in
   the max clamp is out of reach; the tests check both agreements.
 """
 
+import argparse
 import ctypes
 import os
 import subprocess
@@ -42,8 +43,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "lib", "python"))
-from amp_testing import (ROLE_NAMES, TensorInfo, exit_with_verdict,  # noqa: E402,F401
-                         fail, relative_deviation)
+from amp_testing import (ROLE_NAMES, exit_with_verdict, fail,  # noqa: E402,F401
+                         load_model_library, relative_deviation)
 
 F32 = np.float32
 
@@ -71,11 +72,19 @@ def build(tools, model, passes, directory, name):
     return library
 
 
-def add_tool_arguments(parser):
+def parse_arguments(source="model", steps=None):
+    """The command line of a loss-scaling test: the `source` file to build,
+    the tools, the work directory and, given a default number of `steps`,
+    --steps."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument(source)
+    if steps is not None:
+        parser.add_argument("--steps", type=int, default=steps)
     parser.add_argument("--opt", default="amp-opt")
     parser.add_argument("--compile", default="amp-compile")
     parser.add_argument("--work", required=True,
                         help="directory for the generated steps and libraries")
+    return parser.parse_args()
 
 
 # --- Driving a compiled step -----------------------------------------------
@@ -87,19 +96,7 @@ DTYPES = {0: np.float32, 1: np.float16, 2: np.uint16, 3: np.int64,
 
 class Model:
     def __init__(self, path, seed=0):
-        self.lib = ctypes.CDLL(os.path.abspath(path))
-        lib = self.lib
-        lib.amp_state_create.restype = ctypes.c_void_p
-        lib.amp_state_create.argtypes = [ctypes.c_uint64]
-        lib.amp_state_tensor.restype = ctypes.c_void_p
-        lib.amp_state_tensor.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        lib.amp_train_step.restype = ctypes.c_int32
-        lib.amp_train_step.argtypes = [ctypes.c_void_p,
-                                       ctypes.POINTER(ctypes.c_float),
-                                       ctypes.POINTER(ctypes.c_int32)]
-        lib.amp_tensor.restype = ctypes.POINTER(TensorInfo)
-        lib.amp_tensor.argtypes = [ctypes.c_int32]
-        lib.amp_last_error.restype = ctypes.c_char_p
+        lib = self.lib = load_model_library(path)
         self.state = lib.amp_state_create(seed)
         self.roles = {}
         self.arrays = {}

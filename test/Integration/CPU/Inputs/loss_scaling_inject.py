@@ -20,14 +20,13 @@ count the taken steps only. Training must go on: the last loss below the
 loss before the first injection, which is below the first loss.
 """
 
-import argparse
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loss_scaling_harness import (F32, Model, add_tool_arguments,  # noqa: E402
+from loss_scaling_harness import (F32, Model, parse_arguments,  # noqa: E402
                                   exit_with_verdict,
                                   bit_identical, build, fail, mlp_batch,
                                   mlp_parameters)
@@ -94,10 +93,7 @@ def run(label, library, lr, overflow):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model")
-    add_tool_arguments(parser)
-    args = parser.parse_args()
+    args = parse_arguments()
     ok = True
     for label, options, lr, overflow in VARIANTS:
         library = build(args, args.model,

@@ -27,14 +27,13 @@ copies must be bit-identical to the O2 build that casts its master weights
 every step (20 steps with an overflow at step 5).
 """
 
-import argparse
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loss_scaling_harness import (Model, add_tool_arguments,  # noqa: E402
+from loss_scaling_harness import (Model, parse_arguments,  # noqa: E402
                                   exit_with_verdict, relative_deviation,
                                   bit_identical, build, fail,
                                   initialize_copies, mlp_batch,
@@ -73,11 +72,7 @@ def train(library, steps, overflow=()):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model")
-    parser.add_argument("--steps", type=int, default=50)
-    add_tool_arguments(parser)
-    args = parser.parse_args()
+    args = parse_arguments(steps=50)
 
     fp32 = build(args, args.model, [AUTODIFF], args.work, "mlp_fp32")
     variants = [

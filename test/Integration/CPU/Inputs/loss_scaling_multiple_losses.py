@@ -17,7 +17,6 @@ clean step the weights must equal, bit for bit, the baseline's run on the
 clean steps only (both scales are powers of two, exact in f32).
 """
 
-import argparse
 import os
 import sys
 
@@ -25,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from loss_scaling_harness import (F32, Model, ScalerRef,  # noqa: E402
-                                  add_tool_arguments, bit_identical, build,
+                                  parse_arguments, bit_identical, build,
                                   fail)
 
 OVERFLOW = {2: {"main"}, 4: {"aux"}, 6: {"aux", "main"}}
@@ -33,10 +32,7 @@ STEPS = 12
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("step")
-    add_tool_arguments(parser)
-    args = parser.parse_args()
+    args = parse_arguments("step")
     baseline = Model(build(args, args.step, [], args.work, "baseline"))
     model = Model(build(args, args.step,
                         ["--amp-loss-scaling=growth-interval=3"], args.work,

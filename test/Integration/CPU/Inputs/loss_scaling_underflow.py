@@ -26,14 +26,13 @@ each step's update by about that much relative; over 30 steps of a convex
 problem they do not add up past twice that (measured: 7e-6).
 """
 
-import argparse
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loss_scaling_harness import (F32, Model, add_tool_arguments, build,  # noqa: E402
+from loss_scaling_harness import (F32, Model, parse_arguments, build,  # noqa: E402
                                   exit_with_verdict, fail,
                                   relative_deviation)
 
@@ -60,11 +59,7 @@ def train(library, steps):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model")
-    parser.add_argument("--steps", type=int, default=30)
-    add_tool_arguments(parser)
-    args = parser.parse_args()
+    args = parse_arguments(steps=30)
     fp32 = build(args, args.model, [AUTODIFF], args.work, "fp32")
     none = build(args, args.model,
                  [AUTODIFF, "--amp-pipeline=opt-level=O1 precision=fp16 "

@@ -31,7 +31,6 @@ scaler, see docs/LossScaling.md) except in `resumed`, which writes a state
 as a checkpoint would.
 """
 
-import argparse
 import os
 import sys
 
@@ -39,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from loss_scaling_harness import (F32, GradScalerRef, MegatronRef, Model,  # noqa: E402
-                                  ScalerRef, add_tool_arguments,
+                                  ScalerRef, parse_arguments,
                                   bit_identical, build, fail)
 
 AUTODIFF = "--amp-autodiff=loss=mse momentum=0.9"
@@ -255,10 +254,7 @@ def run_scenario(tools, model_path, work, scenario, unscaled_lib):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model")
-    add_tool_arguments(parser)
-    args = parser.parse_args()
+    args = parse_arguments()
     unscaled = build(args, args.model, [AUTODIFF], args.work, "unscaled")
     compared = 0
     for scenario in SCENARIOS:
