@@ -46,25 +46,6 @@ using namespace mlir::amp;
 namespace {
 using utils::IteratorType;
 
-/// A lowering of a one-result op whose replacement `lower` builds at the
-/// op's location, given the op's (tensor) result type: the frame the
-/// window patterns share.
-template <typename OpTy> struct ResultLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
-
-  virtual Value lower(OpTy op, OpAdaptor adaptor, OpBuilder &b, Location loc,
-                      RankedTensorType resultType) const = 0;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    rewriter.replaceOp(op, lower(op, adaptor, rewriter, op.getLoc(),
-                                 cast<RankedTensorType>(op.getType())));
-    return success();
-  }
-};
-
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -650,15 +631,11 @@ struct AvgPool2DGradLowering : ResultLowering<AvgPool2DGradOp> {
   }
 };
 
-struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(GlobalAvgPoolOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
+struct GlobalAvgPoolLowering : ResultLowering<GlobalAvgPoolOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(GlobalAvgPoolOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     auto inputType = tensorType(adaptor.getInput());
-    auto resultType = cast<RankedTensorType>(op.getType());
     unsigned rank = inputType.getRank();
     SmallVector<int64_t> spatial;
     double count = 1;
@@ -674,8 +651,7 @@ struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
         [&](OpBuilder &nb, Location l, Value v) {
           return arith::DivFOp::create(nb, l, v, f32(nb, l, count));
         });
-    rewriter.replaceOp(op, reshapeTensor(b, loc, mean, resultType));
-    return success();
+    return reshapeTensor(b, loc, mean, resultType);
   }
 };
 
@@ -697,16 +673,12 @@ Value gatherIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
   return arith::MinSIOp::create(b, loc, low, indexConstant(b, loc, size - 1));
 }
 
-struct GatherLowering : OpConversionPattern<GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
+struct GatherLowering : ResultLowering<GatherOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(GatherOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
     Value input = adaptor.getInput();
     auto inputType = tensorType(input);
-    auto resultType = cast<RankedTensorType>(op.getType());
     int64_t inputRank = inputType.getRank();
     int64_t axis = normalized(op.getAxis(), inputRank);
     int64_t indexRank = tensorType(adaptor.getIndices()).getRank();
@@ -716,22 +688,18 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     for (int64_t d = 0; d < indexRank; ++d)
       indexExprs.push_back(b.getAffineDimExpr(axis + d));
     int64_t size = inputType.getDimSize(axis);
-    rewriter.replaceOp(
-        op, buildElementwise(
-                b, loc, resultType, adaptor.getIndices(),
-                [&](OpBuilder &nb, Location l, ValueRange args) {
-                  SmallVector<Value> coords;
-                  for (int64_t d = 0; d < axis; ++d)
-                    coords.push_back(linalg::IndexOp::create(nb, l, d));
-                  coords.push_back(gatherIndex(nb, l, args[0], size));
-                  for (int64_t d = axis + 1; d < inputRank; ++d)
-                    coords.push_back(
-                        linalg::IndexOp::create(nb, l, d + indexRank - 1));
-                  return tensor::ExtractOp::create(nb, l, input, coords)
-                      .getResult();
-                },
-                mapOf(b, rank, indexExprs)));
-    return success();
+    return buildElementwise(
+        b, loc, resultType, adaptor.getIndices(),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < axis; ++d)
+            coords.push_back(linalg::IndexOp::create(nb, l, d));
+          coords.push_back(gatherIndex(nb, l, args[0], size));
+          for (int64_t d = axis + 1; d < inputRank; ++d)
+            coords.push_back(linalg::IndexOp::create(nb, l, d + indexRank - 1));
+          return tensor::ExtractOp::create(nb, l, input, coords).getResult();
+        },
+        mapOf(b, rank, indexExprs));
   }
 };
 
@@ -772,18 +740,15 @@ struct GatherGradLowering : ResultLowering<GatherGradOp> {
   }
 };
 
-struct SliceGradLowering : OpConversionPattern<SliceGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(SliceGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Value zeros = filledTensor(rewriter, op.getLoc(), resultType, 0.0);
-    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        op, adaptor.getGrad(), zeros, ValueRange{}, ValueRange{}, ValueRange{},
-        op.getStarts(), tensorType(adaptor.getGrad()).getShape(),
+struct SliceGradLowering : ResultLowering<SliceGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(SliceGradOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+              RankedTensorType resultType) const override {
+    Value zeros = filledTensor(b, loc, resultType, 0.0);
+    return tensor::InsertSliceOp::create(
+        b, loc, adaptor.getGrad(), zeros, ValueRange{}, ValueRange{},
+        ValueRange{}, op.getStarts(), tensorType(adaptor.getGrad()).getShape(),
         op.getStrides());
-    return success();
   }
 };
 
@@ -848,13 +813,10 @@ Value dropoutKeeps(OpBuilder &nb, Location l, RankedTensorType type, Value seed,
 /// function of (seed, shape): the same seed gives the same mask. A kept
 /// element is x * (1 / (1 - p)) with the factor rounded to f32, the same
 /// factor dropout_grad applies, computed in f32 and rounded once.
-struct DropoutLowering : OpConversionPattern<DropoutOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(DropoutOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
+struct DropoutLowering : Lowering<DropoutOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(DropoutOp op, OpAdaptor adaptor, OpBuilder &b,
+                           Location loc) const override {
     auto type = cast<RankedTensorType>(op.getOutput().getType());
     auto maskType = cast<RankedTensorType>(op.getMask().getType());
     unsigned rank = type.getRank();
@@ -879,8 +841,7 @@ struct DropoutLowering : OpConversionPattern<DropoutOp> {
           linalg::YieldOp::create(
               nb, l, ValueRange{roundTo(nb, l, kept, element), keep});
         });
-    rewriter.replaceOp(op, generic.getResults());
-    return success();
+    return SmallVector<Value>(generic.getResults());
   }
 };
 } // namespace

@@ -164,25 +164,21 @@ Value geluGradFormula(GeluGradOp op, OpBuilder &b, Location loc, ValueRange x) {
 
 /// Lowers a float elementwise op: widen, compute `formula` in f32, round once.
 template <typename OpTy>
-struct FloatElementwiseLowering : OpConversionPattern<OpTy> {
+struct FloatElementwiseLowering : ResultLowering<OpTy> {
   FloatElementwiseLowering(MLIRContext *context, ScalarFormula<OpTy> formula)
-      : OpConversionPattern<OpTy>(context), formula(formula) {}
+      : ResultLowering<OpTy>(context), formula(formula) {}
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
+  Value lower(OpTy op, typename OpTy::Adaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType resultType) const override {
     Type element = resultType.getElementType();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          SmallVector<Value> wide;
-          for (Value arg : args)
-            wide.push_back(widenToF32(b, loc, arg));
-          return roundTo(b, loc, formula(op, b, loc, wide), element);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
+    return buildElementwise(builder, loc, resultType, adaptor.getOperands(),
+                            [&](OpBuilder &b, Location loc, ValueRange args) {
+                              SmallVector<Value> wide;
+                              for (Value arg : args)
+                                wide.push_back(widenToF32(b, loc, arg));
+                              return roundTo(b, loc, formula(op, b, loc, wide),
+                                             element);
+                            });
   }
 
 private:
@@ -196,23 +192,19 @@ void addFloatElementwise(RewritePatternSet &patterns,
   patterns.add<FloatElementwiseLowering<OpTy>>(patterns.getContext(), formula);
 }
 
-struct CastLowering : OpConversionPattern<CastOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(CastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct CastLowering : ResultLowering<CastOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(CastOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType resultType) const override {
     Type to = resultType.getElementType();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), resultType, adaptor.getInput(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          // Through f32: exact for widening, one rounding for narrowing
-          // (f16 <-> bf16 via f32 rounds once since f32 holds both exactly).
-          return roundTo(b, loc, widenToF32(b, loc, args[0]), to);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
+    return buildElementwise(builder, loc, resultType, adaptor.getInput(),
+                            [&](OpBuilder &b, Location loc, ValueRange args) {
+                              // Through f32: exact for widening, one rounding
+                              // for narrowing (f16 <-> bf16 via f32 rounds once
+                              // since f32 holds both exactly).
+                              return roundTo(b, loc,
+                                             widenToF32(b, loc, args[0]), to);
+                            });
   }
 };
 
@@ -252,16 +244,13 @@ arith::CmpIPredicate integerPredicate(CompareDirection direction) {
   llvm_unreachable("unknown direction");
 }
 
-struct CompareLowering : OpConversionPattern<CompareOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(CompareOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+struct CompareLowering : ResultLowering<CompareOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(CompareOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType resultType) const override {
     CompareDirection direction = op.getDirection();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        adaptor.getOperands(),
+    return buildElementwise(
+        builder, loc, resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           if (isa<FloatType>(args[0].getType()))
             return arith::CmpFOp::create(b, loc, floatPredicate(direction),
@@ -271,38 +260,29 @@ struct CompareLowering : OpConversionPattern<CompareOp> {
                                        args[0], args[1])
               .getResult();
         });
-    rewriter.replaceOp(op, result);
-    return success();
   }
 };
 
-struct WhereLowering : OpConversionPattern<WhereOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(WhereOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        adaptor.getOperands(), [](OpBuilder &b, Location loc, ValueRange args) {
-          return arith::SelectOp::create(b, loc, args[0], args[1], args[2])
-              .getResult();
-        });
-    rewriter.replaceOp(op, result);
-    return success();
+struct WhereLowering : ResultLowering<WhereOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(WhereOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType resultType) const override {
+    return buildElementwise(builder, loc, resultType, adaptor.getOperands(),
+                            [](OpBuilder &b, Location loc, ValueRange args) {
+                              return arith::SelectOp::create(b, loc, args[0],
+                                                             args[1], args[2])
+                                  .getResult();
+                            });
   }
 };
 
-struct DropoutGradLowering : OpConversionPattern<DropoutGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(DropoutGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct DropoutGradLowering : ResultLowering<DropoutGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(DropoutGradOp op, OpAdaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType resultType) const override {
     double keepScale = 1.0 / (1.0 - op.getProbability().convertToDouble());
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+    return buildElementwise(
+        builder, loc, resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value scaled = arith::MulFOp::create(
               b, loc, widenToF32(b, loc, args[0]), f32(b, loc, keepScale));
@@ -310,8 +290,6 @@ struct DropoutGradLowering : OpConversionPattern<DropoutGradOp> {
                                                f32(b, loc, 0.0));
           return roundTo(b, loc, kept, resultType.getElementType());
         });
-    rewriter.replaceOp(op, result);
-    return success();
   }
 };
 } // namespace

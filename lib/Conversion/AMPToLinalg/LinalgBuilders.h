@@ -7,10 +7,46 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
 
 namespace mlir::amp {
+
+/// A lowering that replaces the op by the values `lower` builds at the op's
+/// location: the frame the amp patterns share.
+template <typename OpTy> struct Lowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  virtual SmallVector<Value> lower(OpTy op, OpAdaptor adaptor,
+                                   OpBuilder &builder, Location loc) const = 0;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    rewriter.replaceOp(op, lower(op, adaptor, rewriter, op.getLoc()));
+    return success();
+  }
+};
+
+/// A lowering of a one-result op whose replacement `lower` builds at the
+/// op's location, given the op's (tensor) result type.
+template <typename OpTy> struct ResultLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  virtual Value lower(OpTy op, OpAdaptor adaptor, OpBuilder &b, Location loc,
+                      RankedTensorType resultType) const = 0;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    rewriter.replaceOp(op, lower(op, adaptor, rewriter, op.getLoc(),
+                                 cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
 
 /// Builds the scalar body of an elementwise op from its scalar arguments.
 using ScalarBodyBuilder =

@@ -336,9 +336,8 @@ Value finishAffineGrad(OpBuilder &b, Location loc, Value f32Grad,
 
 /// The results of a grad op with weight and bias: `inputGrad`, then the
 /// affine gradients of `grads` rounded to `weight`'s type.
-SmallVector<Value, 3> affineNormGrads(OpBuilder &b, Location loc,
-                                      Value inputGrad, const NormGrads &grads,
-                                      Value weight) {
+SmallVector<Value> affineNormGrads(OpBuilder &b, Location loc, Value inputGrad,
+                                   const NormGrads &grads, Value weight) {
   RankedTensorType weightType = tensorType(weight);
   return {inputGrad, finishAffineGrad(b, loc, grads.weight, weightType),
           finishAffineGrad(b, loc, grads.bias, weightType)};
@@ -397,101 +396,87 @@ Value groupedAffine(OpBuilder &b, Location loc, Value value, int64_t groups) {
 // Forward normalizations
 //===----------------------------------------------------------------------===//
 
-struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct LayerNormLowering : Lowering<LayerNormOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(LayerNormOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
     NormSpace space = layerSpace(adaptor.getInput(), op.getAxis());
-    NormStats stats = buildStats(rewriter, loc, space, adaptor.getInput(),
+    NormStats stats = buildStats(builder, loc, space, adaptor.getInput(),
                                  op.getEpsilon().convertToDouble());
     Value output = buildNormalized(
-        rewriter, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
+        builder, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
         stats.mean, stats.rstd, adaptor.getWeight(), adaptor.getBias());
-    rewriter.replaceOp(op, {output, stats.mean, stats.rstd});
-    return success();
+    return {output, stats.mean, stats.rstd};
   }
 };
 
-struct RmsNormLowering : OpConversionPattern<RmsNormOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(RmsNormOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct RmsNormLowering : Lowering<RmsNormOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(RmsNormOp op, OpAdaptor adaptor, OpBuilder &builder,
+                           Location loc) const override {
     NormSpace space = layerSpace(adaptor.getInput(), op.getAxis());
     Value rstd = buildRstd(
-        rewriter, loc, space,
-        buildSquareSum(rewriter, loc, space, adaptor.getInput(), Value()),
+        builder, loc, space,
+        buildSquareSum(builder, loc, space, adaptor.getInput(), Value()),
         op.getEpsilon().convertToDouble());
     Value output = buildNormalized(
-        rewriter, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
+        builder, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
         Value(), rstd, adaptor.getWeight(), Value());
-    rewriter.replaceOp(op, {output, rstd});
-    return success();
+    return {output, rstd};
   }
 };
 
-struct GroupNormLowering : OpConversionPattern<GroupNormOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(GroupNormOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct GroupNormLowering : Lowering<GroupNormOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(GroupNormOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
     int64_t groups = op.getNumGroups();
     auto [type, grouped, space] = groupedNorm(op, adaptor.getInput());
-    Value input = reshapeTensor(rewriter, loc, adaptor.getInput(), grouped);
-    NormStats stats = buildStats(rewriter, loc, space, input,
+    Value input = reshapeTensor(builder, loc, adaptor.getInput(), grouped);
+    NormStats stats = buildStats(builder, loc, space, input,
                                  op.getEpsilon().convertToDouble());
-    Value weight = groupedAffine(rewriter, loc, adaptor.getWeight(), groups);
-    Value bias = groupedAffine(rewriter, loc, adaptor.getBias(), groups);
-    Value output = buildNormalized(rewriter, loc, space, grouped, input,
+    Value weight = groupedAffine(builder, loc, adaptor.getWeight(), groups);
+    Value bias = groupedAffine(builder, loc, adaptor.getBias(), groups);
+    Value output = buildNormalized(builder, loc, space, grouped, input,
                                    stats.mean, stats.rstd, weight, bias);
-    rewriter.replaceOp(op, {reshapeTensor(rewriter, loc, output, type),
-                            stats.mean, stats.rstd});
-    return success();
+    return {reshapeTensor(builder, loc, output, type), stats.mean, stats.rstd};
   }
 };
 
-struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(BatchNormOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct BatchNormLowering : Lowering<BatchNormOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(BatchNormOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
     NormSpace space = batchSpace(adaptor.getInput());
     double epsilon = op.getEpsilon().convertToDouble();
-    RankedTensorType statisticType = space.statisticType(rewriter);
+    RankedTensorType statisticType = space.statisticType(builder);
     Value runningMean = adaptor.getRunningMean(),
           runningVar = adaptor.getRunningVar();
 
     if (!op.getTraining()) {
       // Normalize with the running statistics, returned unchanged.
       Value rstd = buildElementwise(
-          rewriter, loc, statisticType, runningVar,
+          builder, loc, statisticType, runningVar,
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
             return reciprocalStd(b, l, args[0], epsilon);
           });
       Value output = buildNormalized(
-          rewriter, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
+          builder, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
           runningMean, rstd, adaptor.getWeight(), adaptor.getBias());
-      rewriter.replaceOp(op,
-                         {output, runningMean, rstd, runningMean, runningVar});
-      return success();
+      return {output, runningMean, rstd, runningMean, runningVar};
     }
 
     NormStats stats =
-        buildStats(rewriter, loc, space, adaptor.getInput(), epsilon);
+        buildStats(builder, loc, space, adaptor.getInput(), epsilon);
     Value output = buildNormalized(
-        rewriter, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
+        builder, loc, space, tensorType(op.getOutput()), adaptor.getInput(),
         stats.mean, stats.rstd, adaptor.getWeight(), adaptor.getBias());
     // running = (1 - momentum) * running + momentum * batch statistic, with
     // the unbiased variance sum / (n - 1) (NaN for n = 1, as in PyTorch).
     double momentum = op.getMomentum().convertToDouble();
     auto update = [&](Value running, Value batch, double divisor) {
       return buildElementwise(
-          rewriter, loc, statisticType, {running, batch},
+          builder, loc, statisticType, {running, batch},
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
             Value statistic = args[1];
             if (divisor != 1.0)
@@ -506,8 +491,7 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
     };
     Value newMean = update(runningMean, stats.mean, 1.0);
     Value newVar = update(runningVar, stats.squareSum, space.count - 1);
-    rewriter.replaceOp(op, {output, stats.mean, stats.rstd, newMean, newVar});
-    return success();
+    return {output, stats.mean, stats.rstd, newMean, newVar};
   }
 };
 
@@ -518,7 +502,7 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
 /// The input, weight and bias gradients of a norm with an affine transform
 /// over `space`, from its saved `mean` and `rstd`.
 template <typename OpTy>
-SmallVector<Value, 3>
+SmallVector<Value>
 affineNormBackward(OpBuilder &b, Location loc, const NormSpace &space, OpTy op,
                    typename OpTy::Adaptor adaptor, Value mean, Value rstd) {
   NormGrads grads = buildNormBackward(
@@ -527,71 +511,55 @@ affineNormBackward(OpBuilder &b, Location loc, const NormSpace &space, OpTy op,
   return affineNormGrads(b, loc, grads.input, grads, adaptor.getWeight());
 }
 
-struct LayerNormGradLowering : OpConversionPattern<LayerNormGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(LayerNormGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    rewriter.replaceOp(
-        op, affineNormBackward(rewriter, loc,
-                               layerSpace(adaptor.getInput(), op.getAxis()), op,
-                               adaptor, adaptor.getMean(), adaptor.getRstd()));
-    return success();
+struct LayerNormGradLowering : Lowering<LayerNormGradOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(LayerNormGradOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
+    return affineNormBackward(builder, loc,
+                              layerSpace(adaptor.getInput(), op.getAxis()), op,
+                              adaptor, adaptor.getMean(), adaptor.getRstd());
   }
 };
 
-struct RmsNormGradLowering : OpConversionPattern<RmsNormGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(RmsNormGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct RmsNormGradLowering : Lowering<RmsNormGradOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(RmsNormGradOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
     NormSpace space = layerSpace(adaptor.getInput(), op.getAxis());
     NormGrads grads = buildNormBackward(
-        rewriter, loc, space, tensorType(op.getInputGrad()), adaptor.getGrad(),
+        builder, loc, space, tensorType(op.getInputGrad()), adaptor.getGrad(),
         adaptor.getInput(), Value(), adaptor.getRstd(), adaptor.getWeight(),
         /*withBias=*/false);
-    rewriter.replaceOp(
-        op, {grads.input, finishAffineGrad(rewriter, loc, grads.weight,
-                                           tensorType(adaptor.getWeight()))});
-    return success();
+    return {grads.input, finishAffineGrad(builder, loc, grads.weight,
+                                          tensorType(adaptor.getWeight()))};
   }
 };
 
-struct GroupNormGradLowering : OpConversionPattern<GroupNormGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(GroupNormGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct GroupNormGradLowering : Lowering<GroupNormGradOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(GroupNormGradOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
     auto [type, grouped, space] = groupedNorm(op, adaptor.getInput());
-    Value grad = reshapeTensor(rewriter, loc, adaptor.getGrad(), grouped);
-    Value input = reshapeTensor(rewriter, loc, adaptor.getInput(), grouped);
+    Value grad = reshapeTensor(builder, loc, adaptor.getGrad(), grouped);
+    Value input = reshapeTensor(builder, loc, adaptor.getInput(), grouped);
     Value weight =
-        groupedAffine(rewriter, loc, adaptor.getWeight(), op.getNumGroups());
+        groupedAffine(builder, loc, adaptor.getWeight(), op.getNumGroups());
     NormGrads grads = buildNormBackward(
-        rewriter, loc, space, grouped, grad, input, adaptor.getMean(),
+        builder, loc, space, grouped, grad, input, adaptor.getMean(),
         adaptor.getRstd(), weight, /*withBias=*/true);
-    Value inputGrad = reshapeTensor(rewriter, loc, grads.input,
-                                    tensorType(op.getInputGrad()));
-    rewriter.replaceOp(op, affineNormGrads(rewriter, loc, inputGrad, grads,
-                                           adaptor.getWeight()));
-    return success();
+    Value inputGrad =
+        reshapeTensor(builder, loc, grads.input, tensorType(op.getInputGrad()));
+    return affineNormGrads(builder, loc, inputGrad, grads, adaptor.getWeight());
   }
 };
 
-struct BatchNormGradLowering : OpConversionPattern<BatchNormGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(BatchNormGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    rewriter.replaceOp(
-        op, affineNormBackward(rewriter, loc, batchSpace(adaptor.getInput()),
-                               op, adaptor, adaptor.getSavedMean(),
-                               adaptor.getSavedRstd()));
-    return success();
+struct BatchNormGradLowering : Lowering<BatchNormGradOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(BatchNormGradOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
+    return affineNormBackward(builder, loc, batchSpace(adaptor.getInput()), op,
+                              adaptor, adaptor.getSavedMean(),
+                              adaptor.getSavedRstd());
   }
 };
 
@@ -601,129 +569,111 @@ struct BatchNormGradLowering : OpConversionPattern<BatchNormGradOp> {
 
 /// softmax_grad:     output * (grad - sum(grad * output, axis))
 /// log_softmax_grad: grad - exp(output) * sum(grad, axis)
-template <typename OpTy>
-struct SoftmaxGradLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+template <typename OpTy> struct SoftmaxGradLowering : ResultLowering<OpTy> {
+  using ResultLowering<OpTy>::ResultLowering;
+  Value lower(OpTy op, typename OpTy::Adaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType type) const override {
     constexpr bool isLog = std::is_same_v<OpTy, LogSoftmaxGradOp>;
-    Location loc = op.getLoc();
-    RankedTensorType type = tensorType(op.getResult());
     unsigned rank = type.getRank();
     int64_t axis = normalized(op.getAxis(), rank);
     SmallVector<int64_t> rowShape =
         sizesAt(type.getShape(), complement(rank, {axis}));
-    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    AffineMap rowMap = droppingMap(rewriter, rank, {axis});
+    AffineMap identity = builder.getMultiDimIdentityMap(rank);
+    AffineMap rowMap = droppingMap(builder, rank, {axis});
     Value sum;
     if (isLog)
-      sum = buildReduction(rewriter, loc, rank, {axis}, rowShape,
+      sum = buildReduction(builder, loc, rank, {axis}, rowShape,
                            adaptor.getGrad(), identity, 0.0, addF);
     else
       sum = buildReduction(
-          rewriter, loc, rank, {axis}, rowShape,
+          builder, loc, rank, {axis}, rowShape,
           {adaptor.getGrad(), adaptor.getOutput()}, {identity, identity}, 0.0,
           [](OpBuilder &b, Location l, Value acc, ValueRange x) {
             Value product = arith::MulFOp::create(b, l, x[0], x[1]);
             return arith::AddFOp::create(b, l, acc, product).getResult();
           });
     Type element = type.getElementType();
-    rewriter.replaceOp(
-        op,
-        buildElementwise(
-            rewriter, loc, type, {adaptor.getGrad(), adaptor.getOutput(), sum},
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value g = widenToF32(b, l, args[0]);
-              Value y = widenToF32(b, l, args[1]);
-              Value result;
-              if (isLog) {
-                Value p = math::ExpOp::create(b, l, y);
-                Value term = arith::MulFOp::create(b, l, p, args[2]);
-                result = arith::SubFOp::create(b, l, g, term);
-              } else {
-                Value centered = arith::SubFOp::create(b, l, g, args[2]);
-                result = arith::MulFOp::create(b, l, y, centered);
-              }
-              return roundTo(b, l, result, element);
-            },
-            {identity, identity, rowMap}));
-    return success();
+    return buildElementwise(
+        builder, loc, type, {adaptor.getGrad(), adaptor.getOutput(), sum},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value g = widenToF32(b, l, args[0]);
+          Value y = widenToF32(b, l, args[1]);
+          Value result;
+          if (isLog) {
+            Value p = math::ExpOp::create(b, l, y);
+            Value term = arith::MulFOp::create(b, l, p, args[2]);
+            result = arith::SubFOp::create(b, l, g, term);
+          } else {
+            Value centered = arith::SubFOp::create(b, l, g, args[2]);
+            result = arith::MulFOp::create(b, l, y, centered);
+          }
+          return roundTo(b, l, result, element);
+        },
+        {identity, identity, rowMap});
   }
 };
 
 /// (softmax(logits) - onehot(labels)) * grad / N for [N, C] logits.
-struct CrossEntropyGradLowering : OpConversionPattern<CrossEntropyGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(CrossEntropyGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct CrossEntropyGradLowering : ResultLowering<CrossEntropyGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(CrossEntropyGradOp op, OpAdaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType /*resultType*/) const override {
     Value logits = adaptor.getLogits();
     RankedTensorType type = tensorType(logits);
     int64_t rows = type.getDimSize(0);
-    AffineMap identity = rewriter.getMultiDimIdentityMap(2);
-    AffineMap rowMap = droppingMap(rewriter, 2, {1});
-    AffineMap toScalar = scalarMap(rewriter, 2);
-    auto [max, sum] = softmaxStatistics(rewriter, loc, logits, 1);
+    AffineMap identity = builder.getMultiDimIdentityMap(2);
+    AffineMap rowMap = droppingMap(builder, 2, {1});
+    AffineMap toScalar = scalarMap(builder, 2);
+    auto [max, sum] = softmaxStatistics(builder, loc, logits, 1);
     Type element = type.getElementType();
-    rewriter.replaceOp(
-        op, buildElementwise(
-                rewriter, loc, type,
-                {logits, adaptor.getLabels(), max, sum, adaptor.getGrad()},
-                [&](OpBuilder &b, Location l, ValueRange args) {
-                  Value shifted = arith::SubFOp::create(
-                      b, l, widenToF32(b, l, args[0]), args[2]);
-                  Value p = arith::DivFOp::create(
-                      b, l, math::ExpOp::create(b, l, shifted), args[3]);
-                  Value c = linalg::IndexOp::create(b, l, 1);
-                  Value label = arith::IndexCastOp::create(
-                      b, l, b.getIndexType(), args[1]);
-                  Value hit = arith::CmpIOp::create(
-                      b, l, arith::CmpIPredicate::eq, c, label);
-                  Value one = f32(b, l, 1.0);
-                  Value zero = f32(b, l, 0.0);
-                  Value target = arith::SelectOp::create(b, l, hit, one, zero);
-                  Value scale = arith::DivFOp::create(
-                      b, l, args[4], f32(b, l, static_cast<double>(rows)));
-                  Value diff = arith::SubFOp::create(b, l, p, target);
-                  Value result = arith::MulFOp::create(b, l, diff, scale);
-                  return roundTo(b, l, result, element);
-                },
-                {identity, rowMap, rowMap, rowMap, toScalar}));
-    return success();
+    return buildElementwise(
+        builder, loc, type,
+        {logits, adaptor.getLabels(), max, sum, adaptor.getGrad()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value shifted =
+              arith::SubFOp::create(b, l, widenToF32(b, l, args[0]), args[2]);
+          Value p = arith::DivFOp::create(
+              b, l, math::ExpOp::create(b, l, shifted), args[3]);
+          Value c = linalg::IndexOp::create(b, l, 1);
+          Value label =
+              arith::IndexCastOp::create(b, l, b.getIndexType(), args[1]);
+          Value hit =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c, label);
+          Value one = f32(b, l, 1.0);
+          Value zero = f32(b, l, 0.0);
+          Value target = arith::SelectOp::create(b, l, hit, one, zero);
+          Value scale = arith::DivFOp::create(
+              b, l, args[4], f32(b, l, static_cast<double>(rows)));
+          Value diff = arith::SubFOp::create(b, l, p, target);
+          Value result = arith::MulFOp::create(b, l, diff, scale);
+          return roundTo(b, l, result, element);
+        },
+        {identity, rowMap, rowMap, rowMap, toScalar});
   }
 };
 
 /// 2 * (prediction - target) * grad / numel.
-struct MseLossGradLowering : OpConversionPattern<MseLossGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MseLossGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType type = tensorType(op.getResult());
+struct MseLossGradLowering : ResultLowering<MseLossGradOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(MseLossGradOp op, OpAdaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType type) const override {
     unsigned rank = type.getRank();
-    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    AffineMap toScalar = scalarMap(rewriter, rank);
+    AffineMap identity = builder.getMultiDimIdentityMap(rank);
+    AffineMap toScalar = scalarMap(builder, rank);
     double factor = 2.0 / static_cast<double>(type.getNumElements());
     Type element = type.getElementType();
-    rewriter.replaceOp(
-        op,
-        buildElementwise(
-            rewriter, loc, type,
-            {adaptor.getPrediction(), adaptor.getTarget(), adaptor.getGrad()},
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value prediction = widenToF32(b, l, args[0]);
-              Value target = widenToF32(b, l, args[1]);
-              Value d = arith::SubFOp::create(b, l, prediction, target);
-              Value scale =
-                  arith::MulFOp::create(b, l, args[2], f32(b, l, factor));
-              Value result = arith::MulFOp::create(b, l, d, scale);
-              return roundTo(b, l, result, element);
-            },
-            {identity, identity, toScalar}));
-    return success();
+    return buildElementwise(
+        builder, loc, type,
+        {adaptor.getPrediction(), adaptor.getTarget(), adaptor.getGrad()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value prediction = widenToF32(b, l, args[0]);
+          Value target = widenToF32(b, l, args[1]);
+          Value d = arith::SubFOp::create(b, l, prediction, target);
+          Value scale = arith::MulFOp::create(b, l, args[2], f32(b, l, factor));
+          Value result = arith::MulFOp::create(b, l, d, scale);
+          return roundTo(b, l, result, element);
+        },
+        {identity, identity, toScalar});
   }
 };
 } // namespace

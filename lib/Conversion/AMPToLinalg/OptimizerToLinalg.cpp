@@ -174,19 +174,15 @@ SmallVector<Value> scaleGradients(OpBuilder &builder, Location loc,
   return scaled;
 }
 
-struct ScaleSeedLowering : OpConversionPattern<ScaleSeedOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(ScaleSeedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        adaptor.getOperands(), [](OpBuilder &b, Location loc, ValueRange args) {
+struct ScaleSeedLowering : ResultLowering<ScaleSeedOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(ScaleSeedOp op, OpAdaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType resultType) const override {
+    return buildElementwise(
+        builder, loc, resultType, adaptor.getOperands(),
+        [](OpBuilder &b, Location loc, ValueRange args) {
           return arith::MulFOp::create(b, loc, args[0], args[1]).getResult();
         });
-    rewriter.replaceOp(op, result);
-    return success();
   }
 };
 
@@ -197,25 +193,21 @@ struct ScaleSeedLowering : OpConversionPattern<ScaleSeedOp> {
 /// element of the *incoming* gradient is not finite. At this level the
 /// unscaling (parallel) and the check (a reduction) are separate generics
 /// reading the same gradient; a backend may fuse them into one pass.
-struct UnscaleGradsLowering : OpConversionPattern<UnscaleGradsOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(UnscaleGradsOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct UnscaleGradsLowering : Lowering<UnscaleGradsOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(UnscaleGradsOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
     Value invScale = buildElementwise(
-        rewriter, loc, cast<RankedTensorType>(adaptor.getScale().getType()),
+        builder, loc, cast<RankedTensorType>(adaptor.getScale().getType()),
         adaptor.getScale(), [](OpBuilder &b, Location l, ValueRange args) {
           Value wide = arith::ExtFOp::create(b, l, b.getF64Type(), args[0]);
           Value inv = arith::DivFOp::create(b, l, f64(b, l, 1.0), wide);
           return roundTo(b, l, inv, b.getF32Type());
         });
     SmallVector<Value> results = scaleGradients(
-        rewriter, loc, adaptor.getGradients(), op.getUnscaled(), invScale);
-    results.push_back(anyNonFinite(rewriter, loc, adaptor.getGradients()));
-    rewriter.replaceOp(op, results);
-    return success();
+        builder, loc, adaptor.getGradients(), op.getUnscaled(), invScale);
+    results.push_back(anyNonFinite(builder, loc, adaptor.getGradients()));
+    return results;
   }
 };
 
@@ -302,23 +294,19 @@ SmallVector<Value> updatedScaler(UpdateScaleOp op, OpBuilder &b, Location loc,
 }
 
 /// update_scale: one 0-d linalg.generic with the body above.
-struct UpdateScaleLowering : OpConversionPattern<UpdateScaleOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(UpdateScaleOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+struct UpdateScaleLowering : Lowering<UpdateScaleOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(UpdateScaleOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
     auto scaleType = cast<RankedTensorType>(op.getNewScale().getType());
     auto trackerType =
         cast<RankedTensorType>(op.getNewGrowthTracker().getType());
     RankedTensorType resultTypes[] = {scaleType, trackerType, trackerType};
-    SmallVector<Value> results = buildMultiElementwise(
-        rewriter, op.getLoc(), resultTypes, adaptor.getOperands(),
+    return buildMultiElementwise(
+        builder, loc, resultTypes, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           return updatedScaler(op, b, loc, args);
         });
-    rewriter.replaceOp(op, results);
-    return success();
   }
 };
 
@@ -332,13 +320,10 @@ struct UpdateScaleLowering : OpConversionPattern<UpdateScaleOp> {
 /// as in PyTorch); each gradient is multiplied by coef in f32 and rounded to
 /// its type. coef <= 1 never scales a gradient up; at coef = 1 the product
 /// is exact.
-struct ClipGradNormLowering : OpConversionPattern<ClipGradNormOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(ClipGradNormOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct ClipGradNormLowering : Lowering<ClipGradNormOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(ClipGradNormOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
     double maxNorm = op.getMaxNorm().convertToDouble();
     auto sumSquares = [](OpBuilder &b, Location l, Value acc, ValueRange x) {
       Value square = arith::MulFOp::create(b, l, x[0], x[0]);
@@ -348,13 +333,13 @@ struct ClipGradNormLowering : OpConversionPattern<ClipGradNormOp> {
     for (Value grad : adaptor.getGradients()) {
       unsigned rank = cast<RankedTensorType>(grad.getType()).getRank();
       SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(rank));
-      partials.push_back(buildReduction(rewriter, loc, rank, all, {}, grad,
-                                        rewriter.getMultiDimIdentityMap(rank),
+      partials.push_back(buildReduction(builder, loc, rank, all, {}, grad,
+                                        builder.getMultiDimIdentityMap(rank),
                                         0.0, sumSquares));
     }
-    RankedTensorType scalarType = f32TensorOf(rewriter, {});
+    RankedTensorType scalarType = f32TensorOf(builder, {});
     SmallVector<Value> normAndCoef = buildMultiElementwise(
-        rewriter, loc, {scalarType, scalarType}, partials,
+        builder, loc, {scalarType, scalarType}, partials,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value sum = args[0];
           for (Value partial : args.drop_front())
@@ -371,10 +356,9 @@ struct ClipGradNormLowering : OpConversionPattern<ClipGradNormOp> {
     Value coef = normAndCoef[1];
 
     SmallVector<Value> results = scaleGradients(
-        rewriter, loc, adaptor.getGradients(), op.getClipped(), coef);
+        builder, loc, adaptor.getGradients(), op.getClipped(), coef);
     results.push_back(normAndCoef[0]);
-    rewriter.replaceOp(op, results);
-    return success();
+    return results;
   }
 };
 
@@ -438,6 +422,24 @@ SmallVector<Value> sgdStep(SgdUpdateOp op, Type element,
   return out;
 }
 
+/// Replaces the optimizer update `op` by one elementwise generic over the
+/// parameter's shape whose `body` computes, from `inputs`, the op's results
+/// (of `ownTypes`, the new parameter first) and then the master-weight
+/// `copies` of the new parameter.
+void replaceWithUpdate(ConversionPatternRewriter &rewriter, Operation *op,
+                       ArrayRef<RankedTensorType> ownTypes,
+                       const MasterCopies &copies, ValueRange inputs,
+                       MultiBodyBuilder body) {
+  SmallVector<RankedTensorType> resultTypes(ownTypes);
+  llvm::append_range(resultTypes, copies.types);
+  SmallVector<Value> results = buildMultiElementwise(
+      rewriter, op->getLoc(), resultTypes, inputs, body,
+      elementwiseMaps(rewriter, ownTypes.front().getRank(), inputs));
+  unsigned own = ownTypes.size();
+  copies.replace(rewriter, ArrayRef<Value>(results).drop_front(own));
+  rewriter.replaceOp(op, ArrayRef<Value>(results).take_front(own));
+}
+
 /// sgd_update: one elementwise generic per parameter with the body above.
 struct SgdUpdateLowering : OpConversionPattern<SgdUpdateOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -457,21 +459,14 @@ struct SgdUpdateLowering : OpConversionPattern<SgdUpdateOp> {
     inputs.push_back(adaptor.getLr());
     if (foundInf)
       inputs.push_back(foundInf);
-    SmallVector<RankedTensorType> resultTypes = {paramType};
+    SmallVector<RankedTensorType> ownTypes = {paramType};
     if (buffer)
-      resultTypes.push_back(paramType);
+      ownTypes.push_back(paramType);
     MasterCopies copies = MasterCopies::of(op.getNewParam());
-    llvm::append_range(resultTypes, copies.types);
-
-    SmallVector<Value> results = buildMultiElementwise(
-        rewriter, op.getLoc(), resultTypes, inputs,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return sgdStep(op, element, copies, b, loc, args);
-        },
-        elementwiseMaps(rewriter, paramType.getRank(), inputs));
-    unsigned own = op->getNumResults();
-    copies.replace(rewriter, ArrayRef<Value>(results).drop_front(own));
-    rewriter.replaceOp(op, ArrayRef<Value>(results).take_front(own));
+    replaceWithUpdate(rewriter, op, ownTypes, copies, inputs,
+                      [&](OpBuilder &b, Location loc, ValueRange args) {
+                        return sgdStep(op, element, copies, b, loc, args);
+                      });
     return success();
   }
 };
@@ -608,17 +603,11 @@ struct AdamWUpdateLowering : OpConversionPattern<AdamWUpdateOp> {
     if (foundInf)
       inputs.push_back(foundInf);
     MasterCopies copies = MasterCopies::of(op.getNewParam());
-    SmallVector<RankedTensorType> resultTypes = {paramType, momentType,
-                                                 momentType};
-    llvm::append_range(resultTypes, copies.types);
-    SmallVector<Value> results = buildMultiElementwise(
-        rewriter, loc, resultTypes, inputs,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          return adamWStep(op, paramType, momentType, copies, b, l, args);
-        },
-        elementwiseMaps(rewriter, paramType.getRank(), inputs));
-    copies.replace(rewriter, ArrayRef<Value>(results).drop_front(3));
-    rewriter.replaceOp(op, ArrayRef<Value>(results).take_front(3));
+    replaceWithUpdate(rewriter, op, {paramType, momentType, momentType}, copies,
+                      inputs, [&](OpBuilder &b, Location l, ValueRange args) {
+                        return adamWStep(op, paramType, momentType, copies, b,
+                                         l, args);
+                      });
     return success();
   }
 };

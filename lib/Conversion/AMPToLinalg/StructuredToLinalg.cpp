@@ -26,52 +26,40 @@ using utils::IteratorType;
 // Constants, seed, data movement
 //===----------------------------------------------------------------------===//
 
-struct ConstantLowering : OpConversionPattern<ConstantOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ConstantOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getValue());
-    return success();
+struct ConstantLowering : ResultLowering<ConstantOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(ConstantOp op, OpAdaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType) const override {
+    return arith::ConstantOp::create(builder, loc, op.getValue());
   }
 };
 
-struct SeedLowering : OpConversionPattern<SeedOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(SeedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(1.0f)));
-    return success();
+struct SeedLowering : ResultLowering<SeedOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(SeedOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType type) const override {
+    return arith::ConstantOp::create(
+        builder, loc,
+        DenseElementsAttr::get(type, builder.getF32FloatAttr(1.0f)));
   }
 };
 
-struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto target = cast<RankedTensorType>(op.getType());
-    rewriter.replaceOp(
-        op, reshapeTensor(rewriter, op.getLoc(), adaptor.getInput(), target));
-    return success();
+struct ReshapeLowering : ResultLowering<ReshapeOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(ReshapeOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType target) const override {
+    return reshapeTensor(builder, loc, adaptor.getInput(), target);
   }
 };
 
-struct TransposeLowering : OpConversionPattern<TransposeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
-    Value init = emptyTensor(rewriter, op.getLoc(), type);
-    rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(),
-                                                       adaptor.getInput(), init,
-                                                       op.getPermutation())
-                               .getResults());
-    return success();
+struct TransposeLowering : ResultLowering<TransposeOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(TransposeOp op, OpAdaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType type) const override {
+    Value init = emptyTensor(builder, loc, type);
+    return linalg::TransposeOp::create(builder, loc, adaptor.getInput(), init,
+                                       op.getPermutation())
+        ->getResult(0);
   }
 };
 
@@ -87,56 +75,45 @@ AffineMap broadcastMap(OpBuilder &b, ArrayRef<int64_t> inputShape,
   return AffineMap::get(resultShape.size(), 0, exprs, b.getContext());
 }
 
-struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
+struct BroadcastLowering : ResultLowering<BroadcastOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(BroadcastOp op, OpAdaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType type) const override {
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     AffineMap map =
-        broadcastMap(rewriter, inputType.getShape(), type.getShape());
-    rewriter.replaceOp(
-        op, buildElementwise(
-                rewriter, op.getLoc(), type, adaptor.getInput(),
-                [](OpBuilder &, Location, ValueRange args) { return args[0]; },
-                map));
-    return success();
+        broadcastMap(builder, inputType.getShape(), type.getShape());
+    return buildElementwise(
+        builder, loc, type, adaptor.getInput(),
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; }, map);
   }
 };
 
-struct SliceLowering : OpConversionPattern<SliceOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, type, adaptor.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
-        op.getStarts(), type.getShape(), op.getStrides());
-    return success();
+struct SliceLowering : ResultLowering<SliceOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(SliceOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType type) const override {
+    return tensor::ExtractSliceOp::create(
+        builder, loc, type, adaptor.getInput(), ValueRange{}, ValueRange{},
+        ValueRange{}, op.getStarts(), type.getShape(), op.getStrides());
   }
 };
 
-struct ConcatLowering : OpConversionPattern<ConcatOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
+struct ConcatLowering : ResultLowering<ConcatOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(ConcatOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType type) const override {
     int64_t axis = normalized(op.getAxis(), type.getRank());
-    Value result = emptyTensor(rewriter, op.getLoc(), type);
+    Value result = emptyTensor(builder, loc, type);
     SmallVector<int64_t> offsets(type.getRank(), 0);
     SmallVector<int64_t> strides(type.getRank(), 1);
     for (Value input : adaptor.getInputs()) {
       auto inputType = cast<RankedTensorType>(input.getType());
       result = tensor::InsertSliceOp::create(
-          rewriter, op.getLoc(), input, result, ValueRange{}, ValueRange{},
-          ValueRange{}, offsets, inputType.getShape(), strides);
+          builder, loc, input, result, ValueRange{}, ValueRange{}, ValueRange{},
+          offsets, inputType.getShape(), strides);
       offsets[axis] += inputType.getDimSize(axis);
     }
-    rewriter.replaceOp(op, result);
-    return success();
+    return result;
   }
 };
 
@@ -169,12 +146,10 @@ AffineMap matrixMap(OpBuilder &b, unsigned rank, unsigned batchRank,
   return AffineMap::get(rank, 0, exprs, b.getContext());
 }
 
-struct MatmulLowering : OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct MatmulLowering : ResultLowering<MatmulOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(MatmulOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType resultType) const override {
     auto lhsType = cast<RankedTensorType>(adaptor.getLhs().getType());
     auto rhsType = cast<RankedTensorType>(adaptor.getRhs().getType());
     // Loops: batch..., m, n, k.
@@ -183,62 +158,53 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     unsigned rank = batchRank + 3;
     AffineMap lhsMap =
         op.getTransposeLhs()
-            ? matrixMap(rewriter, rank, batchRank, lhsType.getRank() > 2, k, m)
-            : matrixMap(rewriter, rank, batchRank, lhsType.getRank() > 2, m, k);
+            ? matrixMap(builder, rank, batchRank, lhsType.getRank() > 2, k, m)
+            : matrixMap(builder, rank, batchRank, lhsType.getRank() > 2, m, k);
     AffineMap rhsMap =
         op.getTransposeRhs()
-            ? matrixMap(rewriter, rank, batchRank, rhsType.getRank() > 2, n, k)
-            : matrixMap(rewriter, rank, batchRank, rhsType.getRank() > 2, k, n);
-    Value acc = buildContraction(rewriter, op.getLoc(), rank,
-                                 resultType.getShape(), adaptor.getLhs(),
-                                 adaptor.getRhs(), lhsMap, rhsMap, {k});
-    rewriter.replaceOp(
-        op, finishElementwise(rewriter, op.getLoc(), acc, resultType));
-    return success();
+            ? matrixMap(builder, rank, batchRank, rhsType.getRank() > 2, n, k)
+            : matrixMap(builder, rank, batchRank, rhsType.getRank() > 2, k, n);
+    Value acc = buildContraction(builder, loc, rank, resultType.getShape(),
+                                 adaptor.getLhs(), adaptor.getRhs(), lhsMap,
+                                 rhsMap, {k});
+    return finishElementwise(builder, loc, acc, resultType);
   }
 };
 
-struct LinearLowering : OpConversionPattern<LinearOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(LinearOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto resultType = cast<RankedTensorType>(op.getType());
+struct LinearLowering : ResultLowering<LinearOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(LinearOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType resultType) const override {
     // Loops: leading..., out, in.
     unsigned lead = resultType.getRank() - 1;
     unsigned out = lead, in = lead + 1, rank = lead + 2;
     SmallVector<AffineExpr> inputExprs;
     for (unsigned d = 0; d < lead; ++d)
-      inputExprs.push_back(rewriter.getAffineDimExpr(d));
-    inputExprs.push_back(rewriter.getAffineDimExpr(in));
+      inputExprs.push_back(builder.getAffineDimExpr(d));
+    inputExprs.push_back(builder.getAffineDimExpr(in));
     AffineMap inputMap =
-        AffineMap::get(rank, 0, inputExprs, rewriter.getContext());
+        AffineMap::get(rank, 0, inputExprs, builder.getContext());
     AffineMap weightMap = AffineMap::get(
-        rank, 0,
-        {rewriter.getAffineDimExpr(out), rewriter.getAffineDimExpr(in)},
-        rewriter.getContext());
+        rank, 0, {builder.getAffineDimExpr(out), builder.getAffineDimExpr(in)},
+        builder.getContext());
     Value acc = buildContraction(
-        rewriter, loc, rank, resultType.getShape(), adaptor.getInput(),
+        builder, loc, rank, resultType.getShape(), adaptor.getInput(),
         adaptor.getWeight(), inputMap, weightMap, {static_cast<int64_t>(in)});
     Value bias = adaptor.getBias();
     if (!bias) {
-      rewriter.replaceOp(op, finishElementwise(rewriter, loc, acc, resultType));
-      return success();
+      return finishElementwise(builder, loc, acc, resultType);
     }
-    AffineMap identity = rewriter.getMultiDimIdentityMap(lead + 1);
+    AffineMap identity = builder.getMultiDimIdentityMap(lead + 1);
     AffineMap biasMap = AffineMap::get(
-        lead + 1, 0, rewriter.getAffineDimExpr(lead), rewriter.getContext());
+        lead + 1, 0, builder.getAffineDimExpr(lead), builder.getContext());
     Type element = resultType.getElementType();
-    rewriter.replaceOp(
-        op, buildElementwise(rewriter, loc, resultType, {acc, bias},
-                             [&](OpBuilder &b, Location l, ValueRange args) {
-                               Value sum = arith::AddFOp::create(
-                                   b, l, args[0], widenToF32(b, l, args[1]));
-                               return roundTo(b, l, sum, element);
-                             },
-                             {identity, biasMap}));
-    return success();
+    return buildElementwise(builder, loc, resultType, {acc, bias},
+                            [&](OpBuilder &b, Location l, ValueRange args) {
+                              Value sum = arith::AddFOp::create(
+                                  b, l, args[0], widenToF32(b, l, args[1]));
+                              return roundTo(b, l, sum, element);
+                            },
+                            {identity, biasMap});
   }
 };
 
@@ -254,21 +220,18 @@ SmallVector<int64_t> normalizedAxes(ArrayRef<int64_t> axes, int64_t rank) {
   return result;
 }
 
-template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+template <typename OpTy> struct ReductionLowering : ResultLowering<OpTy> {
+  using ResultLowering<OpTy>::ResultLowering;
+  Value lower(OpTy op, typename OpTy::Adaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType resultType) const override {
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    auto resultType = cast<RankedTensorType>(op.getType());
     unsigned rank = inputType.getRank();
     SmallVector<int64_t> axes = normalizedAxes(op.getAxes(), rank);
     SmallVector<int64_t> shape = droppedShape(inputType.getShape(), axes);
     constexpr bool isMax = std::is_same_v<OpTy, ReduceMaxOp>;
     Value acc =
-        buildReduction(rewriter, loc, rank, axes, shape, adaptor.getInput(),
-                       rewriter.getMultiDimIdentityMap(rank),
+        buildReduction(builder, loc, rank, axes, shape, adaptor.getInput(),
+                       builder.getMultiDimIdentityMap(rank),
                        isMax ? kNegInfinity : 0.0, isMax ? maxF : addF);
     double count = 1;
     for (int64_t axis : axes)
@@ -280,44 +243,37 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
     if constexpr (std::is_same_v<OpTy, ReduceMeanOp>)
       finish = divide;
     Value reduced = finishElementwise(
-        rewriter, loc, acc,
+        builder, loc, acc,
         RankedTensorType::get(shape, resultType.getElementType()), finish);
-    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, reduced, resultType));
-    return success();
+    return reshapeTensor(builder, loc, reduced, resultType);
   }
 };
 
-template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
+template <typename OpTy> struct SoftmaxLowering : ResultLowering<OpTy> {
+  using ResultLowering<OpTy>::ResultLowering;
+  Value lower(OpTy op, typename OpTy::Adaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType type) const override {
     unsigned rank = type.getRank();
     int64_t axis = normalized(op.getAxis(), rank);
-    auto [max, sum] =
-        softmaxStatistics(rewriter, loc, adaptor.getInput(), axis);
-    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    AffineMap rowMap = droppingMap(rewriter, rank, {axis});
+    auto [max, sum] = softmaxStatistics(builder, loc, adaptor.getInput(), axis);
+    AffineMap identity = builder.getMultiDimIdentityMap(rank);
+    AffineMap rowMap = droppingMap(builder, rank, {axis});
     Type element = type.getElementType();
-    rewriter.replaceOp(
-        op, buildElementwise(
-                rewriter, loc, type, {adaptor.getInput(), max, sum},
-                [&](OpBuilder &b, Location l, ValueRange args) {
-                  Value shifted = arith::SubFOp::create(
-                      b, l, widenToF32(b, l, args[0]), args[1]);
-                  Value result;
-                  if constexpr (std::is_same_v<OpTy, LogSoftmaxOp>)
-                    result = arith::SubFOp::create(
-                        b, l, shifted, math::LogOp::create(b, l, args[2]));
-                  else
-                    result = arith::DivFOp::create(
-                        b, l, math::ExpOp::create(b, l, shifted), args[2]);
-                  return roundTo(b, l, result, element);
-                },
-                {identity, rowMap, rowMap}));
-    return success();
+    return buildElementwise(
+        builder, loc, type, {adaptor.getInput(), max, sum},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value shifted =
+              arith::SubFOp::create(b, l, widenToF32(b, l, args[0]), args[1]);
+          Value result;
+          if constexpr (std::is_same_v<OpTy, LogSoftmaxOp>)
+            result = arith::SubFOp::create(b, l, shifted,
+                                           math::LogOp::create(b, l, args[2]));
+          else
+            result = arith::DivFOp::create(
+                b, l, math::ExpOp::create(b, l, shifted), args[2]);
+          return roundTo(b, l, result, element);
+        },
+        {identity, rowMap, rowMap});
   }
 };
 
@@ -325,21 +281,19 @@ template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
 // Losses
 //===----------------------------------------------------------------------===//
 
-struct CrossEntropyLowering : OpConversionPattern<CrossEntropyOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(CrossEntropyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct CrossEntropyLowering : ResultLowering<CrossEntropyOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(CrossEntropyOp op, OpAdaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType resultType) const override {
     Value logits = adaptor.getLogits();
     auto type = cast<RankedTensorType>(logits.getType());
-    auto [max, sum] = softmaxStatistics(rewriter, loc, logits, 1);
+    auto [max, sum] = softmaxStatistics(builder, loc, logits, 1);
     // The logit of each row's label: sum over classes of (c == label) * x.
-    AffineMap identity = rewriter.getMultiDimIdentityMap(2);
-    AffineMap rowMap = droppingMap(rewriter, 2, {1});
+    AffineMap identity = builder.getMultiDimIdentityMap(2);
+    AffineMap rowMap = droppingMap(builder, 2, {1});
     int64_t rows = type.getDimSize(0);
     Value picked = buildReduction(
-        rewriter, loc, 2, {1}, {rows}, {logits, adaptor.getLabels()},
+        builder, loc, 2, {1}, {rows}, {logits, adaptor.getLabels()},
         {identity, rowMap}, 0.0,
         [](OpBuilder &b, Location l, Value acc, ValueRange x) {
           Value c = linalg::IndexOp::create(b, l, 1);
@@ -351,34 +305,30 @@ struct CrossEntropyLowering : OpConversionPattern<CrossEntropyOp> {
         });
     // loss_n = log(sum_n) + max_n - picked_n
     Value perRow = buildElementwise(
-        rewriter, loc, f32TensorOf(rewriter, {rows}), {max, sum, picked},
+        builder, loc, f32TensorOf(builder, {rows}), {max, sum, picked},
         [](OpBuilder &b, Location l, ValueRange x) {
           Value lse = arith::AddFOp::create(
               b, l, math::LogOp::create(b, l, x[1]), x[0]);
           return arith::SubFOp::create(b, l, lse, x[2]).getResult();
         });
-    rewriter.replaceOp(op, meanToScalar(rewriter, loc, perRow));
-    return success();
+    return meanToScalar(builder, loc, perRow);
   }
 };
 
-struct MseLossLowering : OpConversionPattern<MseLossOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MseLossOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct MseLossLowering : ResultLowering<MseLossOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(MseLossOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
+              RankedTensorType resultType) const override {
     auto type = cast<RankedTensorType>(adaptor.getPrediction().getType());
     Value squares = buildElementwise(
-        rewriter, loc, withElementType(type, rewriter.getF32Type()),
+        builder, loc, withElementType(type, builder.getF32Type()),
         {adaptor.getPrediction(), adaptor.getTarget()},
         [](OpBuilder &b, Location l, ValueRange x) {
           Value d = arith::SubFOp::create(b, l, widenToF32(b, l, x[0]),
                                           widenToF32(b, l, x[1]));
           return arith::MulFOp::create(b, l, d, d).getResult();
         });
-    rewriter.replaceOp(op, meanToScalar(rewriter, loc, squares));
-    return success();
+    return meanToScalar(builder, loc, squares);
   }
 };
 } // namespace
