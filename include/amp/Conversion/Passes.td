@@ -159,6 +159,24 @@ def GPUPrepareLinalgPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def GPUFreeEarlyPass : Pass<"amp-gpu-free-early", "::mlir::func::FuncOp"> {
+  let summary = "Free each temporary right after its last use";
+  let description = [{
+    The deallocation pipeline frees a function's temporaries at the end of
+    their block, so every temporary of a training step is held until the
+    step ends and the step's peak device memory is the sum of them all.
+    This pass moves each `memref.dealloc` of a `memref.alloc` in the same
+    block to right after the last operation of that block using the buffer
+    or anything derived from it (views, its aligned pointer and the values
+    computed from it, such as the pointers a GEMM call takes; a use in a
+    nested region counts as its ancestor in the block). A buffer with a use
+    outside the block is left alone. Run after the GEMM calls exist and
+    before the kernels are formed; the stream-ordered `gpu.dealloc` that
+    gpu-async-region makes of it then frees the memory after the last
+    kernel reading it.
+  }];
+}
+
 def GPUWrapHostCodePass
     : Pass<"amp-gpu-wrap-host-code", "::mlir::func::FuncOp"> {
   let summary = "Run host loops and memref loads/stores in single-thread "
