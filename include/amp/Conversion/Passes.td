@@ -54,6 +54,15 @@ def ContractionsToGemmCallsPass
     is dropped and beta = 0; otherwise beta = 1 (accumulate). The pointers
     are the buffers' aligned pointers, as `!llvm.ptr`, so the call is the
     same whatever the host calling convention. Anything else is left alone.
+
+    Epilogues (docs/GPU.md): when the fresh, zeroed f32 product's only
+    reader is the next memory-touching op and computes `[truncf](C +
+    bias[n])`, the call is `amp_gpu_gemm_epilogue(..., allow_tf32, 1, bias,
+    stream)` writing that op's output in its type, and the op goes; when
+    its only reader uses it only through `truncf` to the operands' type,
+    the product is written in that type; when the next op is the zeroed sum
+    over K of A into an f32 vector of m (a bias gradient), the call is
+    `amp_gpu_gemm_epilogue(..., 2, grad, stream)` and the sum goes.
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",

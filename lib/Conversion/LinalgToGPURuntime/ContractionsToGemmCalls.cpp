@@ -391,10 +391,10 @@ bool isSumBody(linalg::GenericOp op) {
          (add.getRhs() == out && isIn(add.getLhs()));
 }
 
-/// The sum over K of A's rows of op(A) (m f32 values into a fresh, zeroed
-/// buffer) right after the product: a BGRADB epilogue. The op summing is
-/// the next one touching memory after the product, the fill of its output
-/// aside.
+/// The sum over K of op(A) (one f32 value per row of op(A), m of them, into
+/// a fresh, zeroed buffer) right after the product: a BGRADB epilogue. The op
+/// summing is the next one touching memory after the product, the fill of its
+/// output aside.
 std::optional<Epilogue> matchBiasGradient(linalg::LinalgOp op, Value a,
                                           const GemmShape &shape) {
   if (shape.batch != 1 || cast<MemRefType>(a.getType()).getRank() != 2)
