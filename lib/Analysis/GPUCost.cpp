@@ -13,6 +13,7 @@
 
 #include "amp/Analysis/GPUCost.h"
 
+#include "amp/Runtime/CUDAKernels.h"
 #include "amp/Support/OutputFile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -45,6 +46,7 @@ using namespace mlir::amp;
 namespace {
 
 constexpr StringLiteral kGemmFunc = "amp_gpu_gemm";
+constexpr StringLiteral kGemmEpilogueFunc = "amp_gpu_gemm_epilogue";
 
 //===----------------------------------------------------------------------===//
 // Sizes
@@ -702,22 +704,27 @@ private:
   }
 
   LogicalResult visitCall(func::CallOp call) {
-    if (call.getCallee() != kGemmFunc) {
+    bool withEpilogue = call.getCallee() == kGemmEpilogueFunc;
+    if (call.getCallee() != kGemmFunc && !withEpilogue) {
       add(GPUCostEntry::Kind::Call).name = call.getCallee().str();
       return success();
     }
     // amp_gpu_gemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a,
-    //              stride_a, b, stride_b, c, alpha, beta, allow_tf32, stream)
-    if (call.getNumOperands() != 17)
-      return call.emitError("amp-gpu-cost-report: amp_gpu_gemm takes 17 "
-                            "operands, this call has ")
-             << call.getNumOperands();
-    int64_t ints[16] = {};
-    for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 15}) {
+    //              stride_a, b, stride_b, c, alpha, beta, allow_tf32,
+    //              [epilogue, vector,] stream)
+    unsigned expected = withEpilogue ? 19 : 17;
+    if (call.getNumOperands() != expected)
+      return call.emitError("amp-gpu-cost-report: ")
+             << call.getCallee() << " takes " << expected
+             << " operands, this call has " << call.getNumOperands();
+    int64_t ints[17] = {};
+    for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 15, 16}) {
+      if (i == 16 && !withEpilogue)
+        continue;
       std::optional<int64_t> value = constantInt(call.getOperand(i));
       if (!value)
-        return call.emitError("amp-gpu-cost-report: amp_gpu_gemm operand ")
-               << i << " must be a constant";
+        return call.emitError("amp-gpu-cost-report: ")
+               << call.getCallee() << " operand " << i << " must be a constant";
       ints[i] = *value;
     }
     GPUCostEntry &entry = add(GPUCostEntry::Kind::Gemm);
@@ -741,6 +748,17 @@ private:
                       (entry.accumulate ? batch * mn * double(cBytes) : 0);
     entry.bytesWritten = batch * mn * double(cBytes);
     entry.flops = 2 * batch * mn * double(entry.k);
+    // The epilogue's vector is f32; its work rides on the product's.
+    if (withEpilogue && ints[16] == AMP_GEMM_EPILOGUE_BIAS) {
+      entry.epilogue = "bias";
+      entry.bytesRead += double(entry.n) * 4;
+    } else if (withEpilogue && ints[16] == AMP_GEMM_EPILOGUE_BGRAD_A) {
+      entry.epilogue = "bgrad_a";
+      entry.bytesWritten += double(entry.m) * 4;
+    } else if (withEpilogue) {
+      return call.emitError("amp-gpu-cost-report: unknown GEMM epilogue ")
+             << ints[16];
+    }
     return success();
   }
 };
@@ -801,6 +819,8 @@ llvm::json::Object entryJSON(const GPUCostEntry &e, bool modeled) {
     o["trans_b"] = e.transB;
     o["accumulate"] = e.accumulate;
     o["allow_tf32"] = e.allowTF32;
+    if (!e.epilogue.empty())
+      o["epilogue"] = e.epilogue;
     break;
   case GPUCostEntry::Kind::Alloc:
   case GPUCostEntry::Kind::Free:
@@ -1046,7 +1066,8 @@ void mlir::amp::printSummary(const GPUCostReport &report,
                               e.grid[2], e.block[0], e.block[1], e.block[2]);
         break;
       case GPUCostEntry::Kind::Gemm:
-        what = "gemm " + e.aType + "->" + e.cType;
+        what = "gemm " + e.aType + "->" + e.cType +
+               (e.epilogue.empty() ? "" : "+" + e.epilogue);
         shape = llvm::formatv("{0}x{1}x{2}x{3}", e.batch, e.m, e.n, e.k);
         break;
       case GPUCostEntry::Kind::Sync:

@@ -164,6 +164,8 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(amp::createGPUFuseRowsPass());
   pm.addNestedPass<func::FuncOp>(amp::createGPUParallelReductionsPass());
   pm.addNestedPass<func::FuncOp>(amp::createGPUPrepareLinalgPass());
+  // Each temporary is freed after its last use, not at the step's end.
+  pm.addNestedPass<func::FuncOp>(amp::createGPUFreeEarlyPass());
 
   // 4. linalg -> scf.parallel; tile the innermost dimension by the block
   // size (guards instead of min bounds keep the launch sizes constant); the

@@ -78,10 +78,11 @@ struct PlanKey {
   int64_t strideA, strideB;
   int32_t tf32;
   uint32_t alignA, alignB, alignC;
+  int32_t epilogue; // 0 or an amp_gemm_epilogue
 
   auto tie() const {
     return std::tie(aType, cType, batch, m, n, k, transA, transB, strideA,
-                    strideB, tf32, alignA, alignB, alignC);
+                    strideB, tf32, alignA, alignB, alignC, epilogue);
   }
   bool operator<(const PlanKey &other) const { return tie() < other.tie(); }
 };
@@ -148,7 +149,9 @@ std::string describeGemm(const PlanKey &key) {
          " -> " + dtypeName(key.cType) + ", batch " +
          std::to_string(key.batch) + ", m " + std::to_string(key.m) + ", n " +
          std::to_string(key.n) + ", k " + std::to_string(key.k) + ", trans_a " +
-         std::to_string(key.transA) + ", trans_b " + std::to_string(key.transB);
+         std::to_string(key.transA) + ", trans_b " +
+         std::to_string(key.transB) +
+         (key.epilogue ? ", epilogue " + std::to_string(key.epilogue) : "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -188,6 +191,32 @@ bool checkPointers(const void *a, const void *b, const void *c) {
   if (a && b && c)
     return true;
   return fail("amp_gpu_gemm: null operand pointer");
+}
+
+bool checkEpilogue(int32_t epilogue, const void *vector, int64_t batch) {
+  if (epilogue != AMP_GEMM_EPILOGUE_BIAS &&
+      epilogue != AMP_GEMM_EPILOGUE_BGRAD_A)
+    return fail("amp_gpu_gemm_epilogue: unknown epilogue " +
+                std::to_string(epilogue));
+  if (!vector)
+    return fail("amp_gpu_gemm_epilogue: null vector pointer");
+  if (epilogue == AMP_GEMM_EPILOGUE_BGRAD_A && batch != 1)
+    return fail("amp_gpu_gemm_epilogue: a bias gradient needs batch 1, not " +
+                std::to_string(batch));
+  return true;
+}
+
+/// cuBLASLt's epilogue for ours: our A is cuBLASLt's B (see the file
+/// comment), and our row-major C's columns are its rows.
+cublasLtEpilogue_t ltEpilogue(int32_t epilogue) {
+  switch (epilogue) {
+  case AMP_GEMM_EPILOGUE_BIAS:
+    return CUBLASLT_EPILOGUE_BIAS;
+  case AMP_GEMM_EPILOGUE_BGRAD_A:
+    return CUBLASLT_EPILOGUE_BGRADB;
+  default:
+    return CUBLASLT_EPILOGUE_DEFAULT;
+  }
 }
 
 /// The largest power of two up to 256 dividing `value` (256 for 0).
@@ -327,6 +356,9 @@ bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key) {
   // exactly when ours is (see the file comment); likewise A.
   cublasOperation_t opFirst = key.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opSecond = key.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasLtEpilogue_t epilogue = ltEpilogue(key.epilogue);
+  // The bias (or its gradient) is f32 whatever C's type.
+  cudaDataType_t vectorType = CUDA_R_32F;
   return checkLt(g,
                  g.lt.cublasLtMatmulDescCreate(&plan.desc, compute, CUDA_R_32F),
                  "creating a cuBLASLt matmul descriptor") &&
@@ -339,7 +371,18 @@ bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key) {
                  g.lt.cublasLtMatmulDescSetAttribute(
                      plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opSecond,
                      sizeof(opSecond)),
-                 "setting a cuBLASLt transpose");
+                 "setting a cuBLASLt transpose") &&
+         (!key.epilogue ||
+          (checkLt(g,
+                   g.lt.cublasLtMatmulDescSetAttribute(
+                       plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                       sizeof(epilogue)),
+                   "setting a cuBLASLt epilogue") &&
+           checkLt(g,
+                   g.lt.cublasLtMatmulDescSetAttribute(
+                       plan.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                       &vectorType, sizeof(vectorType)),
+                   "setting the cuBLASLt bias type")));
 }
 
 /// Layouts of the stored matrices, in column-major terms:
@@ -438,7 +481,7 @@ const Plan *findPlan(Gemm &g, const PlanKey &key) {
 PlanKey makeKey(int32_t aType, int32_t cType, int64_t batch, int64_t m,
                 int64_t n, int64_t k, int32_t transA, int32_t transB,
                 const void *a, int64_t strideA, const void *b, int64_t strideB,
-                const void *c, int32_t allowTF32) {
+                const void *c, int32_t allowTF32, int32_t epilogue) {
   PlanKey key;
   key.aType = aType;
   key.cType = cType;
@@ -455,6 +498,7 @@ PlanKey makeKey(int32_t aType, int32_t cType, int64_t batch, int64_t m,
   key.alignA = batchAlignment(a, batch, key.strideA, elementBytes(aType));
   key.alignB = batchAlignment(b, batch, key.strideB, elementBytes(aType));
   key.alignC = batchAlignment(c, batch, m * n, elementBytes(cType));
+  key.epilogue = epilogue;
   return key;
 }
 
@@ -466,15 +510,17 @@ bool amp::cuda::loadCublasLt() {
   return loadLocked(g);
 }
 
-extern "C" void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
-                             int64_t m, int64_t n, int64_t k, int32_t trans_a,
-                             int32_t trans_b, const void *a, int64_t stride_a,
-                             const void *b, int64_t stride_b, void *c,
-                             float alpha, float beta, int32_t allow_tf32,
-                             void *stream) {
+namespace {
+/// Both entry points: `epilogue` 0 is none.
+void runGemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
+             int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
+             const void *a, int64_t stride_a, const void *b, int64_t stride_b,
+             void *c, float alpha, float beta, int32_t allow_tf32,
+             int32_t epilogue, void *vector, void *stream) {
   if (failed() || !checkTypes(a_dtype, c_dtype) ||
       !checkSizes(batch, m, n, k, stride_a, stride_b) ||
-      !checkPointers(a, b, c) || !ready())
+      !checkPointers(a, b, c) ||
+      (epilogue && !checkEpilogue(epilogue, vector, batch)) || !ready())
     return;
   // A batch of products with one shared B and dense, untransposed A[b]
   // (a linear layer over [batch, rows, features]) is one GEMM with batch x m
@@ -488,9 +534,17 @@ extern "C" void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
   if (!ensureHandle(g))
     return;
   PlanKey key = makeKey(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a,
-                        stride_a, b, stride_b, c, allow_tf32);
+                        stride_a, b, stride_b, c, allow_tf32, epilogue);
   const Plan *plan = findPlan(g, key);
   if (!plan)
+    return;
+  // The vector changes from call to call; the plan is shared (the mutex is
+  // held until the matmul is queued).
+  if (epilogue && !checkLt(g,
+                           g.lt.cublasLtMatmulDescSetAttribute(
+                               plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                               &vector, sizeof(vector)),
+                           "setting the cuBLASLt bias pointer"))
     return;
   // alpha and beta are host floats: the descriptor's scale type is f32 and
   // the pointer mode the default (host). The caller's stream is the one the
@@ -502,4 +556,26 @@ extern "C" void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
       plan->out, c, plan->out, &plan->algo, g.workspace, kWorkspaceBytes, on);
   if (status != CUBLAS_STATUS_SUCCESS)
     checkLt(g, status, "running a cuBLASLt GEMM (" + describeGemm(key) + ")");
+}
+} // namespace
+
+extern "C" void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
+                             int64_t m, int64_t n, int64_t k, int32_t trans_a,
+                             int32_t trans_b, const void *a, int64_t stride_a,
+                             const void *b, int64_t stride_b, void *c,
+                             float alpha, float beta, int32_t allow_tf32,
+                             void *stream) {
+  runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
+          stride_b, c, alpha, beta, allow_tf32, 0, nullptr, stream);
+}
+
+extern "C" void
+amp_gpu_gemm_epilogue(int32_t a_dtype, int32_t c_dtype, int64_t batch,
+                      int64_t m, int64_t n, int64_t k, int32_t trans_a,
+                      int32_t trans_b, const void *a, int64_t stride_a,
+                      const void *b, int64_t stride_b, void *c, float alpha,
+                      float beta, int32_t allow_tf32, int32_t epilogue,
+                      void *vector, void *stream) {
+  runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
+          stride_b, c, alpha, beta, allow_tf32, epilogue, vector, stream);
 }

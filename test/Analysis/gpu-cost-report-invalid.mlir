@@ -44,3 +44,40 @@ func.func @step(%m: i64, %p: !llvm.ptr) {
   call @amp_gpu_gemm(%i, %i, %l, %m, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i, %p) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr) -> ()
   return
 }
+
+// -----
+
+func.func private @amp_gpu_gemm_epilogue(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr)
+func.func @step(%e: i32, %p: !llvm.ptr) {
+  %i = arith.constant 0 : i32
+  %l = arith.constant 1 : i64
+  %f = arith.constant 1.0 : f32
+  // expected-error @below {{amp-gpu-cost-report: amp_gpu_gemm_epilogue operand 16 must be a constant}}
+  call @amp_gpu_gemm_epilogue(%i, %i, %l, %l, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i, %e, %p, %p) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr) -> ()
+  return
+}
+
+// -----
+
+func.func private @amp_gpu_gemm_epilogue(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr)
+func.func @step(%p: !llvm.ptr) {
+  %i = arith.constant 0 : i32
+  %e = arith.constant 7 : i32
+  %l = arith.constant 1 : i64
+  %f = arith.constant 1.0 : f32
+  // expected-error @below {{amp-gpu-cost-report: unknown GEMM epilogue 7}}
+  call @amp_gpu_gemm_epilogue(%i, %i, %l, %l, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i, %e, %p, %p) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr) -> ()
+  return
+}
+
+// -----
+
+func.func private @amp_gpu_gemm_epilogue(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
+func.func @step(%p: !llvm.ptr) {
+  %i = arith.constant 0 : i32
+  %l = arith.constant 1 : i64
+  %f = arith.constant 1.0 : f32
+  // expected-error @below {{amp-gpu-cost-report: amp_gpu_gemm_epilogue takes 19 operands, this call has 17}}
+  call @amp_gpu_gemm_epilogue(%i, %i, %l, %l, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i, %p) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr) -> ()
+  return
+}

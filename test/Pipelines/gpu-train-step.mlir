@@ -25,9 +25,12 @@
 // memory, not host_shared) and freed with gpu.dealloc, the six GEMMs of the
 // step (two Linear forward, their weight and input gradients) are calls to
 // amp_gpu_gemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, ...)
-// accumulating in f32 (c_dtype 0), the 0-d loss-scale and mean-loss code runs
-// in single-thread launches, and no memref.load/store or loop is left on
-// the host.
+// accumulating in f32, or amp_gpu_gemm_epilogue(..., epilogue, vector,
+// stream) where a bias add (epilogue 1) or a bias gradient (2) is folded
+// into the call; the product is written in the low precision (c_dtype 1 or
+// 2) where only its rounded value is read. The 0-d loss-scale and
+// mean-loss code runs in single-thread launches, and no memref.load/store
+// or loop is left on the host.
 // HOST-LABEL: IR Dump After GemmCallsOnStreamPass
 // HOST: func.func @mlp_train_step(
 // HOST-NOT: memref.load
@@ -35,34 +38,38 @@
 // HOST-NOT: scf.for
 // HOST-NOT: host_shared
 // HOST: gpu.alloc async
-// x (32x64) @ fc1.weight^T (128x64): m = 32, n = 128, k = 64, trans_b.
-// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32,
-// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32,
-// h (32x128) @ fc2.weight^T (10x128).
-// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,
-// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,
+// x (32x64) @ fc1.weight^T (128x64) + fc1.bias: m = 32, n = 128, k = 64,
+// trans_b, written in the low precision.
+// HOST16: call @amp_gpu_gemm_epilogue(%c1_i32, %c1_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32, {{.*}}, %c1_i32, %{{.+}}, %{{.+}}) :
+// HOST-BF16: call @amp_gpu_gemm_epilogue(%c2_i32, %c2_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32, {{.*}}, %c1_i32, %{{.+}}, %{{.+}}) :
+// h (32x128) @ fc2.weight^T (10x128) + fc2.bias: f32 logits.
+// HOST16: call @amp_gpu_gemm_epilogue(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,
+// HOST-BF16: call @amp_gpu_gemm_epilogue(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,
 // The mean loss: the sum of the per-row losses is one block
 // (gpu-parallel-reductions.mlir), its division by the batch size a 0-d op on
 // one thread.
 // HOST: gpu.launch_func async {{.*}} blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
-// dW2 = dlogits^T (32x10) @ h: trans_a, k = 32.
-// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c10_i64, %c128_i64, %c32_i64, %c1_i32, %c0_i32,
-// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c10_i64, %c128_i64, %c32_i64, %c1_i32, %c0_i32,
+// dW2 = dlogits^T (32x10) @ h: trans_a, k = 32; in bf16 (O2) fc2.bias's
+// gradient, the sum of dlogits' rows, is its epilogue 2.
+// HOST16: call @amp_gpu_gemm(%c1_i32, %c1_i32, %c1_i64, %c10_i64, %c128_i64, %c32_i64, %c1_i32, %c0_i32,
+// HOST-BF16: call @amp_gpu_gemm_epilogue(%c2_i32, %c2_i32, %c1_i64, %c10_i64, %c128_i64, %c32_i64, %c1_i32, %c0_i32, {{.*}}, %c2_i32, %{{.+}}, %{{.+}}) :
 // dh = dlogits @ fc2.weight: k = 10.
-// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c128_i64, %c10_i64, %c0_i32, %c0_i32,
-// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c128_i64, %c10_i64, %c0_i32, %c0_i32,
-// dW1 = dh^T @ x: 128x64, k = 32.
-// HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c128_i64, %c64_i64, %c32_i64, %c1_i32, %c0_i32,
-// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c128_i64, %c64_i64, %c32_i64, %c1_i32, %c0_i32,
-// dx = dh @ fc1.weight: 32x64, k = 128.
+// HOST16: call @amp_gpu_gemm(%c1_i32, %c1_i32, %c1_i64, %c32_i64, %c128_i64, %c10_i64, %c0_i32, %c0_i32,
+// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c2_i32, %c1_i64, %c32_i64, %c128_i64, %c10_i64, %c0_i32, %c0_i32,
+// dW1 = dh^T @ x: 128x64, k = 32 (with fc1.bias's gradient in bf16).
+// HOST16: call @amp_gpu_gemm(%c1_i32, %c1_i32, %c1_i64, %c128_i64, %c64_i64, %c32_i64, %c1_i32, %c0_i32,
+// HOST-BF16: call @amp_gpu_gemm_epilogue(%c2_i32, %c2_i32, %c1_i64, %c128_i64, %c64_i64, %c32_i64, %c1_i32, %c0_i32, {{.*}}, %c2_i32, %{{.+}}, %{{.+}}) :
+// dx = dh @ fc1.weight: 32x64, k = 128 (f32 in fp16 O1, whose reader does
+// more than round it).
 // HOST16: call @amp_gpu_gemm(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c64_i64, %c128_i64, %c0_i32, %c0_i32,
-// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c64_i64, %c128_i64, %c0_i32, %c0_i32,
+// HOST-BF16: call @amp_gpu_gemm(%c2_i32, %c2_i32, %c1_i64, %c32_i64, %c64_i64, %c128_i64, %c0_i32, %c0_i32,
 // HOST-NOT: call @amp_gpu_gemm
 // HOST: gpu.dealloc async
 // HOST-NOT: memref.load
 // HOST-NOT: memref.store
 // HOST: return
-// HOST: func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
+// HOST-DAG: func.func private @amp_gpu_gemm_epilogue(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr)
+// HOST-DAG: func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
 
 // The GEMMs take the step's stream (the async token of the work before them,
 // which gpu-to-llvm makes a stream) instead of the host waiting for it: the
@@ -70,7 +77,7 @@
 // SYNC-LABEL: func.func @mlp_train_step(
 // SYNC-NOT: gpu.wait [
 // SYNC: %[[STREAM:.+]] = builtin.unrealized_conversion_cast %{{.+}} : !gpu.async.token to !llvm.ptr
-// SYNC-NEXT: call @amp_gpu_gemm({{.*}}, %[[STREAM]]) :
+// SYNC-NEXT: call @amp_gpu_gemm{{(_epilogue)?}}({{.*}}, %[[STREAM]]) :
 // SYNC-NOT: gpu.wait [
 // SYNC: gpu.wait [%{{.+}}]
 // SYNC-NEXT: return

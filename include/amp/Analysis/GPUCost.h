@@ -41,6 +41,9 @@ struct GPUCostEntry {
   int64_t batch = 0, m = 0, n = 0, k = 0;
   std::string aType, cType;
   bool transA = false, transB = false, accumulate = false, allowTF32 = false;
+  /// The cuBLASLt epilogue of amp_gpu_gemm_epilogue: "bias" (an f32 vector
+  /// of n read) or "bgrad_a" (one of m written); empty for none.
+  std::string epilogue;
   /// Allocations and frees: the bytes, and the temporaries live after it.
   int64_t allocBytes = 0, liveBytes = 0;
   /// Filled by applyDeviceModel.

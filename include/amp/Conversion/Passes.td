@@ -54,6 +54,15 @@ def ContractionsToGemmCallsPass
     is dropped and beta = 0; otherwise beta = 1 (accumulate). The pointers
     are the buffers' aligned pointers, as `!llvm.ptr`, so the call is the
     same whatever the host calling convention. Anything else is left alone.
+
+    Epilogues (docs/GPU.md): when the fresh, zeroed f32 product's only
+    reader is the next memory-touching op and computes `[truncf](C +
+    bias[n])`, the call is `amp_gpu_gemm_epilogue(..., allow_tf32, 1, bias,
+    stream)` writing that op's output in its type, and the op goes; when
+    its only reader uses it only through `truncf` to the operands' type,
+    the product is written in that type; when the next op is the zeroed sum
+    over K of A into an f32 vector of m (a bias gradient), the call is
+    `amp_gpu_gemm_epilogue(..., 2, grad, stream)` and the sum goes.
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
@@ -157,6 +166,24 @@ def GPUPrepareLinalgPass
       reduction sequentially, instead of a host loop of launches.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def GPUFreeEarlyPass : Pass<"amp-gpu-free-early", "::mlir::func::FuncOp"> {
+  let summary = "Free each temporary right after its last use";
+  let description = [{
+    The deallocation pipeline frees a function's temporaries at the end of
+    their block, so every temporary of a training step is held until the
+    step ends and the step's peak device memory is the sum of them all.
+    This pass moves each `memref.dealloc` of a `memref.alloc` in the same
+    block to right after the last operation of that block using the buffer
+    or anything derived from it (views, its aligned pointer and the values
+    computed from it, such as the pointers a GEMM call takes; a use in a
+    nested region counts as its ancestor in the block). A buffer with a use
+    outside the block is left alone. Run after the GEMM calls exist and
+    before the kernels are formed; the stream-ordered `gpu.dealloc` that
+    gpu-async-region makes of it then frees the memory after the last
+    kernel reading it.
+  }];
 }
 
 def GPUWrapHostCodePass

@@ -37,6 +37,27 @@ void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
                   int64_t stride_b, void *c, float alpha, float beta,
                   int32_t allow_tf32, void *stream);
 
+/* Epilogues of amp_gpu_gemm_epilogue (cuBLASLt's, in row-major terms). */
+enum amp_gemm_epilogue {
+  /* C[b][i][j] = alpha * (op(A) x op(B))[i][j] + beta * C + vector[j]: the
+     bias (n f32 values) added in f32 before C is rounded to c_dtype
+     (cuBLASLt's BIAS epilogue with an f32 bias). */
+  AMP_GEMM_EPILOGUE_BIAS = 1,
+  /* The product as amp_gpu_gemm, and vector[i] = sum over l of
+     op(A)[i][l] in f32 (m values, batch 1): a bias gradient taken from A
+     while it is read (cuBLASLt's BGRADB, our A being its B). */
+  AMP_GEMM_EPILOGUE_BGRAD_A = 2
+};
+
+/* amp_gpu_gemm with an epilogue (enum amp_gemm_epilogue) reading or
+   writing the f32 vector `vector`; same operands, stream and errors. */
+void amp_gpu_gemm_epilogue(int32_t a_dtype, int32_t c_dtype, int64_t batch,
+                           int64_t m, int64_t n, int64_t k, int32_t trans_a,
+                           int32_t trans_b, const void *a, int64_t stride_a,
+                           const void *b, int64_t stride_b, void *c,
+                           float alpha, float beta, int32_t allow_tf32,
+                           int32_t epilogue, void *vector, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,12 +3,19 @@
 // The amp-contractions-to-gemm-calls pass: on bufferized IR, linalg ops that
 // are (batched, possibly transposed) matrix products accumulating in f32 are
 // replaced by calls to the runtime's amp_gpu_gemm (cuBLASLt; see
-// include/amp/Runtime/CUDAKernels.h). Everything else is left for the loop
-// and kernel lowering of the GPU pipeline.
+// include/amp/Runtime/CUDAKernels.h). The elementwise op that adds a bias
+// to a product (and rounds it), or that only reads the product rounded, and
+// the sum of an operand's rows that follows its product (a bias gradient)
+// are folded into the call as cuBLASLt epilogues and output types.
+// Everything else is left for the loop and kernel lowering of the GPU
+// pipeline.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmCall.h"
+
 #include "amp/Conversion/Passes.h"
+#include "amp/Runtime/CUDAKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <optional>
 
@@ -27,9 +35,10 @@ namespace mlir::amp {
 } // namespace mlir::amp
 
 using namespace mlir;
+using mlir::amp::kGemmEpilogueFunc;
+using mlir::amp::kGemmFunc;
 
 namespace {
-constexpr StringLiteral kGemmFunc = "amp_gpu_gemm";
 
 /// amp_dtype (include/amp/Runtime/ModelABI.h) of a GEMM operand.
 std::optional<int32_t> gemmDType(Type type) {
@@ -245,8 +254,10 @@ linalg::FillOp findZeroFill(Operation *op, Value buffer) {
   return nullptr;
 }
 
-func::FuncOp getOrDeclareGemm(ModuleOp module) {
-  if (auto func = module.lookupSymbol<func::FuncOp>(kGemmFunc))
+/// amp_gpu_gemm, or with an epilogue amp_gpu_gemm_epilogue, declared once.
+func::FuncOp getOrDeclareGemm(ModuleOp module, bool epilogue) {
+  StringRef name = epilogue ? kGemmEpilogueFunc : kGemmFunc;
+  if (auto func = module.lookupSymbol<func::FuncOp>(name))
     return func;
   MLIRContext *ctx = module.getContext();
   Builder b(ctx);
@@ -255,14 +266,204 @@ func::FuncOp getOrDeclareGemm(ModuleOp module) {
   // void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
   //   int64_t m, int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
   //   const void *a, int64_t stride_a, const void *b, int64_t stride_b,
-  //   void *c, float alpha, float beta, int32_t allow_tf32, void *stream)
-  auto type = b.getFunctionType({i32, i32, i64, i64, i64, i64, i32, i32, ptr,
-                                 i64, ptr, i64, ptr, f32, f32, i32, ptr},
-                                {});
+  //   void *c, float alpha, float beta, int32_t allow_tf32,
+  //   [int32_t epilogue, void *vector,] void *stream)
+  SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, i32, i32,
+                              ptr, i64, ptr, i64, ptr, f32, f32, i32};
+  if (epilogue)
+    inputs.append({i32, ptr});
+  inputs.push_back(ptr);
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-  auto func = func::FuncOp::create(builder, module.getLoc(), kGemmFunc, type);
+  auto func = func::FuncOp::create(builder, module.getLoc(), name,
+                                   b.getFunctionType(inputs, {}));
   func.setPrivate();
   return func;
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogues: what the product's neighbours let the call do
+//===----------------------------------------------------------------------===//
+
+/// What a GEMM call writes besides (or instead of) its linalg op's output.
+struct Epilogue {
+  int32_t kind = 0; // 0 or an amp_gemm_epilogue
+  Value vector;     // the bias read or the bias gradient written
+  Value output;     // the buffer the call writes (the op's own by default)
+  Operation *absorbed = nullptr; // the op the call does instead
+};
+
+/// Every operation strictly between `from` and `to` (same block) touches no
+/// memory, or allocates.
+bool onlyAllocationsBetween(Operation *from, Operation *to) {
+  if (from->getBlock() != to->getBlock() || !from->isBeforeInBlock(to))
+    return false;
+  for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode())
+    if (!isMemoryEffectFree(op) && !isa<memref::AllocOp>(op))
+      return false;
+  return true;
+}
+
+/// The only user of the fresh product buffer `c` besides `gemm`, its fill
+/// and its deallocations, when that is a linalg.generic.
+linalg::GenericOp soleConsumer(Operation *gemm, Value c) {
+  if (!c.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  linalg::GenericOp consumer;
+  for (Operation *user : c.getUsers()) {
+    // Its zero fill goes with the product's beta 0.
+    if (user == gemm || isa<memref::DeallocOp, linalg::FillOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || (consumer && consumer != generic))
+      return nullptr;
+    consumer = generic;
+  }
+  return consumer;
+}
+
+/// `yield [truncf](t + bias)` over (t, bias, out) in operand order, with
+/// every loop parallel, t and out indexed as they are stored and the bias
+/// by the last dimension: C + bias in f32, rounded to out's type.
+bool isBiasAdd(linalg::GenericOp op, Value c, Value &bias) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0)
+    return false;
+  int cIndex = op.getDpsInputOperand(0)->get() == c ? 0 : 1;
+  OpOperand *cOperand = op.getDpsInputOperand(cIndex);
+  OpOperand *biasOperand = op.getDpsInputOperand(1 - cIndex);
+  OpOperand *out = op.getDpsInitOperand(0);
+  unsigned rank = op.getNumLoops();
+  AffineMap biasMap = op.getMatchingIndexingMap(biasOperand);
+  if (cOperand->get() != c ||
+      !op.getMatchingIndexingMap(cOperand).isIdentity() ||
+      !op.getMatchingIndexingMap(out).isIdentity() ||
+      biasMap.getNumResults() != 1 ||
+      biasMap.getResult(0) != getAffineDimExpr(rank - 1, op.getContext()))
+    return false;
+  Block &body = op.getRegion().front();
+  Value result = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  if (auto trunc = result.getDefiningOp<arith::TruncFOp>())
+    result = trunc.getIn();
+  auto add = result.getDefiningOp<arith::AddFOp>();
+  bool rounds = result != body.getTerminator()->getOperand(0);
+  if (!add || body.getOperations().size() != (rounds ? 3u : 2u))
+    return false;
+  Value t = body.getArgument(cIndex), b = body.getArgument(1 - cIndex);
+  if (!((add.getLhs() == t && add.getRhs() == b) ||
+        (add.getLhs() == b && add.getRhs() == t)))
+    return false;
+  bias = biasOperand->get();
+  return isDenseBuffer(bias) &&
+         cast<MemRefType>(bias.getType()).getElementType().isF32();
+}
+
+/// The bias add consuming the product `c` (f32, fresh, beta 0) that the
+/// call can do as a BIAS epilogue writing the add's output in its type.
+std::optional<Epilogue> matchBiasEpilogue(linalg::LinalgOp op, Value c,
+                                          const GemmShape &shape, Type aType) {
+  linalg::GenericOp consumer = soleConsumer(op, c);
+  Value bias;
+  if (!consumer || shape.batch != 1 || !isBiasAdd(consumer, c, bias) ||
+      !onlyAllocationsBetween(op, consumer))
+    return std::nullopt;
+  Value out = consumer.getDpsInitOperand(0)->get();
+  Type outType = cast<MemRefType>(out.getType()).getElementType();
+  auto outShape = cast<MemRefType>(out.getType()).getShape();
+  if (!isDenseBuffer(out) || (!outType.isF32() && outType != aType) ||
+      outShape.back() != shape.n ||
+      cast<MemRefType>(bias.getType()).getShape()[0] != shape.n ||
+      llvm::is_contained(op->getOperands(), out))
+    return std::nullopt;
+  return Epilogue{AMP_GEMM_EPILOGUE_BIAS, bias, out, consumer};
+}
+
+/// `yield out + [extf](in)`: a sum into the output.
+bool isSumBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto add = cast<linalg::YieldOp>(body.getTerminator())
+                 .getOperand(0)
+                 .getDefiningOp<arith::AddFOp>();
+  if (!add || body.getOperations().size() > 3)
+    return false;
+  Value in = body.getArgument(0), out = body.getArgument(1);
+  auto isIn = [&](Value v) { return stripExt(v) == in; };
+  return (add.getLhs() == out && isIn(add.getRhs())) ||
+         (add.getRhs() == out && isIn(add.getLhs()));
+}
+
+/// The sum over K of op(A) (one f32 value per row of op(A), m of them, into
+/// a fresh, zeroed buffer) right after the product: a BGRADB epilogue. The op
+/// summing is the next one touching memory after the product, the fill of its
+/// output aside.
+std::optional<Epilogue> matchBiasGradient(linalg::LinalgOp op, Value a,
+                                          const GemmShape &shape) {
+  if (shape.batch != 1 || cast<MemRefType>(a.getType()).getRank() != 2)
+    return std::nullopt;
+  Operation *next = op->getNextNode();
+  while (next && (isMemoryEffectFree(next) ||
+                  isa<memref::AllocOp, linalg::FillOp>(next)))
+    next = next->getNextNode();
+  auto sum = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!sum || sum.getNumDpsInputs() != 1 || sum.getNumDpsInits() != 1 ||
+      sum.getDpsInputOperand(0)->get() != a || !isSumBody(sum))
+    return std::nullopt;
+  Value grad = sum.getDpsInitOperand(0)->get();
+  for (Operation *between = op->getNextNode(); between != sum;
+       between = between->getNextNode())
+    if (auto fill = dyn_cast<linalg::FillOp>(between);
+        fill && fill.getOutputs()[0] != grad)
+      return std::nullopt;
+  auto gradType = cast<MemRefType>(grad.getType());
+  // A is stored (M, K), or (K, M) when transposed: the output keeps M.
+  unsigned mDim = shape.transA ? 1 : 0;
+  AffineMap gradMap = sum.getMatchingIndexingMap(sum.getDpsInitOperand(0));
+  if (!sum.getMatchingIndexingMap(sum.getDpsInputOperand(0)).isIdentity() ||
+      gradMap.getNumResults() != 1 ||
+      gradMap.getResult(0) != getAffineDimExpr(mDim, sum.getContext()) ||
+      !gradType.getElementType().isF32() || gradType.getRank() != 1 ||
+      gradType.getDimSize(0) != shape.m || !isDenseBuffer(grad) ||
+      !findZeroFill(sum, grad))
+    return std::nullopt;
+  return Epilogue{AMP_GEMM_EPILOGUE_BGRAD_A, grad, Value(), sum};
+}
+
+/// When the only reader of the fresh f32 product `c` rounds it to A's type
+/// before anything else, the call writes that type instead: `c` becomes a
+/// buffer of A's type and the reader's truncf goes.
+void narrowProduct(linalg::LinalgOp op, Value &c, Type aType) {
+  linalg::GenericOp reader = soleConsumer(op, c);
+  if (!reader || aType.isF32() ||
+      !cast<MemRefType>(c.getType()).getElementType().isF32())
+    return;
+  SmallVector<BlockArgument> args;
+  for (OpOperand &operand : reader->getOpOperands())
+    if (operand.get() == c) {
+      if (reader.isDpsInit(&operand))
+        return;
+      args.push_back(reader.getMatchingBlockArgument(&operand));
+    }
+  for (BlockArgument arg : args)
+    for (Operation *user : arg.getUsers()) {
+      auto trunc = dyn_cast<arith::TruncFOp>(user);
+      if (!trunc || trunc.getType() != aType)
+        return;
+    }
+  auto alloc = c.getDefiningOp<memref::AllocOp>();
+  OpBuilder builder(alloc);
+  auto narrowType =
+      MemRefType::get(cast<MemRefType>(c.getType()).getShape(), aType);
+  auto narrow = memref::AllocOp::create(builder, alloc.getLoc(), narrowType,
+                                        alloc.getAlignmentAttr());
+  for (BlockArgument arg : args) {
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+      user->getResult(0).replaceAllUsesWith(arg);
+      user->erase();
+    }
+    arg.setType(aType);
+  }
+  c.replaceAllUsesWith(narrow.getResult());
+  alloc->erase();
+  c = narrow.getResult();
 }
 
 /// The aligned pointer of a dense buffer as `!llvm.ptr`.
@@ -280,10 +481,33 @@ struct ContractionsToGemmCallsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Products only: rewriting one may erase other ops (its epilogue's).
     SmallVector<linalg::LinalgOp> candidates;
-    module.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
+    module.walk([&](linalg::LinalgOp op) {
+      if (op.getNumDpsInputs() == 2 && op.getNumDpsInits() == 1 &&
+          matchGemmBody(op))
+        candidates.push_back(op);
+    });
     for (linalg::LinalgOp op : candidates)
       rewrite(module, op);
+  }
+
+  /// The epilogue the call takes over, if any: a bias add of its fresh
+  /// product, or else the bias gradient of A (and, without a bias, the
+  /// product narrowed to A's type when it is only read rounded).
+  Epilogue chooseEpilogue(linalg::LinalgOp op, Value a, Value &c, Type aType,
+                          const GemmShape &shape, bool fresh) {
+    if (fresh && cast<MemRefType>(c.getType()).getElementType().isF32())
+      if (std::optional<Epilogue> bias = matchBiasEpilogue(op, c, shape, aType))
+        return *bias;
+    if (fresh)
+      narrowProduct(op, c, aType);
+    Epilogue none{0, Value(), c, nullptr};
+    std::optional<Epilogue> grad = matchBiasGradient(op, a, shape);
+    if (!grad)
+      return none;
+    grad->output = c;
+    return *grad;
   }
 
   void rewrite(ModuleOp module, linalg::LinalgOp op) {
@@ -308,6 +532,21 @@ struct ContractionsToGemmCallsPass
       return;
 
     linalg::FillOp zeroFill = findZeroFill(op, c);
+    Value product = c;
+    Epilogue epilogue =
+        chooseEpilogue(op, a, c, aType, *shape, zeroFill != nullptr);
+    if (epilogue.kind == AMP_GEMM_EPILOGUE_BIAS) {
+      c = epilogue.output;
+      cCode = gemmDType(cast<MemRefType>(c.getType()).getElementType());
+    } else if (c != product) {
+      cCode = aCode; // narrowed
+    }
+    // The buffers the call writes exist before it.
+    for (Value buffer : {c, epilogue.vector})
+      if (auto alloc =
+              buffer ? buffer.getDefiningOp<memref::AllocOp>() : nullptr;
+          alloc && op->isBeforeInBlock(alloc))
+        alloc->moveBefore(op);
     OpBuilder builder(op);
     Location loc = op.getLoc();
     auto i32 = [&](int64_t v) -> Value {
@@ -320,7 +559,7 @@ struct ContractionsToGemmCallsPass
       return arith::ConstantFloatOp::create(builder, loc, builder.getF32Type(),
                                             APFloat(v));
     };
-    func::FuncOp gemm = getOrDeclareGemm(module);
+    func::FuncOp gemm = getOrDeclareGemm(module, epilogue.kind != 0);
     SmallVector<Value> args = {i32(*aCode),
                                i32(*cCode),
                                i64(shape->batch),
@@ -337,6 +576,10 @@ struct ContractionsToGemmCallsPass
                                f32(1.0f),
                                f32(zeroFill ? 0.0f : 1.0f),
                                i32(allowTF32 && aType.isF32())};
+    if (epilogue.kind) {
+      args.push_back(i32(epilogue.kind));
+      args.push_back(bufferPointer(builder, loc, epilogue.vector));
+    }
     // The stream: null (the runtime's) until amp-gemm-calls-on-stream gives
     // the call the step's.
     args.push_back(LLVM::ZeroOp::create(
@@ -345,6 +588,24 @@ struct ContractionsToGemmCallsPass
     op->erase();
     if (zeroFill)
       zeroFill->erase();
+    if (epilogue.absorbed)
+      eraseAbsorbed(epilogue, product);
+  }
+
+  /// The op the epilogue does goes, with (for a bias add) the f32 product
+  /// buffer it read, or (for a bias gradient) the zero fill of its output.
+  static void eraseAbsorbed(const Epilogue &epilogue, Value product) {
+    Operation *absorbed = epilogue.absorbed;
+    if (epilogue.kind == AMP_GEMM_EPILOGUE_BGRAD_A) {
+      if (linalg::FillOp fill = findZeroFill(absorbed, epilogue.vector))
+        fill->erase();
+      absorbed->erase();
+      return;
+    }
+    absorbed->erase();
+    for (Operation *user : llvm::make_early_inc_range(product.getUsers()))
+      user->erase(); // its deallocations
+    product.getDefiningOp()->erase();
   }
 };
 } // namespace

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmCall.h"
+
 #include "amp/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,14 +22,9 @@ namespace mlir::amp {
 } // namespace mlir::amp
 
 using namespace mlir;
+using mlir::amp::isGemmCall;
 
 namespace {
-constexpr StringLiteral kGemmFunc = "amp_gpu_gemm";
-
-bool isGemmCall(Operation *op) {
-  auto call = dyn_cast_or_null<func::CallOp>(op);
-  return call && call.getCallee() == kGemmFunc;
-}
 
 /// The nearest operation before (or after) `op` in its block that is not
 /// free of memory effects (constants and pointer arithmetic are skipped).

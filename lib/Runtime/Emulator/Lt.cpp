@@ -4,7 +4,8 @@
 // cublasLtMatmul computes D = alpha op(A) op(B) + beta C exactly as cuBLASLt
 // defines it: column-major layouts with leading dimensions, transposes,
 // strided batches, f32/f16/bf16 operands with f32 accumulation and f32
-// alpha/beta, and the TF32 compute mode (f32 inputs rounded to TF32). A
+// alpha/beta, the TF32 compute mode (f32 inputs rounded to TF32), and the
+// BIAS and BGRADB epilogues (f32 or D-typed vector). A
 // layout or transpose that lib/Runtime gets wrong gives a wrong result, or,
 // when it reaches outside an operand's allocation, an error naming it.
 //
@@ -33,6 +34,12 @@ struct MatmulDesc {
   cublasComputeType_t compute;
   cudaDataType_t scale;
   cublasOperation_t transA = CUBLAS_OP_N, transB = CUBLAS_OP_N;
+  /// DEFAULT, BIAS (bias[i] added to row i of D) or BGRADB (bias[j] = the
+  /// sum of column j of op(B)); the vector is f32 or D's type.
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  void *bias = nullptr;
+  cudaDataType_t biasType = CUDA_R_32F;
+  bool biasTypeSet = false;
 };
 
 struct Layout {
@@ -201,6 +208,25 @@ void recordGemm(const Problem &p, const Layout &a, const Layout &dl,
       ", \"flops\": " + std::to_string((long long)flops) + "}");
 }
 
+/// The epilogue's vector as a layout: BIAS reads one value per row of D,
+/// BGRADB writes one per column (batch 1); it must lie in one allocation.
+cublasStatus_t checkEpilogue(const MatmulDesc &d, const Problem &p,
+                             const Layout &dl, Layout &vector) {
+  if (d.epilogue == CUBLASLT_EPILOGUE_DEFAULT)
+    return CUBLAS_STATUS_SUCCESS;
+  bool gradient = d.epilogue == CUBLASLT_EPILOGUE_BGRADB;
+  if (gradient && p.batch != 1)
+    return notSupported("BGRADB with batch " + std::to_string(p.batch));
+  vector.type = d.biasTypeSet ? d.biasType : dl.type;
+  vector.rows = uint64_t(gradient ? p.n : p.m);
+  vector.cols = 1;
+  vector.ld = int64_t(vector.rows);
+  if (vector.type != CUDA_R_32F && vector.type != dl.type)
+    return notSupported(std::string("a ") + typeName(vector.type) +
+                        " bias with a " + typeName(dl.type) + " D");
+  return checkOperand(gradient ? "bias gradient" : "bias", d.bias, vector);
+}
+
 } // namespace
 
 AMP_EMU_EXPORT const char *cublasLtGetStatusName(cublasStatus_t status) {
@@ -265,6 +291,24 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(
       return notSupported("operation " + std::to_string(op));
     (attribute == CUBLASLT_MATMUL_DESC_TRANSA ? d.transA : d.transB) =
         cublasOperation_t(op);
+    return CUBLAS_STATUS_SUCCESS;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE:
+    if (cublasStatus_t s = readValue(buffer, bytes, op))
+      return s;
+    if (op != CUBLASLT_EPILOGUE_DEFAULT && op != CUBLASLT_EPILOGUE_BIAS &&
+        op != CUBLASLT_EPILOGUE_BGRADB)
+      return notSupported("epilogue " + std::to_string(op));
+    d.epilogue = cublasLtEpilogue_t(op);
+    return CUBLAS_STATUS_SUCCESS;
+  case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
+    return readValue(buffer, bytes, d.bias);
+  case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
+    if (cublasStatus_t s = readValue(buffer, bytes, op))
+      return s;
+    if (!isSupportedType(cudaDataType_t(op)))
+      return notSupported("bias data type " + std::to_string(op));
+    d.biasType = cudaDataType_t(op);
+    d.biasTypeSet = true;
     return CUBLAS_STATUS_SUCCESS;
   default:
     return notSupported("matmul descriptor attribute " +
@@ -368,6 +412,9 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
     return s;
   if (cublasStatus_t s = checkOperand("D", dPointer, dl))
     return s;
+  Layout vector;
+  if (cublasStatus_t s = checkEpilogue(d, p, dl, vector))
+    return s;
   bool tf32 = d.compute == CUBLAS_COMPUTE_32F_FAST_TF32 && a.type == CUDA_R_32F;
   recordGemm(p, a, dl, tf32);
   float alphaValue = *static_cast<const float *>(alpha);
@@ -376,6 +423,8 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
   auto *B = static_cast<const char *>(bPointer);
   auto *C = static_cast<const char *>(cPointer);
   auto *D = static_cast<char *>(dPointer);
+  auto *bias = static_cast<char *>(d.bias);
+  bool addBias = d.epilogue == CUBLASLT_EPILOGUE_BIAS;
   // op(A) by rows and op(B) by columns, in f32, so that each dot product
   // reads contiguous memory. D may be C (in place): each element of C is
   // read just before the same element of D is written.
@@ -397,8 +446,18 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
         // beta == 0 ignores C, even a NaN in it (as cuBLASLt).
         if (betaValue != 0.0f)
           result += betaValue * element(C, c, false, batch, i, j, false);
+        if (addBias)
+          result += load(bias, vector.type, i);
         int64_t offset = (dl.batch > 1 ? batch * dl.stride : 0) + j * dl.ld + i;
         store(D, dl.type, offset, result);
+      }
+    // BGRADB: the sums of op(B)'s columns (batch 1), as B was read.
+    if (d.epilogue == CUBLASLT_EPILOGUE_BGRADB)
+      for (int64_t j = 0; j < p.n; ++j) {
+        float sum = 0.0f;
+        for (int64_t l = 0; l < p.k; ++l)
+          sum += colsB[j * p.k + l];
+        store(bias, vector.type, j, sum);
       }
   }
   return CUBLAS_STATUS_SUCCESS;

@@ -20,6 +20,10 @@
 //                     kernel's parameter is an error
 //   gemm              amp_gpu_gemm (cuBLASLt layouts of lib/Runtime) against
 //                     a reference: every dtype, transpose, batch stride
+//   gemm-epilogue     amp_gpu_gemm_epilogue's bias and bias-gradient
+//                     epilogues against a reference
+//   gemm-epilogue-error WHAT  a bad epilogue call (unknown, null, batch)
+//                     is an error
 //   gemm-tf32         TF32 rounds f32 inputs to 10 mantissa bits
 //   gemm-bounds       an operand beyond its allocation is an error
 //   gemm-stream       a GEMM queued on something that is not a stream is an
@@ -416,6 +420,91 @@ int checkGemms() {
   return failures ? 1 : 0;
 }
 
+/// amp_gpu_gemm_epilogue: C = alpha op(A) op(B) + beta C + bias[j] (BIAS),
+/// or the product and grad[i] = sum over l of op(A)[i][l] (BGRAD_A),
+/// against a direct computation (exact, as in gemmCase).
+void epilogueCase(int32_t aType, int32_t cType, int32_t epilogue, int64_t batch,
+                  int transA, int transB, uint32_t seed) {
+  const int64_t m = 5, n = 7, k = 9;
+  bool bias = epilogue == AMP_GEMM_EPILOGUE_BIAS;
+  // A batch shares B (the runtime folds it into m).
+  std::vector<float> a = dyadic(batch * m * k, seed);
+  std::vector<float> b = dyadic(k * n, seed + 1);
+  std::vector<float> c = dyadic(batch * m * n, seed + 2);
+  std::vector<float> vector = dyadic(bias ? n : m, seed + 3);
+  float alpha = 2.0f, beta = bias ? 0.5f : 0.0f;
+  void *dA = upload(aType, a), *dB = upload(aType, b), *dC = upload(cType, c);
+  void *dV = upload(AMP_DTYPE_F32, vector);
+  amp_gpu_gemm_epilogue(aType, cType, batch, m, n, k, transA, transB, dA, m * k,
+                        dB, 0, dC, alpha, beta, /*allow_tf32=*/0, epilogue, dV,
+                        mgpuStreamCreate());
+  std::vector<float> got = download(cType, dC, c.size());
+  std::vector<float> gotVector = download(AMP_DTYPE_F32, dV, vector.size());
+  auto opA = [&](int64_t p, int64_t i, int64_t l) {
+    return double(transA ? a[p * m * k + l * m + i] : a[p * m * k + i * k + l]);
+  };
+  bool ok = true;
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i) {
+      double rowSum = 0;
+      for (int64_t l = 0; l < k; ++l)
+        rowSum += opA(p, i, l);
+      if (!bias)
+        ok &= gotVector[i] == float(rowSum);
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < k; ++l)
+          sum += opA(p, i, l) * double(transB ? b[j * k + l] : b[l * n + j]);
+        int64_t at = (p * m + i) * n + j;
+        double expected = alpha * sum + beta * c[at] + (bias ? vector[j] : 0);
+        ok &= got[at] == roundTo(cType, expected);
+      }
+    }
+  char name[160];
+  std::snprintf(name, sizeof(name), "gemm %s %s->%s batch %lld %s%s",
+                bias ? "bias" : "bgrad_a", dtypeName(aType), dtypeName(cType),
+                (long long)batch, transA ? "T" : "N", transB ? "T" : "N");
+  expect(ok, name);
+  for (void *buffer : {dA, dB, dC, dV})
+    ops().free(buffer);
+}
+
+int checkEpilogues() {
+  const int32_t types[][2] = {{AMP_DTYPE_F32, AMP_DTYPE_F32},
+                              {AMP_DTYPE_F16, AMP_DTYPE_F16},
+                              {AMP_DTYPE_BF16, AMP_DTYPE_F32},
+                              {AMP_DTYPE_BF16, AMP_DTYPE_BF16}};
+  uint32_t seed = 7;
+  for (const auto &type : types)
+    for (int transA = 0; transA < 2; ++transA)
+      for (int transB = 0; transB < 2; ++transB) {
+        // The batch of 3 is folded into m only when A is not transposed.
+        epilogueCase(type[0], type[1], AMP_GEMM_EPILOGUE_BIAS, transA ? 1 : 3,
+                     transA, transB, seed += 5);
+        epilogueCase(type[0], type[1], AMP_GEMM_EPILOGUE_BGRAD_A, 1, transA,
+                     transB, seed += 5);
+      }
+  expect(ops().synchronize() == 0, "no error");
+  std::printf("%s\n",
+              failures ? "epilogue checks FAILED" : "epilogue checks passed");
+  return failures ? 1 : 0;
+}
+
+/// A bad epilogue call: `what` is unknown (epilogue 3), null (no vector) or
+/// batch (a bias gradient over 2 batches).
+int checkEpilogueError(const std::string &what) {
+  float *a = deviceBuffer<float>(64), *b = deviceBuffer<float>(64);
+  float *c = deviceBuffer<float>(64), *v = deviceBuffer<float>(8);
+  int32_t epilogue = what == "unknown" ? 3
+                     : what == "batch" ? AMP_GEMM_EPILOGUE_BGRAD_A
+                                       : AMP_GEMM_EPILOGUE_BIAS;
+  amp_gpu_gemm_epilogue(AMP_DTYPE_F32, AMP_DTYPE_F32, what == "batch" ? 2 : 1,
+                        4, 4, 4, 1, 0, a, 16, b, 16, c, 1.0f, 0.0f, 0, epilogue,
+                        what == "null" ? nullptr : v, nullptr);
+  std::printf("error: %s\n", ops().last_error());
+  return 1;
+}
+
 /// 1 x 1 x 1: (1 + 2^-11)(1 + 2^-12). TF32 rounds the first to 1 + 2^-10
 /// (ties away from zero) and the second to 1; f32 keeps both.
 int checkTF32() {
@@ -560,6 +649,10 @@ int main(int argc, char **argv) {
     return checkBadParamSize();
   if (mode == "gemm")
     return checkGemms();
+  if (mode == "gemm-epilogue")
+    return checkEpilogues();
+  if (mode == "gemm-epilogue-error")
+    return checkEpilogueError(arg);
   if (mode == "gemm-tf32")
     return checkTF32();
   if (mode == "gemm-bounds")

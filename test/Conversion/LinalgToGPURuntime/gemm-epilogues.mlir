@@ -1,0 +1,261 @@
+// RUN: amp-opt %s -split-input-file --amp-contractions-to-gemm-calls -canonicalize | FileCheck %s
+
+// cuBLASLt epilogues folded by amp-contractions-to-gemm-calls: the bias add
+// of a fresh product (written in the add's type), the product narrowed to
+// the operands' type where it is only read rounded, and the sum of the
+// rows of A (a bias gradient) right after its product. Calls with an
+// epilogue are amp_gpu_gemm_epilogue(..., allow_tf32, epilogue, vector,
+// stream): epilogue 1 = bias, 2 = bias gradient of A
+// (include/amp/Runtime/CUDAKernels.h; dtype f32 = 0, bf16 = 2).
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// Linear forward: x @ w^T + bias, rounded to bf16: one call writing the
+// bf16 result with the bias epilogue; the f32 product and the add kernel
+// are gone (the result's allocation moves before the call).
+// CHECK-LABEL: func.func @linear_bias_bf16
+// CHECK-SAME: (%[[X:.+]]: memref<32x64xbf16>, %[[W:.+]]: memref<128x64xbf16>, %[[BIAS:.+]]: memref<128xf32>)
+// CHECK-DAG: %[[BF16:.+]] = arith.constant 2 : i32
+// CHECK-DAG: %[[EPI:.+]] = arith.constant 1 : i32
+// CHECK-DAG: %[[BETA:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[Y:.+]] = memref.alloc() : memref<32x128xbf16>
+// CHECK-NOT: memref.alloc
+// CHECK: memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK: %[[YP:.+]] = llvm.inttoptr
+// CHECK: memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK: %[[BP:.+]] = llvm.inttoptr
+// CHECK: call @amp_gpu_gemm_epilogue(%[[BF16]], %[[BF16]], {{.*}}, %[[YP]], %{{.+}}, %[[BETA]], %{{.+}}, %[[EPI]], %[[BP]], %{{.+}}) :
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.dealloc
+// CHECK: return %[[Y]]
+// CHECK: func.func private @amp_gpu_gemm_epilogue(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr)
+func.func @linear_bias_bf16(%x: memref<32x64xbf16>, %w: memref<128x64xbf16>, %bias: memref<128xf32>) -> memref<32x128xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<32x128xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x128xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x64xbf16>, memref<128x64xbf16>) outs(%t : memref<32x128xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %y = memref.alloc() : memref<32x128xbf16>
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %bias : memref<32x128xf32>, memref<128xf32>) outs(%y : memref<32x128xbf16>) {
+  ^bb0(%in: f32, %b: f32, %out: bf16):
+    %0 = arith.addf %in, %b : f32
+    %1 = arith.truncf %0 : f32 to bf16
+    linalg.yield %1 : bf16
+  }
+  memref.dealloc %t : memref<32x128xf32>
+  return %y : memref<32x128xbf16>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// Not folded: the bias add reads the product after a kernel that may
+// write the bias (or the result), and a bias add of a product that is read
+// again. Both stay plain f32 products.
+// CHECK-LABEL: func.func @bias_not_folded
+// CHECK-NOT: amp_gpu_gemm_epilogue
+// CHECK: call @amp_gpu_gemm(
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: call @amp_gpu_gemm(
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+func.func @bias_not_folded(%x: memref<32x64xbf16>, %w: memref<128x64xbf16>, %bias: memref<128xf32>, %y: memref<32x128xf32>, %z: memref<32x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<32x128xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x128xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x64xbf16>, memref<128x64xbf16>) outs(%t : memref<32x128xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%bias : memref<128xf32>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %bias : memref<32x128xf32>, memref<128xf32>) outs(%y : memref<32x128xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %0 = arith.addf %in, %b : f32
+    linalg.yield %0 : f32
+  }
+  %u = memref.alloc() : memref<32x128xf32>
+  linalg.fill ins(%zero : f32) outs(%u : memref<32x128xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x64xbf16>, memref<128x64xbf16>) outs(%u : memref<32x128xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%u, %bias : memref<32x128xf32>, memref<128xf32>) outs(%y : memref<32x128xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %0 = arith.addf %in, %b : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%u : memref<32x128xf32>) outs(%z : memref<32x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %in : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %t : memref<32x128xf32>
+  memref.dealloc %u : memref<32x128xf32>
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#at = affine_map<(d0, d1, d2) -> (d2, d0)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// Backward of a linear layer in bf16: dX = dY @ W is read only rounded to
+// bf16 (its consumer's truncf goes, the product is a bf16 buffer); dW =
+// dY^T @ X with the bias gradient sum_rows(dY) as the BGRADB epilogue (its
+// zero fill and reduction go).
+// CHECK-LABEL: func.func @linear_backward_bf16
+// CHECK-SAME: (%[[DY:.+]]: memref<32x128xbf16>, %{{.+}}: memref<128x64xbf16>, %{{.+}}: memref<32x64xbf16>, %[[DXOUT:.+]]: memref<32x64xf32>)
+// CHECK-DAG: %[[BF16:.+]] = arith.constant 2 : i32
+// CHECK-DAG: %[[F32:.+]] = arith.constant 0 : i32
+// CHECK: %[[DX:.+]] = memref.alloc() : memref<32x64xbf16>
+// CHECK: call @amp_gpu_gemm(%[[BF16]], %[[BF16]],
+// CHECK: linalg.generic {{.*}} ins(%[[DX]] : memref<32x64xbf16>) outs(%[[DXOUT]] : memref<32x64xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.+]]: bf16, %{{.+}}: f32):
+// CHECK-NEXT: %[[E:.+]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT: %[[M:.+]] = arith.mulf %[[E]], %[[E]] : f32
+// CHECK-NEXT: linalg.yield %[[M]]
+// CHECK: %[[DW:.+]] = memref.alloc() : memref<128x64xf32>
+// CHECK: %[[DB:.+]] = memref.alloc() : memref<128xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: memref.extract_aligned_pointer_as_index %[[DY]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[DB]]
+// CHECK: %[[DBP:.+]] = llvm.inttoptr
+// (bf16 and the bias gradient epilogue are both 2 : i32)
+// CHECK: call @amp_gpu_gemm_epilogue(%[[BF16]], %[[F32]], {{.*}}, %[[BF16]], %[[DBP]], %{{.+}}) :
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[DW]], %[[DB]]
+func.func @linear_backward_bf16(%dy: memref<32x128xbf16>, %w: memref<128x64xbf16>, %x: memref<32x64xbf16>, %dxout: memref<32x64xf32>) -> (memref<128x64xf32>, memref<128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %dx = memref.alloc() : memref<32x64xf32>
+  linalg.fill ins(%zero : f32) outs(%dx : memref<32x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy, %w : memref<32x128xbf16>, memref<128x64xbf16>) outs(%dx : memref<32x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%dx : memref<32x64xf32>) outs(%dxout : memref<32x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.truncf %in : f32 to bf16
+    %1 = arith.extf %0 : bf16 to f32
+    %2 = arith.mulf %1, %1 : f32
+    linalg.yield %2 : f32
+  }
+  %dw = memref.alloc() : memref<128x64xf32>
+  linalg.fill ins(%zero : f32) outs(%dw : memref<128x64xf32>)
+  linalg.generic {indexing_maps = [#at, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy, %x : memref<32x128xbf16>, memref<32x64xbf16>) outs(%dw : memref<128x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %db = memref.alloc() : memref<128xf32>
+  linalg.fill ins(%zero : f32) outs(%db : memref<128xf32>)
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<32x128xbf16>) outs(%db : memref<128xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %dx : memref<32x64xf32>
+  return %dw, %db : memref<128x64xf32>, memref<128xf32>
+}
+
+// -----
+
+#at = affine_map<(d0, d1, d2) -> (d2, d0)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// Not a bias gradient: the sum reads another buffer than A, or its output
+// is not zeroed first (it accumulates).
+// CHECK-LABEL: func.func @bgrad_not_folded
+// CHECK-NOT: amp_gpu_gemm_epilogue
+// CHECK: call @amp_gpu_gemm(
+// CHECK: linalg.generic
+// CHECK: call @amp_gpu_gemm(
+// CHECK: linalg.generic
+func.func @bgrad_not_folded(%dy: memref<32x128xbf16>, %other: memref<32x128xbf16>, %x: memref<32x64xbf16>, %dw: memref<128x64xf32>, %db: memref<128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#at, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy, %x : memref<32x128xbf16>, memref<32x64xbf16>) outs(%dw : memref<128x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %s = memref.alloc() : memref<128xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<128xf32>)
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%other : memref<32x128xbf16>) outs(%s : memref<128xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#at, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy, %x : memref<32x128xbf16>, memref<32x64xbf16>) outs(%dw : memref<128x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<32x128xbf16>) outs(%db : memref<128xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %s : memref<128xf32>
+  return
+}
