@@ -41,8 +41,10 @@ colossal_torch = Preset("colossal_torch", precision="fp16", opt_level="O1",
 colossal_apex = Preset("colossal_apex", **apex_O1)
 colossal_apex.name = "colossal_apex"
 # AMP_TYPE.NAIVE: an fp16 model with fp32 master weights (O2) and
-# Colossal-AI's DynamicGradScaler defaults (initial_scale 2**32,
-# growth_interval 1000, hysteresis 2).
+# Colossal-AI's DynamicGradScaler defaults (growth_interval 1000,
+# hysteresis 2). Its initial_scale 2**32 is above amp's largest scale
+# (2**24, Apex's max_loss_scale): the scaler starts there, which is where
+# Colossal-AI's would be after its first overflows.
 colossal_naive = Preset("colossal_naive", precision="fp16", opt_level="O2",
-                        loss_scale="dynamic", init_scale=2.0 ** 32,
+                        loss_scale="dynamic", init_scale=2.0 ** 24,
                         growth_interval=1000, hysteresis=2)

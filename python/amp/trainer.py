@@ -271,7 +271,13 @@ class GradScalerState:
     def scale(self):
         """The current loss scale (1.0 without loss scaling)."""
         value = self._value("scale")
-        return 1.0 if value is None else float(value)
+        if value is None:
+            return 1.0
+        # A scale that is not positive is a fresh scaler: the first step
+        # starts it at init_scale (docs/LossScaling.md).
+        if value <= 0:
+            return float(self._trainer.options.get("init_scale", 65536.0))
+        return float(value)
 
     @property
     def growth_tracker(self):
