@@ -27,6 +27,8 @@ def arguments(description, steps=50, batch_size=8):
                         help="relative difference of a loss from PyTorch "
                              "fp32's that is always allowed (bf16: or 3 "
                              "times PyTorch autocast's own)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print every step's losses")
     parser.add_argument("--small", action="store_true",
                         help="a reduced model (what the tests run)")
     return parser.parse_args()
@@ -106,6 +108,9 @@ def run(model, dataset, args):
         print("PyTorch bf16 autocast drifts %.2g from fp32: tolerance %.2g" %
               (drift, tolerance))
     failed = not worst <= tolerance
+    if failed or args.verbose:
+        for step, (a, b) in enumerate(zip(ours, theirs)):
+            print("  step %d: amp %.5f PyTorch fp32 %.5f" % (step, a, b))
 
     # Eval in fp32 from the weights PyTorch trained: the forward alone.
     evaluator = amp.compile(reference, example_inputs=(example,),

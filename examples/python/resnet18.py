@@ -8,8 +8,8 @@ through a DataLoader, against PyTorch fp32 on the same batches.
     /usr/bin/python3 examples/python/resnet18.py --small    # one block per stage
 
 --small keeps ResNet's structure (torchvision's ResNet class and BasicBlock:
-conv, batch norm, residual, downsampling) with one block per stage on 16x16
-images: what the tests run (test/python/examples.py).
+conv, batch norm, residual, downsampling) with one block per stage: what
+the tests run (test/python/examples.py).
 """
 import os
 import sys
@@ -25,11 +25,9 @@ torch.manual_seed(0)
 if args.small:
     model = torchvision.models.resnet.ResNet(
         torchvision.models.resnet.BasicBlock, [1, 1, 1, 1], num_classes=10)
-    size = 16
 else:
     model = torchvision.models.resnet18(num_classes=10)
-    size = 32
 generator = torch.Generator().manual_seed(0)
-images = torch.randn(256, 3, size, size, generator=generator)
+images = torch.randn(256, 3, 32, 32, generator=generator)
 labels = torch.randint(0, 10, (256,), generator=generator)
 parity.run(model, torch.utils.data.TensorDataset(images, labels), args)

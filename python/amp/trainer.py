@@ -109,7 +109,9 @@ def _input_names(model, count):
 
 def _export(model, example_inputs, input_names, opset_version):
     """The module as ONNX bytes, exported in training mode with its
-    parameter names kept (no constant folding)."""
+    parameter names kept (no constant folding) and the batch (first)
+    dimension of its inputs symbolic: each compilation fixes it
+    (input_shapes), so that a last partial batch gets its own step."""
     import torch
 
     buffer = io.BytesIO()
@@ -121,7 +123,11 @@ def _export(model, example_inputs, input_names, opset_version):
                               opset_version=opset_version,
                               training=torch.onnx.TrainingMode.TRAINING,
                               do_constant_folding=False,
-                              input_names=input_names)
+                              input_names=input_names,
+                              dynamic_axes={
+                                  name: {0: "batch"} for name, x in
+                                  zip(input_names, example_inputs)
+                                  if x.dim() > 0})
     except Exception as error:  # torch raises many kinds here
         raise ExportError("amp.compile: torch.onnx.export cannot export %s: %s"
                           % (type(model).__name__, error)) from error
@@ -146,7 +152,7 @@ def _package_prefix():
 
 def compile(model, example_inputs, *, preset=None, policy=None,
             lr_schedule=None, seed=0, opset_version=13, cxx="c++",
-            **options):
+            partial_batches=True, **options):
     """Compiles `model` (a torch.nn.Module) into a training step for inputs
     shaped like `example_inputs` (a tuple of tensors or arrays; the batch
     size is fixed) and returns a Trainer.
@@ -157,7 +163,10 @@ def compile(model, example_inputs, *, preset=None, policy=None,
     error_at_min, cost_report, cost_device, cxx); policy (a dict with the
     keys of a policy file, or its path); preset (amp.presets.*, overridden
     by explicit keywords); lr_schedule (amp.schedules.* or any callable
-    step -> lr); seed (random initial values and dropout)."""
+    step -> lr); seed (random initial values and dropout);
+    partial_batches (a batch of another size, such as the last one of an
+    epoch, gets a step compiled for its size on first use; False: an
+    error)."""
     if not isinstance(model, _torch().nn.Module):
         raise TypeError("amp.compile: model must be a torch.nn.Module, got %s"
                         % type(model).__name__)
@@ -169,7 +178,8 @@ def compile(model, example_inputs, *, preset=None, policy=None,
                         "are %s" % (unknown[0], ", ".join(
                             sorted(list(_PIPELINE_OPTIONS) +
                                    ["policy", "preset", "lr_schedule", "seed",
-                                    "opset_version", "cxx"]))))
+                                    "opset_version", "cxx",
+                                    "partial_batches"]))))
     merged = dict(_DEFAULTS)
     merged.update(preset or {})
     merged.update(options)
@@ -181,28 +191,52 @@ def compile(model, example_inputs, *, preset=None, policy=None,
     names = _input_names(model, len(arrays))
     onnx = _export(model, [_as_torch(a) for a in arrays], names,
                    opset_version)
-    directory = tempfile.mkdtemp(prefix="amp-")
-    try:
-        option_text = _pipeline_options(merged)
-        policy_path = _write_policy(policy, directory)
-        if policy_path:
-            option_text += " policy=" + _option_text("policy", policy_path)
-        library_path = os.path.join(directory, "model.so")
+    compiler = _Compiler(onnx, _pipeline_options(merged), policy, cxx,
+                         type(model).__name__, names)
+    library = compiler.library([a.shape for a in arrays])
+    return Trainer(library, model, names, merged, lr_schedule, seed,
+                   compiler, partial_batches)
+
+
+class _Compiler:
+    """Compiles the exported model for given input shapes (the batch size
+    of the step) into a loaded library."""
+
+    def __init__(self, onnx, option_text, policy, cxx, model_name,
+                 input_names):
+        self.onnx = onnx
+        self.option_text = option_text
+        self.policy = policy
+        self.cxx = cxx
+        self.model_name = model_name
+        self.input_names = input_names
+
+    def library(self, shapes):
+        input_shapes = ["%s=%s" % (name, "x".join(str(d) for d in shape))
+                        for name, shape in zip(self.input_names, shapes)
+                        if len(shape)]
+        directory = tempfile.mkdtemp(prefix="amp-")
         try:
-            for warning in _amp.compile_onnx(onnx, option_text, [],
-                                             library_path, _package_prefix(),
-                                             cxx):
-                warnings.warn("amp.compile: " + warning)
-        except _amp.AmpError as error:
-            raise CompileError("amp.compile: cannot compile %s:\n%s" %
-                               (type(model).__name__,
-                                with_module_paths(_keyword_names(
-                                    str(error))))) from None
-        # The loaded library stays mapped when its file is gone.
-        library = _amp.Library(library_path)
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-    return Trainer(library, model, names, merged, lr_schedule, seed)
+            option_text = self.option_text
+            policy_path = _write_policy(self.policy, directory)
+            if policy_path:
+                option_text += " policy=" + _option_text("policy",
+                                                         policy_path)
+            library_path = os.path.join(directory, "model.so")
+            try:
+                for warning in _amp.compile_onnx(
+                        self.onnx, option_text, input_shapes, library_path,
+                        _package_prefix(), self.cxx):
+                    warnings.warn("amp.compile: " + warning)
+            except _amp.AmpError as error:
+                raise CompileError("amp.compile: cannot compile %s:\n%s" %
+                                   (self.model_name,
+                                    with_module_paths(_keyword_names(
+                                        str(error))))) from None
+            # The loaded library stays mapped when its file is gone.
+            return _amp.Library(library_path)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def _torch():
@@ -306,11 +340,13 @@ class Trainer:
     loss-scaler state), created by amp.compile."""
 
     def __init__(self, library, model, input_names, options, lr_schedule,
-                 seed):
-        self._library = library
-        self._state = _amp.State(library, seed)
-        self._tensors = library.tensors
-        self._by_name = {t["name"]: t for t in self._tensors}
+                 seed, compiler=None, partial_batches=True):
+        self._use(library, _amp.State(library, seed))
+        self._compiler = compiler if partial_batches else None
+        self._seed = seed
+        # The steps by batch size: the compiled one, and one per other
+        # size met (the last partial batch of an epoch).
+        self._compiled = {self._batch: (self._library, self._state)}
         self._input_names = input_names
         self._labels = [t["name"] for t in self._tensors
                         if t["role"] == "label"]
@@ -324,6 +360,44 @@ class Trainer:
         self.skipped_steps = 0
         self.scaler = GradScalerState(self)
         self._names = self._match_module_names(model)
+
+    def _use(self, library, state):
+        self._library = library
+        self._state = state
+        self._tensors = library.tensors
+        self._by_name = {t["name"]: t for t in self._tensors}
+        self._batch = next((t["shape"][0] for t in self._tensors
+                            if t["role"] == "input" and t["shape"]), None)
+
+    def _switch_batch(self, inputs):
+        """Moves to the step compiled for the batch size of `inputs` when it
+        is not the current one and only the batch dimension differs: the
+        state goes across through a checkpoint (every tensor but inputs
+        and labels)."""
+        shapes = [getattr(x, "shape", None) for x in inputs]
+        compiled = [self._by_name[n]["shape"] for n in self._input_names]
+        if self._compiler is None or any(
+                s is None or len(s) != len(c) or not len(c) or
+                tuple(s[1:]) != tuple(c[1:]) for s, c in zip(shapes, compiled)):
+            return
+        batch = shapes[0][0]
+        if batch == self._batch or any(s[0] != batch for s in shapes):
+            return
+        if batch not in self._compiled:
+            warnings.warn("amp: compiling a step for batch size %d (the "
+                          "model was compiled for %d)" % (batch, self._batch))
+            library = self._compiler.library(
+                [(batch,) + tuple(c[1:]) for c in compiled])
+            self._compiled[batch] = (library, _amp.State(library, self._seed))
+        library, state = self._compiled[batch]
+        directory = tempfile.mkdtemp(prefix="amp-")
+        try:
+            path = os.path.join(directory, "state.ckpt")
+            self._state.save(path)
+            state.load(path)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+        self._use(library, state)
 
     # Parameters and buffers under the module's state_dict names.
     def _match_module_names(self, model):
@@ -360,9 +434,8 @@ class Trainer:
             message = str(error).replace("'%s'" % name, what, 1)
             if isinstance(error, ValueError) and len(tensor["shape"]) and \
                     "shape" in message:
-                message += (" (the step was compiled for these shapes; pass "
-                            "drop_last=True to the DataLoader, or compile "
-                            "another trainer for this batch size)")
+                message += (" (the step was compiled for these shapes; only "
+                            "the batch size may change)")
             raise type(error)(message) from None
 
     def _set_inputs(self, inputs):
@@ -370,6 +443,7 @@ class Trainer:
             raise TypeError("the model takes %d input(s) (%s), got %d" %
                             (len(self._input_names),
                              ", ".join(self._input_names), len(inputs)))
+        self._switch_batch(inputs)
         for name, value in zip(self._input_names, inputs):
             self._set(name, value, "input '%s'" % name)
         for name in self._seeds:

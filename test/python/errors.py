@@ -82,8 +82,11 @@ attempt("policy op", lambda: amp.compile(
     policy={"deny": {"add": ["amp.gelux"]}}))
 
 trainer = amp.compile(model, example_inputs=(x,))
-# CHECK: batch size -> ValueError: input 'input' must have shape (8, 16), got (7, 16) (the step was compiled for these shapes; pass drop_last=True
-attempt("batch size", lambda: trainer.step(torch.randn(7, 16), y))
+# CHECK: feature size -> ValueError: input 'input' must have shape (8, 16), got (8, 15) (the step was compiled for these shapes; only the batch size may change)
+attempt("feature size", lambda: trainer.step(torch.randn(8, 15), y))
+fixed = amp.compile(model, example_inputs=(x,), partial_batches=False)
+# CHECK: fixed batch -> ValueError: input 'input' must have shape (8, 16), got (7, 16)
+attempt("fixed batch", lambda: fixed.step(torch.randn(7, 16), y[:7]))
 # CHECK: dtype -> TypeError: input 'input' must be float32, got numpy dtype float64
 attempt("dtype", lambda: trainer.step(x.double(), y))
 # CHECK: label dtype -> TypeError: labels 'labels' must be int64, got numpy dtype int32

@@ -4,6 +4,7 @@
 # CHECK: mlp fp32 adamw: 24 losses within 1e-05
 # CHECK: mlp fp32 sgd momentum: 24 losses within 1e-05
 # CHECK: mlp eval logits: within 0.0001
+# CHECK: mlp partial batches: 14 losses within 1e-05
 # CHECK: mlp zero copy: the input buffer is read in place
 import os
 import sys
@@ -41,6 +42,20 @@ T.check_close("mlp fp32 sgd momentum", ours, theirs, 1e-5)
 reference.eval()
 with torch.no_grad():
     T.check_max_abs("mlp eval logits", trainer.eval(x0), reference(x0), 1e-4)
+
+# The last partial batch of an epoch (100 samples in batches of 16: 6 full
+# and one of 4) gets a step compiled for its size; the state moves across.
+def partial():
+    return T.loader((32,), 10, batches=100, batch_size=1, shuffle=False,
+                    batch=16)
+
+
+partial_trainer = amp.compile(model, example_inputs=(x0,), optimizer="sgd",
+                              lr=0.05)
+ours = T.amp_losses(partial_trainer, partial(), epochs=2)
+theirs, _ = T.torch_losses(model, partial(), 2,
+                           lambda p: torch.optim.SGD(p, lr=0.05))
+T.check_close("mlp partial batches", ours, theirs, 1e-5)
 
 # A contiguous float32 CPU tensor is handed over as a numpy view of its
 # memory (one copy into the model's buffer): numpy sees the same pointer.

@@ -11,9 +11,12 @@ warnings.filterwarnings("ignore")
 torch.set_num_threads(1)
 
 
-def loader(shape, classes, batches, batch_size, seed=0, shuffle=True):
+def loader(shape, classes, batches, batch_size, seed=0, shuffle=True,
+           batch=None):
     """A DataLoader over a seeded synthetic classification dataset
-    (inputs N(0, 1), labels uniform); the partial last batch dropped."""
+    (inputs N(0, 1), labels uniform) of batches * batch_size samples, in
+    batches of batch_size (the partial last one dropped) or, with `batch`,
+    of that size (the partial last one kept)."""
     generator = torch.Generator().manual_seed(seed)
     x = torch.randn((batches * batch_size,) + tuple(shape),
                     generator=generator)
@@ -21,7 +24,8 @@ def loader(shape, classes, batches, batch_size, seed=0, shuffle=True):
                       generator=generator)
     dataset = torch.utils.data.TensorDataset(x, y)
     return torch.utils.data.DataLoader(
-        dataset, batch_size=batch_size, shuffle=shuffle, drop_last=True,
+        dataset, batch_size=batch or batch_size, shuffle=shuffle,
+        drop_last=batch is None,
         generator=torch.Generator().manual_seed(seed + 1))
 
 
