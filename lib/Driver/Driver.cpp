@@ -76,9 +76,11 @@ importONNX(ArrayRef<std::string> inputShapes, StringRef inputShapeOption,
 } // namespace
 #endif
 
+#ifndef AMP_ENABLE_ONNX_IMPORT
 /// Without libonnx: the reason, for every ONNX entry point.
 static constexpr StringLiteral kNoONNXMessage =
     "this amp was built without ONNX import (libonnx-dev was not found)";
+#endif
 
 OwningOpRef<ModuleOp> mlir::amp::importONNXModel(
     MLIRContext &context, StringRef bytes, StringRef modelName,

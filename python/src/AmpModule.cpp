@@ -235,7 +235,7 @@ public:
       throw py::key_error("the model has no tensor named '" + name + "'");
     py::buffer_info buffer = value.request();
     py::dtype expected = numpyDtype(info->dtype);
-    if (!py::dtype(buffer).is(expected) && !(py::dtype(buffer).equal(expected)))
+    if (!py::dtype(buffer).equal(expected))
       throw py::type_error(std::string("'") + name + "' must be " +
                            dtypeName(info->dtype) + ", got numpy dtype " +
                            py::str(py::dtype(buffer)).cast<std::string>());
