@@ -107,10 +107,10 @@ def _input_names(model, count):
     return names[:count]
 
 
-def _export(model, example_inputs, input_names, opset_version):
+def _export(model, example_inputs, input_names, opset_version, dynamic):
     """The module as ONNX bytes, exported in training mode with its
-    parameter names kept (no constant folding) and the batch (first)
-    dimension of its inputs symbolic: each compilation fixes it
+    parameter names kept (no constant folding); with `dynamic`, the batch
+    (first) dimension of its inputs is symbolic: each compilation fixes it
     (input_shapes), so that a last partial batch gets its own step."""
     import torch
 
@@ -127,7 +127,7 @@ def _export(model, example_inputs, input_names, opset_version):
                               dynamic_axes={
                                   name: {0: "batch"} for name, x in
                                   zip(input_names, example_inputs)
-                                  if x.dim() > 0})
+                                  if dynamic and x.dim() > 0})
     except Exception as error:  # torch raises many kinds here
         raise ExportError("amp.compile: torch.onnx.export cannot export %s: %s"
                           % (type(model).__name__, error)) from error
@@ -189,13 +189,27 @@ def compile(model, example_inputs, *, preset=None, policy=None,
     arrays = [_as_array(x, "example input %d" % i)
               for i, x in enumerate(example_inputs)]
     names = _input_names(model, len(arrays))
-    onnx = _export(model, [_as_torch(a) for a in arrays], names,
-                   opset_version)
-    compiler = _Compiler(onnx, _pipeline_options(merged), policy, cxx,
-                         type(model).__name__, names)
-    library = compiler.library([a.shape for a in arrays])
+    option_text = _pipeline_options(merged)
+    tensors = [_as_torch(a) for a in arrays]
+
+    def compiler(dynamic):
+        onnx = _export(model, tensors, names, opset_version, dynamic)
+        return _Compiler(onnx, option_text, policy, cxx, type(model).__name__,
+                         names)
+
+    compiled = compiler(partial_batches)
+    try:
+        library = compiled.library([a.shape for a in arrays])
+    except CompileError:
+        if not partial_batches:
+            raise
+        # A model whose export with a symbolic batch the importer cannot
+        # fold: its own batch size only (the error, if any, is this one's).
+        compiled = compiler(False)
+        library = compiled.library([a.shape for a in arrays])
+        partial_batches = False
     return Trainer(library, model, names, merged, lr_schedule, seed,
-                   compiler, partial_batches)
+                   compiled, partial_batches)
 
 
 class _Compiler:

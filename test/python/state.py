@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
-import amp_testing as T  # noqa: E402
+import amp_testing as T  # noqa: E402,F401 (warnings, one thread)
 import amp  # noqa: E402
 import torch  # noqa: E402
 
