@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   # Build: LLVM/MLIR 22, CMake, Ninja, a compiler cache.
   cmake ninja-build g++ ccache
+  # The Python package (python/): its extension is built with pybind11.
+  pybind11-dev
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   # ONNX import.
   libonnx-dev libprotobuf-dev protobuf-compiler

@@ -69,6 +69,17 @@ for module in ["numpy", "onnx"]:
     if _python_has(module):
         config.available_features.add("python-" + module)
 
+# The Python package (python/, test/python): %amp_python runs a script with
+# this build's package on PYTHONPATH. Not under sanitizers: the
+# interpreter would have to load their runtimes first.
+amp_python_packages = os.path.join(config.amp_obj_root, "python_packages")
+config.substitutions.append(
+    ("%amp_python", "env PYTHONPATH=%s %s" % (amp_python_packages,
+                                              config.python_executable)))
+if (os.path.isdir(os.path.join(amp_python_packages, "amp")) and
+        not config.amp_sanitizers and _python_has("torch")):
+    config.available_features.add("python-amp")
+
 # A build with AMP_ENABLE_SANITIZERS (scripts/test-sanitizers.sh): features
 # "asan", "ubsan" and "sanitizers" for tests that must know, and the
 # sanitizers' options for every tool the tests run. A report aborts the tool

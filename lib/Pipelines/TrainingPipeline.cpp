@@ -214,6 +214,7 @@ void addPrecision(OpPassManager &pm, const TrainingPipelineOptions &options) {
   AMPPipelineOptions amp;
   amp.optLevel = valueName(options.optLevel).str();
   amp.precision = valueName(options.precision).str();
+  amp.policy = options.policy;
   amp.lossScaling = valueName(options.lossScale).str();
   amp.initScale = options.initScale;
   amp.growthInterval = options.growthInterval;

@@ -851,7 +851,32 @@ int32_t amp_eval(amp_state *state, float *loss) {
     return fail("the forward model of this library computes no loss (a "
                 "library made by an amp-compile older than this runtime: "
                 "compile it again)");
-  return state->run(model().eval, state->evalResults, loss, nullptr);
+  if (int32_t status =
+          state->run(model().eval, state->evalResults, loss, nullptr))
+    return status;
+  // The outputs are the caller's to read (amp_eval_result).
+  for (int32_t i = 0; i < model().eval.num_results; ++i)
+    if (state->resultToHost(state->evalResults, i))
+      return 1;
+  return 0;
+}
+
+int32_t amp_num_eval_results(void) {
+  return model().has_eval ? model().eval.num_results : 0;
+}
+
+const amp_tensor_info *amp_eval_result_info(int32_t index) {
+  if (index < 0 || index >= amp_num_eval_results()) {
+    fail("the forward model has no result " + std::to_string(index));
+    return nullptr;
+  }
+  return &model().eval.results[index];
+}
+
+const void *amp_eval_result(const amp_state *state, int32_t index) {
+  if (!amp_eval_result_info(index))
+    return nullptr;
+  return state->evalResults.host[index].data.get();
 }
 
 int32_t amp_state_save(const amp_state *constState, const char *path) {

@@ -6,28 +6,17 @@
 // step and lowers it for the target with the training pipeline
 // (lib/Pipelines/TrainingPipeline.cpp), and links it with the model runtime
 // into a library with the C ABI of include/amp/Runtime/ModelABI.h
-// (lib/Target/ModelABI). This file is the command line around them.
+// (lib/Target/ModelABI), through the compile flow of lib/Driver. This file
+// is the command line around them.
 //
 //===----------------------------------------------------------------------===//
 
-#include "LoadModel.h"
-#include "amp/Conversion/Passes.h"
-#include "amp/Dialect/AMP/IR/AMPDialect.h"
-#include "amp/Dialect/AMP/IR/TrainingStep.h"
-#include "amp/Dialect/AMP/Transforms/Passes.h"
-#include "amp/Pipelines/Pipelines.h"
+#include "amp/Driver/Driver.h"
 #include "amp/Support/ToolIO.h"
-#include "amp/Target/Emulator/EmulatorTarget.h"
-#include "amp/Target/ModelABI/ModelABI.h"
 
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -40,13 +29,13 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-LogicalResult ampcompile::error(const Twine &message) {
+namespace {
+/// An error for the user: "amp-compile: error: <message>".
+LogicalResult error(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "amp-compile") << message << "\n";
   return failure();
 }
 
-namespace {
-using ampcompile::error;
 // `amp` is the dialect's namespace here; the tool support (OutputStream,
 // readMLIRInput) is spelled ::amp.
 namespace amp = mlir::amp;
@@ -83,6 +72,11 @@ cl::opt<std::string>
     optLevel("opt-level", cl::init("O1"),
              cl::desc("Apex-style AMP level for fp16/bf16: O0, O1, O2 or O3"),
              cl::cat(category));
+cl::opt<std::string>
+    policyFile("policy",
+               cl::desc("Precision policy file (JSON or YAML) for fp16/bf16: "
+                        "lists, pins, level, lp-norm (docs/Precision.md)"),
+               cl::value_desc("FILE"), cl::cat(category));
 cl::opt<std::string> optimizer("optimizer", cl::init("sgd"),
                                cl::desc("Optimizer for a forward model: sgd "
                                         "or adamw"),
@@ -158,6 +152,7 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
     return error("-o '" + outputFilename +
                  "' is the input file; it would be overwritten");
   options.allowTF32 = allowTF32;
+  options.policy = policyFile;
   options.linker = compiler;
   options.costReport = costReport;
   options.costDevice = costDevice;
@@ -184,77 +179,37 @@ std::string toolPrefix(const char *argv0) {
       .str();
 }
 
-/// Writes the module as text to the output (for --emit=mlir|llvm).
-LogicalResult writeModule(ModuleOp module) {
-  ::amp::OutputStream output;
-  std::string message;
-  if (!output.open(outputFilename, message))
-    return error(message);
-  module.print(output.os());
-  if (!output.commit(message))
-    return error(message);
-  return success();
-}
-
-LogicalResult runPipeline(ModuleOp module,
-                          function_ref<void(OpPassManager &)> build) {
-  auto pm = PassManager::on<ModuleOp>(module.getContext());
-  build(pm);
-  return pm.run(module);
-}
-
-/// Builds the training step and (for --emit=llvm|lib) describes and lowers
-/// it: the training pipeline's two halves around the model description.
+/// Loads the model, then the compile flow of lib/Driver writes the output.
 LogicalResult compile(MLIRContext &context,
                       const amp::TrainingPipelineOptions &options,
                       const char *argv0) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   amp::InitialValues initial;
-  OwningOpRef<ModuleOp> module = ampcompile::loadModel(
-      context, sourceMgr, inputFilename, inputShapes, initial);
-  if (!module || failed(amp::checkTensorSizes(*module)))
-    return failure();
-  // The dialect verifies this for training steps only (ONNX allows empty
-  // tensors in forward models); neither lowers.
-  func::FuncOp forward = amp::findForward<func::FuncOp>(*module);
-  if (forward && failed(amp::verifyNoZeroSizeTensors(forward)))
-    return failure();
-  if (!forward && !amp::findTrainingStep<func::FuncOp>(*module))
-    return error("'" + inputFilename + "' " + amp::kNoTrainingGraphMessage);
-  if (failed(runPipeline(*module,
-                         [&](OpPassManager &pm) {
-                           amp::buildTrainingStepPipeline(pm, options);
-                         })) ||
-      failed(amp::checkTensorSizes(*module)))
-    return failure();
-  if (emit == "mlir")
-    return writeModule(*module);
-  func::FuncOp step = amp::findTrainingStep<func::FuncOp>(*module);
-  forward = amp::findForward<func::FuncOp>(*module);
-  FailureOr<amp::ModelDescription> model =
-      amp::describeModel(step, forward, initial, options.learningRate);
-  if (failed(model))
-    return failure();
-  if (std::optional<std::string> warning =
-          amp::checkPhysicalMemory(step, forward))
-    llvm::WithColor::warning(llvm::errs(), "amp-compile") << *warning << "\n";
-  if (failed(amp::prepareEntryPoints(*module, step, forward)) ||
-      failed(runPipeline(
-          *module,
-          [&](OpPassManager &pm) { amp::buildTargetPipeline(pm, options); })) ||
-      failed(amp::checkLowered(*module)))
-    return failure();
-  if (emit == "llvm")
-    return writeModule(*module);
-  amp::LibraryOptions library;
-  library.compiler = compiler;
-  library.prefix = toolPrefix(argv0);
-  library.cuda = options.target != amp::TrainingTarget::CPU;
-  library.emulator = options.target == amp::TrainingTarget::CUDAEmulator;
   std::string message;
-  if (failed(amp::compileLibrary(*module, *model, initial, library,
-                                 outputFilename, message)))
+  OwningOpRef<ModuleOp> module =
+      amp::loadModelFile(context, sourceMgr, inputFilename, inputShapes,
+                         "--input-shape", "amp-compile", initial, message);
+  if (!module) {
+    if (!message.empty())
+      llvm::errs() << message << "\n";
+    return failure();
+  }
+  amp::CompileRequest request;
+  request.modelName = inputFilename;
+  request.emit = emit == "mlir"   ? amp::CompileOutput::MLIR
+                 : emit == "llvm" ? amp::CompileOutput::LLVM
+                                  : amp::CompileOutput::Library;
+  request.output = outputFilename;
+  request.library.compiler = compiler;
+  request.library.prefix = toolPrefix(argv0);
+  request.library.cuda = options.target != amp::TrainingTarget::CPU;
+  request.library.emulator =
+      options.target == amp::TrainingTarget::CUDAEmulator;
+  request.warn = [](StringRef warning) {
+    llvm::WithColor::warning(llvm::errs(), "amp-compile") << warning << "\n";
+  };
+  if (failed(amp::compileModel(*module, initial, options, request, message)))
     return message.empty() ? failure() : error(message);
   return success();
 }
@@ -277,16 +232,7 @@ int main(int argc, char **argv) {
                : 0;
 
   DialectRegistry registry;
-  registry.insert<mlir::amp::AMPDialect>();
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
-  registerNVVMDialectTranslation(registry);
-  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  mlir::amp::emulator::registerEmulatorTarget(registry);
+  mlir::amp::registerCompileDialects(registry);
   MLIRContext context(registry);
   // Diagnostics name the place and the reason; the IR of the failing op
   // (often a whole lowered kernel) is no help to a user of this tool.

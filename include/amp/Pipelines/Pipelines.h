@@ -164,6 +164,11 @@ struct TrainingPipelineOptions
           clEnumValN(TrainingLoss::CrossEntropy, "cross_entropy",
                      "integer labels, mean"),
           clEnumValN(TrainingLoss::MSE, "mse", "mean squared error"))};
+  PassOptions::Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("Precision policy file (JSON or YAML; docs/Precision.md "
+                     "section 6) for fp16/bf16"),
+      llvm::cl::init("")};
   PassOptions::Option<double> learningRate{
       *this, "lr", llvm::cl::desc("Initial learning rate"),
       llvm::cl::init(0.01)};

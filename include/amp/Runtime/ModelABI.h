@@ -113,6 +113,14 @@ int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped);
    as it was. Labels are checked as by amp_train_step. */
 int32_t amp_eval(amp_state *state, float *loss);
 
+/* The forward model's results as the last amp_eval computed them (on the
+   host): its outputs in order, then the loss amp-compile appended. Their
+   number (0 without a forward model), descriptions, and contents (null, with
+   the reason in amp_last_error(), for an index out of range). */
+int32_t amp_num_eval_results(void);
+const amp_tensor_info *amp_eval_result_info(int32_t index);
+const void *amp_eval_result(const amp_state *state, int32_t index);
+
 /* The whole state (every tensor but inputs and labels), in the checkpoint
    format of docs/Driver.md (version 2: with a CRC-32). `path` is written
    as amp::OutputFile writes (include/amp/Support/OutputFile.h): a regular

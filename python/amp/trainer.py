@@ -1,0 +1,587 @@
+"""amp.compile and the Trainer it returns."""
+import inspect
+import io
+import json
+import math
+import os
+import shutil
+import tempfile
+import warnings
+
+import numpy as np
+
+from . import _amp
+from .errors import CompileError, ExportError, with_module_paths
+
+__all__ = ["compile", "Trainer"]
+
+# The compile keywords and the training pipeline's option of each
+# (include/amp/Pipelines/Pipelines.h, amp-compile's flags).
+_PIPELINE_OPTIONS = {
+    "target": "target", "chip": "chip", "allow_tf32": "allow-tf32",
+    "precision": "precision", "opt_level": "opt-level",
+    "optimizer": "optimizer", "loss": "loss", "lr": "lr",
+    "momentum": "momentum", "weight_decay": "weight-decay",
+    "max_grad_norm": "max-grad-norm", "loss_scale": "loss-scale",
+    "init_scale": "init-scale", "growth_interval": "growth-interval",
+    "hysteresis": "hysteresis", "error_at_min": "error-at-min",
+    "cost_report": "cost-report", "cost_device": "cost-device",
+}
+# The values an enum option takes (checked here so that the error names
+# the keyword as the caller spelled it).
+_CHOICES = {
+    "target": ("cpu", "cuda", "cuda-emulator"),
+    "precision": ("fp32", "fp16", "bf16"),
+    "opt_level": ("O0", "O1", "O2", "O3"),
+    "optimizer": ("sgd", "adamw"),
+    "loss": ("none", "cross_entropy", "mse"),
+    "loss_scale": ("auto", "dynamic", "static", "none"),
+}
+_DEFAULTS = dict(loss="cross_entropy", optimizer="adamw", lr=1e-3,
+                 precision="fp32", opt_level="O1", target="cpu")
+# The keys of a precision policy (docs/Precision.md section 6).
+_POLICY_KEYS = ("precision", "level", "lp-norm", "allow", "infer", "deny",
+                "clear", "pins")
+
+
+def _option_text(key, value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    text = str(value)
+    if any(c.isspace() for c in text) or not text:
+        raise ValueError("amp.compile: %s=%r must be a non-empty value "
+                         "without spaces" % (key, value))
+    return text
+
+
+def _pipeline_options(options):
+    """The pipeline option string of the keywords, each checked."""
+    words = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        if key in _CHOICES and value not in _CHOICES[key]:
+            raise ValueError("amp.compile: %s=%r is not one of %s" %
+                             (key, value, ", ".join(_CHOICES[key])))
+        if key in ("lr", "momentum", "weight_decay", "max_grad_norm",
+                   "init_scale") and (not isinstance(value, (int, float)) or
+                                      not math.isfinite(value)):
+            raise ValueError("amp.compile: %s=%r must be a finite number" %
+                             (key, value))
+        words.append("%s=%s" % (_PIPELINE_OPTIONS[key],
+                                _option_text(key, value)))
+    return " ".join(words)
+
+
+def _write_policy(policy, directory):
+    """The policy file for a dict (written as JSON) or a path (as is)."""
+    if policy is None:
+        return None
+    if isinstance(policy, (str, os.PathLike)):
+        return os.fspath(policy)
+    if not isinstance(policy, dict):
+        raise TypeError("amp.compile: policy must be a dict or a file path, "
+                        "got %s" % type(policy).__name__)
+    unknown = [k for k in policy if k.replace("_", "-") not in _POLICY_KEYS]
+    if unknown:
+        raise ValueError("amp.compile: unknown policy key %r; the keys are %s"
+                         % (unknown[0], ", ".join(_POLICY_KEYS)))
+    path = os.path.join(directory, "policy.json")
+    with open(path, "w") as f:
+        json.dump({k.replace("_", "-"): v for k, v in policy.items()}, f)
+    return path
+
+
+def _input_names(model, count):
+    """The forward's parameter names (input0, ... when it takes *args)."""
+    try:
+        parameters = list(inspect.signature(model.forward).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    names = [p.name for p in parameters
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(names) < count or len(set(names[:count])) < count:
+        return ["input%d" % i for i in range(count)]
+    return names[:count]
+
+
+def _export(model, example_inputs, input_names, opset_version, dynamic):
+    """The module as ONNX bytes, exported in training mode with its
+    parameter names kept (no constant folding); with `dynamic`, the batch
+    (first) dimension of its inputs is symbolic: each compilation fixes it
+    (input_shapes), so that a last partial batch gets its own step."""
+    import torch
+
+    buffer = io.BytesIO()
+    was_training = model.training
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, tuple(example_inputs), buffer,
+                              opset_version=opset_version,
+                              training=torch.onnx.TrainingMode.TRAINING,
+                              do_constant_folding=False,
+                              input_names=input_names,
+                              dynamic_axes={
+                                  name: {0: "batch"} for name, x in
+                                  zip(input_names, example_inputs)
+                                  if dynamic and x.dim() > 0})
+    except Exception as error:  # torch raises many kinds here
+        raise ExportError("amp.compile: torch.onnx.export cannot export %s: %s"
+                          % (type(model).__name__, error)) from error
+    finally:
+        model.train(was_training)
+    return buffer.getvalue()
+
+
+def _package_prefix():
+    """The directory with include/ and lib/ (the model runtime) the
+    libraries link against: the build tree around build/python_packages/amp,
+    or $AMP_PREFIX."""
+    prefix = os.environ.get("AMP_PREFIX") or os.path.dirname(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    runtime = os.path.join(prefix, "lib", "libamp_model_runtime.a")
+    if not os.path.exists(runtime):
+        raise CompileError("amp: the model runtime %s is missing (build amp, "
+                           "or set AMP_PREFIX to its build directory)" %
+                           runtime)
+    return prefix
+
+
+def compile(model, example_inputs, *, preset=None, policy=None,
+            lr_schedule=None, seed=0, opset_version=13, cxx="c++",
+            partial_batches=True, **options):
+    """Compiles `model` (a torch.nn.Module) into a training step for inputs
+    shaped like `example_inputs` (a tuple of tensors or arrays; the batch
+    size is fixed) and returns a Trainer.
+
+    Keywords: every amp-compile option (target, chip, allow_tf32,
+    precision, opt_level, optimizer, loss, lr, momentum, weight_decay,
+    max_grad_norm, loss_scale, init_scale, growth_interval, hysteresis,
+    error_at_min, cost_report, cost_device, cxx); policy (a dict with the
+    keys of a policy file, or its path); preset (amp.presets.*, overridden
+    by explicit keywords); lr_schedule (amp.schedules.* or any callable
+    step -> lr); seed (random initial values and dropout);
+    partial_batches (a batch of another size, such as the last one of an
+    epoch, gets a step compiled for its size on first use; False: an
+    error)."""
+    if not isinstance(model, _torch().nn.Module):
+        raise TypeError("amp.compile: model must be a torch.nn.Module, got %s"
+                        % type(model).__name__)
+    if not isinstance(example_inputs, (tuple, list)):
+        example_inputs = (example_inputs,)
+    unknown = [k for k in options if k not in _PIPELINE_OPTIONS]
+    if unknown:
+        raise TypeError("amp.compile() got an unknown keyword %r; the options "
+                        "are %s" % (unknown[0], ", ".join(
+                            sorted(list(_PIPELINE_OPTIONS) +
+                                   ["policy", "preset", "lr_schedule", "seed",
+                                    "opset_version", "cxx",
+                                    "partial_batches"]))))
+    merged = dict(_DEFAULTS)
+    merged.update(preset or {})
+    merged.update(options)
+    if lr_schedule is not None and not callable(lr_schedule):
+        raise TypeError("amp.compile: lr_schedule must be callable (step -> "
+                        "lr), got %r" % (lr_schedule,))
+    arrays = [_as_array(x, "example input %d" % i)
+              for i, x in enumerate(example_inputs)]
+    names = _input_names(model, len(arrays))
+    option_text = _pipeline_options(merged)
+    tensors = [_as_torch(a) for a in arrays]
+
+    def compiler(dynamic):
+        onnx = _export(model, tensors, names, opset_version, dynamic)
+        return _Compiler(onnx, option_text, policy, cxx, type(model).__name__,
+                         names)
+
+    compiled = compiler(partial_batches)
+    try:
+        library = compiled.library([a.shape for a in arrays])
+    except CompileError:
+        if not partial_batches:
+            raise
+        # A model whose export with a symbolic batch the importer cannot
+        # fold: its own batch size only (the error, if any, is this one's).
+        compiled = compiler(False)
+        library = compiled.library([a.shape for a in arrays])
+        partial_batches = False
+    return Trainer(library, model, names, merged, lr_schedule, seed,
+                   compiled, partial_batches)
+
+
+class _Compiler:
+    """Compiles the exported model for given input shapes (the batch size
+    of the step) into a loaded library."""
+
+    def __init__(self, onnx, option_text, policy, cxx, model_name,
+                 input_names):
+        self.onnx = onnx
+        self.option_text = option_text
+        self.policy = policy
+        self.cxx = cxx
+        self.model_name = model_name
+        self.input_names = input_names
+
+    def library(self, shapes):
+        input_shapes = ["%s=%s" % (name, "x".join(str(d) for d in shape))
+                        for name, shape in zip(self.input_names, shapes)
+                        if len(shape)]
+        directory = tempfile.mkdtemp(prefix="amp-")
+        try:
+            option_text = self.option_text
+            policy_path = _write_policy(self.policy, directory)
+            if policy_path:
+                option_text += " policy=" + _option_text("policy",
+                                                         policy_path)
+            library_path = os.path.join(directory, "model.so")
+            try:
+                for warning in _amp.compile_onnx(
+                        self.onnx, option_text, input_shapes, library_path,
+                        _package_prefix(), self.cxx):
+                    warnings.warn("amp.compile: " + warning)
+            except _amp.AmpError as error:
+                raise CompileError("amp.compile: cannot compile %s:\n%s" %
+                                   (self.model_name,
+                                    with_module_paths(_keyword_names(
+                                        str(error))))) from None
+            # The loaded library stays mapped when its file is gone.
+            return _amp.Library(library_path)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _keyword_names(message):
+    """The pipeline's option names in `message` as compile keywords
+    ("growth-interval=0" -> "growth_interval=0")."""
+    for keyword, option in _PIPELINE_OPTIONS.items():
+        message = message.replace(option + "=", keyword + "=")
+    return message
+
+
+def _as_torch(array):
+    import torch
+
+    return torch.from_numpy(array)
+
+
+def _as_array(value, what):
+    """A numpy view of a CPU tensor (no copy when it is contiguous) or the
+    array itself; bf16 tensors as int16 views."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        value = value.detach()
+        if value.device.type != "cpu":
+            value = value.cpu()
+        if value.dtype == torch.bfloat16:
+            return value.view(torch.int16).numpy()
+        return value.numpy()
+    if isinstance(value, np.ndarray):
+        return value
+    raise TypeError("%s must be a torch.Tensor or a numpy.ndarray, got %s" %
+                    (what, type(value).__name__))
+
+
+def _to_torch(array, dtype):
+    import torch
+
+    tensor = torch.from_numpy(np.array(array))
+    return tensor.view(torch.bfloat16) if dtype == "bfloat16" else tensor
+
+
+class GradScalerState:
+    """The loss scaler's state in torch.cuda.amp.GradScaler's vocabulary."""
+
+    def __init__(self, trainer):
+        self._trainer = trainer
+
+    def _value(self, suffix):
+        for tensor in self._trainer._tensors:
+            if tensor["role"] == "scaler_state" and \
+                    tensor["name"].endswith(suffix):
+                return self._trainer._state.tensor(tensor["name"]).item()
+        return None
+
+    @property
+    def enabled(self):
+        return self._value("scale") is not None
+
+    @property
+    def scale(self):
+        """The current loss scale (1.0 without loss scaling)."""
+        value = self._value("scale")
+        if value is None:
+            return 1.0
+        # A scale that is not positive is a fresh scaler: the first step
+        # starts it at init_scale (docs/LossScaling.md).
+        if value <= 0:
+            return float(self._trainer.options.get("init_scale", 65536.0))
+        return float(value)
+
+    @property
+    def growth_tracker(self):
+        value = self._value("growth_tracker")
+        return 0 if value is None else int(value)
+
+    @property
+    def skipped_steps(self):
+        """Steps whose update was skipped for a non-finite gradient."""
+        return self._trainer.skipped_steps
+
+    def state_dict(self):
+        options = self._trainer.options
+        return {"scale": self.scale,
+                "growth_factor": 2.0, "backoff_factor": 0.5,
+                "growth_interval": options.get("growth_interval", 2000),
+                "_growth_tracker": self.growth_tracker,
+                "skipped_steps": self.skipped_steps}
+
+    def __repr__(self):
+        return "GradScalerState(%r)" % self.state_dict()
+
+
+class Trainer:
+    """A compiled training step and its state (parameters, optimizer and
+    loss-scaler state), created by amp.compile."""
+
+    def __init__(self, library, model, input_names, options, lr_schedule,
+                 seed, compiler=None, partial_batches=True):
+        self._use(library, _amp.State(library, seed))
+        self._compiler = compiler if partial_batches else None
+        self._seed = seed
+        # The steps by batch size: the compiled one, and one per other
+        # size met (the last partial batch of an epoch).
+        self._compiled = {self._batch: (self._library, self._state)}
+        self._input_names = input_names
+        self._labels = [t["name"] for t in self._tensors
+                        if t["role"] == "label"]
+        # Inputs the module does not take (dropout seeds): new each step.
+        self._seeds = [t["name"] for t in self._tensors
+                       if t["role"] == "input" and t["name"] not in input_names]
+        self._rng = np.random.default_rng(seed)
+        self.options = options
+        self.lr_schedule = lr_schedule
+        self.steps = 0
+        self.skipped_steps = 0
+        self.scaler = GradScalerState(self)
+        self._names = self._match_module_names(model)
+
+    def _use(self, library, state):
+        self._library = library
+        self._state = state
+        self._tensors = library.tensors
+        self._by_name = {t["name"]: t for t in self._tensors}
+        self._batch = next((t["shape"][0] for t in self._tensors
+                            if t["role"] == "input" and t["shape"]), None)
+
+    def _switch_batch(self, inputs):
+        """Moves to the step compiled for the batch size of `inputs` when it
+        is not the current one and only the batch dimension differs: the
+        state goes across through a checkpoint (every tensor but inputs
+        and labels)."""
+        shapes = [getattr(x, "shape", None) for x in inputs]
+        compiled = [self._by_name[n]["shape"] for n in self._input_names]
+        if self._compiler is None or any(
+                s is None or len(s) != len(c) or not len(c) or
+                tuple(s[1:]) != tuple(c[1:]) for s, c in zip(shapes, compiled)):
+            return
+        batch = shapes[0][0]
+        if batch == self._batch or any(s[0] != batch for s in shapes):
+            return
+        if batch not in self._compiled:
+            warnings.warn("amp: compiling a step for batch size %d (the "
+                          "model was compiled for %d)" % (batch, self._batch))
+            library = self._compiler.library(
+                [(batch,) + tuple(c[1:]) for c in compiled])
+            self._compiled[batch] = (library, _amp.State(library, self._seed))
+        library, state = self._compiled[batch]
+        directory = tempfile.mkdtemp(prefix="amp-")
+        try:
+            path = os.path.join(directory, "state.ckpt")
+            self._state.save(path)
+            state.load(path)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+        self._use(library, state)
+
+    # Parameters and buffers under the module's state_dict names.
+    def _match_module_names(self, model):
+        """amp tensor name -> module state_dict key. torch.onnx.export keeps
+        most names; a renamed initializer (onnx::MatMul_12) is matched by
+        its contents."""
+        module_state = {k: v.detach().cpu() for k, v in
+                        model.state_dict().items()}
+        self._module_order = {key: i for i, key in enumerate(module_state)}
+        names = {}
+        for tensor in self._tensors:
+            if tensor["role"] not in ("parameter", "buffer") or \
+                    tensor["copy_of"]:
+                continue
+            name = tensor["name"]
+            if name in module_state:
+                names[name] = name
+                continue
+            value = _to_torch(self._state.tensor(name), tensor["dtype"])
+            for key, candidate in module_state.items():
+                if key not in names.values() and \
+                        candidate.shape == value.shape and \
+                        candidate.dtype == value.dtype and \
+                        bool((candidate == value).all()):
+                    names[name] = key
+                    break
+        return names
+
+    def _set(self, name, value, what):
+        tensor = self._by_name[name]
+        try:
+            self._state.set(name, _as_array(value, what))
+        except (TypeError, ValueError) as error:
+            message = str(error).replace("'%s'" % name, what, 1)
+            if isinstance(error, ValueError) and len(tensor["shape"]) and \
+                    "shape" in message:
+                message += (" (the step was compiled for these shapes; only "
+                            "the batch size may change)")
+            raise type(error)(message) from None
+
+    def _set_inputs(self, inputs):
+        if len(inputs) != len(self._input_names):
+            raise TypeError("the model takes %d input(s) (%s), got %d" %
+                            (len(self._input_names),
+                             ", ".join(self._input_names), len(inputs)))
+        self._switch_batch(inputs)
+        for name, value in zip(self._input_names, inputs):
+            self._set(name, value, "input '%s'" % name)
+        for name in self._seeds:
+            self._state.set(name, np.array(self._rng.integers(2 ** 62),
+                                           dtype=np.int64).reshape(
+                                               self._by_name[name]["shape"]))
+
+    def step(self, *batch, lr=None):
+        """One training step on `batch` (the model's inputs, then the
+        labels); returns the loss as a float. `lr` sets this step's learning
+        rate (else the schedule's, else the compiled one)."""
+        count = len(self._input_names)
+        inputs, labels = batch[:count], batch[count:]
+        if len(labels) != len(self._labels):
+            raise TypeError("step() takes the model's %d input(s) and %d "
+                            "label tensor(s), got %d argument(s)" %
+                            (count, len(self._labels), len(batch)))
+        self._set_inputs(inputs)
+        for name, value in zip(self._labels, labels):
+            self._set(name, value, "labels '%s'" % name)
+        if lr is None and self.lr_schedule is not None:
+            lr = self.lr_schedule(self.steps)
+        if lr is not None:
+            self.set_lr(lr)
+        loss, skipped = self._state.train_step()
+        self.steps += 1
+        self.skipped_steps += int(skipped)
+        return float(loss)
+
+    def set_lr(self, lr):
+        """Sets the learning rate of the next steps."""
+        if "lr" not in self._by_name:
+            raise _amp.AmpError("the compiled step has no learning rate")
+        self._state.set_hyperparameter("lr", float(lr))
+
+    @property
+    def lr(self):
+        return float(self._state.tensor("lr"))
+
+    def eval(self, *inputs):
+        """The model's forward in evaluation mode (batch norm with running
+        statistics, no dropout) on `inputs`: its output as a torch tensor,
+        or a tuple of them."""
+        self._set_inputs(inputs)
+        outputs = [_to_torch(array, self._dtype_of(array))
+                   for name, role, array in self._state.eval()
+                   if role == "output"]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    @staticmethod
+    def _dtype_of(array):
+        return "bfloat16" if array.dtype == np.int16 else str(array.dtype)
+
+    def _module_tensors(self):
+        """The parameters and buffers (not the low-precision copies of
+        master weights) by their module names."""
+        tensors = {self._names.get(t["name"], t["name"]): t
+                   for t in self._tensors
+                   if t["role"] in ("parameter", "buffer") and
+                   not t["copy_of"]}
+        # In the module's state_dict order.
+        return dict(sorted(tensors.items(), key=lambda item:
+                           self._module_order.get(item[0], len(tensors))))
+
+    def state_dict(self):
+        """The parameters and buffers as torch tensors, by the module's
+        state_dict names (copies)."""
+        return {key: _to_torch(self._state.tensor(t["name"]), t["dtype"])
+                for key, t in self._module_tensors().items()}
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Sets parameters and buffers from `state_dict` (a module's or
+        state_dict()'s names); with strict, every one must be there."""
+        import torch
+
+        keys = self._module_tensors()
+        missing = [k for k in keys if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in keys]
+        if strict and (missing or unexpected):
+            raise KeyError("load_state_dict: missing %s, unexpected %s" %
+                           (missing, unexpected))
+        for key, tensor in keys.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if isinstance(value, torch.Tensor) and \
+                    str(value.dtype).replace("torch.", "") != tensor["dtype"]:
+                value = value.to(getattr(torch, tensor["dtype"]))
+            self._set(tensor["name"], value, "'%s'" % key)
+        self._refresh_copies()
+
+    def _refresh_copies(self):
+        """The low-precision copies of master weights (opt_level O2) follow
+        their parameters, rounded to nearest even as the runtime does."""
+        import torch
+
+        for tensor in self._tensors:
+            if tensor["copy_of"]:
+                master = torch.from_numpy(np.array(
+                    self._state.tensor(tensor["copy_of"])))
+                self._set(tensor["name"],
+                          master.to(getattr(torch, tensor["dtype"])),
+                          "'%s'" % tensor["name"])
+
+    def copy_to(self, module):
+        """Copies the trained parameters and buffers into `module`."""
+        import torch
+
+        with torch.no_grad():
+            target = module.state_dict()
+            for key, value in self.state_dict().items():
+                if key in target:
+                    target[key].copy_(value.to(target[key].dtype))
+        return module
+
+    def save(self, path):
+        """The whole state (parameters, optimizer and scaler state, lr) in
+        amp's checkpoint format (docs/Driver.md), as amp-run --save."""
+        self._state.save(os.fspath(path))
+
+    def load(self, path):
+        """Loads a checkpoint written by save() or amp-run --save."""
+        self._state.load(os.fspath(path))
+
+    def tensor_names(self, role=None):
+        return [t["name"] for t in self._tensors
+                if role is None or t["role"] == role]

@@ -1,0 +1,88 @@
+"""Shared pieces of the Python package's tests: seeded synthetic data
+through a torch DataLoader, a PyTorch reference loop and the comparisons."""
+import copy
+import math
+import sys
+import warnings
+
+import torch
+
+warnings.filterwarnings("ignore")
+torch.set_num_threads(1)
+
+
+def loader(shape, classes, batches, batch_size, seed=0, shuffle=True,
+           batch=None):
+    """A DataLoader over a seeded synthetic classification dataset
+    (inputs N(0, 1), labels uniform) of batches * batch_size samples, in
+    batches of batch_size (the partial last one dropped) or, with `batch`,
+    of that size (the partial last one kept)."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn((batches * batch_size,) + tuple(shape),
+                    generator=generator)
+    y = torch.randint(0, classes, (batches * batch_size,),
+                      generator=generator)
+    dataset = torch.utils.data.TensorDataset(x, y)
+    return torch.utils.data.DataLoader(
+        dataset, batch_size=batch or batch_size, shuffle=shuffle,
+        drop_last=batch is None,
+        generator=torch.Generator().manual_seed(seed + 1))
+
+
+def torch_losses(model, data, epochs, make_optimizer, schedule=None):
+    """Trains a copy of `model` in fp32 with PyTorch; the losses and the
+    trained copy. `schedule(step)` gives each step's lr."""
+    model = copy.deepcopy(model).train()
+    optimizer = make_optimizer(model.parameters())
+    losses, step = [], 0
+    for _ in range(epochs):
+        for x, y in data:
+            if schedule is not None:
+                for group in optimizer.param_groups:
+                    group["lr"] = schedule(step)
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+            step += 1
+    return losses, model
+
+
+def amp_losses(trainer, data, epochs):
+    return [trainer.step(x, y) for _ in range(epochs) for x, y in data]
+
+
+def check_close(what, ours, theirs, rtol):
+    """Every loss within rtol relative; prints the worst and exits 1 when
+    one is not."""
+    assert len(ours) == len(theirs), (len(ours), len(theirs))
+    worst = max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(ours, theirs))
+    if not worst <= rtol or any(math.isnan(a) for a in ours):
+        print("%s: FAIL, worst relative difference %.3g > %.3g" %
+              (what, worst, rtol))
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            print("  step %d: amp %.7g torch %.7g" % (i, a, b))
+        sys.exit(1)
+    print("%s: %d losses within %g" % (what, len(ours), rtol))
+    return worst
+
+
+def check_max_abs(what, ours, theirs, atol):
+    difference = (ours.float() - theirs.float()).abs().max().item()
+    if not difference <= atol:
+        print("%s: FAIL, max difference %.3g > %.3g" % (what, difference, atol))
+        sys.exit(1)
+    print("%s: within %g" % (what, atol))
+
+
+def mlp():
+    """The MLP of the parity tests (LayerNorm, Linear, GELU, Linear), seeded."""
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.LayerNorm(32), torch.nn.Linear(32, 64),
+                               torch.nn.GELU(), torch.nn.Linear(64, 10))
+
+
+def mlp_data():
+    """A fresh loader per run: the same shuffled batches, epoch by epoch."""
+    return loader((32,), 10, batches=8, batch_size=16)

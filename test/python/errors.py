@@ -1,0 +1,106 @@
+# Bad use raises Python exceptions that name the input, the keyword or the
+# module, never a crash of the interpreter.
+# RUN: %amp_python %s | FileCheck %s
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
+import amp_testing as T  # noqa: E402,F401
+import amp  # noqa: E402
+import torch  # noqa: E402
+
+nn = torch.nn
+x = torch.randn(8, 16)
+y = torch.randint(0, 4, (8,))
+
+
+def attempt(what, call):
+    try:
+        call()
+        print(what, "-> no error")
+    except Exception as error:
+        print(what, "->", type(error).__name__ + ":", error)
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        return torch.cumsum(self.fc(x), 1)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer1 = Block()
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.head(self.layer1(x))
+
+
+class FFT(nn.Module):
+    def forward(self, x):
+        return torch.fft.fft(x).real
+
+
+# CHECK: unsupported op -> CompileError: amp.compile: cannot compile Net:
+# CHECK-NEXT: node '/layer1/CumSum' (module 'layer1') (CumSum): op type 'CumSum' (opset 13) is not supported by the amp importer
+attempt("unsupported op",
+        lambda: amp.compile(Net(), example_inputs=(x,)))
+# CHECK: not exportable -> ExportError: amp.compile: torch.onnx.export cannot export FFT: Exporting the operator 'aten::fft_fft' to ONNX opset version 13 is not supported
+attempt("not exportable", lambda: amp.compile(FFT(), example_inputs=(x,)))
+# CHECK: not a module -> TypeError: amp.compile: model must be a torch.nn.Module, got function
+attempt("not a module", lambda: amp.compile(lambda v: v, example_inputs=(x,)))
+# CHECK: bad input -> TypeError: example input 0 must be a torch.Tensor or a numpy.ndarray, got list
+attempt("bad input", lambda: amp.compile(nn.Linear(16, 4),
+                                         example_inputs=([1.0],)))
+
+model = nn.Linear(16, 4)
+# CHECK: unknown keyword -> TypeError: amp.compile() got an unknown keyword 'learning_rate'; the options are
+attempt("unknown keyword", lambda: amp.compile(model, example_inputs=(x,),
+                                               learning_rate=0.1))
+# CHECK: bad precision -> ValueError: amp.compile: precision='fp8' is not one of fp32, fp16, bf16
+attempt("bad precision", lambda: amp.compile(model, example_inputs=(x,),
+                                             precision="fp8"))
+# CHECK: nan lr -> ValueError: amp.compile: lr=nan must be a finite number
+attempt("nan lr", lambda: amp.compile(model, example_inputs=(x,),
+                                      lr=float("nan")))
+# CHECK: options together -> CompileError: amp.compile: cannot compile Linear:
+# CHECK-NEXT: growth_interval=0 is out of range: expected at least 1
+attempt("options together", lambda: amp.compile(
+    model, example_inputs=(x,), precision="fp16", growth_interval=0))
+# CHECK: policy key -> ValueError: amp.compile: unknown policy key 'alow'
+attempt("policy key", lambda: amp.compile(model, example_inputs=(x,),
+                                          policy={"alow": {}}))
+# CHECK: policy op -> CompileError: amp.compile: cannot compile Linear:
+# CHECK-NEXT: policy.json:1:19: unknown op kind 'amp.gelux' in deny.add
+attempt("policy op", lambda: amp.compile(
+    model, example_inputs=(x,), precision="bf16",
+    policy={"deny": {"add": ["amp.gelux"]}}))
+
+trainer = amp.compile(model, example_inputs=(x,))
+# CHECK: feature size -> ValueError: input 'input' must have shape (8, 16), got (8, 15) (the step was compiled for these shapes; only the batch size may change)
+attempt("feature size", lambda: trainer.step(torch.randn(8, 15), y))
+fixed = amp.compile(model, example_inputs=(x,), partial_batches=False)
+# CHECK: fixed batch -> ValueError: input 'input' must have shape (8, 16), got (7, 16)
+attempt("fixed batch", lambda: fixed.step(torch.randn(7, 16), y[:7]))
+# CHECK: dtype -> TypeError: input 'input' must be float32, got numpy dtype float64
+attempt("dtype", lambda: trainer.step(x.double(), y))
+# CHECK: label dtype -> TypeError: labels 'labels' must be int64, got numpy dtype int32
+attempt("label dtype", lambda: trainer.step(x, y.int()))
+# CHECK: arguments -> TypeError: step() takes the model's 1 input(s) and 1 label tensor(s), got 1 argument(s)
+attempt("arguments", lambda: trainer.step(x))
+# CHECK: label range -> AmpError: the training step failed: label 'labels' element 0 is 9, outside the classes [0, 4)
+attempt("label range", lambda: trainer.step(x, torch.full((8,), 9)))
+# CHECK: eval inputs -> TypeError: the model takes 1 input(s) (input), got 2
+attempt("eval inputs", lambda: trainer.eval(x, x))
+# CHECK: nan lr step -> AmpError: cannot set 'lr': hyper-parameter 'lr' must be finite in its dtype f32, got nan
+attempt("nan lr step", lambda: trainer.step(x, y, lr=float("nan")))
+# CHECK: missing checkpoint -> AmpError: cannot load the state: cannot read checkpoint '/nonexistent/state.ckpt'
+attempt("missing checkpoint", lambda: trainer.load("/nonexistent/state.ckpt"))
+# The trainer still works after every error above.
+# CHECK: still trains -> no error
+attempt("still trains", lambda: trainer.step(x, y))
