@@ -51,6 +51,12 @@ config.substitutions.append(
     ("%mlir_c_runner_utils",
      os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so") + "," +
      config.amp_blas_library))
+# The same list for the harnesses that run mlir-runner themselves
+# (test/Target/ONNX/Inputs/onnx_harness.py).
+config.environment["MLIR_RUNNER_LIBS"] = ",".join(
+    [os.path.join(llvm_lib_dir, "libmlir_runner_utils.so"),
+     os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so"),
+     config.amp_blas_library])
 
 if config.amp_has_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
