@@ -6,7 +6,7 @@
 
 // RUN: %python %S/Inputs/autodiff_harness.py %s --autodiff="optimizer=adamw weight-decay=0.01" \
 // RUN:   --model %amp_src_root/examples/transformer_block.mlir \
-// RUN:   --opt amp-opt --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils --no-blas | FileCheck %s
+// RUN:   --opt amp-opt --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
 
 // CHECK: PASS tensor 0 (losses) 
 // CHECK-NEXT: PASS tensor 1 (ln1.weight) 

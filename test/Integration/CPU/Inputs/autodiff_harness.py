@@ -39,9 +39,6 @@ def main():
     parser.add_argument("--model", help="forward model prepended to the test")
     parser.add_argument("--reference")
     parser.add_argument("--opt")
-    parser.add_argument("--no-blas", action="store_true",
-                        help="lower the f32 matrix products to loops, not "
-                        "cblas_sgemm calls")
     parser.add_argument("--runner")
     parser.add_argument("--shared-libs",
                         default=os.environ.get("MLIR_SHARED_LIBS"))
@@ -70,8 +67,7 @@ def main():
     opt = harness.find_tool(args.opt, "AMP_OPT", "amp-opt")
     runner = harness.find_tool(args.runner, "MLIR_RUNNER", "mlir-runner")
     lowered = harness.run(
-        [opt, "-", f"--amp-autodiff={args.autodiff}",
-         "--amp-cpu-pipeline" + ("=blas=false" if args.no_blas else "")],
+        [opt, "-", f"--amp-autodiff={args.autodiff}", "--amp-cpu-pipeline"],
         text, "amp-opt --amp-autodiff --amp-cpu-pipeline")
     printed = harness.run([runner, "-e", "main", "-entry-point-result=void",
                            f"-shared-libs={args.shared_libs}"], lowered,
