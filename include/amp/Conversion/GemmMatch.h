@@ -33,6 +33,15 @@ struct GemmMatch {
   GemmShape shape;
 };
 
+/// A memref the runtime can take as a plain pointer to a dense row-major
+/// array: static shape, identity layout, default memory space.
+bool isDenseBuffer(Value value);
+
+/// Whether the body of `op` (two inputs, one output) is
+/// `yield out + ext(a) * ext(b)` (either operand order), with the
+/// extensions exactly where the types differ.
+bool isMultiplyAccumulateBody(linalg::LinalgOp op);
+
 /// Matches a linalg op on static, identity-layout memrefs in the default
 /// memory space whose maps and iterators make it a (batched, possibly
 /// transposed) matrix product and whose body is `out + ext(a) * ext(b)`,

@@ -15,14 +15,11 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
-/// A memref operand the runtime can take as a plain pointer to a dense
-/// row-major array.
-bool isDenseBuffer(Value value) {
-  auto type = dyn_cast<MemRefType>(value.getType());
-  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-    return false;
-  auto space = dyn_cast_or_null<IntegerAttr>(type.getMemorySpace());
-  return !type.getMemorySpace() || (space && space.getInt() == 0);
+/// `v` or `v` widened by arith.extf: the block argument it reads.
+Value stripExt(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    return ext.getIn();
+  return v;
 }
 
 /// The dimension position of each result of a projected-permutation map.
@@ -144,16 +141,17 @@ std::optional<GemmShape> matchGemmMaps(linalg::LinalgOp op) {
   return shape;
 }
 
-/// `v` or `v` widened by arith.extf: the block argument it reads.
-Value stripExt(Value v) {
-  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-    return ext.getIn();
-  return v;
+} // namespace
+
+bool mlir::amp::isDenseBuffer(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return false;
+  auto space = dyn_cast_or_null<IntegerAttr>(type.getMemorySpace());
+  return !type.getMemorySpace() || (space && space.getInt() == 0);
 }
 
-/// The body is `yield out + ext(a) * ext(b)` (either operand order), with
-/// the extensions exactly where the types differ.
-bool matchGemmBody(linalg::LinalgOp op) {
+bool mlir::amp::isMultiplyAccumulateBody(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   if (!body || body->getNumArguments() != 3)
     return false;
@@ -187,8 +185,6 @@ bool matchGemmBody(linalg::LinalgOp op) {
   return mul.getType() == out.getType();
 }
 
-} // namespace
-
 std::optional<GemmMatch> mlir::amp::matchGemm(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1)
@@ -204,7 +200,7 @@ std::optional<GemmMatch> mlir::amp::matchGemm(linalg::LinalgOp op) {
   if (match.aType != cast<MemRefType>(match.b.getType()).getElementType())
     return std::nullopt;
   std::optional<GemmShape> shape = matchGemmMaps(op);
-  if (!shape || !matchGemmBody(op))
+  if (!shape || !isMultiplyAccumulateBody(op))
     return std::nullopt;
   match.shape = *shape;
   return match;
