@@ -95,8 +95,8 @@ def GemmCallsOnStreamPass
 
 def CPUContractionsToBLASPass
     : Pass<"amp-cpu-contractions-to-blas", "::mlir::ModuleOp"> {
-  let summary = "Replace f32 matrix-product linalg ops on host buffers with "
-                "calls to the BLAS's cblas_sgemm";
+  let summary = "Replace f32 matrix products and convolutions on host "
+                "buffers with calls to the BLAS's cblas_sgemm";
   let description = [{
     The CPU counterpart of amp-contractions-to-gemm-calls, with the same
     matcher (include/amp/Conversion/GemmMatch.h): on bufferized IR, a
@@ -111,8 +111,19 @@ def CPUContractionsToBLASPass
     scf.for when the product is batched. alpha = 1; beta = 0 when the
     output was just filled with zero (the fill is dropped), 1 otherwise.
     The pointers are `!llvm.ptr`, so the call is the same whatever the
-    calling convention. Products of f16/bf16 operands, dimensions beyond
-    32-bit BLAS integers and anything else are left alone (for the loops).
+    calling convention.
+
+    Then any other f32 multiply-accumulate op whose operands are read
+    through linear affine maps (convolutions and their input and weight
+    gradients) becomes one call per index of its outer loops: the
+    output's trailing loops that only one input reads are N, the ones
+    before them that only the other reads are M, the reductions K, and
+    outer loops the M-side input does not read join N. Operands that are
+    not dense matrices at fixed strides are copied into dense buffers
+    first (im2col), and an output that is not is computed in a buffer
+    copied (or added) into it afterwards. Products of f16/bf16 operands,
+    dimensions beyond 32-bit BLAS integers and anything else are left
+    alone (for the loops).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
