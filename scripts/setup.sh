@@ -11,6 +11,8 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   # ONNX import.
   libonnx-dev libprotobuf-dev protobuf-compiler
+  # CPU matrix products (cblas_sgemm).
+  libopenblas-dev
   # Test models and reference numerics (run with /usr/bin/python3).
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
 )

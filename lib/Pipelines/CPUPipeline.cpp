@@ -37,6 +37,8 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   // Deallocation clones buffers a function returns without owning them.
   pm.addPass(createConvertBufferizationToMemRefPass());
 
+  if (options.blas)
+    pm.addPass(amp::createCPUContractionsToBLASPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

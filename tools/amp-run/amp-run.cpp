@@ -2,7 +2,7 @@
 //
 // amp-run LIB.so --steps N [--input NAME=FILE ...] [--seed S] [--eval]
 //        [--save CKPT] [--save-nonfinite] [--load CKPT] [--metrics FILE]
-//        [--lr F] [--profile FILE]
+//        [--lr F] [--profile FILE] [--threads N]
 //
 // Loads a library made by amp-compile through its C ABI, feeds it seeded
 // synthetic data or the given files (raw little-endian or .npy), and runs
@@ -37,6 +37,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <unistd.h>
@@ -79,6 +80,13 @@ cl::opt<std::string> profilePath(
              "during the steps as JSON lines and print a per-kernel summary "
              "(libraries compiled with --target=cuda-emulator)"),
     cl::value_desc("FILE"), cl::cat(category));
+// Registered as --threads in main (libLLVM has an option of that name).
+cl::opt<int> threads(
+    "amp-run-threads",
+    cl::desc("Threads of the BLAS (OpenBLAS) that CPU libraries call for "
+             "matrix products (default: $AMP_NUM_THREADS, else the BLAS's "
+             "own default)"),
+    cl::init(0), cl::cat(category));
 cl::opt<double> learningRate("lr", cl::desc("Set the 'lr' hyper-parameter"),
                              cl::cat(category));
 
@@ -104,6 +112,8 @@ struct Model {
   decltype(&amp_state_load) load;
   /// Only in libraries compiled for --target=cuda.
   decltype(&amp_cuda_device_ops) cudaDevice = nullptr;
+  /// OpenBLAS's thread count, in CPU libraries (which link it).
+  void (*setBlasThreads)(int) = nullptr;
 };
 
 template <typename T>
@@ -137,6 +147,7 @@ std::optional<Model> loadModel(std::string &error) {
             resolve(library, "amp_state_save", m.save) &&
             resolve(library, "amp_state_load", m.load);
   resolve(library, "amp_cuda_device_ops", m.cudaDevice);
+  resolve(library, "openblas_set_num_threads", m.setBlasThreads);
   if (!ok) {
     error = "it is not a library made by amp-compile (the model ABI is "
             "missing)";
@@ -472,6 +483,14 @@ int checkOptions() {
       !(std::isfinite(learningRate) && learningRate >= 0))
     return fail("--lr must be a finite non-negative number, got " +
                 formatNumber(learningRate));
+  if (threads.getNumOccurrences() && threads < 1)
+    return fail("--threads must be at least 1, got " + llvm::Twine(threads));
+  if (!threads.getNumOccurrences())
+    if (const char *env = std::getenv("AMP_NUM_THREADS")) {
+      if (StringRef(env).getAsInteger(10, threads.getValue()) || threads < 1)
+        return fail("AMP_NUM_THREADS must be a positive integer, got '" +
+                    llvm::Twine(env) + "'");
+    }
   if (saveNonfinite && savePath.empty())
     return fail("--save-nonfinite needs --save");
   if (savePath == "-")
@@ -573,6 +592,8 @@ int prepare(std::optional<Model> &model,
   model = loadModel(error);
   if (!model)
     return fail("cannot load '" + libraryPath + "': " + error);
+  if (threads > 0 && model->setBlasThreads)
+    model->setBlasThreads(threads);
   if (evalOnly && !model->hasEval())
     return fail("--eval: '" + libraryPath + "' has no forward model");
   state = {model->create(seed), model->destroy};
@@ -604,6 +625,11 @@ int prepare(std::optional<Model> &model,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // libLLVM registers a `threads` option of its own, before amp-run's
+  // statics: it moves aside for amp-run's.
+  if (cl::Option *llvmThreads = cl::getRegisteredOptions().lookup("threads"))
+    llvmThreads->setArgStr("llvm-threads");
+  threads.setArgStr("threads");
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv, "amp-run: train a model compiled by amp-compile\n");

@@ -102,6 +102,47 @@ def GemmCallsOnStreamPass
   ];
 }
 
+def CPUContractionsToBLASPass
+    : Pass<"amp-cpu-contractions-to-blas", "::mlir::ModuleOp"> {
+  let summary = "Replace f32 matrix products and convolutions on host "
+                "buffers with calls to the BLAS's cblas_sgemm";
+  let description = [{
+    The CPU counterpart of amp-contractions-to-gemm-calls, with the same
+    matcher (include/amp/Conversion/GemmMatch.h): on bufferized IR, a
+    linalg op that is a (batched, possibly transposed) matrix product of
+    static, identity-layout f32 memrefs accumulating in f32 becomes
+
+      func.call @cblas_sgemm(101 /*row-major*/, trans_a, trans_b, m, n, k,
+                             alpha, a, lda, b, ldb, beta, c, ldc)
+
+    (111: not transposed, 112: transposed; the leading dimensions are
+    those of the dense row-major operands), one call per batch in an
+    scf.for when the product is batched. alpha = 1; beta = 0 when the
+    output was just filled with zero (the fill is dropped), 1 otherwise.
+    The pointers are `!llvm.ptr`, so the call is the same whatever the
+    calling convention.
+
+    Then any other f32 multiply-accumulate op whose operands are read
+    through linear affine maps (convolutions and their input and weight
+    gradients) becomes one call per index of its outer loops: the
+    output's trailing loops that only one input reads are N, the ones
+    before them that only the other reads are M, the reductions K, and
+    outer loops the M-side input does not read join N. Operands that are
+    not dense matrices at fixed strides are copied into dense buffers
+    first (im2col), and an output that is not is computed in a buffer
+    copied (or added) into it afterwards. Products of f16/bf16 operands,
+    dimensions beyond 32-bit BLAS integers and anything else are left
+    alone (for the loops).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // LinalgToGPU: the steps of amp-gpu-pipeline (lib/Conversion/LinalgToGPU)
 //===----------------------------------------------------------------------===//

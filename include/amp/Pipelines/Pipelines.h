@@ -23,6 +23,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
           "Lower public functions for the model ABI of amp-compile: results "
           "become out-parameters and every memref a bare pointer"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> blas{
+      *this, "blas",
+      llvm::cl::desc("Call the BLAS's cblas_sgemm for f32 matrix products "
+                     "(amp-cpu-contractions-to-blas); the lowered code then "
+                     "needs OpenBLAS linked or loaded"),
+      llvm::cl::init(true)};
 };
 
 /// The CPU reference backend: amp -> linalg on tensors -> bufferized loops

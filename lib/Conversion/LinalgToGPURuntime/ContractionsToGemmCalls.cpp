@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmCall.h"
+#include "amp/Conversion/GemmMatch.h"
 
 #include "amp/Conversion/Passes.h"
 #include "amp/Runtime/CUDAKernels.h"
@@ -35,8 +36,13 @@ namespace mlir::amp {
 } // namespace mlir::amp
 
 using namespace mlir;
+using mlir::amp::bufferPointer;
+using mlir::amp::findZeroFill;
+using mlir::amp::GemmShape;
+using mlir::amp::isDenseBuffer;
 using mlir::amp::kGemmEpilogueFunc;
 using mlir::amp::kGemmFunc;
+using mlir::amp::stripExt;
 
 namespace {
 
@@ -51,214 +57,9 @@ std::optional<int32_t> gemmDType(Type type) {
   return std::nullopt;
 }
 
-/// A matrix product found in a linalg op: the loop dimensions playing each
-/// role, and how the operands are laid out.
-struct GemmShape {
-  int64_t batch = 1, m = 0, n = 0, k = 0;
-  bool transA = false, transB = false;
-  /// Elements between consecutive matrices of A and B (0: broadcast).
-  int64_t strideA = 0, strideB = 0;
-};
-
-/// A memref operand the runtime can take as a plain pointer to a dense
-/// row-major array.
-bool isDenseBuffer(Value value) {
-  auto type = dyn_cast<MemRefType>(value.getType());
-  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-    return false;
-  auto space = dyn_cast_or_null<IntegerAttr>(type.getMemorySpace());
-  return !type.getMemorySpace() || (space && space.getInt() == 0);
-}
-
-/// The dimension position of each result of a projected-permutation map.
-std::optional<SmallVector<unsigned>> resultDims(AffineMap map) {
-  if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
-    return std::nullopt;
-  SmallVector<unsigned> dims;
-  for (AffineExpr expr : map.getResults())
-    dims.push_back(cast<AffineDimExpr>(expr).getPosition());
-  return dims;
-}
-
-/// Matches the maps and iterators. The loop dimensions split into batch
-/// dimensions (indexing A, B and C), M (A and C), N (B and C) and K (A and
-/// B; the only reductions), each group possibly several dimensions that
-/// are contiguous and in the same order wherever they appear, so that it
-/// flattens to one dimension of a row-major matrix: C is (batch, M, N); A is
-/// (batch, M, K), or (batch, K, M) transposed; B is (batch, K, N), or
-/// (batch, N, K) transposed; A or B may lack all batch dimensions (one
-/// matrix for every batch).
-std::optional<GemmShape> matchGemmMaps(linalg::LinalgOp op) {
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  auto a = resultDims(maps[0]);
-  auto b = resultDims(maps[1]);
-  auto c = resultDims(maps[2]);
-  if (!a || !b || !c)
-    return std::nullopt;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return std::nullopt;
-
-  SmallVector<unsigned> batch, mDims, nDims, kDims;
-  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
-    bool inA = llvm::is_contained(*a, d), inB = llvm::is_contained(*b, d),
-         inC = llvm::is_contained(*c, d);
-    bool reduction = iterators[d] == utils::IteratorType::reduction;
-    if (inA && inB && !inC && reduction)
-      kDims.push_back(d);
-    else if (reduction)
-      return std::nullopt;
-    else if (inA && inB && inC)
-      batch.push_back(d);
-    else if (inA && inC)
-      mDims.push_back(d);
-    else if (inB && inC)
-      nDims.push_back(d);
-    else
-      return std::nullopt;
-  }
-  if (mDims.empty() || nDims.empty() || kDims.empty())
-    return std::nullopt;
-  // Order the groups as C (batch, M, N) and A (K) list them.
-  auto orderAs = [](SmallVector<unsigned> &group, ArrayRef<unsigned> dims) {
-    llvm::sort(group, [&](unsigned x, unsigned y) {
-      return llvm::find(dims, x) < llvm::find(dims, y);
-    });
-  };
-  orderAs(batch, *c);
-  orderAs(mDims, *c);
-  orderAs(nDims, *c);
-  orderAs(kDims, *a);
-  auto concat = [](std::initializer_list<ArrayRef<unsigned>> groups) {
-    SmallVector<unsigned> all;
-    for (ArrayRef<unsigned> g : groups)
-      all.append(g.begin(), g.end());
-    return all;
-  };
-  // A batch dimension that A or B lacks is a broadcast: allowed only for
-  // all of them at once.
-  ArrayRef<unsigned> noBatch;
-  auto matches = [&](ArrayRef<unsigned> dims, ArrayRef<unsigned> rows,
-                     ArrayRef<unsigned> cols, bool &batched) {
-    for (ArrayRef<unsigned> bd : {ArrayRef<unsigned>(batch), noBatch}) {
-      if (ArrayRef<unsigned>(concat({bd, rows, cols})) == dims) {
-        batched = !bd.empty();
-        return true;
-      }
-    }
-    return false;
-  };
-  if (ArrayRef<unsigned>(concat({batch, mDims, nDims})) != ArrayRef(*c))
-    return std::nullopt;
-  GemmShape shape;
-  bool aBatched = false, bBatched = false;
-  if (matches(*a, mDims, kDims, aBatched))
-    shape.transA = false;
-  else if (matches(*a, kDims, mDims, aBatched))
-    shape.transA = true;
-  else
-    return std::nullopt;
-  if (matches(*b, kDims, nDims, bBatched))
-    shape.transB = false;
-  else if (matches(*b, nDims, kDims, bBatched))
-    shape.transB = true;
-  else
-    return std::nullopt;
-
-  auto product = [&](ArrayRef<unsigned> dims) {
-    int64_t p = 1;
-    for (unsigned d : dims)
-      p *= ranges[d];
-    return p;
-  };
-  shape.batch = product(batch);
-  shape.m = product(mDims);
-  shape.n = product(nDims);
-  shape.k = product(kDims);
-  // One B for every batch and A's rows not transposed: the batches of A and
-  // C are consecutive rows of one bigger matrix (a linear layer on
-  // (batch, seq, features) activations), one GEMM with batch * M rows.
-  if (aBatched && !bBatched && !shape.transA) {
-    shape.m *= shape.batch;
-    shape.batch = 1;
-    aBatched = false;
-  }
-  shape.strideA = aBatched ? shape.m * shape.k : 0;
-  shape.strideB = bBatched ? shape.k * shape.n : 0;
-  return shape;
-}
-
-/// `v` or `v` widened by arith.extf: the block argument it reads.
-Value stripExt(Value v) {
-  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-    return ext.getIn();
-  return v;
-}
-
-/// The body is `yield out + ext(a) * ext(b)` (either operand order), with
-/// the extensions exactly where the types differ.
-bool matchGemmBody(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  if (!body || body->getNumArguments() != 3)
-    return false;
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yield || yield.getNumOperands() != 1)
-    return false;
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  BlockArgument a = body->getArgument(0), b = body->getArgument(1),
-                out = body->getArgument(2);
-  Value product;
-  if (add.getLhs() == out)
-    product = add.getRhs();
-  else if (add.getRhs() == out)
-    product = add.getLhs();
-  else
-    return false;
-  auto mul = product.getDefiningOp<arith::MulFOp>();
-  if (!mul)
-    return false;
-  Value lhs = stripExt(mul.getLhs()), rhs = stripExt(mul.getRhs());
-  if (!((lhs == a && rhs == b) || (lhs == b && rhs == a)))
-    return false;
-  // Nothing else in the body (ext, ext, mul, add, yield at most).
-  if (body->getOperations().size() > 5)
-    return false;
-  for (Operation &inner : body->without_terminator())
-    if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(inner))
-      return false;
-  return mul.getType() == out.getType();
-}
-
-/// The linalg.fill of zero that last wrote `buffer` before `op`, in the same
-/// block with nothing in between using the buffer, when `buffer` is a fresh
-/// allocation (nothing else can alias it).
-linalg::FillOp findZeroFill(Operation *op, Value buffer) {
-  if (!buffer.getDefiningOp<memref::AllocOp>())
-    return nullptr;
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev);
-        fill && fill.getOutputs()[0] == buffer) {
-      Value init = fill.getInputs()[0];
-      if (matchPattern(init, m_AnyZeroFloat()) &&
-          !matchPattern(init, m_NegZeroFloat()))
-        return fill;
-      return nullptr;
-    }
-    if (llvm::is_contained(prev->getOperands(), buffer) ||
-        prev->getNumRegions() > 0)
-      return nullptr;
-  }
-  return nullptr;
-}
-
 /// amp_gpu_gemm, or with an epilogue amp_gpu_gemm_epilogue, declared once.
 func::FuncOp getOrDeclareGemm(ModuleOp module, bool epilogue) {
   StringRef name = epilogue ? kGemmEpilogueFunc : kGemmFunc;
-  if (auto func = module.lookupSymbol<func::FuncOp>(name))
-    return func;
   MLIRContext *ctx = module.getContext();
   Builder b(ctx);
   Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
@@ -273,11 +74,8 @@ func::FuncOp getOrDeclareGemm(ModuleOp module, bool epilogue) {
   if (epilogue)
     inputs.append({i32, ptr});
   inputs.push_back(ptr);
-  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-  auto func = func::FuncOp::create(builder, module.getLoc(), name,
-                                   b.getFunctionType(inputs, {}));
-  func.setPrivate();
-  return func;
+  return amp::getOrDeclareLibraryFunc(module, name,
+                                      b.getFunctionType(inputs, {}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -466,14 +264,6 @@ void narrowProduct(linalg::LinalgOp op, Value &c, Type aType) {
   c = narrow.getResult();
 }
 
-/// The aligned pointer of a dense buffer as `!llvm.ptr`.
-Value bufferPointer(OpBuilder &b, Location loc, Value buffer) {
-  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
-}
-
 struct ContractionsToGemmCallsPass
     : public amp::impl::ContractionsToGemmCallsPassBase<
           ContractionsToGemmCallsPass> {
@@ -482,14 +272,8 @@ struct ContractionsToGemmCallsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Products only: rewriting one may erase other ops (its epilogue's).
-    SmallVector<linalg::LinalgOp> candidates;
-    module.walk([&](linalg::LinalgOp op) {
-      if (op.getNumDpsInputs() == 2 && op.getNumDpsInits() == 1 &&
-          matchGemmBody(op))
-        candidates.push_back(op);
-    });
-    for (linalg::LinalgOp op : candidates)
-      rewrite(module, op);
+    for (auto &[op, match] : amp::collectGemms(module))
+      rewrite(module, op, match);
   }
 
   /// The epilogue the call takes over, if any: a bias add of its fresh
@@ -510,26 +294,15 @@ struct ContractionsToGemmCallsPass
     return *grad;
   }
 
-  void rewrite(ModuleOp module, linalg::LinalgOp op) {
-    if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-        op.getNumDpsInits() != 1)
-      return;
-    if (!llvm::all_of(op->getOperands(), isDenseBuffer))
-      return;
-    Value a = op.getDpsInputOperand(0)->get();
-    Value b = op.getDpsInputOperand(1)->get();
-    Value c = op.getDpsInitOperand(0)->get();
-    Type aType = cast<MemRefType>(a.getType()).getElementType();
-    Type bType = cast<MemRefType>(b.getType()).getElementType();
-    Type cType = cast<MemRefType>(c.getType()).getElementType();
+  void rewrite(ModuleOp module, linalg::LinalgOp op,
+               const amp::GemmMatch &match) {
+    Value a = match.a, b = match.b, c = match.c;
+    Type aType = match.aType, cType = match.cType;
     std::optional<int32_t> aCode = gemmDType(aType);
     std::optional<int32_t> cCode = gemmDType(cType);
-    if (!aCode || !cCode || aType != bType ||
-        (!cType.isF32() && cType != aType))
+    if (!aCode || !cCode || (!cType.isF32() && cType != aType))
       return;
-    std::optional<GemmShape> shape = matchGemmMaps(op);
-    if (!shape || !matchGemmBody(op))
-      return;
+    const GemmShape *shape = &match.shape;
 
     linalg::FillOp zeroFill = findZeroFill(op, c);
     Value product = c;

@@ -153,7 +153,11 @@ LogicalResult LibraryBuilder::linkLibrary(StringRef glue, StringRef object,
     args.append({cudaRuntime, "-ldl", "-lpthread"});
   if (emulated)
     args.push_back(emulatorPath);
-  args.append({"-Wl,--no-whole-archive", "-lm", "-o", output});
+  args.push_back("-Wl,--no-whole-archive");
+  // The CPU pipeline calls the BLAS's cblas_sgemm.
+  if (!options.cuda)
+    args.push_back(AMP_BLAS_LIBRARY);
+  args.append({"-lm", "-o", output});
   std::string execMessage;
   int status = llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0,
                                          &execMessage);

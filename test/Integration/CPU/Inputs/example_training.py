@@ -22,8 +22,8 @@ initialization (1 / sqrt(fan_in)); norm weights start near 1, biases near
 The test prints the 20 losses, the final parameters and the buffers. The
 reference runs torch.nn.functional and torch.optim in float64; the
 tolerances are those of training_cases.py (`expectations`: 3e-5 times
-each tensor's largest magnitude plus eight times the deviation of
-PyTorch's own float32 run).
+each tensor's largest magnitude plus eight times the widest deviation of
+PyTorch float32 runs, its own and from starts one ulp away).
 
 Regenerate a test: python3 example_training.py MODEL OPTIMIZER >
     ../gradients_train_example_MODEL_OPTIMIZER.mlir

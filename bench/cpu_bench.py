@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""CPU training steps of issue 18's three workloads, amp against PyTorch at
+equal thread counts, in one run:
+
+  tiny     the bundled MLP (examples/mlp_train_step.mlir: LayerNorm(64),
+           Linear 64->128, GELU, Linear 128->10, cross-entropy, SGD with
+           momentum 0.9, batch 32)
+  mid      the mid-size MLP stack: 1024 tokens, Linear 256->1024, GELU,
+           Linear 1024->256, LayerNorm(256), MSE loss, AdamW, fp32
+  resnet18 torchvision's ResNet-18 (num_classes=10) on 16 images of 32x32,
+           cross-entropy, SGD with momentum 0.9, exported to ONNX by
+           Debian's PyTorch and compiled from the ONNX file
+
+amp: amp-compile's fp32 CPU library (matrix products and convolutions call
+OpenBLAS), trained by amp-run --threads N (its steps/s count only the step
+calls). PyTorch: eager mode of Debian's 1.13 (torch.set_num_threads(N));
+with --torch2, also the current PyTorch 2.x from PyPI, eager and
+torch.compile, in a virtual environment this script sets up on demand
+(under the build directory; skipped with a message when it does not
+install). Prints steps/s and the ratios amp / torch for each workload and
+thread count, and the ResNet-18 ONNX -> library compile time.
+
+Usage: /usr/bin/python3 bench/cpu_bench.py [--build build] [--threads 1,2]
+           [--workloads tiny,mid,resnet18] [--scale 1.0] [--torch2]
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOKENS, WIDTH, HIDDEN = 1024, 256, 1024
+IMAGES, SIDE, CLASSES = 16, 32, 10
+
+MID_MODEL = f"""
+func.func @mlp(
+    %x: tensor<{TOKENS}x{WIDTH}xf32> {{amp.role = #amp.role<input>, amp.name = "x"}},
+    %w1: tensor<{HIDDEN}x{WIDTH}xf32> {{amp.role = #amp.role<parameter>, amp.name = "fc1.weight"}},
+    %b1: tensor<{HIDDEN}xf32> {{amp.role = #amp.role<parameter>, amp.name = "fc1.bias"}},
+    %w2: tensor<{WIDTH}x{HIDDEN}xf32> {{amp.role = #amp.role<parameter>, amp.name = "fc2.weight"}},
+    %b2: tensor<{WIDTH}xf32> {{amp.role = #amp.role<parameter>, amp.name = "fc2.bias"}},
+    %ln_w: tensor<{WIDTH}xf32> {{amp.role = #amp.role<parameter>, amp.name = "ln.weight"}},
+    %ln_b: tensor<{WIDTH}xf32> {{amp.role = #amp.role<parameter>, amp.name = "ln.bias"}})
+    -> (tensor<{TOKENS}x{WIDTH}xf32> {{amp.role = #amp.role<output>, amp.name = "y"}})
+    attributes {{amp.graph = #amp.graph<forward>}} {{
+  %h1 = amp.linear %x, %w1, %b1
+      : (tensor<{TOKENS}x{WIDTH}xf32>, tensor<{HIDDEN}x{WIDTH}xf32>, tensor<{HIDDEN}xf32>) -> tensor<{TOKENS}x{HIDDEN}xf32>
+  %h2 = amp.gelu %h1 : tensor<{TOKENS}x{HIDDEN}xf32>
+  %h3 = amp.linear %h2, %w2, %b2
+      : (tensor<{TOKENS}x{HIDDEN}xf32>, tensor<{WIDTH}x{HIDDEN}xf32>, tensor<{WIDTH}xf32>) -> tensor<{TOKENS}x{WIDTH}xf32>
+  %y, %mean, %rstd = amp.layer_norm %h3, %ln_w, %ln_b
+      {{axis = -1 : i64, epsilon = 1.0e-5 : f64}}
+      : (tensor<{TOKENS}x{WIDTH}xf32>, tensor<{WIDTH}xf32>, tensor<{WIDTH}xf32>)
+      -> (tensor<{TOKENS}x{WIDTH}xf32>, tensor<{TOKENS}xf32>, tensor<{TOKENS}xf32>)
+  return %y : tensor<{TOKENS}x{WIDTH}xf32>
+}}
+"""
+
+# name: steps timed at --scale 1 (about a second or more of amp work each).
+WORKLOADS = {"tiny": 2000, "mid": 20, "resnet18": 10}
+
+
+# --- amp ----------------------------------------------------------------------
+
+def amp_compile(build, source, library, options):
+    """Compiles `source` (MLIR or ONNX); returns the wall-clock seconds."""
+    start = time.perf_counter()
+    subprocess.run([os.path.join(build, "bin", "amp-compile"), source,
+                    "--target=cpu", *options, "-o", library], check=True)
+    return time.perf_counter() - start
+
+
+def export_resnet18(path):
+    """torchvision's ResNet-18 as ONNX, in training mode (batch norms
+    normalize by batch statistics and update their running ones)."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(weights=None, num_classes=CLASSES)
+    model.train()
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.randn(IMAGES, 3, SIDE, SIDE),), path,
+                          opset_version=17,
+                          training=torch.onnx.TrainingMode.TRAINING,
+                          do_constant_folding=False, input_names=["x"])
+
+
+def build_amp(name, build, workdir):
+    """(library, compile seconds) of workload `name`."""
+    library = os.path.join(workdir, name + ".so")
+    if name == "tiny":
+        source = os.path.join(ROOT, "examples", "mlp_train_step.mlir")
+        options = ["--lr=0.05"]
+    elif name == "mid":
+        source = os.path.join(workdir, "mlp_stack.mlir")
+        with open(source, "w") as f:
+            f.write(MID_MODEL)
+        options = ["--loss=mse", "--optimizer=adamw", "--lr=1e-3"]
+    else:
+        source = os.path.join(workdir, "resnet18.onnx")
+        export_resnet18(source)
+        options = ["--loss=cross_entropy", "--momentum=0.9", "--lr=0.01"]
+    return library, amp_compile(build, source, library, options)
+
+
+def time_amp(build, library, steps, threads):
+    """steps/s from amp-run's summary ("trained N steps in T s ...")."""
+    run = subprocess.run([os.path.join(build, "bin", "amp-run"), library,
+                          "--steps", str(steps), "--threads", str(threads)],
+                         check=True, capture_output=True, text=True)
+    match = re.search(r"trained ([0-9]+) steps in ([0-9.]+) s", run.stdout)
+    if not match:
+        sys.exit(f"cpu_bench: no timing in amp-run's output:\n{run.stdout}")
+    return int(match.group(1)) / float(match.group(2))
+
+
+# --- PyTorch (this interpreter's, or the 2.x one through --peer) --------------
+
+def torch_workload(name):
+    """(model, optimizer, inputs, loss function) of workload `name`."""
+    import torch
+    import torch.nn as nn
+    torch.manual_seed(0)
+    if name == "tiny":
+        model = nn.Sequential(nn.LayerNorm(64), nn.Linear(64, 128), nn.GELU(),
+                              nn.Linear(128, 10))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        data = (torch.randn(32, 64), torch.arange(32) % 10)
+        loss = nn.functional.cross_entropy
+    elif name == "mid":
+        model = nn.Sequential(nn.Linear(WIDTH, HIDDEN), nn.GELU(),
+                              nn.Linear(HIDDEN, WIDTH), nn.LayerNorm(WIDTH))
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        data = (torch.randn(TOKENS, WIDTH), torch.randn(TOKENS, WIDTH))
+        loss = nn.functional.mse_loss
+    else:
+        import torchvision
+        model = torchvision.models.resnet18(weights=None, num_classes=CLASSES)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        data = (torch.randn(IMAGES, 3, SIDE, SIDE),
+                torch.arange(IMAGES) % CLASSES)
+        loss = nn.functional.cross_entropy
+    model.train()
+    return model, optimizer, data, loss
+
+
+def time_torch(name, steps, threads, compiled=False):
+    import torch
+    torch.set_num_threads(threads)
+    model, optimizer, (x, target), loss = torch_workload(name)
+    forward = torch.compile(model) if compiled else model
+
+    def step():
+        optimizer.zero_grad()
+        loss(forward(x), target).backward()
+        optimizer.step()
+
+    for _ in range(max(3, steps // 10)):  # warm up (and compile)
+        step()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    return steps / (time.perf_counter() - start)
+
+
+def peer_main(request):
+    """--peer: times the workloads of `request` (JSON) in this interpreter
+    and prints {"eager": [...], "compile": [...]} in request order."""
+    import torch
+    spec = json.loads(request)
+    out = {"version": torch.__version__, "eager": [], "compile": []}
+    for name, steps, threads in spec:
+        out["eager"].append(time_torch(name, steps, threads))
+        try:
+            out["compile"].append(time_torch(name, steps, threads, True))
+        except Exception as error:  # noqa: BLE001 (report, keep going)
+            print(f"torch.compile failed on {name}: {error}", file=sys.stderr)
+            out["compile"].append(None)
+    print(json.dumps(out))
+
+
+# --- PyTorch 2.x from PyPI in a virtual environment ----------------------------
+
+def torch2_python(build):
+    """The interpreter of a venv with PyPI's torch and torchvision, made on
+    first use under the build directory; None (with a message) when it
+    cannot be installed."""
+    venv = os.path.join(build, "torch2-venv")
+    python = os.path.join(venv, "bin", "python")
+    check = [python, "-c", "import torch, torchvision"]
+    if os.path.exists(python) and subprocess.run(check).returncode == 0:
+        return python
+    print(f"cpu_bench: setting up PyTorch 2.x from PyPI in {venv} ...",
+          flush=True)
+    try:
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "torch",
+                        "torchvision"], check=True)
+        subprocess.run(check, check=True)
+    except (subprocess.CalledProcessError, OSError) as error:
+        print(f"cpu_bench: skipping PyTorch 2.x: it did not install ({error})")
+        return None
+    return python
+
+
+def time_torch2(build, runs):
+    python = torch2_python(build)
+    if not python:
+        return None
+    peer = subprocess.run([python, os.path.abspath(__file__), "--peer",
+                           json.dumps(runs)], capture_output=True, text=True)
+    sys.stderr.write(peer.stderr)
+    if peer.returncode != 0:
+        print("cpu_bench: skipping PyTorch 2.x: its run failed")
+        return None
+    return json.loads(peer.stdout.strip().splitlines()[-1])
+
+
+# --- the report -----------------------------------------------------------------
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "-"
+
+
+def rate(value):
+    return f"{value:.2f}" if value else "-"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build", default=os.environ.get(
+        "AMP_BUILD_DIR", os.path.join(ROOT, "build")))
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiplies every workload's timed steps")
+    parser.add_argument("--torch2", action="store_true",
+                        help="also PyTorch 2.x from PyPI (eager and "
+                        "torch.compile), in a venv set up on demand")
+    parser.add_argument("--peer", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.peer:
+        return peer_main(args.peer)
+    import torch
+
+    counts = [int(t) for t in args.threads.split(",")]
+    names = args.workloads.split(",")
+    for name in names:
+        if name not in WORKLOADS:
+            sys.exit(f"cpu_bench: unknown workload '{name}' (choose from "
+                     f"{', '.join(WORKLOADS)})")
+    steps = {n: max(1, int(WORKLOADS[n] * args.scale)) for n in names}
+    print(f"machine: {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} CPUs, load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
+          f"torch {torch.__version__}")
+    rows = []
+    with tempfile.TemporaryDirectory() as workdir:
+        for name in names:
+            library, seconds = build_amp(name, args.build, workdir)
+            print(f"compile {name}: {seconds:.1f} s"
+                  + (" (ONNX -> CPU library; target <= 15 s on 2 cores)"
+                     if name == "resnet18" else ""), flush=True)
+            for threads in counts:
+                amp = time_amp(args.build, library, steps[name], threads)
+                ref = time_torch(name, steps[name], threads)
+                rows.append([name, threads, amp, ref])
+    peer = None
+    if args.torch2:
+        peer = time_torch2(args.build, [[n, steps[n], t]
+                                        for n, t, _, _ in rows])
+    header = (f"{'workload':>9} {'threads':>7} {'amp':>9} {'torch1.13':>9} "
+              f"{'amp/t1.13':>9}")
+    if peer:
+        header += (f" {'t2 eager':>9} {'amp/t2':>7} {'t2 compile':>10} "
+                   f"{'amp/t2c':>7}")
+        print(f"torch 2.x peer: {peer['version']}")
+    print("steps/s; ratios amp / torch")
+    print(header)
+    for i, (name, threads, amp, ref) in enumerate(rows):
+        line = (f"{name:>9} {threads:>7} {rate(amp):>9} {rate(ref):>9} "
+                f"{ratio(amp, ref):>9}")
+        if peer:
+            eager, compiled = peer["eager"][i], peer["compile"][i]
+            line += (f" {rate(eager):>9} {ratio(amp, eager):>7} "
+                     f"{rate(compiled):>10} {ratio(amp, compiled):>7}")
+        print(line)
+    print(f"load average after: "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
