@@ -29,13 +29,16 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -136,6 +139,12 @@ cl::opt<std::string> costDevice("cost-device", cl::init("h200"),
 cl::opt<std::string> compiler("cxx", cl::init("c++"),
                               cl::desc("C++ compiler used to link"),
                               cl::cat(category));
+cl::opt<bool> instrumentNonfinite(
+    "instrument-nonfinite",
+    cl::desc("Check every op of the step for inf/NaN results "
+             "(amp-instrument-nonfinite; what amp-run --find-nonfinite "
+             "builds, docs/Debugging.md)"),
+    cl::cat(category));
 
 /// The training pipeline's options from the flags, checked once
 /// (TrainingPipelineOptions::verify), and the tool's own.
@@ -203,6 +212,53 @@ LogicalResult runPipeline(ModuleOp module,
   return pm.run(module);
 }
 
+/// The options that shaped the step, as amp-compile arguments: what
+/// amp-run --find-nonfinite gives amp-compile to rebuild the library
+/// instrumented (not the output, --emit or the cost report).
+SmallVector<std::string> shapingOptions() {
+  SmallVector<std::string> arguments;
+  auto add = [&](cl::Option &option, const Twine &value) {
+    if (option.getNumOccurrences())
+      arguments.push_back(("--" + option.ArgStr + "=" + value).str());
+  };
+  auto number = [](double value) {
+    char text[40];
+    snprintf(text, sizeof(text), "%.17g", value);
+    return std::string(text);
+  };
+  for (const std::string &shape : inputShapes)
+    arguments.push_back("--input-shape=" + shape);
+  for (cl::opt<std::string> *option :
+       {&target, &chip, &precision, &optLevel, &optimizer, &lossKind,
+        &lossScale, &compiler})
+    add(*option, option->getValue());
+  for (cl::opt<double> *option :
+       {&learningRate, &momentum, &weightDecay, &maxGradNorm, &initScale})
+    add(*option, number(*option));
+  for (cl::opt<int64_t> *option : {&growthInterval, &hysteresis})
+    add(*option, Twine(option->getValue()));
+  for (cl::opt<bool> *option : {&allowTF32, &errorAtMin})
+    add(*option, *option ? "true" : "false");
+  return arguments;
+}
+
+/// amp_build_argument's list: the model's content hash, its absolute path
+/// and the options that shaped the step.
+LogicalResult recordBuildArguments(SmallVectorImpl<std::string> &arguments) {
+  auto contents = llvm::MemoryBuffer::getFile(inputFilename, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+  if (!contents)
+    return error("cannot read '" + inputFilename +
+                 "': " + contents.getError().message());
+  SmallString<256> path(inputFilename);
+  llvm::sys::fs::make_absolute(path);
+  arguments.push_back(llvm::utohexstr(llvm::xxh3_64bits(
+      llvm::arrayRefFromStringRef((*contents)->getBuffer()))));
+  arguments.push_back(path.str().str());
+  llvm::append_range(arguments, shapingOptions());
+  return success();
+}
+
 /// Builds the training step and (for --emit=llvm|lib) describes and lowers
 /// it: the training pipeline's two halves around the model description.
 LogicalResult compile(MLIRContext &context,
@@ -225,6 +281,9 @@ LogicalResult compile(MLIRContext &context,
   if (failed(runPipeline(*module,
                          [&](OpPassManager &pm) {
                            amp::buildTrainingStepPipeline(pm, options);
+                           if (instrumentNonfinite)
+                             pm.addPass(
+                                 amp::createAMPInstrumentNonfinitePass());
                          })) ||
       failed(amp::checkTensorSizes(*module)))
     return failure();
@@ -235,6 +294,8 @@ LogicalResult compile(MLIRContext &context,
   FailureOr<amp::ModelDescription> model =
       amp::describeModel(step, forward, initial, options.learningRate);
   if (failed(model))
+    return failure();
+  if (failed(recordBuildArguments(model->buildArguments)))
     return failure();
   if (std::optional<std::string> warning =
           amp::checkPhysicalMemory(step, forward))

@@ -8,6 +8,7 @@
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
+#include "amp/Dialect/AMP/Transforms/Nonfinite.h"
 #include "amp/Target/ModelABI/ModelABI.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -157,6 +158,22 @@ FailureOr<EntryDescription> describeEntry(func::FuncOp function,
   return entry;
 }
 
+/// The sites amp-instrument-nonfinite listed on the step, if any.
+SmallVector<NonfiniteSite> describeNonfiniteSites(func::FuncOp step) {
+  SmallVector<NonfiniteSite> sites;
+  auto table = step->getAttrOfType<ArrayAttr>(kNonfiniteSitesAttrName);
+  if (!table)
+    return sites;
+  for (auto site : table.getAsRange<DictionaryAttr>()) {
+    auto field = [&](StringRef key) {
+      auto value = site.getAs<StringAttr>(key);
+      return value ? value.str() : std::string();
+    };
+    sites.push_back(
+        {field("kind"), field("name"), field("location"), field("precision")});
+  }
+  return sites;
+}
 } // namespace
 
 FailureOr<ModelDescription>
@@ -201,6 +218,7 @@ mlir::amp::describeModel(func::FuncOp step, func::FuncOp forward,
   if (failed(entry))
     return failure();
   model.step = *entry;
+  model.nonfiniteSites = describeNonfiniteSites(step);
   if (forward) {
     FailureOr<EntryDescription> eval =
         describeEntry(forward, kEvalSymbol, model.tensors, /*mapByName=*/true);
