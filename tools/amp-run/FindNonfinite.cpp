@@ -119,6 +119,49 @@ struct Report {
   std::optional<Site> site;
 };
 
+/// The records of an instrumented step (include/amp/Runtime/NonfiniteABI.h).
+struct Records {
+  const float *data;
+  int64_t count;
+
+  /// The rows listed in `list` ("3,4"); nothing when one is out of range.
+  std::optional<llvm::SmallVector<int64_t>> parse(StringRef list) const {
+    llvm::SmallVector<StringRef> items;
+    list.split(items, ',', -1, /*KeepEmpty=*/false);
+    llvm::SmallVector<int64_t> rows;
+    for (StringRef item : items) {
+      int64_t row;
+      if (item.getAsInteger(10, row) || row < 0 || row >= count)
+        return std::nullopt;
+      rows.push_back(row);
+    }
+    return rows;
+  }
+
+  /// Whether every value of `list` is finite (maxima propagate NaN).
+  std::optional<bool> finite(StringRef list) const {
+    std::optional<llvm::SmallVector<int64_t>> rows = parse(list);
+    if (!rows)
+      return std::nullopt;
+    return llvm::all_of(*rows, [&](int64_t row) {
+      const float *record = data + row * AMP_NONFINITE_COLUMNS;
+      return std::isfinite(record[AMP_NONFINITE_MAX]) &&
+             std::isfinite(record[AMP_NONFINITE_NEG_MIN]);
+    });
+  }
+
+  /// The least and greatest element over the values of `list`.
+  void range(StringRef list, float &min, float &max) const {
+    min = INFINITY;
+    max = -INFINITY;
+    for (int64_t row : parse(list).value_or(llvm::SmallVector<int64_t>())) {
+      const float *record = data + row * AMP_NONFINITE_COLUMNS;
+      min = std::min(min, -record[AMP_NONFINITE_NEG_MIN]);
+      max = std::max(max, record[AMP_NONFINITE_MAX]);
+    }
+  }
+};
+
 /// A number for the report; JSON has no inf or NaN, null stands in.
 llvm::json::Value jsonNumber(double value) {
   if (!std::isfinite(value))
@@ -203,13 +246,36 @@ struct amp::NonfiniteFinder::Impl {
     return true;
   }
 
-  /// Runs amp-compile (beside amp-run) to build the instrumented library.
-  bool compile(const std::vector<std::string> &arguments,
-               const std::string &output, std::string &error) {
+  /// The amp-compile beside amp-run.
+  static std::string compilerPath() {
     std::string self = llvm::sys::fs::getMainExecutable(
         nullptr, reinterpret_cast<void *>(&nonfiniteOptionCategory));
     llvm::SmallString<256> compiler(llvm::sys::path::parent_path(self));
     llvm::sys::path::append(compiler, "amp-compile");
+    return compiler.str().str();
+  }
+
+  /// Whether the file at `cache` is newer than the trained library and
+  /// than amp-compile: one built by an older compiler or for an older
+  /// library is stale even when it records the same arguments.
+  bool isFresh(const std::string &cache) const {
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(cache, status))
+      return false;
+    for (const std::string &other : {model.libraryPath, compilerPath()}) {
+      llvm::sys::fs::file_status otherStatus;
+      if (!llvm::sys::fs::status(other, otherStatus) &&
+          otherStatus.getLastModificationTime() >
+              status.getLastModificationTime())
+        return false;
+    }
+    return true;
+  }
+
+  /// Runs amp-compile (beside amp-run) to build the instrumented library.
+  bool compile(const std::vector<std::string> &arguments,
+               const std::string &output, std::string &error) {
+    std::string compiler = compilerPath();
     llvm::SmallVector<StringRef> args = {compiler};
     for (const std::string &argument : llvm::ArrayRef(arguments).drop_front())
       args.push_back(argument);
@@ -237,7 +303,7 @@ struct amp::NonfiniteFinder::Impl {
     std::string cache = cachePath();
     auto library = std::make_unique<Library>();
     std::string ignored;
-    if (llvm::sys::fs::exists(cache) && library->open(cache, ignored) &&
+    if (isFresh(cache) && library->open(cache, ignored) &&
         buildArguments(library->buildArgument) == arguments) {
       instrumented = std::move(library);
       return true;
@@ -283,36 +349,48 @@ struct amp::NonfiniteFinder::Impl {
     return state;
   }
 
-  /// The first site whose results went non-finite from finite operands.
+  /// The number of record rows of the instrumented library.
+  int64_t countRecords() const {
+    Library &lib = *instrumented;
+    for (int32_t i = 0; i < lib.numTensors(); ++i)
+      if (std::strcmp(lib.tensor(i)->name, AMP_NONFINITE_STATS_NAME) == 0)
+        return lib.tensor(i)->num_elements / AMP_NONFINITE_COLUMNS;
+    return 0;
+  }
+
+  /// The first site whose results went non-finite from finite operands;
+  /// `error` says so when the records do not match the site table.
   bool findSite(amp_state *state, std::optional<Site> &found,
                 std::string &error) {
     Library &lib = *instrumented;
-    const auto *rows = static_cast<const float *>(
+    const auto *records = static_cast<const float *>(
         lib.stateTensor(state, AMP_NONFINITE_STATS_NAME));
-    if (!rows) {
+    if (!records) {
       error = lib.lastError();
       return false;
     }
+    Records rows{records, countRecords()};
     llvm::SmallVector<StringRef> lines;
     StringRef(lib.sites()).split(lines, '\n', -1, /*KeepEmpty=*/false);
     for (auto [index, line] : llvm::enumerate(lines)) {
-      const float *row = rows + index * AMP_NONFINITE_COLUMNS;
-      if (!std::isnan(row[AMP_NONFINITE_RESULT_FLAG]) ||
-          row[AMP_NONFINITE_OPERAND_FLAG] != 0)
-        continue;
       llvm::SmallVector<StringRef> fields;
       line.split(fields, '\t');
-      fields.resize(4);
-      Site site{int64_t(index),
-                fields[0].str(),
-                fields[1].str(),
-                fields[2].str(),
-                fields[3].str(),
-                row[AMP_NONFINITE_OPERAND_MIN],
-                row[AMP_NONFINITE_OPERAND_MAX]};
-      float wide = row[AMP_NONFINITE_F32_FLAG];
-      if (wide != AMP_NONFINITE_NOT_EVALUATED)
-        site.finiteInF32 = !std::isnan(wide);
+      fields.resize(7);
+      std::optional<bool> resultsFinite =
+          fields[4].empty() ? std::nullopt : rows.finite(fields[4]);
+      std::optional<bool> operandsFinite = rows.finite(fields[5]);
+      if (!resultsFinite || !operandsFinite) {
+        error = "the instrumented library's site table does not match its "
+                "records";
+        return false;
+      }
+      if (*resultsFinite || !*operandsFinite)
+        continue;
+      Site site{int64_t(index), fields[0].str(), fields[1].str(),
+                fields[2].str(), fields[3].str()};
+      rows.range(fields[5], site.operandMin, site.operandMax);
+      if (!fields[6].empty())
+        site.finiteInF32 = rows.finite(fields[6]);
       found = site;
       return true;
     }

@@ -127,9 +127,17 @@ void emitDebuggingTables(llvm::raw_ostream &os, const ModelDescription &model) {
   if (model.nonfiniteSites.empty())
     return;
   std::string table;
+  auto rows = [](ArrayRef<int64_t> rows) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::interleave(rows, os, ",");
+    return text;
+  };
   for (const NonfiniteSite &site : model.nonfiniteSites)
     table += field(site.kind) + "\t" + field(site.name) + "\t" +
-             field(site.location) + "\t" + field(site.precision) + "\n";
+             field(site.location) + "\t" + field(site.precision) + "\t" +
+             rows(site.resultRows) + "\t" + rows(site.operandRows) + "\t" +
+             (site.f32Rows ? rows(*site.f32Rows) : "") + "\n";
   os << "extern \"C\" const char *amp_nonfinite_sites(void) {\n  return "
      << quoted(table) << ";\n}\n";
 }

@@ -159,8 +159,8 @@ FailureOr<EntryDescription> describeEntry(func::FuncOp function,
 }
 
 /// The sites amp-instrument-nonfinite listed on the step, if any.
-SmallVector<NonfiniteSite> describeNonfiniteSites(func::FuncOp step) {
-  SmallVector<NonfiniteSite> sites;
+std::vector<NonfiniteSite> describeNonfiniteSites(func::FuncOp step) {
+  std::vector<NonfiniteSite> sites;
   auto table = step->getAttrOfType<ArrayAttr>(kNonfiniteSitesAttrName);
   if (!table)
     return sites;
@@ -169,8 +169,15 @@ SmallVector<NonfiniteSite> describeNonfiniteSites(func::FuncOp step) {
       auto value = site.getAs<StringAttr>(key);
       return value ? value.str() : std::string();
     };
+    auto rows = [&](StringRef key) -> std::optional<SmallVector<int64_t>> {
+      if (auto array = site.getAs<DenseI64ArrayAttr>(key))
+        return llvm::to_vector(array.asArrayRef());
+      return std::nullopt;
+    };
     sites.push_back(
-        {field("kind"), field("name"), field("location"), field("precision")});
+        {field("kind"), field("name"), field("location"), field("precision"),
+         rows("results").value_or(SmallVector<int64_t>()),
+         rows("operands").value_or(SmallVector<int64_t>()), rows("f32")});
   }
   return sites;
 }

@@ -22,6 +22,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::amp {
 
@@ -67,6 +68,10 @@ struct EntryDescription {
 /// library's site table lists it (include/amp/Runtime/NonfiniteABI.h).
 struct NonfiniteSite {
   std::string kind, name, location, precision;
+  /// The record rows of its results, its operands and its f32 copy's
+  /// results (none: the op has no f32 form).
+  SmallVector<int64_t> resultRows, operandRows;
+  std::optional<SmallVector<int64_t>> f32Rows;
 };
 
 /// The model: the training step's arguments are its tensors; the forward
@@ -76,7 +81,7 @@ struct ModelDescription {
   EntryDescription step;
   std::optional<EntryDescription> eval;
   /// The sites of an instrumented step, in row order; empty otherwise.
-  SmallVector<NonfiniteSite> nonfiniteSites;
+  std::vector<NonfiniteSite> nonfiniteSites;
   /// What rebuilds the library (amp_build_argument): the model's content
   /// hash, its absolute path and the options that shaped the step.
   SmallVector<std::string> buildArguments;

@@ -31,6 +31,10 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
+Type elementType(Value value) {
+  return cast<RankedTensorType>(value.getType()).getElementType();
+}
+
 bool isFloatTensor(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && isa<FloatType>(type.getElementType());
@@ -93,106 +97,39 @@ std::string precisionOf(Operation *op) {
   return text;
 }
 
-/// Builds the f32 checks of one site after the op.
-class SiteChecker {
+/// Records the range of checked values in f32 beside the step: per value
+/// its maximum and the maximum of its negation (two reductions; maxima
+/// propagate NaN), each value once, as rows of the records.
+class Recorder {
 public:
-  SiteChecker(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+  explicit Recorder(func::FuncOp step) : b(step.getContext()), step(step) {}
 
-  /// The row of AMP_NONFINITE_COLUMNS values of `op` (tensor<5xf32>).
-  Value buildRow(Operation *op) {
-    SmallVector<Value> operands = floatValues(op->getOperands());
-    SmallVector<Value> results = floatValues(op->getResults());
-    Value resultFlag = flagOf(results);
-    SmallVector<Value> columns(AMP_NONFINITE_COLUMNS);
-    columns[AMP_NONFINITE_RESULT_FLAG] = resultFlag;
-    columns[AMP_NONFINITE_OPERAND_FLAG] = flagOf(operands);
-    columns[AMP_NONFINITE_OPERAND_MIN] = rangeOf(operands, /*isMax=*/false);
-    columns[AMP_NONFINITE_OPERAND_MAX] = rangeOf(operands, /*isMax=*/true);
-    bool allF32 = llvm::all_of(llvm::concat<Value>(operands, results),
-                               [](Value v) { return elementType(v).isF32(); });
-    columns[AMP_NONFINITE_F32_FLAG] = allF32 ? resultFlag : f32FlagOf(op);
-    return ConcatOp::create(b, loc, vectorType(AMP_NONFINITE_COLUMNS), columns,
-                            b.getI64IntegerAttr(0));
+  /// The record row of `value`, recording it right after its definition
+  /// the first time.
+  int64_t record(Value value) {
+    auto [it, inserted] = rows.try_emplace(value, rows.size());
+    if (!inserted)
+      return it->second;
+    OpBuilder::InsertionGuard guard(b);
+    if (Operation *def = value.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(&step.getBody().front());
+    Location loc = value.getLoc();
+    Value wide = toF32(value, loc);
+    columns.push_back(maxOf(wide, loc));
+    columns.push_back(maxOf(NegOp::create(b, loc, wide), loc));
+    return it->second;
   }
 
-private:
-  static Type elementType(Value value) {
-    return cast<RankedTensorType>(value.getType()).getElementType();
-  }
-
-  RankedTensorType vectorType(int64_t size) {
-    return RankedTensorType::get({size}, b.getF32Type());
-  }
-
-  /// `value` widened to f32, once per site.
-  Value toF32(Value value) {
-    if (elementType(value).isF32())
-      return value;
-    Value &wide = widened[value];
-    if (!wide) {
-      auto type = cast<RankedTensorType>(value.getType());
-      wide = CastOp::create(b, loc, type.clone(b.getF32Type()), value);
-    }
-    return wide;
-  }
-
-  /// The max (or sum) of every element of the f32 `value`, as tensor<1xf32>.
-  Value reduceAll(Value value, bool isMax) {
-    auto type = cast<RankedTensorType>(value.getType());
-    if (type.getRank() > 0) {
-      auto axes = llvm::to_vector(llvm::seq<int64_t>(type.getRank()));
-      auto scalar = RankedTensorType::get({}, b.getF32Type());
-      value =
-          isMax ? ReduceMaxOp::create(b, loc, scalar, value, axes).getResult()
-                : ReduceSumOp::create(b, loc, scalar, value, axes).getResult();
-    }
-    return ReshapeOp::create(b, loc, vectorType(1), value);
-  }
-
-  Value constant(float value) {
-    return ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(vectorType(1), b.getF32FloatAttr(value)));
-  }
-
-  /// 0 when every element of `values` is finite, NaN otherwise: the sum of
-  /// x - x, which is NaN exactly for inf and NaN.
-  Value flagOf(ArrayRef<Value> values) {
-    Value flag;
-    for (Value value : values) {
-      Value wide = toF32(value);
-      Value zeros = SubOp::create(b, loc, wide, wide);
-      Value sum = reduceAll(zeros, /*isMax=*/false);
-      flag = flag ? AddOp::create(b, loc, flag, sum).getResult() : sum;
-    }
-    return flag ? flag : constant(0);
-  }
-
-  /// The greatest (least) element over `values`.
-  Value rangeOf(ArrayRef<Value> values, bool isMax) {
-    Value range;
-    for (Value value : values) {
-      Value wide = toF32(value);
-      if (!isMax)
-        wide = NegOp::create(b, loc, wide);
-      Value extreme = reduceAll(wide, /*isMax=*/true);
-      if (!isMax)
-        extreme = NegOp::create(b, loc, extreme);
-      if (range)
-        extreme = isMax ? MaximumOp::create(b, loc, range, extreme).getResult()
-                        : MinimumOp::create(b, loc, range, extreme).getResult();
-      range = extreme;
-    }
-    return range ? range : constant(0);
-  }
-
-  /// The flag of a copy of `op` computed in f32 on its widened operands;
-  /// AMP_NONFINITE_NOT_EVALUATED when the op has no valid f32 form.
-  Value f32FlagOf(Operation *op) {
+  /// The rows of an f32 copy of `op` (after it) on its widened operands,
+  /// or nothing when the op has no valid f32 form.
+  std::optional<SmallVector<int64_t>> recordF32Copy(Operation *op) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(op);
     IRMapping mapping;
     for (Value operand : floatValues(op->getOperands()))
-      if (!elementType(operand).isF32())
-        mapping.map(operand, toF32(operand));
+      mapping.map(operand, toF32(operand, op->getLoc()));
     Operation *wide = b.clone(*op, mapping);
     // Precision annotations describe the low-precision op, not this copy.
     for (NamedAttribute attr : llvm::to_vector(wide->getDiscardableAttrs()))
@@ -206,14 +143,65 @@ private:
                                   [](Diagnostic &) { return success(); });
     if (failed(verify(wide, /*verifyRecursively=*/false))) {
       wide->erase();
-      return constant(AMP_NONFINITE_NOT_EVALUATED);
+      return std::nullopt;
     }
-    return flagOf(floatValues(wide->getResults()));
+    return recordAll(wide->getResults());
   }
 
-  OpBuilder &b;
-  Location loc;
+  SmallVector<int64_t> recordAll(ValueRange values) {
+    return llvm::map_to_vector(floatValues(values),
+                               [&](Value value) { return record(value); });
+  }
+
+  /// All records as one tensor<Rx2xf32>, built before `before`.
+  Value buildRecords(Operation *before) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(before);
+    Location loc = step.getLoc();
+    int64_t count = columns.size();
+    Value all = ConcatOp::create(b, loc, vectorType(count), columns,
+                                 b.getI64IntegerAttr(0));
+    return ReshapeOp::create(b, loc, getRecordsType(), all);
+  }
+
+  RankedTensorType getRecordsType() {
+    return RankedTensorType::get({int64_t(rows.size()), AMP_NONFINITE_COLUMNS},
+                                 b.getF32Type());
+  }
+
+private:
+  RankedTensorType vectorType(int64_t size) {
+    return RankedTensorType::get({size}, b.getF32Type());
+  }
+
+  /// `value` widened to f32, once.
+  Value toF32(Value value, Location loc) {
+    if (elementType(value).isF32())
+      return value;
+    Value &wide = widened[value];
+    if (!wide) {
+      auto type = cast<RankedTensorType>(value.getType());
+      wide = CastOp::create(b, loc, type.clone(b.getF32Type()), value);
+    }
+    return wide;
+  }
+
+  /// The greatest element of the f32 `value`, as tensor<1xf32>.
+  Value maxOf(Value value, Location loc) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() > 0) {
+      auto axes = llvm::to_vector(llvm::seq<int64_t>(type.getRank()));
+      value = ReduceMaxOp::create(
+          b, loc, RankedTensorType::get({}, b.getF32Type()), value, axes);
+    }
+    return ReshapeOp::create(b, loc, vectorType(1), value);
+  }
+
+  OpBuilder b;
+  func::FuncOp step;
+  DenseMap<Value, int64_t> rows;
   DenseMap<Value, Value> widened;
+  SmallVector<Value> columns;
 };
 
 /// Whether `op` is a site: an amp op with a float operand and a float
@@ -224,14 +212,26 @@ bool isSite(Operation *op) {
          !floatValues(op->getResults()).empty();
 }
 
-DictionaryAttr describeSite(Operation *op) {
+/// The site's entry in the table: what it is, where, and its rows.
+DictionaryAttr describeSite(Operation *op, Recorder &recorder) {
   Builder b(op->getContext());
-  return b.getDictionaryAttr({
+  SmallVector<int64_t> results = recorder.recordAll(op->getResults());
+  SmallVector<int64_t> operands = recorder.recordAll(op->getOperands());
+  bool allF32 = llvm::all_of(llvm::concat<Value>(floatValues(op->getOperands()),
+                                                 floatValues(op->getResults())),
+                             [](Value v) { return elementType(v).isF32(); });
+  std::optional<SmallVector<int64_t>> wide =
+      allF32 ? std::optional(results) : recorder.recordF32Copy(op);
+  SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("kind", b.getStringAttr(op->getName().getStringRef())),
       b.getNamedAttr("name", b.getStringAttr(nameOf(op->getLoc()))),
       b.getNamedAttr("location", b.getStringAttr(locationOf(op->getLoc()))),
       b.getNamedAttr("precision", b.getStringAttr(precisionOf(op))),
-  });
+      b.getNamedAttr("results", b.getDenseI64ArrayAttr(results)),
+      b.getNamedAttr("operands", b.getDenseI64ArrayAttr(operands))};
+  if (wide)
+    fields.push_back(b.getNamedAttr("f32", b.getDenseI64ArrayAttr(*wide)));
+  return b.getDictionaryAttr(fields);
 }
 
 struct AMPInstrumentNonfinitePass
@@ -263,37 +263,28 @@ struct AMPInstrumentNonfinitePass
              << "amp-instrument-nonfinite: the training step has no op "
                 "with float operands and results to check";
 
-    OpBuilder b(step.getContext());
-    SmallVector<Value> rows;
-    SmallVector<Attribute> table;
-    for (Operation *op : sites) {
-      b.setInsertionPointAfter(op);
-      rows.push_back(SiteChecker(b, op->getLoc()).buildRow(op));
-      table.push_back(describeSite(op));
-    }
-    step->setAttr(kNonfiniteSitesAttrName, b.getArrayAttr(table));
-    return recordRows(step, rows);
+    Recorder recorder(step);
+    SmallVector<Attribute> table =
+        llvm::map_to_vector(sites, [&](Operation *op) -> Attribute {
+          return describeSite(op, recorder);
+        });
+    step->setAttr(kNonfiniteSitesAttrName,
+                  ArrayAttr::get(step.getContext(), table));
+    return addRecords(step, recorder);
   }
 
-  /// The rows become the new value of the records' buffer state.
-  LogicalResult recordRows(func::FuncOp step, ArrayRef<Value> rows) {
-    auto type =
-        RankedTensorType::get({int64_t(rows.size()), AMP_NONFINITE_COLUMNS},
-                              Float32Type::get(step.getContext()));
+  /// The records become the new value of a buffer state tensor.
+  LogicalResult addRecords(func::FuncOp step, Recorder &recorder) {
     TrainingStep view(step);
     FailureOr<SmallVector<BlockArgument>> args =
-        view.addState(Role::Buffer, {type},
+        view.addState(Role::Buffer, {recorder.getRecordsType()},
                       {makeContractAttrs(step.getContext(), Role::Buffer,
                                          AMP_NONFINITE_STATS_NAME)});
     if (failed(args))
       return step.emitError()
              << "amp-instrument-nonfinite: cannot add the records' state";
-    OpBuilder b(view.getReturn());
-    Location loc = step.getLoc();
-    auto flat = RankedTensorType::get(
-        {int64_t(rows.size()) * AMP_NONFINITE_COLUMNS}, b.getF32Type());
-    Value all = ConcatOp::create(b, loc, flat, rows, b.getI64IntegerAttr(0));
-    view.setUpdatedValue(args->front(), ReshapeOp::create(b, loc, type, all));
+    view.setUpdatedValue(args->front(),
+                         recorder.buildRecords(view.getReturn()));
     return success();
   }
 };
