@@ -20,6 +20,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 
 namespace mlir::amp {
@@ -31,10 +32,6 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
-Type elementType(Value value) {
-  return cast<RankedTensorType>(value.getType()).getElementType();
-}
-
 bool isFloatTensor(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && isa<FloatType>(type.getElementType());
@@ -176,7 +173,7 @@ private:
 
   /// `value` widened to f32, once.
   Value toF32(Value value, Location loc) {
-    if (elementType(value).isF32())
+    if (getElementTypeOrSelf(value).isF32())
       return value;
     Value &wide = widened[value];
     if (!wide) {
@@ -217,9 +214,10 @@ DictionaryAttr describeSite(Operation *op, Recorder &recorder) {
   Builder b(op->getContext());
   SmallVector<int64_t> results = recorder.recordAll(op->getResults());
   SmallVector<int64_t> operands = recorder.recordAll(op->getOperands());
-  bool allF32 = llvm::all_of(llvm::concat<Value>(floatValues(op->getOperands()),
-                                                 floatValues(op->getResults())),
-                             [](Value v) { return elementType(v).isF32(); });
+  bool allF32 =
+      llvm::all_of(llvm::concat<Value>(floatValues(op->getOperands()),
+                                       floatValues(op->getResults())),
+                   [](Value v) { return getElementTypeOrSelf(v).isF32(); });
   std::optional<SmallVector<int64_t>> wide =
       allF32 ? std::optional(results) : recorder.recordF32Copy(op);
   SmallVector<NamedAttribute> fields = {
