@@ -9,6 +9,7 @@
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
+#include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Support/ToolIO.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"
 #ifdef AMP_ENABLE_ONNX_IMPORT
@@ -170,7 +171,8 @@ LogicalResult writeModule(ModuleOp module, StringRef path,
 /// what lowering cannot take.
 LogicalResult buildTrainingStep(ModuleOp module,
                                 const TrainingPipelineOptions &options,
-                                StringRef modelName, std::string &message) {
+                                const CompileRequest &request,
+                                std::string &message) {
   if (failed(checkTensorSizes(module)))
     return failure();
   // The dialect verifies this for training steps only (ONNX allows empty
@@ -179,11 +181,13 @@ LogicalResult buildTrainingStep(ModuleOp module,
   if (forward && failed(verifyNoZeroSizeTensors(forward)))
     return failure();
   if (!forward && !findTrainingStep<func::FuncOp>(module)) {
-    message = ("'" + modelName + "' " + kNoTrainingGraphMessage).str();
+    message = ("'" + request.modelName + "' " + kNoTrainingGraphMessage).str();
     return failure();
   }
   if (failed(runPipeline(module, [&](OpPassManager &pm) {
         buildTrainingStepPipeline(pm, options);
+        if (request.instrumentNonfinite)
+          pm.addPass(createAMPInstrumentNonfinitePass());
       })))
     return failure();
   return checkTensorSizes(module);
@@ -195,7 +199,7 @@ LogicalResult mlir::amp::compileModel(ModuleOp module,
                                       const TrainingPipelineOptions &options,
                                       const CompileRequest &request,
                                       std::string &message) {
-  if (failed(buildTrainingStep(module, options, request.modelName, message)))
+  if (failed(buildTrainingStep(module, options, request, message)))
     return failure();
   if (request.emit == CompileOutput::MLIR)
     return writeModule(module, request.output, message);
@@ -205,6 +209,7 @@ LogicalResult mlir::amp::compileModel(ModuleOp module,
       describeModel(step, forward, initial, options.learningRate);
   if (failed(model))
     return failure();
+  model->buildArguments = request.buildArguments;
   if (std::optional<std::string> warning = checkPhysicalMemory(step, forward))
     if (request.warn)
       request.warn(*warning);

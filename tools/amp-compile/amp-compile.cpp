@@ -18,13 +18,16 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -130,6 +133,12 @@ cl::opt<std::string> costDevice("cost-device", cl::init("h200"),
 cl::opt<std::string> compiler("cxx", cl::init("c++"),
                               cl::desc("C++ compiler used to link"),
                               cl::cat(category));
+cl::opt<bool> instrumentNonfinite(
+    "instrument-nonfinite",
+    cl::desc("Check every op of the step for inf/NaN results "
+             "(amp-instrument-nonfinite; what amp-run --find-nonfinite "
+             "builds, docs/Debugging.md)"),
+    cl::cat(category));
 
 /// The training pipeline's options from the flags, checked once
 /// (TrainingPipelineOptions::verify), and the tool's own.
@@ -170,6 +179,58 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
   return success();
 }
 
+/// The options that shaped the step, as amp-compile arguments: what
+/// amp-run --find-nonfinite gives amp-compile to rebuild the library
+/// instrumented (not the output, --emit or the cost report).
+SmallVector<std::string> shapingOptions() {
+  SmallVector<std::string> arguments;
+  auto add = [&](cl::Option &option, const Twine &value) {
+    if (option.getNumOccurrences())
+      arguments.push_back(("--" + option.ArgStr + "=" + value).str());
+  };
+  auto number = [](double value) {
+    char text[40];
+    snprintf(text, sizeof(text), "%.17g", value);
+    return std::string(text);
+  };
+  for (const std::string &shape : inputShapes)
+    arguments.push_back("--input-shape=" + shape);
+  if (!policyFile.empty()) {
+    SmallString<256> policyPath(policyFile);
+    llvm::sys::fs::make_absolute(policyPath);
+    arguments.push_back(("--policy=" + policyPath).str());
+  }
+  for (cl::opt<std::string> *option :
+       {&target, &chip, &precision, &optLevel, &optimizer, &lossKind,
+        &lossScale, &compiler})
+    add(*option, option->getValue());
+  for (cl::opt<double> *option :
+       {&learningRate, &momentum, &weightDecay, &maxGradNorm, &initScale})
+    add(*option, number(*option));
+  for (cl::opt<int64_t> *option : {&growthInterval, &hysteresis})
+    add(*option, Twine(option->getValue()));
+  for (cl::opt<bool> *option : {&allowTF32, &errorAtMin})
+    add(*option, *option ? "true" : "false");
+  return arguments;
+}
+
+/// amp_build_argument's list: the model's content hash, its absolute path
+/// and the options that shaped the step.
+LogicalResult recordBuildArguments(SmallVectorImpl<std::string> &arguments) {
+  auto contents = llvm::MemoryBuffer::getFile(inputFilename, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+  if (!contents)
+    return error("cannot read '" + inputFilename +
+                 "': " + contents.getError().message());
+  SmallString<256> path(inputFilename);
+  llvm::sys::fs::make_absolute(path);
+  arguments.push_back(llvm::utohexstr(llvm::xxh3_64bits(
+      llvm::arrayRefFromStringRef((*contents)->getBuffer()))));
+  arguments.push_back(path.str().str());
+  llvm::append_range(arguments, shapingOptions());
+  return success();
+}
+
 /// The runtime archive and headers, next to the tool (bin/../lib,
 /// bin/../include) in the build tree and once installed.
 std::string toolPrefix(const char *argv0) {
@@ -206,6 +267,9 @@ LogicalResult compile(MLIRContext &context,
   request.library.cuda = options.target != amp::TrainingTarget::CPU;
   request.library.emulator =
       options.target == amp::TrainingTarget::CUDAEmulator;
+  request.instrumentNonfinite = instrumentNonfinite;
+  if (failed(recordBuildArguments(request.buildArguments)))
+    return failure();
   request.warn = [](StringRef warning) {
     llvm::WithColor::warning(llvm::errs(), "amp-compile") << warning << "\n";
   };

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FindNonfinite.h"
 #include "NpyFile.h"
 #include "Profile.h"
 
@@ -417,8 +418,17 @@ void printProgress(int64_t step, float loss, llvm::ArrayRef<float> scales,
                << rate(step, summary.seconds) << (live ? "   " : "\n");
 }
 
+std::string findNonFinite(const Model &model, amp_state *state);
+
+/// What went inf or NaN in the step (--find-nonfinite's trigger), or "".
+std::string nonfiniteTrigger(const Model &model, amp_state *state, float loss) {
+  if (!std::isfinite(loss))
+    return "the loss is " + formatNumber(loss);
+  return findNonFinite(model, state);
+}
+
 int run(const Model &model, amp_state *state, Metrics *metrics,
-        Summary &summary) {
+        Summary &summary, amp::NonfiniteFinder *finder) {
   bool live = llvm::sys::Process::StandardErrIsDisplayed();
   // Counting from 0 to `steps` (not 1 to `steps` inclusive) cannot overflow
   // at --steps=INT64_MAX.
@@ -426,6 +436,9 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     int64_t step = done + 1;
     float loss = NAN;
     int32_t skipped = 0;
+    std::string error;
+    if (finder && !finder->beforeStep(state, error))
+      return fail(error);
     auto start = std::chrono::steady_clock::now();
     int32_t status = evalOnly ? model.eval(state, &loss)
                               : model.trainStep(state, &loss, &skipped);
@@ -435,6 +448,9 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     if (status != 0)
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model.lastError());
+    if (finder && finder->isActive() &&
+        !finder->afterStep(step, nonfiniteTrigger(model, state, loss), error))
+      return fail(error);
     summary.seconds += seconds;
     summary.skipped += skipped;
     if (step == 1)
@@ -630,7 +646,7 @@ int main(int argc, char **argv) {
   if (cl::Option *llvmThreads = cl::getRegisteredOptions().lookup("threads"))
     llvmThreads->setArgStr("llvm-threads");
   threads.setArgStr("threads");
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &amp::nonfiniteOptionCategory()});
   cl::ParseCommandLineOptions(
       argc, argv, "amp-run: train a model compiled by amp-compile\n");
   if (checkOptions() != 0 ||
@@ -648,13 +664,28 @@ int main(int argc, char **argv) {
     return 1;
 
   std::string error;
+  std::unique_ptr<amp::NonfiniteFinder> finder = amp::NonfiniteFinder::create(
+      {libraryPath, model->numTensors, model->tensor, model->stateTensor,
+       model->lastError},
+      error);
+  if (!error.empty())
+    return fail(error);
+  if (finder && evalOnly)
+    return fail("--find-nonfinite re-runs training steps, not --eval");
   std::optional<Metrics> metrics;
   if (!metricsPath.empty() && !metrics.emplace().open(error))
     return fail("--metrics: " + error);
   Summary summary;
-  if (run(*model, state.get(), metrics ? &*metrics : nullptr, summary) != 0)
+  if (run(*model, state.get(), metrics ? &*metrics : nullptr, summary,
+          finder.get()) != 0)
     return 1;
   printSummary(summary);
+  // The --find-nonfinite report is what a diverged run is for: written even
+  // when the NaN loss fails the run, and said at once when it cannot be.
+  std::string findingsError;
+  bool findingsWritten = !finder || finder->writeReport(findingsError);
+  if (!findingsWritten)
+    fail(findingsError);
   amp::OutputFile profileFile;
   std::string profileError;
   bool profileWritten =
@@ -668,7 +699,8 @@ int main(int argc, char **argv) {
   bool metricsWritten = !metrics || metrics->close(metricsError);
   if (summaryWritten)
     error = metricsWritten ? profileError : metricsError;
-  bool reportFailed = !summaryWritten || !metricsWritten || !profileWritten;
+  bool reportFailed =
+      !summaryWritten || !metricsWritten || !profileWritten || !findingsWritten;
   bool nanLoss = steps > 0 && std::isnan(summary.lastLoss);
   bool saved = !savePath.empty() && (!nanLoss || saveNonfinite);
   if (saved && save(*model, state.get()) != 0)
@@ -678,6 +710,8 @@ int main(int argc, char **argv) {
                 (savePath.empty() || saved
                      ? ""
                      : "; the checkpoint '" + savePath + "' was not written"));
+  if (reportFailed && error.empty()) // only the findings, reported above
+    return 1;
   if (reportFailed)
     return fail(error + (saved
                              ? "; the checkpoint '" + savePath + "' was written"

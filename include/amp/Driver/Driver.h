@@ -66,6 +66,11 @@ struct CompileRequest {
   CompileOutput emit = CompileOutput::Library;
   std::string output;
   LibraryOptions library;
+  /// Check every op of the step for inf/NaN (amp-instrument-nonfinite).
+  bool instrumentNonfinite = false;
+  /// What the library records to be rebuilt (amp_build_argument): the
+  /// model's hash, its path and the options that shaped the step.
+  SmallVector<std::string> buildArguments;
   /// Called with each warning (e.g. the model may not fit in memory).
   std::function<void(StringRef)> warn;
 };

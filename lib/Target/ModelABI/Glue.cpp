@@ -106,6 +106,41 @@ void emitEntryDescriptor(llvm::raw_ostream &os, StringRef prefix,
      << entry.skippedResult << "}";
 }
 
+/// `text` as one tab-separated field of a line.
+std::string field(StringRef text) {
+  std::string result = text.str();
+  llvm::replace(result, '\t', ' ');
+  llvm::replace(result, '\n', ' ');
+  return result;
+}
+
+/// amp_build_argument and, for an instrumented step, amp_nonfinite_sites
+/// (include/amp/Runtime/NonfiniteABI.h).
+void emitDebuggingTables(llvm::raw_ostream &os, const ModelDescription &model) {
+  os << "static const char *const build_arguments[] = {";
+  for (const std::string &argument : model.buildArguments)
+    os << quoted(argument) << ", ";
+  os << "nullptr};\n"
+     << "extern \"C\" const char *amp_build_argument(int32_t index) {\n"
+     << "  return index >= 0 && index < " << model.buildArguments.size()
+     << " ? build_arguments[index] : nullptr;\n}\n";
+  if (model.nonfiniteSites.empty())
+    return;
+  std::string table;
+  auto rows = [](ArrayRef<int64_t> rows) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::interleave(rows, os, ",");
+    return text;
+  };
+  for (const NonfiniteSite &site : model.nonfiniteSites)
+    table += field(site.kind) + "\t" + field(site.name) + "\t" +
+             field(site.location) + "\t" + field(site.precision) + "\t" +
+             rows(site.resultRows) + "\t" + rows(site.operandRows) + "\t" +
+             (site.f32Rows ? rows(*site.f32Rows) : "") + "\n";
+  os << "extern \"C\" const char *amp_nonfinite_sites(void) {\n  return "
+     << quoted(table) << ";\n}\n";
+}
 } // namespace
 
 std::string mlir::amp::generateGlue(const ModelDescription &model,
@@ -125,6 +160,7 @@ std::string mlir::amp::generateGlue(const ModelDescription &model,
   emitEntry(os, "step", model.step);
   if (model.eval)
     emitEntry(os, "eval", *model.eval);
+  emitDebuggingTables(os, model);
   os << "static const amp_model_descriptor descriptor = {AMP_ABI_VERSION, "
      << model.tensors.size() << ", tensors, ";
   emitEntryDescriptor(os, "step", model.step);

@@ -8,6 +8,7 @@
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
+#include "amp/Dialect/AMP/Transforms/Nonfinite.h"
 #include "amp/Target/ModelABI/ModelABI.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -157,6 +158,29 @@ FailureOr<EntryDescription> describeEntry(func::FuncOp function,
   return entry;
 }
 
+/// The sites amp-instrument-nonfinite listed on the step, if any.
+std::vector<NonfiniteSite> describeNonfiniteSites(func::FuncOp step) {
+  std::vector<NonfiniteSite> sites;
+  auto table = step->getAttrOfType<ArrayAttr>(kNonfiniteSitesAttrName);
+  if (!table)
+    return sites;
+  for (auto site : table.getAsRange<DictionaryAttr>()) {
+    auto field = [&](StringRef key) {
+      auto value = site.getAs<StringAttr>(key);
+      return value ? value.str() : std::string();
+    };
+    auto rows = [&](StringRef key) -> std::optional<SmallVector<int64_t>> {
+      if (auto array = site.getAs<DenseI64ArrayAttr>(key))
+        return llvm::to_vector(array.asArrayRef());
+      return std::nullopt;
+    };
+    sites.push_back(
+        {field("kind"), field("name"), field("location"), field("precision"),
+         rows("results").value_or(SmallVector<int64_t>()),
+         rows("operands").value_or(SmallVector<int64_t>()), rows("f32")});
+  }
+  return sites;
+}
 } // namespace
 
 FailureOr<ModelDescription>
@@ -201,6 +225,7 @@ mlir::amp::describeModel(func::FuncOp step, func::FuncOp forward,
   if (failed(entry))
     return failure();
   model.step = *entry;
+  model.nonfiniteSites = describeNonfiniteSites(step);
   if (forward) {
     FailureOr<EntryDescription> eval =
         describeEntry(forward, kEvalSymbol, model.tensors, /*mapByName=*/true);

@@ -22,6 +22,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::amp {
 
@@ -63,12 +64,27 @@ struct EntryDescription {
   int32_t skippedResult = -1;
 };
 
+/// An op an instrumented step checks (amp-instrument-nonfinite), as the
+/// library's site table lists it (include/amp/Runtime/NonfiniteABI.h).
+struct NonfiniteSite {
+  std::string kind, name, location, precision;
+  /// The record rows of its results, its operands and its f32 copy's
+  /// results (none: the op has no f32 form).
+  SmallVector<int64_t> resultRows, operandRows;
+  std::optional<SmallVector<int64_t>> f32Rows;
+};
+
 /// The model: the training step's arguments are its tensors; the forward
 /// model, when there is one, is the evaluation entry point.
 struct ModelDescription {
   SmallVector<TensorDescription> tensors;
   EntryDescription step;
   std::optional<EntryDescription> eval;
+  /// The sites of an instrumented step, in row order; empty otherwise.
+  std::vector<NonfiniteSite> nonfiniteSites;
+  /// What rebuilds the library (amp_build_argument): the model's content
+  /// hash, its absolute path and the options that shaped the step.
+  SmallVector<std::string> buildArguments;
 };
 
 /// The symbols the glue calls: prepareEntryPoints renames the entry points

@@ -10,6 +10,7 @@
 include "amp/Dialect/AMP/Transforms/AutodiffPasses.td"
 include "amp/Dialect/AMP/Transforms/EvalModePasses.td"
 include "amp/Dialect/AMP/Transforms/LossScalingPasses.td"
+include "amp/Dialect/AMP/Transforms/NonfinitePasses.td"
 include "amp/Dialect/AMP/Transforms/PrecisionPasses.td"
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
