@@ -26,7 +26,11 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -223,4 +227,23 @@ LogicalResult mlir::amp::compileModel(ModuleOp module,
     return writeModule(module, request.output, message);
   return compileLibrary(module, *model, initial, request.library,
                         request.output, message);
+}
+
+LogicalResult
+mlir::amp::recordModelSource(StringRef path,
+                             SmallVectorImpl<std::string> &arguments,
+                             std::string &message) {
+  auto contents = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+  if (!contents) {
+    message =
+        ("cannot read '" + path + "': " + contents.getError().message()).str();
+    return failure();
+  }
+  SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  arguments.push_back(llvm::utohexstr(llvm::xxh3_64bits(
+      llvm::arrayRefFromStringRef((*contents)->getBuffer()))));
+  arguments.push_back(absolute.str().str());
+  return success();
 }

@@ -18,16 +18,13 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
-#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -214,23 +211,6 @@ SmallVector<std::string> shapingOptions() {
   return arguments;
 }
 
-/// amp_build_argument's list: the model's content hash, its absolute path
-/// and the options that shaped the step.
-LogicalResult recordBuildArguments(SmallVectorImpl<std::string> &arguments) {
-  auto contents = llvm::MemoryBuffer::getFile(inputFilename, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-  if (!contents)
-    return error("cannot read '" + inputFilename +
-                 "': " + contents.getError().message());
-  SmallString<256> path(inputFilename);
-  llvm::sys::fs::make_absolute(path);
-  arguments.push_back(llvm::utohexstr(llvm::xxh3_64bits(
-      llvm::arrayRefFromStringRef((*contents)->getBuffer()))));
-  arguments.push_back(path.str().str());
-  llvm::append_range(arguments, shapingOptions());
-  return success();
-}
-
 /// The runtime archive and headers, next to the tool (bin/../lib,
 /// bin/../include) in the build tree and once installed.
 std::string toolPrefix(const char *argv0) {
@@ -268,8 +248,10 @@ LogicalResult compile(MLIRContext &context,
   request.library.emulator =
       options.target == amp::TrainingTarget::CUDAEmulator;
   request.instrumentNonfinite = instrumentNonfinite;
-  if (failed(recordBuildArguments(request.buildArguments)))
-    return failure();
+  if (failed(amp::recordModelSource(inputFilename, request.buildArguments,
+                                    message)))
+    return error(message);
+  llvm::append_range(request.buildArguments, shapingOptions());
   request.warn = [](StringRef warning) {
     llvm::WithColor::warning(llvm::errs(), "amp-compile") << warning << "\n";
   };

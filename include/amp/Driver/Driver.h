@@ -75,6 +75,14 @@ struct CompileRequest {
   std::function<void(StringRef)> warn;
 };
 
+/// Appends what identifies the model file at `path` to a library's build
+/// arguments (amp_build_argument): its content hash (xxh3, hex) and its
+/// absolute path, so that amp-run --find-nonfinite can rebuild the library
+/// from the same model or notice that it changed.
+LogicalResult recordModelSource(StringRef path,
+                                SmallVectorImpl<std::string> &arguments,
+                                std::string &message);
+
 /// Builds the training step and, for a library or LLVM IR, describes the
 /// model for its ABI and lowers it for the target, then writes the output:
 /// the training pipeline's two halves around the model description.
