@@ -1,8 +1,9 @@
 //===- amp-run.cpp - train a compiled model -------------------------------===//
 //
 // amp-run LIB.so --steps N [--input NAME=FILE ...] [--seed S] [--eval]
-//        [--save CKPT] [--save-nonfinite] [--load CKPT] [--metrics FILE]
-//        [--lr F] [--profile FILE] [--threads N]
+//        [--eval-output DIR] [--save CKPT] [--save-nonfinite] [--load CKPT]
+//        [--metrics FILE] [--lr F] [--lr-schedule SPEC] [--profile FILE]
+//        [--threads N]
 //
 // Loads a library made by amp-compile through its C ABI, feeds it seeded
 // synthetic data or the given files (raw little-endian or .npy), and runs
@@ -16,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FindNonfinite.h"
+#include "LRSchedule.h"
 #include "NpyFile.h"
 #include "Profile.h"
 
@@ -90,6 +92,20 @@ cl::opt<int> threads(
     cl::init(0), cl::cat(category));
 cl::opt<double> learningRate("lr", cl::desc("Set the 'lr' hyper-parameter"),
                              cl::cat(category));
+cl::opt<std::string> lrScheduleSpec(
+    "lr-schedule",
+    cl::desc("Set 'lr' before every step from --lr by a schedule: constant, "
+             "linear_warmup:warmup_steps=W[,start_factor=F], "
+             "cosine:total_steps=T[,min_lr=F], "
+             "warmup_cosine:warmup_steps=W,total_steps=T[,min_lr=F], "
+             "step_decay:step_size=S[,gamma=F]"),
+    cl::value_desc("SPEC"), cl::cat(category));
+cl::opt<std::string> evalOutputDir(
+    "eval-output",
+    cl::desc("With --eval: write each result of the forward model (its "
+             "outputs, then the loss) of every step to DIR/NAME.npy"),
+    cl::value_desc("DIR"), cl::cat(category));
+amp::LRSchedule lrSchedule;
 
 int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "amp-run") << message << "\n";
@@ -109,6 +125,9 @@ struct Model {
   decltype(&amp_set_hyperparameter) setHyperparameter;
   decltype(&amp_train_step) trainStep;
   decltype(&amp_eval) eval;
+  decltype(&amp_num_eval_results) numEvalResults;
+  decltype(&amp_eval_result_info) evalResultInfo;
+  decltype(&amp_eval_result) evalResult;
   decltype(&amp_state_save) save;
   decltype(&amp_state_load) load;
   /// Only in libraries compiled for --target=cuda.
@@ -145,6 +164,9 @@ std::optional<Model> loadModel(std::string &error) {
             resolve(library, "amp_set_hyperparameter", m.setHyperparameter) &&
             resolve(library, "amp_train_step", m.trainStep) &&
             resolve(library, "amp_eval", m.eval) &&
+            resolve(library, "amp_num_eval_results", m.numEvalResults) &&
+            resolve(library, "amp_eval_result_info", m.evalResultInfo) &&
+            resolve(library, "amp_eval_result", m.evalResult) &&
             resolve(library, "amp_state_save", m.save) &&
             resolve(library, "amp_state_load", m.load);
   resolve(library, "amp_cuda_device_ops", m.cudaDevice);
@@ -357,7 +379,7 @@ public:
   }
 
   void write(int64_t step, float loss, llvm::ArrayRef<float> scales,
-             bool skipped, double seconds) {
+             bool skipped, double seconds, std::optional<double> lr) {
     // "scale" is the first loss's scale; "scales" lists them all when a
     // step has several losses.
     *os << "{\"step\": " << step << ", \"loss\": " << jsonNumber(loss)
@@ -369,6 +391,8 @@ public:
                             [&](float scale) { *os << jsonNumber(scale); });
       *os << "]";
     }
+    if (lr)
+      *os << ", \"lr\": " << jsonNumber(*lr);
     *os << ", \"skipped\": " << (skipped ? "true" : "false")
         << ", \"seconds\": " << llvm::format("%.6f", seconds) << "}\n";
   }
@@ -404,10 +428,127 @@ private:
   std::unique_ptr<llvm::raw_fd_ostream> os;
 };
 
+/// The --eval-output files: DIR/NAME.npy for every result of the forward
+/// model, holding the results of every step: concatenated along the first
+/// (batch) axis, and a scalar (the loss) as one element per step. bf16,
+/// which .npy cannot hold, is written as f32. Each goes through
+/// amp::OutputFile: a run that fails replaces none of them.
+class EvalOutputs {
+public:
+  /// Opens the files and writes their headers; false with `error` naming
+  /// the file or the result on failure.
+  bool open(const Model &model, std::string &error) {
+    for (int32_t i = 0; i < model.numEvalResults(); ++i) {
+      const amp_tensor_info *info = model.evalResultInfo(i);
+      auto result = std::make_unique<Result>();
+      result->info = info;
+      result->index = i;
+      std::string path = evalOutputDir + "/" + fileName(info->name) + ".npy";
+      for (const auto &other : results)
+        if (other->file.path() == path) {
+          error = "results '" + std::string(other->info->name) + "' and '" +
+                  info->name + "' would both be written to '" + path + "'";
+          return false;
+        }
+      llvm::SmallVector<int64_t> shape(info->shape, info->shape + info->rank);
+      if (shape.empty())
+        shape.push_back(steps);
+      else if (__builtin_mul_overflow(shape[0], steps.getValue(), &shape[0])) {
+        error = "the results of " + std::to_string(steps) + " steps of '" +
+                info->name + "' overflow a .npy shape";
+        return false;
+      }
+      if (!result->file.open(path, error))
+        return false;
+      std::error_code ec;
+      result->os =
+          std::make_unique<llvm::raw_fd_ostream>(result->file.writePath(), ec);
+      if (ec) {
+        error = "cannot write '" + path + "': " + ec.message();
+        return false;
+      }
+      const char *descr = npyDescr(info->dtype);
+      *result->os << amp::npyHeader(descr ? descr : "<f4", shape);
+      results.push_back(std::move(result));
+    }
+    return true;
+  }
+
+  /// Appends the results of the last amp_eval.
+  bool write(const Model &model, const amp_state *state, std::string &error) {
+    for (const auto &result : results) {
+      const void *data = model.evalResult(state, result->index);
+      if (!data) {
+        error = model.lastError();
+        return false;
+      }
+      const amp_tensor_info &info = *result->info;
+      if (npyDescr(info.dtype)) {
+        result->os->write(static_cast<const char *>(data),
+                          info.num_elements * elementBytes(info.dtype));
+        continue;
+      }
+      for (int64_t i = 0; i < info.num_elements; ++i) {
+        float value = amp::loadValue(data, info.dtype, i);
+        result->os->write(reinterpret_cast<const char *>(&value), sizeof value);
+      }
+    }
+    return true;
+  }
+
+  /// Closes the files; false with `error` naming the file on a write error.
+  bool close(std::string &error) {
+    for (const auto &result : results) {
+      result->os->close();
+      std::error_code ec = result->os->error();
+      result->os->clear_error();
+      if (ec) {
+        error = "cannot write '" + result->file.path() + "': " + ec.message();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool commit(std::string &error) {
+    for (const auto &result : results)
+      if (!result->file.commit(error))
+        return false;
+    return true;
+  }
+
+private:
+  struct Result {
+    const amp_tensor_info *info = nullptr;
+    int32_t index = 0;
+    amp::OutputFile file;
+    std::unique_ptr<llvm::raw_fd_ostream> os;
+    ~Result() {
+      if (os) // a failed run: no fatal "IO failure" for an unreported error
+        os->clear_error();
+    }
+  };
+
+  /// A result's name as a file name: characters other than letters,
+  /// digits, '_', '-' and '.' become '_'.
+  static std::string fileName(StringRef name) {
+    std::string text = name.str();
+    for (char &c : text)
+      if (!llvm::isAlnum(c) && c != '_' && c != '-' && c != '.')
+        c = '_';
+    return text.empty() || text[0] == '.' ? "_" + text : text;
+  }
+
+  std::vector<std::unique_ptr<Result>> results;
+};
+
 void printProgress(int64_t step, float loss, llvm::ArrayRef<float> scales,
-                   const Summary &summary, bool live) {
+                   std::optional<double> lr, const Summary &summary,
+                   bool live) {
   llvm::errs() << (live ? "\r" : "") << "step " << step << "/" << steps
                << "  loss " << llvm::format("%.6f", loss);
+  if (lr)
+    llvm::errs() << "  lr " << llvm::format("%g", *lr);
   if (!scales.empty()) {
     llvm::errs() << "  scale ";
     llvm::interleave(
@@ -428,7 +569,8 @@ std::string nonfiniteTrigger(const Model &model, amp_state *state, float loss) {
 }
 
 int run(const Model &model, amp_state *state, Metrics *metrics,
-        Summary &summary, amp::NonfiniteFinder *finder) {
+        EvalOutputs *evalOutputs, Summary &summary,
+        amp::NonfiniteFinder *finder) {
   bool live = llvm::sys::Process::StandardErrIsDisplayed();
   // Counting from 0 to `steps` (not 1 to `steps` inclusive) cannot overflow
   // at --steps=INT64_MAX.
@@ -439,6 +581,13 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     std::string error;
     if (finder && !finder->beforeStep(state, error))
       return fail(error);
+    std::optional<double> lr;
+    if (!lrScheduleSpec.empty()) {
+      lr = lrSchedule.rate(learningRate, done);
+      if (model.setHyperparameter(state, "lr", *lr) != 0)
+        return fail(llvm::Twine("--lr-schedule: step ") + llvm::Twine(step) +
+                    ": " + model.lastError());
+    }
     auto start = std::chrono::steady_clock::now();
     int32_t status = evalOnly ? model.eval(state, &loss)
                               : model.trainStep(state, &loss, &skipped);
@@ -448,6 +597,9 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     if (status != 0)
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model.lastError());
+    if (evalOutputs && !evalOutputs->write(model, state, error))
+      return fail(llvm::Twine("--eval-output: step ") + llvm::Twine(step) +
+                  ": " + error);
     if (finder && finder->isActive() &&
         !finder->afterStep(step, nonfiniteTrigger(model, state, loss), error))
       return fail(error);
@@ -460,9 +612,9 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     if (!readLossScales(model, state, scales))
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model.lastError());
-    printProgress(step, loss, scales, summary, live);
+    printProgress(step, loss, scales, lr, summary, live);
     if (metrics)
-      metrics->write(step, loss, scales, skipped, seconds);
+      metrics->write(step, loss, scales, skipped, seconds, lr);
   }
   if (live && steps > 0)
     llvm::errs() << "\n";
@@ -507,6 +659,18 @@ int checkOptions() {
         return fail("AMP_NUM_THREADS must be a positive integer, got '" +
                     llvm::Twine(env) + "'");
     }
+  if (!lrScheduleSpec.empty()) {
+    std::string error;
+    if (!learningRate.getNumOccurrences())
+      return fail("--lr-schedule needs --lr, the base rate it scales");
+    if (!lrSchedule.parse(lrScheduleSpec, error))
+      return fail("--lr-schedule '" + lrScheduleSpec + "': " + error);
+  }
+  if (!evalOutputDir.empty() && !evalOnly)
+    return fail("--eval-output needs --eval");
+  if (!evalOutputDir.empty() && !llvm::sys::fs::is_directory(evalOutputDir))
+    return fail("--eval-output: '" + evalOutputDir +
+                "' is not an existing directory");
   if (saveNonfinite && savePath.empty())
     return fail("--save-nonfinite needs --save");
   if (savePath == "-")
@@ -675,9 +839,12 @@ int main(int argc, char **argv) {
   std::optional<Metrics> metrics;
   if (!metricsPath.empty() && !metrics.emplace().open(error))
     return fail("--metrics: " + error);
+  std::optional<EvalOutputs> evalOutputs;
+  if (!evalOutputDir.empty() && !evalOutputs.emplace().open(*model, error))
+    return fail("--eval-output: " + error);
   Summary summary;
-  if (run(*model, state.get(), metrics ? &*metrics : nullptr, summary,
-          finder.get()) != 0)
+  if (run(*model, state.get(), metrics ? &*metrics : nullptr,
+          evalOutputs ? &*evalOutputs : nullptr, summary, finder.get()) != 0)
     return 1;
   printSummary(summary);
   // The --find-nonfinite report is what a diverged run is for: written even
@@ -697,10 +864,14 @@ int main(int argc, char **argv) {
   std::string metricsError;
   bool summaryWritten = flushStandardOutput(error);
   bool metricsWritten = !metrics || metrics->close(metricsError);
+  std::string evalError;
+  bool evalWritten = !evalOutputs || evalOutputs->close(evalError);
   if (summaryWritten)
-    error = metricsWritten ? profileError : metricsError;
-  bool reportFailed =
-      !summaryWritten || !metricsWritten || !profileWritten || !findingsWritten;
+    error = !metricsWritten ? metricsError
+            : !evalWritten  ? "--eval-output: " + evalError
+                            : profileError;
+  bool reportFailed = !summaryWritten || !metricsWritten || !evalWritten ||
+                      !profileWritten || !findingsWritten;
   bool nanLoss = steps > 0 && std::isnan(summary.lastLoss);
   bool saved = !savePath.empty() && (!nanLoss || saveNonfinite);
   if (saved && save(*model, state.get()) != 0)
@@ -718,6 +889,8 @@ int main(int argc, char **argv) {
                              : std::string()));
   if (metrics && !metrics->commit(error))
     return fail("--metrics: " + error);
+  if (evalOutputs && !evalOutputs->commit(error))
+    return fail("--eval-output: " + error);
   if (!profilePath.empty() && !profileFile.commit(error))
     return fail("--profile: " + error);
   return 0;
