@@ -59,6 +59,13 @@ cl::list<std::string> inputs("input",
                              cl::desc("NAME=FILE: feed an input or "
                                       "label from a raw or .npy file"),
                              cl::value_desc("NAME=FILE"), cl::cat(category));
+cl::list<std::string> dataSpecs(
+    "data",
+    cl::desc("NAME=PATH: feed an input or label a new batch per step from "
+             ".npy files whose first dimension is the sample axis (a "
+             "directory of them, a comma list, or one file), mapped, "
+             "shuffled per epoch with --seed"),
+    cl::value_desc("NAME=PATH"), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::init(0),
                        cl::desc("Seed for the initial state and synthetic "
                                 "data"),
@@ -236,9 +243,13 @@ std::string shapeString(llvm::ArrayRef<int64_t> shape) {
 }
 
 /// The data of a .npy file after checking its header against the tensor;
-/// `error` says what is wrong otherwise.
-std::optional<StringRef>
-npyData(StringRef contents, const amp_tensor_info &info, std::string &error) {
+/// `error` says what is wrong otherwise. With `samples`, the file holds any
+/// number of the tensor's rows (its first dimension is the sample axis),
+/// and `samples` is set to that number.
+std::optional<StringRef> npyData(StringRef contents,
+                                 const amp_tensor_info &info,
+                                 std::string &error,
+                                 int64_t *samples = nullptr) {
   amp::NpyHeader header;
   if (!amp::parseNpy(contents, header, error))
     return std::nullopt;
@@ -255,25 +266,66 @@ npyData(StringRef contents, const amp_tensor_info &info, std::string &error) {
             "(numpy.ascontiguousarray)";
     return std::nullopt;
   }
-  if (llvm::ArrayRef<int64_t>(header.shape) != shape) {
+  llvm::ArrayRef<int64_t> given(header.shape);
+  if (samples && (given.empty() || shape.empty() ||
+                  given.drop_front() != shape.drop_front())) {
+    error = "has shape " + shapeString(header.shape) + " but the samples of '" +
+            info.name + "' are " + shapeString(shape.drop_front()) +
+            " (the first dimension counts the samples)";
+    return std::nullopt;
+  }
+  if (!samples && given != shape) {
     error = "has shape " + shapeString(header.shape) + " but '" + info.name +
             "' is " + shapeString(shape);
     return std::nullopt;
   }
+  if (samples)
+    *samples = given.front();
   return header.data;
+}
+
+/// A value that an input or label must not hold: `value` at `element`,
+/// for `reason`.
+struct BadValue {
+  int64_t element;
+  std::string value, reason;
+};
+
+/// The first label outside the classes or NaN or infinite float in `data`
+/// of tensor `info` (NaN or infinite data would only show as a NaN loss).
+std::optional<BadValue> findBadValue(const amp_tensor_info &info,
+                                     const void *data) {
+  if (int64_t bad = amp::firstLabelOutOfRange(info, data); bad >= 0)
+    return BadValue{
+        bad, "label " + std::to_string(amp::loadInteger(data, info.dtype, bad)),
+        ", outside the classes [0, " + std::to_string(info.label_range) + ")"};
+  if (int64_t bad = amp::firstNonFinite(info, data); bad >= 0)
+    return BadValue{bad, formatNumber(amp::loadValue(data, info.dtype, bad)),
+                    " (data must be finite)"};
+  return std::nullopt;
+}
+
+/// The input or label `name` that `option` feeds, or null after an error.
+const amp_tensor_info *findInput(const Model &model, StringRef option,
+                                 StringRef name) {
+  for (int32_t i = 0; i < model.numTensors(); ++i) {
+    const amp_tensor_info *info = model.tensor(i);
+    if (name == info->name &&
+        (info->role == AMP_ROLE_INPUT || info->role == AMP_ROLE_LABEL))
+      return info;
+  }
+  fail("--" + option + " " + name +
+       ": the model has no input or label named '" + name + "'");
+  return nullptr;
 }
 
 int loadInput(const Model &model, amp_state *state, StringRef spec) {
   auto [name, path] = spec.split('=');
   if (name.empty() || path.empty())
     return fail("--input expects NAME=FILE, got '" + spec + "'");
-  const amp_tensor_info *info = nullptr;
-  for (int32_t i = 0; i < model.numTensors(); ++i)
-    if (name == model.tensor(i)->name)
-      info = model.tensor(i);
-  if (!info || (info->role != AMP_ROLE_INPUT && info->role != AMP_ROLE_LABEL))
-    return fail("--input " + name +
-                ": the model has no input or label named '" + name + "'");
+  const amp_tensor_info *info = findInput(model, "input", name);
+  if (!info)
+    return 1;
   // Read, not mapped: a file cut short while mapped would be a SIGBUS.
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false,
@@ -299,19 +351,200 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
   if (!data)
     return fail("--input " + name + ": " + model.lastError());
   std::memcpy(data, contents.data(), expected);
-  if (int64_t bad = amp::firstLabelOutOfRange(*info, data); bad >= 0)
-    return fail("--input " + name + ": '" + path + "' holds label " +
-                llvm::Twine(amp::loadInteger(data, info->dtype, bad)) +
-                " at element " + llvm::Twine(bad) +
-                ", outside the classes [0, " + llvm::Twine(info->label_range) +
-                ")");
-  // NaN or infinite data would only show as a NaN loss after every step.
-  if (int64_t bad = amp::firstNonFinite(*info, data); bad >= 0)
-    return fail("--input " + name + ": '" + path + "' holds " +
-                formatNumber(amp::loadValue(data, info->dtype, bad)) +
-                " at element " + llvm::Twine(bad) + " (data must be finite)");
+  if (std::optional<BadValue> bad = findBadValue(*info, data))
+    return fail("--input " + name + ": '" + path + "' holds " + bad->value +
+                " at element " + llvm::Twine(bad->element) + bad->reason);
   return 0;
 }
+
+/// The --data sources: for each input or label, the samples of its .npy
+/// files (first dimension: the sample axis), mapped rather than read, and
+/// a new batch per step in an order shuffled per epoch with --seed.
+class DataStreams {
+public:
+  /// Maps and checks every source; 1 after an error naming the option.
+  int open(const Model &model) {
+    for (StringRef spec : dataSpecs)
+      if (addSource(model, spec) != 0)
+        return 1;
+    const Source &first = sources.front();
+    for (const Source &source : sources) {
+      if (source.samples != first.samples)
+        return fail(llvm::Twine("--data: '") + first.info->name + "' has " +
+                    llvm::Twine(first.samples) + " samples but '" +
+                    source.info->name + "' has " + llvm::Twine(source.samples) +
+                    " (inputs and labels go together)");
+      if (source.info->shape[0] != first.info->shape[0])
+        return fail(llvm::Twine("--data: '") + first.info->name + "' takes " +
+                    llvm::Twine(first.info->shape[0]) +
+                    " samples per step but '" + source.info->name + "' takes " +
+                    llvm::Twine(source.info->shape[0]));
+    }
+    batch = first.info->shape[0];
+    if (first.samples < batch)
+      return fail("--data: " + llvm::Twine(first.samples) +
+                  " samples are fewer than one batch of " + llvm::Twine(batch));
+    return 0;
+  }
+
+  /// Copies the next batch of every source into the state; 1 after an
+  /// error naming the source, the file and the sample.
+  int fill(const Model &model, amp_state *state) {
+    if (order.empty() || next + batch > int64_t(order.size()))
+      shuffle();
+    for (const Source &source : sources) {
+      auto *data =
+          static_cast<char *>(model.stateTensor(state, source.info->name));
+      if (!data)
+        return fail("--data " + llvm::Twine(source.info->name) + ": " +
+                    model.lastError());
+      for (int64_t row = 0; row < batch; ++row)
+        std::memcpy(data + row * source.sampleBytes,
+                    source.sample(order[next + row]).data(),
+                    source.sampleBytes);
+      if (std::optional<BadValue> bad = findBadValue(*source.info, data)) {
+        int64_t perSample = source.info->num_elements / batch;
+        auto [file, row] =
+            source.locate(order[next + bad->element / perSample]);
+        return fail("--data " + llvm::Twine(source.info->name) + ": '" +
+                    file->path + "' sample " + llvm::Twine(row) + " holds " +
+                    bad->value + " at element " +
+                    llvm::Twine(bad->element % perSample) + bad->reason);
+      }
+    }
+    next += batch;
+    return 0;
+  }
+
+private:
+  struct File {
+    std::string path;
+    std::unique_ptr<llvm::MemoryBuffer> buffer;
+    StringRef data;
+    int64_t firstSample = 0;
+  };
+  struct Source {
+    const amp_tensor_info *info = nullptr;
+    std::vector<File> files;
+    int64_t samples = 0;
+    size_t sampleBytes = 0;
+
+    /// The file holding sample `index` of the source, and its row there.
+    std::pair<const File *, int64_t> locate(int64_t index) const {
+      auto it = llvm::upper_bound(files, index, [](int64_t i, const File &f) {
+        return i < f.firstSample;
+      });
+      const File *file = &*std::prev(it);
+      return {file, index - file->firstSample};
+    }
+    StringRef sample(int64_t index) const {
+      auto [file, row] = locate(index);
+      return file->data.substr(row * sampleBytes, sampleBytes);
+    }
+  };
+
+  /// The .npy files of PATH: a directory's (sorted by name), a comma
+  /// list, or one file.
+  static int listFiles(StringRef name, StringRef path,
+                       std::vector<std::string> &files) {
+    if (!llvm::sys::fs::is_directory(path)) {
+      llvm::SmallVector<StringRef> parts;
+      path.split(parts, ',');
+      for (StringRef part : parts)
+        files.push_back(part.str());
+      return 0;
+    }
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(path, ec), end; !ec && it != end;
+         it.increment(ec))
+      if (StringRef(it->path()).ends_with(".npy"))
+        files.push_back(it->path());
+    if (ec)
+      return fail("--data " + name + ": cannot list '" + path +
+                  "': " + ec.message());
+    if (files.empty())
+      return fail("--data " + name + ": '" + path + "' holds no .npy file");
+    llvm::sort(files);
+    return 0;
+  }
+
+  int addSource(const Model &model, StringRef spec) {
+    auto [name, path] = spec.split('=');
+    if (name.empty() || path.empty())
+      return fail("--data expects NAME=PATH, got '" + spec + "'");
+    Source source;
+    source.info = findInput(model, "data", name);
+    if (!source.info)
+      return 1;
+    for (const Source &other : sources)
+      if (other.info == source.info)
+        return fail("--data " + name + " is given twice");
+    if (llvm::is_contained(
+            llvm::map_range(inputs,
+                            [](const std::string &input) {
+                              return StringRef(input).split('=').first;
+                            }),
+            name))
+      return fail("--data " + name + ": --input feeds it too");
+    if (source.info->rank == 0)
+      return fail("--data " + name + ": '" + name +
+                  "' is a scalar, without a batch dimension");
+    source.sampleBytes = elementBytes(source.info->dtype) *
+                         (source.info->num_elements / source.info->shape[0]);
+    std::vector<std::string> paths;
+    if (listFiles(name, path, paths) != 0)
+      return 1;
+    for (const std::string &file : paths)
+      if (addFile(name, file, source) != 0)
+        return 1;
+    sources.push_back(std::move(source));
+    return 0;
+  }
+
+  int addFile(StringRef name, const std::string &path, Source &source) {
+    // Mapped (LLVM maps all but small files): datasets larger than memory.
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return fail("--data " + name + ": cannot read '" + path +
+                  "': " + buffer.getError().message());
+    std::string error;
+    int64_t samples = 0;
+    std::optional<StringRef> data =
+        npyData((*buffer)->getBuffer(), *source.info, error, &samples);
+    if (!data)
+      return fail("--data " + name + ": '" + path + "' " + error);
+    size_t expected = 0;
+    if (__builtin_mul_overflow(size_t(samples), source.sampleBytes,
+                               &expected) ||
+        data->size() != expected)
+      return fail("--data " + name + ": '" + path + "' holds " +
+                  llvm::Twine(data->size()) + " bytes of data but its " +
+                  llvm::Twine(samples) + " samples need " +
+                  llvm::Twine(expected));
+    source.files.push_back({path, std::move(*buffer), *data, source.samples});
+    source.samples += samples;
+    return 0;
+  }
+
+  /// A new epoch: 0..N-1 shuffled by Fisher-Yates (for i from N-1 down to
+  /// 1, swap i with next() % (i + 1)) with one amp::Random (SplitMix64)
+  /// seeded with --seed ^ 0x5EEDDA7A for the whole run.
+  void shuffle() {
+    order.resize(sources.front().samples);
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    for (size_t i = order.size() - 1; i > 0; --i)
+      std::swap(order[i], order[random.next() % (i + 1)]);
+    next = 0;
+  }
+
+  std::vector<Source> sources;
+  int64_t batch = 0;
+  std::vector<int64_t> order;
+  int64_t next = 0;
+  Random random{seed ^ 0x5EEDDA7Aull};
+};
 
 /// Reads the loss scales of the model, one per loss (scaler-state tensors
 /// named "...scale"), in the model's order; none without loss scaling.
@@ -569,7 +802,7 @@ std::string nonfiniteTrigger(const Model &model, amp_state *state, float loss) {
 }
 
 int run(const Model &model, amp_state *state, Metrics *metrics,
-        EvalOutputs *evalOutputs, Summary &summary,
+        EvalOutputs *evalOutputs, DataStreams *data, Summary &summary,
         amp::NonfiniteFinder *finder) {
   bool live = llvm::sys::Process::StandardErrIsDisplayed();
   // Counting from 0 to `steps` (not 1 to `steps` inclusive) cannot overflow
@@ -581,6 +814,8 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     std::string error;
     if (finder && !finder->beforeStep(state, error))
       return fail(error);
+    if (data && data->fill(model, state) != 0)
+      return 1;
     std::optional<double> lr;
     if (!lrScheduleSpec.empty()) {
       lr = lrSchedule.rate(learningRate, done);
@@ -842,9 +1077,13 @@ int main(int argc, char **argv) {
   std::optional<EvalOutputs> evalOutputs;
   if (!evalOutputDir.empty() && !evalOutputs.emplace().open(*model, error))
     return fail("--eval-output: " + error);
+  std::optional<DataStreams> data;
+  if (!dataSpecs.empty() && data.emplace().open(*model) != 0)
+    return 1;
   Summary summary;
   if (run(*model, state.get(), metrics ? &*metrics : nullptr,
-          evalOutputs ? &*evalOutputs : nullptr, summary, finder.get()) != 0)
+          evalOutputs ? &*evalOutputs : nullptr, data ? &*data : nullptr,
+          summary, finder.get()) != 0)
     return 1;
   printSummary(summary);
   // The --find-nonfinite report is what a diverged run is for: written even
