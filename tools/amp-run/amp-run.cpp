@@ -812,8 +812,8 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     float loss = NAN;
     int32_t skipped = 0;
     std::string error;
-    if (finder && !finder->beforeStep(state, error))
-      return fail(error);
+    // The batch and the rate first: --find-nonfinite re-runs the step from
+    // the state saved before it, inputs and hyper-parameters included.
     if (data && data->fill(model, state) != 0)
       return 1;
     std::optional<double> lr;
@@ -823,6 +823,8 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
         return fail(llvm::Twine("--lr-schedule: step ") + llvm::Twine(step) +
                     ": " + model.lastError());
     }
+    if (finder && !finder->beforeStep(state, error))
+      return fail(error);
     auto start = std::chrono::steady_clock::now();
     int32_t status = evalOnly ? model.eval(state, &loss)
                               : model.trainStep(state, &loss, &skipped);
