@@ -1,14 +1,15 @@
 //===- amp-run.cpp - train a compiled model -------------------------------===//
 //
-// amp-run LIB.so --steps N [--input NAME=FILE ...] [--seed S] [--eval]
-//        [--eval-output DIR] [--save CKPT] [--save-nonfinite] [--load CKPT]
-//        [--metrics FILE] [--lr F] [--lr-schedule SPEC] [--profile FILE]
-//        [--threads N]
+// amp-run LIB.so --steps N [--input NAME=FILE ...] [--data NAME=PATH ...]
+//        [--seed S] [--eval] [--eval-output DIR] [--save CKPT]
+//        [--save-nonfinite] [--load CKPT] [--metrics FILE] [--lr F]
+//        [--lr-schedule SPEC] [--profile FILE] [--threads N]
 //
 // Loads a library made by amp-compile through its C ABI, feeds it seeded
-// synthetic data or the given files (raw little-endian or .npy), and runs
-// training steps (or the forward model with --eval) with a live progress
-// line, per-step JSON metrics and a summary.
+// synthetic data, the given files (raw little-endian or .npy) or a new
+// batch per step from mapped .npy datasets (--data), and runs training
+// steps (or the forward model with --eval) with a live progress line,
+// per-step JSON metrics and a summary.
 //
 // A run that fails leaves existing outputs as they were, with one exception
 // that keeps training: when only the metrics cannot be written, the
