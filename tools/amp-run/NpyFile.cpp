@@ -104,6 +104,28 @@ private:
 };
 } // namespace
 
+std::string amp::npyHeader(StringRef descr, ArrayRef<int64_t> shape) {
+  std::string dict =
+      "{'descr': '" + descr.str() + "', 'fortran_order': False, 'shape': (";
+  for (int64_t dim : shape)
+    dict += std::to_string(dim) + ", ";
+  if (shape.size() > 1) // "(8,)" keeps its comma, "(2, 3)" drops the last
+    dict.resize(dict.size() - 2);
+  else if (shape.size() == 1)
+    dict.pop_back();
+  dict += "), }";
+  // Preamble (10 bytes) + dict + padding + '\n' is a multiple of 64.
+  size_t total = (10 + dict.size() + 1 + 63) / 64 * 64;
+  dict.append(total - 10 - dict.size() - 1, ' ');
+  dict += '\n';
+  std::string header(kMagic);
+  header += '\x01';
+  header += '\x00';
+  header += static_cast<char>(dict.size() & 0xff);
+  header += static_cast<char>(dict.size() >> 8);
+  return header + dict;
+}
+
 bool amp::looksLikeNpy(StringRef contents) {
   return contents.starts_with(kMagic);
 }

@@ -10,6 +10,7 @@
 #ifndef AMP_RUN_NPYFILE_H
 #define AMP_RUN_NPYFILE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -29,6 +30,10 @@ struct NpyHeader {
 /// failure returns false and sets `error` to the reason (naming no file),
 /// e.g. "has a corrupt .npy header: ...".
 bool parseNpy(llvm::StringRef contents, NpyHeader &header, std::string &error);
+
+/// The header of a version 1.0 .npy file holding `shape` of `descr` in C
+/// order, padded so that the data starts at a multiple of 64 bytes.
+std::string npyHeader(llvm::StringRef descr, llvm::ArrayRef<int64_t> shape);
 
 /// Whether `contents` starts like a .npy file.
 bool looksLikeNpy(llvm::StringRef contents);

@@ -1,13 +1,15 @@
 //===- amp-run.cpp - train a compiled model -------------------------------===//
 //
-// amp-run LIB.so --steps N [--input NAME=FILE ...] [--seed S] [--eval]
-//        [--save CKPT] [--save-nonfinite] [--load CKPT] [--metrics FILE]
-//        [--lr F] [--profile FILE] [--threads N]
+// amp-run LIB.so --steps N [--input NAME=FILE ...] [--data NAME=PATH ...]
+//        [--seed S] [--eval] [--eval-output DIR] [--save CKPT]
+//        [--save-nonfinite] [--load CKPT] [--metrics FILE] [--lr F]
+//        [--lr-schedule SPEC] [--profile FILE] [--threads N]
 //
 // Loads a library made by amp-compile through its C ABI, feeds it seeded
-// synthetic data or the given files (raw little-endian or .npy), and runs
-// training steps (or the forward model with --eval) with a live progress
-// line, per-step JSON metrics and a summary.
+// synthetic data, the given files (raw little-endian or .npy) or a new
+// batch per step from mapped .npy datasets (--data), and runs training
+// steps (or the forward model with --eval) with a live progress line,
+// per-step JSON metrics and a summary.
 //
 // A run that fails leaves existing outputs as they were, with one exception
 // that keeps training: when only the metrics cannot be written, the
@@ -16,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FindNonfinite.h"
+#include "LRSchedule.h"
 #include "NpyFile.h"
 #include "Profile.h"
 
@@ -57,6 +60,13 @@ cl::list<std::string> inputs("input",
                              cl::desc("NAME=FILE: feed an input or "
                                       "label from a raw or .npy file"),
                              cl::value_desc("NAME=FILE"), cl::cat(category));
+cl::list<std::string> dataSpecs(
+    "data",
+    cl::desc("NAME=PATH: feed an input or label a new batch per step from "
+             ".npy files whose first dimension is the sample axis (a "
+             "directory of them, a comma list, or one file), mapped, "
+             "shuffled per epoch with --seed"),
+    cl::value_desc("NAME=PATH"), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::init(0),
                        cl::desc("Seed for the initial state and synthetic "
                                 "data"),
@@ -90,6 +100,20 @@ cl::opt<int> threads(
     cl::init(0), cl::cat(category));
 cl::opt<double> learningRate("lr", cl::desc("Set the 'lr' hyper-parameter"),
                              cl::cat(category));
+cl::opt<std::string> lrScheduleSpec(
+    "lr-schedule",
+    cl::desc("Set 'lr' before every step from --lr by a schedule: constant, "
+             "linear_warmup:warmup_steps=W[,start_factor=F], "
+             "cosine:total_steps=T[,min_lr=F], "
+             "warmup_cosine:warmup_steps=W,total_steps=T[,min_lr=F], "
+             "step_decay:step_size=S[,gamma=F]"),
+    cl::value_desc("SPEC"), cl::cat(category));
+cl::opt<std::string> evalOutputDir(
+    "eval-output",
+    cl::desc("With --eval: write each result of the forward model (its "
+             "outputs, then the loss) of every step to DIR/NAME.npy"),
+    cl::value_desc("DIR"), cl::cat(category));
+amp::LRSchedule lrSchedule;
 
 int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "amp-run") << message << "\n";
@@ -109,6 +133,9 @@ struct Model {
   decltype(&amp_set_hyperparameter) setHyperparameter;
   decltype(&amp_train_step) trainStep;
   decltype(&amp_eval) eval;
+  decltype(&amp_num_eval_results) numEvalResults;
+  decltype(&amp_eval_result_info) evalResultInfo;
+  decltype(&amp_eval_result) evalResult;
   decltype(&amp_state_save) save;
   decltype(&amp_state_load) load;
   /// Only in libraries compiled for --target=cuda.
@@ -145,6 +172,9 @@ std::optional<Model> loadModel(std::string &error) {
             resolve(library, "amp_set_hyperparameter", m.setHyperparameter) &&
             resolve(library, "amp_train_step", m.trainStep) &&
             resolve(library, "amp_eval", m.eval) &&
+            resolve(library, "amp_num_eval_results", m.numEvalResults) &&
+            resolve(library, "amp_eval_result_info", m.evalResultInfo) &&
+            resolve(library, "amp_eval_result", m.evalResult) &&
             resolve(library, "amp_state_save", m.save) &&
             resolve(library, "amp_state_load", m.load);
   resolve(library, "amp_cuda_device_ops", m.cudaDevice);
@@ -214,9 +244,13 @@ std::string shapeString(llvm::ArrayRef<int64_t> shape) {
 }
 
 /// The data of a .npy file after checking its header against the tensor;
-/// `error` says what is wrong otherwise.
-std::optional<StringRef>
-npyData(StringRef contents, const amp_tensor_info &info, std::string &error) {
+/// `error` says what is wrong otherwise. With `samples`, the file holds any
+/// number of the tensor's rows (its first dimension is the sample axis),
+/// and `samples` is set to that number.
+std::optional<StringRef> npyData(StringRef contents,
+                                 const amp_tensor_info &info,
+                                 std::string &error,
+                                 int64_t *samples = nullptr) {
   amp::NpyHeader header;
   if (!amp::parseNpy(contents, header, error))
     return std::nullopt;
@@ -233,25 +267,66 @@ npyData(StringRef contents, const amp_tensor_info &info, std::string &error) {
             "(numpy.ascontiguousarray)";
     return std::nullopt;
   }
-  if (llvm::ArrayRef<int64_t>(header.shape) != shape) {
+  llvm::ArrayRef<int64_t> given(header.shape);
+  if (samples && (given.empty() || shape.empty() ||
+                  given.drop_front() != shape.drop_front())) {
+    error = "has shape " + shapeString(header.shape) + " but the samples of '" +
+            info.name + "' are " + shapeString(shape.drop_front()) +
+            " (the first dimension counts the samples)";
+    return std::nullopt;
+  }
+  if (!samples && given != shape) {
     error = "has shape " + shapeString(header.shape) + " but '" + info.name +
             "' is " + shapeString(shape);
     return std::nullopt;
   }
+  if (samples)
+    *samples = given.front();
   return header.data;
+}
+
+/// A value that an input or label must not hold: `value` at `element`,
+/// for `reason`.
+struct BadValue {
+  int64_t element;
+  std::string value, reason;
+};
+
+/// The first label outside the classes or NaN or infinite float in `data`
+/// of tensor `info` (NaN or infinite data would only show as a NaN loss).
+std::optional<BadValue> findBadValue(const amp_tensor_info &info,
+                                     const void *data) {
+  if (int64_t bad = amp::firstLabelOutOfRange(info, data); bad >= 0)
+    return BadValue{
+        bad, "label " + std::to_string(amp::loadInteger(data, info.dtype, bad)),
+        ", outside the classes [0, " + std::to_string(info.label_range) + ")"};
+  if (int64_t bad = amp::firstNonFinite(info, data); bad >= 0)
+    return BadValue{bad, formatNumber(amp::loadValue(data, info.dtype, bad)),
+                    " (data must be finite)"};
+  return std::nullopt;
+}
+
+/// The input or label `name` that `option` feeds, or null after an error.
+const amp_tensor_info *findInput(const Model &model, StringRef option,
+                                 StringRef name) {
+  for (int32_t i = 0; i < model.numTensors(); ++i) {
+    const amp_tensor_info *info = model.tensor(i);
+    if (name == info->name &&
+        (info->role == AMP_ROLE_INPUT || info->role == AMP_ROLE_LABEL))
+      return info;
+  }
+  fail("--" + option + " " + name +
+       ": the model has no input or label named '" + name + "'");
+  return nullptr;
 }
 
 int loadInput(const Model &model, amp_state *state, StringRef spec) {
   auto [name, path] = spec.split('=');
   if (name.empty() || path.empty())
     return fail("--input expects NAME=FILE, got '" + spec + "'");
-  const amp_tensor_info *info = nullptr;
-  for (int32_t i = 0; i < model.numTensors(); ++i)
-    if (name == model.tensor(i)->name)
-      info = model.tensor(i);
-  if (!info || (info->role != AMP_ROLE_INPUT && info->role != AMP_ROLE_LABEL))
-    return fail("--input " + name +
-                ": the model has no input or label named '" + name + "'");
+  const amp_tensor_info *info = findInput(model, "input", name);
+  if (!info)
+    return 1;
   // Read, not mapped: a file cut short while mapped would be a SIGBUS.
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false,
@@ -277,19 +352,200 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
   if (!data)
     return fail("--input " + name + ": " + model.lastError());
   std::memcpy(data, contents.data(), expected);
-  if (int64_t bad = amp::firstLabelOutOfRange(*info, data); bad >= 0)
-    return fail("--input " + name + ": '" + path + "' holds label " +
-                llvm::Twine(amp::loadInteger(data, info->dtype, bad)) +
-                " at element " + llvm::Twine(bad) +
-                ", outside the classes [0, " + llvm::Twine(info->label_range) +
-                ")");
-  // NaN or infinite data would only show as a NaN loss after every step.
-  if (int64_t bad = amp::firstNonFinite(*info, data); bad >= 0)
-    return fail("--input " + name + ": '" + path + "' holds " +
-                formatNumber(amp::loadValue(data, info->dtype, bad)) +
-                " at element " + llvm::Twine(bad) + " (data must be finite)");
+  if (std::optional<BadValue> bad = findBadValue(*info, data))
+    return fail("--input " + name + ": '" + path + "' holds " + bad->value +
+                " at element " + llvm::Twine(bad->element) + bad->reason);
   return 0;
 }
+
+/// The --data sources: for each input or label, the samples of its .npy
+/// files (first dimension: the sample axis), mapped rather than read, and
+/// a new batch per step in an order shuffled per epoch with --seed.
+class DataStreams {
+public:
+  /// Maps and checks every source; 1 after an error naming the option.
+  int open(const Model &model) {
+    for (StringRef spec : dataSpecs)
+      if (addSource(model, spec) != 0)
+        return 1;
+    const Source &first = sources.front();
+    for (const Source &source : sources) {
+      if (source.samples != first.samples)
+        return fail(llvm::Twine("--data: '") + first.info->name + "' has " +
+                    llvm::Twine(first.samples) + " samples but '" +
+                    source.info->name + "' has " + llvm::Twine(source.samples) +
+                    " (inputs and labels go together)");
+      if (source.info->shape[0] != first.info->shape[0])
+        return fail(llvm::Twine("--data: '") + first.info->name + "' takes " +
+                    llvm::Twine(first.info->shape[0]) +
+                    " samples per step but '" + source.info->name + "' takes " +
+                    llvm::Twine(source.info->shape[0]));
+    }
+    batch = first.info->shape[0];
+    if (first.samples < batch)
+      return fail("--data: " + llvm::Twine(first.samples) +
+                  " samples are fewer than one batch of " + llvm::Twine(batch));
+    return 0;
+  }
+
+  /// Copies the next batch of every source into the state; 1 after an
+  /// error naming the source, the file and the sample.
+  int fill(const Model &model, amp_state *state) {
+    if (order.empty() || next + batch > int64_t(order.size()))
+      shuffle();
+    for (const Source &source : sources) {
+      auto *data =
+          static_cast<char *>(model.stateTensor(state, source.info->name));
+      if (!data)
+        return fail("--data " + llvm::Twine(source.info->name) + ": " +
+                    model.lastError());
+      for (int64_t row = 0; row < batch; ++row)
+        std::memcpy(data + row * source.sampleBytes,
+                    source.sample(order[next + row]).data(),
+                    source.sampleBytes);
+      if (std::optional<BadValue> bad = findBadValue(*source.info, data)) {
+        int64_t perSample = source.info->num_elements / batch;
+        auto [file, row] =
+            source.locate(order[next + bad->element / perSample]);
+        return fail("--data " + llvm::Twine(source.info->name) + ": '" +
+                    file->path + "' sample " + llvm::Twine(row) + " holds " +
+                    bad->value + " at element " +
+                    llvm::Twine(bad->element % perSample) + bad->reason);
+      }
+    }
+    next += batch;
+    return 0;
+  }
+
+private:
+  struct File {
+    std::string path;
+    std::unique_ptr<llvm::MemoryBuffer> buffer;
+    StringRef data;
+    int64_t firstSample = 0;
+  };
+  struct Source {
+    const amp_tensor_info *info = nullptr;
+    std::vector<File> files;
+    int64_t samples = 0;
+    size_t sampleBytes = 0;
+
+    /// The file holding sample `index` of the source, and its row there.
+    std::pair<const File *, int64_t> locate(int64_t index) const {
+      auto it = llvm::upper_bound(files, index, [](int64_t i, const File &f) {
+        return i < f.firstSample;
+      });
+      const File *file = &*std::prev(it);
+      return {file, index - file->firstSample};
+    }
+    StringRef sample(int64_t index) const {
+      auto [file, row] = locate(index);
+      return file->data.substr(row * sampleBytes, sampleBytes);
+    }
+  };
+
+  /// The .npy files of PATH: a directory's (sorted by name), a comma
+  /// list, or one file.
+  static int listFiles(StringRef name, StringRef path,
+                       std::vector<std::string> &files) {
+    if (!llvm::sys::fs::is_directory(path)) {
+      llvm::SmallVector<StringRef> parts;
+      path.split(parts, ',');
+      for (StringRef part : parts)
+        files.push_back(part.str());
+      return 0;
+    }
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(path, ec), end; !ec && it != end;
+         it.increment(ec))
+      if (StringRef(it->path()).ends_with(".npy"))
+        files.push_back(it->path());
+    if (ec)
+      return fail("--data " + name + ": cannot list '" + path +
+                  "': " + ec.message());
+    if (files.empty())
+      return fail("--data " + name + ": '" + path + "' holds no .npy file");
+    llvm::sort(files);
+    return 0;
+  }
+
+  int addSource(const Model &model, StringRef spec) {
+    auto [name, path] = spec.split('=');
+    if (name.empty() || path.empty())
+      return fail("--data expects NAME=PATH, got '" + spec + "'");
+    Source source;
+    source.info = findInput(model, "data", name);
+    if (!source.info)
+      return 1;
+    for (const Source &other : sources)
+      if (other.info == source.info)
+        return fail("--data " + name + " is given twice");
+    if (llvm::is_contained(
+            llvm::map_range(inputs,
+                            [](const std::string &input) {
+                              return StringRef(input).split('=').first;
+                            }),
+            name))
+      return fail("--data " + name + ": --input feeds it too");
+    if (source.info->rank == 0)
+      return fail("--data " + name + ": '" + name +
+                  "' is a scalar, without a batch dimension");
+    source.sampleBytes = elementBytes(source.info->dtype) *
+                         (source.info->num_elements / source.info->shape[0]);
+    std::vector<std::string> paths;
+    if (listFiles(name, path, paths) != 0)
+      return 1;
+    for (const std::string &file : paths)
+      if (addFile(name, file, source) != 0)
+        return 1;
+    sources.push_back(std::move(source));
+    return 0;
+  }
+
+  int addFile(StringRef name, const std::string &path, Source &source) {
+    // Mapped (LLVM maps all but small files): datasets larger than memory.
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return fail("--data " + name + ": cannot read '" + path +
+                  "': " + buffer.getError().message());
+    std::string error;
+    int64_t samples = 0;
+    std::optional<StringRef> data =
+        npyData((*buffer)->getBuffer(), *source.info, error, &samples);
+    if (!data)
+      return fail("--data " + name + ": '" + path + "' " + error);
+    size_t expected = 0;
+    if (__builtin_mul_overflow(size_t(samples), source.sampleBytes,
+                               &expected) ||
+        data->size() != expected)
+      return fail("--data " + name + ": '" + path + "' holds " +
+                  llvm::Twine(data->size()) + " bytes of data but its " +
+                  llvm::Twine(samples) + " samples need " +
+                  llvm::Twine(expected));
+    source.files.push_back({path, std::move(*buffer), *data, source.samples});
+    source.samples += samples;
+    return 0;
+  }
+
+  /// A new epoch: 0..N-1 shuffled by Fisher-Yates (for i from N-1 down to
+  /// 1, swap i with next() % (i + 1)) with one amp::Random (SplitMix64)
+  /// seeded with --seed ^ 0x5EEDDA7A for the whole run.
+  void shuffle() {
+    order.resize(sources.front().samples);
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    for (size_t i = order.size() - 1; i > 0; --i)
+      std::swap(order[i], order[random.next() % (i + 1)]);
+    next = 0;
+  }
+
+  std::vector<Source> sources;
+  int64_t batch = 0;
+  std::vector<int64_t> order;
+  int64_t next = 0;
+  Random random{seed ^ 0x5EEDDA7Aull};
+};
 
 /// Reads the loss scales of the model, one per loss (scaler-state tensors
 /// named "...scale"), in the model's order; none without loss scaling.
@@ -357,7 +613,7 @@ public:
   }
 
   void write(int64_t step, float loss, llvm::ArrayRef<float> scales,
-             bool skipped, double seconds) {
+             bool skipped, double seconds, std::optional<double> lr) {
     // "scale" is the first loss's scale; "scales" lists them all when a
     // step has several losses.
     *os << "{\"step\": " << step << ", \"loss\": " << jsonNumber(loss)
@@ -369,6 +625,8 @@ public:
                             [&](float scale) { *os << jsonNumber(scale); });
       *os << "]";
     }
+    if (lr)
+      *os << ", \"lr\": " << jsonNumber(*lr);
     *os << ", \"skipped\": " << (skipped ? "true" : "false")
         << ", \"seconds\": " << llvm::format("%.6f", seconds) << "}\n";
   }
@@ -404,10 +662,127 @@ private:
   std::unique_ptr<llvm::raw_fd_ostream> os;
 };
 
+/// The --eval-output files: DIR/NAME.npy for every result of the forward
+/// model, holding the results of every step: concatenated along the first
+/// (batch) axis, and a scalar (the loss) as one element per step. bf16,
+/// which .npy cannot hold, is written as f32. Each goes through
+/// amp::OutputFile: a run that fails replaces none of them.
+class EvalOutputs {
+public:
+  /// Opens the files and writes their headers; false with `error` naming
+  /// the file or the result on failure.
+  bool open(const Model &model, std::string &error) {
+    for (int32_t i = 0; i < model.numEvalResults(); ++i) {
+      const amp_tensor_info *info = model.evalResultInfo(i);
+      auto result = std::make_unique<Result>();
+      result->info = info;
+      result->index = i;
+      std::string path = evalOutputDir + "/" + fileName(info->name) + ".npy";
+      for (const auto &other : results)
+        if (other->file.path() == path) {
+          error = "results '" + std::string(other->info->name) + "' and '" +
+                  info->name + "' would both be written to '" + path + "'";
+          return false;
+        }
+      llvm::SmallVector<int64_t> shape(info->shape, info->shape + info->rank);
+      if (shape.empty())
+        shape.push_back(steps);
+      else if (__builtin_mul_overflow(shape[0], steps.getValue(), &shape[0])) {
+        error = "the results of " + std::to_string(steps) + " steps of '" +
+                info->name + "' overflow a .npy shape";
+        return false;
+      }
+      if (!result->file.open(path, error))
+        return false;
+      std::error_code ec;
+      result->os =
+          std::make_unique<llvm::raw_fd_ostream>(result->file.writePath(), ec);
+      if (ec) {
+        error = "cannot write '" + path + "': " + ec.message();
+        return false;
+      }
+      const char *descr = npyDescr(info->dtype);
+      *result->os << amp::npyHeader(descr ? descr : "<f4", shape);
+      results.push_back(std::move(result));
+    }
+    return true;
+  }
+
+  /// Appends the results of the last amp_eval.
+  bool write(const Model &model, const amp_state *state, std::string &error) {
+    for (const auto &result : results) {
+      const void *data = model.evalResult(state, result->index);
+      if (!data) {
+        error = model.lastError();
+        return false;
+      }
+      const amp_tensor_info &info = *result->info;
+      if (npyDescr(info.dtype)) {
+        result->os->write(static_cast<const char *>(data),
+                          info.num_elements * elementBytes(info.dtype));
+        continue;
+      }
+      for (int64_t i = 0; i < info.num_elements; ++i) {
+        float value = amp::loadValue(data, info.dtype, i);
+        result->os->write(reinterpret_cast<const char *>(&value), sizeof value);
+      }
+    }
+    return true;
+  }
+
+  /// Closes the files; false with `error` naming the file on a write error.
+  bool close(std::string &error) {
+    for (const auto &result : results) {
+      result->os->close();
+      std::error_code ec = result->os->error();
+      result->os->clear_error();
+      if (ec) {
+        error = "cannot write '" + result->file.path() + "': " + ec.message();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool commit(std::string &error) {
+    for (const auto &result : results)
+      if (!result->file.commit(error))
+        return false;
+    return true;
+  }
+
+private:
+  struct Result {
+    const amp_tensor_info *info = nullptr;
+    int32_t index = 0;
+    amp::OutputFile file;
+    std::unique_ptr<llvm::raw_fd_ostream> os;
+    ~Result() {
+      if (os) // a failed run: no fatal "IO failure" for an unreported error
+        os->clear_error();
+    }
+  };
+
+  /// A result's name as a file name: characters other than letters,
+  /// digits, '_', '-' and '.' become '_'.
+  static std::string fileName(StringRef name) {
+    std::string text = name.str();
+    for (char &c : text)
+      if (!llvm::isAlnum(c) && c != '_' && c != '-' && c != '.')
+        c = '_';
+    return text.empty() || text[0] == '.' ? "_" + text : text;
+  }
+
+  std::vector<std::unique_ptr<Result>> results;
+};
+
 void printProgress(int64_t step, float loss, llvm::ArrayRef<float> scales,
-                   const Summary &summary, bool live) {
+                   std::optional<double> lr, const Summary &summary,
+                   bool live) {
   llvm::errs() << (live ? "\r" : "") << "step " << step << "/" << steps
                << "  loss " << llvm::format("%.6f", loss);
+  if (lr)
+    llvm::errs() << "  lr " << llvm::format("%g", *lr);
   if (!scales.empty()) {
     llvm::errs() << "  scale ";
     llvm::interleave(
@@ -428,7 +803,8 @@ std::string nonfiniteTrigger(const Model &model, amp_state *state, float loss) {
 }
 
 int run(const Model &model, amp_state *state, Metrics *metrics,
-        Summary &summary, amp::NonfiniteFinder *finder) {
+        EvalOutputs *evalOutputs, DataStreams *data, Summary &summary,
+        amp::NonfiniteFinder *finder) {
   bool live = llvm::sys::Process::StandardErrIsDisplayed();
   // Counting from 0 to `steps` (not 1 to `steps` inclusive) cannot overflow
   // at --steps=INT64_MAX.
@@ -437,6 +813,17 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     float loss = NAN;
     int32_t skipped = 0;
     std::string error;
+    // The batch and the rate first: --find-nonfinite re-runs the step from
+    // the state saved before it, inputs and hyper-parameters included.
+    if (data && data->fill(model, state) != 0)
+      return 1;
+    std::optional<double> lr;
+    if (!lrScheduleSpec.empty()) {
+      lr = lrSchedule.rate(learningRate, done);
+      if (model.setHyperparameter(state, "lr", *lr) != 0)
+        return fail(llvm::Twine("--lr-schedule: step ") + llvm::Twine(step) +
+                    ": " + model.lastError());
+    }
     if (finder && !finder->beforeStep(state, error))
       return fail(error);
     auto start = std::chrono::steady_clock::now();
@@ -448,6 +835,9 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     if (status != 0)
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model.lastError());
+    if (evalOutputs && !evalOutputs->write(model, state, error))
+      return fail(llvm::Twine("--eval-output: step ") + llvm::Twine(step) +
+                  ": " + error);
     if (finder && finder->isActive() &&
         !finder->afterStep(step, nonfiniteTrigger(model, state, loss), error))
       return fail(error);
@@ -460,9 +850,9 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     if (!readLossScales(model, state, scales))
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model.lastError());
-    printProgress(step, loss, scales, summary, live);
+    printProgress(step, loss, scales, lr, summary, live);
     if (metrics)
-      metrics->write(step, loss, scales, skipped, seconds);
+      metrics->write(step, loss, scales, skipped, seconds, lr);
   }
   if (live && steps > 0)
     llvm::errs() << "\n";
@@ -507,6 +897,18 @@ int checkOptions() {
         return fail("AMP_NUM_THREADS must be a positive integer, got '" +
                     llvm::Twine(env) + "'");
     }
+  if (!lrScheduleSpec.empty()) {
+    std::string error;
+    if (!learningRate.getNumOccurrences())
+      return fail("--lr-schedule needs --lr, the base rate it scales");
+    if (!lrSchedule.parse(lrScheduleSpec, error))
+      return fail("--lr-schedule '" + lrScheduleSpec + "': " + error);
+  }
+  if (!evalOutputDir.empty() && !evalOnly)
+    return fail("--eval-output needs --eval");
+  if (!evalOutputDir.empty() && !llvm::sys::fs::is_directory(evalOutputDir))
+    return fail("--eval-output: '" + evalOutputDir +
+                "' is not an existing directory");
   if (saveNonfinite && savePath.empty())
     return fail("--save-nonfinite needs --save");
   if (savePath == "-")
@@ -675,9 +1077,16 @@ int main(int argc, char **argv) {
   std::optional<Metrics> metrics;
   if (!metricsPath.empty() && !metrics.emplace().open(error))
     return fail("--metrics: " + error);
+  std::optional<EvalOutputs> evalOutputs;
+  if (!evalOutputDir.empty() && !evalOutputs.emplace().open(*model, error))
+    return fail("--eval-output: " + error);
+  std::optional<DataStreams> data;
+  if (!dataSpecs.empty() && data.emplace().open(*model) != 0)
+    return 1;
   Summary summary;
-  if (run(*model, state.get(), metrics ? &*metrics : nullptr, summary,
-          finder.get()) != 0)
+  if (run(*model, state.get(), metrics ? &*metrics : nullptr,
+          evalOutputs ? &*evalOutputs : nullptr, data ? &*data : nullptr,
+          summary, finder.get()) != 0)
     return 1;
   printSummary(summary);
   // The --find-nonfinite report is what a diverged run is for: written even
@@ -697,10 +1106,14 @@ int main(int argc, char **argv) {
   std::string metricsError;
   bool summaryWritten = flushStandardOutput(error);
   bool metricsWritten = !metrics || metrics->close(metricsError);
+  std::string evalError;
+  bool evalWritten = !evalOutputs || evalOutputs->close(evalError);
   if (summaryWritten)
-    error = metricsWritten ? profileError : metricsError;
-  bool reportFailed =
-      !summaryWritten || !metricsWritten || !profileWritten || !findingsWritten;
+    error = !metricsWritten ? metricsError
+            : !evalWritten  ? "--eval-output: " + evalError
+                            : profileError;
+  bool reportFailed = !summaryWritten || !metricsWritten || !evalWritten ||
+                      !profileWritten || !findingsWritten;
   bool nanLoss = steps > 0 && std::isnan(summary.lastLoss);
   bool saved = !savePath.empty() && (!nanLoss || saveNonfinite);
   if (saved && save(*model, state.get()) != 0)
@@ -718,6 +1131,8 @@ int main(int argc, char **argv) {
                              : std::string()));
   if (metrics && !metrics->commit(error))
     return fail("--metrics: " + error);
+  if (evalOutputs && !evalOutputs->commit(error))
+    return fail("--eval-output: " + error);
   if (!profilePath.empty() && !profileFile.commit(error))
     return fail("--profile: " + error);
   return 0;
