@@ -46,7 +46,9 @@ std::string locationName(Location loc) {
 }
 } // namespace
 
-SmallVector<std::string> mlir::amp::lowPrecisionOpNames(ModuleOp step) {
+SmallVector<std::string> mlir::amp::lowPrecisionOpNames(ModuleOp step,
+                                                        unsigned &unnamed) {
+  unnamed = 0;
   SmallVector<std::string> names;
   llvm::StringSet<> seen;
   step.walk([&](Operation *op) {
@@ -54,7 +56,9 @@ SmallVector<std::string> mlir::amp::lowPrecisionOpNames(ModuleOp step) {
     if (!type || type.getValue().isF32())
       return;
     std::string name = locationName(op->getLoc());
-    if (!name.empty() && seen.insert(name).second)
+    if (name.empty())
+      ++unnamed;
+    else if (seen.insert(name).second)
       names.push_back(name);
   });
   return names;
@@ -159,17 +163,15 @@ void printPolicy(llvm::raw_ostream &os, StringRef precision,
   }
 }
 
-LogicalResult writeFile(StringRef path,
+/// Prints into `output` (opened) and makes it the file.
+LogicalResult writeFile(::amp::OutputFile &output,
                         function_ref<void(llvm::raw_ostream &)> print,
                         std::string &message) {
-  ::amp::OutputFile output;
-  if (!output.open(path.str(), message))
-    return failure();
   {
     std::error_code error;
     llvm::raw_fd_ostream os(output.writePath(), error);
     if (error) {
-      message = "cannot write '" + path.str() + "': " + error.message();
+      message = "cannot write '" + output.path() + "': " + error.message();
       return failure();
     }
     print(os);
@@ -206,6 +208,9 @@ private:
   std::unique_ptr<TrainingPipelineOptions> pipeline;
   std::string precision;
   llvm::SourceMgr sources;
+  SourceMgrDiagnosticHandler diagnostics{sources, &context};
+  /// The policy, opened first: a bad -o fails before the search.
+  ::amp::OutputFile policyFile;
   OwningOpRef<ModuleOp> model;
   SmallString<128> scratch;
   SmallVector<double> reference;
@@ -244,7 +249,8 @@ LogicalResult Bisector::parseArguments(std::string &message) {
 }
 
 LogicalResult Bisector::load(std::string &message) {
-  if (failed(parseArguments(message)))
+  if (failed(parseArguments(message)) ||
+      !policyFile.open(options.output, message))
     return failure();
   InitialValues initial;
   model = loadModelFile(context, sources, options.model, {}, "", "amp-bisect",
@@ -262,10 +268,14 @@ LogicalResult Bisector::load(std::string &message) {
 std::string Bisector::writeTrialPolicy(ArrayRef<std::string> pins) {
   std::string path = (scratch + "/trial" + Twine(trials++) + ".yaml").str();
   std::string ignored;
-  (void)writeFile(
-      path,
-      [&](llvm::raw_ostream &os) { printPolicy(os, precision, {}, pins, {}); },
-      ignored);
+  ::amp::OutputFile output;
+  if (output.open(path, ignored))
+    (void)writeFile(
+        output,
+        [&](llvm::raw_ostream &os) {
+          printPolicy(os, precision, {}, pins, {});
+        },
+        ignored);
   return path;
 }
 
@@ -342,7 +352,8 @@ LogicalResult Bisector::run(llvm::raw_ostream &report, std::string &message) {
   OwningOpRef<ModuleOp> unpinned = buildStep({});
   if (!unpinned)
     return failure();
-  SmallVector<std::string> candidates = lowPrecisionOpNames(*unpinned);
+  unsigned unnamed = 0;
+  SmallVector<std::string> candidates = lowPrecisionOpNames(*unpinned, unnamed);
   FailureOr<SmallVector<double>> fp32 = train({}, /*fp32=*/true, message);
   if (failed(fp32))
     return failure();
@@ -413,14 +424,15 @@ LogicalResult Bisector::run(llvm::raw_ostream &report, std::string &message) {
           " without pins, " + formatDeviation(after) + " with them",
       "casts per step: " + castChange};
   if (failed(writeFile(
-          options.output,
+          policyFile,
           [&](llvm::raw_ostream &os) {
             printPolicy(os, precision, header, pins, comments);
           },
           message)))
     return failure();
 
-  report << "amp-bisect: " << candidates.size() << " low-precision ops, "
+  report << "amp-bisect: " << candidates.size() << " low-precision op names ("
+         << unnamed << " low-precision ops have no name a pin can match), "
          << trialDeviations.size() << " mixed-precision trial runs\n";
   for (const Pin &pin : effects)
     report << "pin " << pin.name << " to f32: deviation without it "

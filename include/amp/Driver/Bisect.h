@@ -38,8 +38,9 @@ struct BisectOptions {
 };
 
 /// The location names (what a policy pin matches) of the ops of the built
-/// step that compute in a low-precision type, in op order, each once.
-SmallVector<std::string> lowPrecisionOpNames(ModuleOp step);
+/// step that compute in a low-precision type, in op order, each once;
+/// `unnamed` counts those without a name, which no pin can name.
+SmallVector<std::string> lowPrecisionOpNames(ModuleOp step, unsigned &unnamed);
 
 /// The bytes the step's amp.cast ops write: elements times element size.
 int64_t castBytes(ModuleOp step);
