@@ -89,17 +89,23 @@ double mlir::amp::maxRelativeDeviation(ArrayRef<double> reference,
   return worst;
 }
 
+/// `pins` less those in `group`, in order.
+static SmallVector<std::string> withoutPins(ArrayRef<std::string> pins,
+                                            ArrayRef<std::string> group) {
+  SmallVector<std::string> rest;
+  for (const std::string &pin : pins)
+    if (!llvm::is_contained(group, pin))
+      rest.push_back(pin);
+  return rest;
+}
+
 SmallVector<std::string>
 mlir::amp::minimisePins(ArrayRef<std::string> candidates,
                         function_ref<double(ArrayRef<std::string>)> deviation,
                         double tolerance) {
   SmallVector<std::string> pins(candidates);
   auto without = [&](ArrayRef<std::string> group) {
-    SmallVector<std::string> rest;
-    for (const std::string &pin : pins)
-      if (!llvm::is_contained(group, pin))
-        rest.push_back(pin);
-    return rest;
+    return withoutPins(pins, group);
   };
   // Bisection: a group whose pins are not needed goes at once; a needed
   // group is split until single ops remain.
@@ -202,6 +208,8 @@ private:
   FailureOr<SmallVector<double>> train(ArrayRef<std::string> pins, bool fp32,
                                        std::string &message);
   std::string writeTrialPolicy(ArrayRef<std::string> pins);
+  /// ":\n" and what the last trial's tools printed, for an error.
+  std::string logText() const;
 
   MLIRContext &context;
   const BisectOptions &options;
@@ -215,7 +223,15 @@ private:
   SmallString<128> scratch;
   SmallVector<double> reference;
   unsigned trials = 0;
+  std::string lastLog;
 };
+
+std::string Bisector::logText() const {
+  auto text = llvm::MemoryBuffer::getFile(lastLog);
+  if (!text || (*text)->getBuffer().trim().empty())
+    return "";
+  return ":\n" + (*text)->getBuffer().rtrim().str();
+}
 
 /// The training pipeline's options from amp-compile's arguments.
 LogicalResult Bisector::parseArguments(std::string &message) {
@@ -333,10 +349,9 @@ Bisector::train(ArrayRef<std::string> pins, bool fp32, std::string &message) {
     SmallVector<StringRef> refs(args.begin(), args.end());
     return llvm::sys::ExecuteAndWait(args[0], refs, std::nullopt, redirects);
   };
+  lastLog = log;
   if (execute(compileArgs) != 0) {
-    auto text = llvm::MemoryBuffer::getFile(log);
-    message = "amp-compile failed" +
-              (text ? ":\n" + (*text)->getBuffer().rtrim().str() : "");
+    message = "amp-compile failed" + logText();
     return failure();
   }
   // A diverging run fails (NaN loss) and writes no metrics: no losses.
@@ -359,7 +374,7 @@ LogicalResult Bisector::run(llvm::raw_ostream &report, std::string &message) {
     return failure();
   reference = std::move(*fp32);
   if (reference.size() != size_t(options.steps)) {
-    message = "the fp32 run of '" + options.model + "' failed";
+    message = "the fp32 run of '" + options.model + "' failed" + logText();
     return failure();
   }
   // Trials by pin set: the greedy pass and the per-pin effects ask again.
@@ -385,20 +400,21 @@ LogicalResult Bisector::run(llvm::raw_ostream &report, std::string &message) {
   if (before > options.tolerance) {
     if (deviation(candidates) > options.tolerance) {
       message = "pinning all " + std::to_string(candidates.size()) +
-                " low-precision ops to f32 does not keep the loss within " +
-                std::to_string(options.tolerance) + " of fp32";
+                " low-precision op names to f32 does not keep the loss "
+                "within " +
+                formatDeviation(options.tolerance) + " of fp32";
       return failure();
     }
     pins = minimisePins(candidates, deviation, options.tolerance);
   }
   double after = pins.empty() ? before : deviation(pins);
   SmallVector<Pin> effects;
-  for (const std::string &name : pins) {
-    SmallVector<std::string> rest;
-    for (const std::string &other : pins)
-      if (other != name)
-        rest.push_back(other);
-    effects.push_back({name, deviation(rest)});
+  for (const std::string &name : pins)
+    effects.push_back({name, deviation(withoutPins(pins, name))});
+  // A trial that did not compile is an error, not a diverged run.
+  if (!trainError.empty()) {
+    message = trainError;
+    return failure();
   }
   OwningOpRef<ModuleOp> pinned = buildStep(pins);
   if (!pinned)
