@@ -215,6 +215,7 @@ private:
   const BisectOptions &options;
   std::unique_ptr<TrainingPipelineOptions> pipeline;
   std::string precision;
+  SmallVector<std::string> inputShapes;
   llvm::SourceMgr sources;
   SourceMgrDiagnosticHandler diagnostics{sources, &context};
   /// The policy, opened first: a bad -o fails before the search.
@@ -247,6 +248,11 @@ LogicalResult Bisector::parseArguments(std::string &message) {
                 "': amp-bisect writes the policy itself";
       return failure();
     }
+    // The model's, not the step's: loadModelFile takes them.
+    if (option.consume_front("input-shape=")) {
+      inputShapes.push_back(option.str());
+      continue;
+    }
     if (option.consume_front("precision="))
       precision = option.str();
     text += " " + argument.substr(2);
@@ -269,8 +275,8 @@ LogicalResult Bisector::load(std::string &message) {
       !policyFile.open(options.output, message))
     return failure();
   InitialValues initial;
-  model = loadModelFile(context, sources, options.model, {}, "", "amp-bisect",
-                        initial, message);
+  model = loadModelFile(context, sources, options.model, inputShapes,
+                        "--input-shape", "amp-bisect", initial, message);
   if (!model)
     return failure();
   if (std::error_code error =
