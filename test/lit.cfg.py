@@ -36,7 +36,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]
-tools = ["amp-opt", "amp-compile", "amp-run", "amp-translate"]
+tools = ["amp-opt", "amp-compile", "amp-run", "amp-translate", "amp-bisect"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The CPU execution tests run lowered IR with mlir-runner and its runtime
