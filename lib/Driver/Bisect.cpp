@@ -10,6 +10,7 @@
 #include "amp/Driver/Bisect.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/Transforms/Precision.h"
+#include "amp/Dialect/AMP/Transforms/PrecisionPolicy.h"
 #include "amp/Driver/Driver.h"
 #include "amp/Support/OutputFile.h"
 
@@ -30,22 +31,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-namespace {
-/// The name a policy pin matches in `loc`: its first NameLoc (through
-/// fused and call-site locations).
-std::string locationName(Location loc) {
-  std::string name;
-  loc->walk([&](Location inner) {
-    if (auto named = dyn_cast<NameLoc>(inner)) {
-      name = named.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return name;
-}
-} // namespace
-
 SmallVector<std::string> mlir::amp::lowPrecisionOpNames(ModuleOp step,
                                                         unsigned &unnamed) {
   unnamed = 0;
@@ -55,7 +40,7 @@ SmallVector<std::string> mlir::amp::lowPrecisionOpNames(ModuleOp step,
     auto type = op->getAttrOfType<TypeAttr>(kPrecisionAttrName);
     if (!type || type.getValue().isF32())
       return;
-    std::string name = locationName(op->getLoc());
+    std::string name = getLocationName(op->getLoc()).str();
     if (name.empty())
       ++unnamed;
     else if (seen.insert(name).second)

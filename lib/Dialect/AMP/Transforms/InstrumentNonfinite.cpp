@@ -14,6 +14,7 @@
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Dialect/AMP/Transforms/Nonfinite.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
+#include "amp/Dialect/AMP/Transforms/PrecisionPolicy.h"
 #include "amp/Runtime/NonfiniteABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,19 +40,6 @@ bool isFloatTensor(Value value) {
 
 SmallVector<Value> floatValues(ValueRange values) {
   return llvm::filter_to_vector(values, isFloatTensor);
-}
-
-/// The name the importer gave the op (an ONNX node's NameLoc), or "".
-StringRef nameOf(Location loc) {
-  StringRef name;
-  loc->walk([&](Location inner) {
-    if (auto named = dyn_cast<NameLoc>(inner)) {
-      name = named.getName().getValue();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return name;
 }
 
 /// file:line:col of the op's source (the model file), else the location
@@ -222,7 +210,7 @@ DictionaryAttr describeSite(Operation *op, Recorder &recorder) {
       allF32 ? std::optional(results) : recorder.recordF32Copy(op);
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("kind", b.getStringAttr(op->getName().getStringRef())),
-      b.getNamedAttr("name", b.getStringAttr(nameOf(op->getLoc()))),
+      b.getNamedAttr("name", b.getStringAttr(getLocationName(op->getLoc()))),
       b.getNamedAttr("location", b.getStringAttr(locationOf(op->getLoc()))),
       b.getNamedAttr("precision", b.getStringAttr(precisionOf(op))),
       b.getNamedAttr("results", b.getDenseI64ArrayAttr(results)),

@@ -515,3 +515,15 @@ StringRef CategoryTable::getSource(Operation *op) const {
     return it->second.source;
   return {};
 }
+
+StringRef mlir::amp::getLocationName(Location loc) {
+  StringRef name;
+  loc->walk([&](Location inner) {
+    if (auto named = dyn_cast<NameLoc>(inner)) {
+      name = named.getName().getValue();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}

@@ -119,6 +119,11 @@ private:
   llvm::StringMap<Override> overrides;
 };
 
+/// The name of the first NameLoc in `loc` (through fused and call-site
+/// locations), or "": the name the importer gave the op (an ONNX node's
+/// name), which policy pins match.
+llvm::StringRef getLocationName(Location loc);
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PRECISIONPOLICY_H
