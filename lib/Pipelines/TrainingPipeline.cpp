@@ -3,8 +3,8 @@
 // amp-training-pipeline: a forward model or a training step in the amp
 // dialect -> the training step (amp-autodiff) -> mixed precision
 // (amp-assign-precision, amp-insert-casts) -> loss scaling and master
-// weights -> the forward model in evaluation mode -> the CPU or GPU
-// pipeline. amp-compile, amp-opt and the Python package build it from
+// weights -> gradient accumulation -> the forward model in evaluation mode
+// -> the CPU or GPU pipeline. amp-compile, amp-opt and the Python package build it from
 // TrainingPipelineOptions, checked once by TrainingPipelineOptions::verify.
 //
 //===----------------------------------------------------------------------===//
@@ -137,6 +137,7 @@ LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
              "a finite f32 value >= 0 (0: no clipping)")
       .range("init-scale", initScale, kMinF32, kMaxF32,
              "a positive, finite f32 value")
+      .atLeastOne("accumulate", accumulate)
       .atLeastOne("growth-interval", growthInterval)
       .atLeastOne("hysteresis", hysteresis);
   return failure(check.failed);
@@ -235,6 +236,13 @@ void mlir::amp::buildTrainingStepPipeline(
     OpPassManager &pm, const TrainingPipelineOptions &options) {
   addAutodiff(pm, options);
   addPrecision(pm, options);
+  // After loss scaling: the sums are taken before the unscale and the
+  // overflow check, as GradScaler sees accumulated gradients.
+  if (options.accumulate > 1) {
+    AMPAccumulateGradientsPassOptions accumulation;
+    accumulation.microBatches = options.accumulate;
+    pm.addPass(createAMPAccumulateGradientsPass(accumulation));
+  }
   AMPEvalModePassOptions evalMode;
   evalMode.loss = valueName(options.loss).str();
   pm.addPass(createAMPEvalModePass(evalMode));

@@ -22,7 +22,8 @@ _PIPELINE_OPTIONS = {
     "precision": "precision", "opt_level": "opt-level",
     "optimizer": "optimizer", "loss": "loss", "lr": "lr",
     "momentum": "momentum", "weight_decay": "weight-decay",
-    "max_grad_norm": "max-grad-norm", "loss_scale": "loss-scale",
+    "max_grad_norm": "max-grad-norm", "accumulate": "accumulate",
+    "loss_scale": "loss-scale",
     "init_scale": "init-scale", "growth_interval": "growth-interval",
     "hysteresis": "hysteresis", "error_at_min": "error-at-min",
     "cost_report": "cost-report", "cost_device": "cost-device",
@@ -159,7 +160,9 @@ def compile(model, example_inputs, *, preset=None, policy=None,
 
     Keywords: every amp-compile option (target, chip, allow_tf32,
     precision, opt_level, optimizer, loss, lr, momentum, weight_decay,
-    max_grad_norm, loss_scale, init_scale, growth_interval, hysteresis,
+    max_grad_norm, accumulate (micro-batches per optimizer update: step()
+    takes one micro-batch, the gradients are summed inside the compiled
+    step and applied every accumulate-th call), loss_scale, init_scale, growth_interval, hysteresis,
     error_at_min, cost_report, cost_device, cxx); policy (a dict with the
     keys of a policy file, or its path); preset (amp.presets.*, overridden
     by explicit keywords); lr_schedule (amp.schedules.* or any callable
@@ -298,6 +301,12 @@ def _to_torch(array, dtype):
     return tensor.view(torch.bfloat16) if dtype == "bfloat16" else tensor
 
 
+# The hyper-parameter and the micro-batch counter of a step that
+# accumulates gradients (docs/LossScaling.md section 8).
+_ACCUMULATE = "accumulate"
+_MICRO_STEP = "grad_accum.micro_step"
+
+
 class GradScalerState:
     """The loss scaler's state in torch.cuda.amp.GradScaler's vocabulary."""
 
@@ -370,7 +379,11 @@ class Trainer:
         self._rng = np.random.default_rng(seed)
         self.options = options
         self.lr_schedule = lr_schedule
+        # Optimizer updates done (the schedule's step), and calls of step()
+        # (micro-batches; the same without gradient accumulation).
         self.steps = 0
+        self.micro_steps = 0
+        self.updated = False
         self.skipped_steps = 0
         self.scaler = GradScalerState(self)
         self._names = self._match_module_names(model)
@@ -483,9 +496,39 @@ class Trainer:
         if lr is not None:
             self.set_lr(lr)
         loss, skipped = self._state.train_step()
-        self.steps += 1
-        self.skipped_steps += int(skipped)
+        self.micro_steps += 1
+        # With accumulation the step's micro-batch counter is back at zero
+        # after the micro-batch that completed an update.
+        self.updated = _MICRO_STEP not in self._by_name or \
+            float(self._state.tensor(_MICRO_STEP)) == 0
+        if self.updated:
+            self.steps += 1
+            self.skipped_steps += int(skipped)
         return float(loss)
+
+    @property
+    def accumulate(self):
+        """Micro-batches per optimizer update (1: no accumulation)."""
+        if _ACCUMULATE not in self._by_name:
+            return 1
+        value = float(self._state.tensor(_ACCUMULATE))
+        # Zero (never set) is the count compiled in.
+        return int(value) if value >= 1 else \
+            int(self.options.get("accumulate", 1))
+
+    @accumulate.setter
+    def accumulate(self, count):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError("accumulate must be an integer >= 1, got %r" %
+                             (count,))
+        if _ACCUMULATE not in self._by_name:
+            if count == 1:
+                return
+            raise _amp.AmpError("the step was compiled without gradient "
+                                "accumulation; pass accumulate=N to "
+                                "amp.compile")
+        for _, state in self._compiled.values():
+            state.set_hyperparameter(_ACCUMULATE, float(count))
 
     def set_lr(self, lr):
         """Sets the learning rate of the next steps."""

@@ -96,6 +96,11 @@ cl::opt<double> weightDecay("weight-decay", cl::init(0.0),
 cl::opt<double> maxGradNorm("max-grad-norm", cl::init(0.0),
                             cl::desc("Clip gradients to this global norm"),
                             cl::cat(category));
+cl::opt<int64_t>
+    accumulate("accumulate", cl::init(1),
+               cl::desc("Micro-batches per optimizer update: the step "
+                        "accumulates gradients (1: none)"),
+               cl::cat(category));
 cl::opt<std::string>
     lossScale("loss-scale", cl::init("auto"),
               cl::desc("Loss scaling: auto (dynamic for fp16, none otherwise), "
@@ -166,6 +171,7 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
   options.momentum = momentum;
   options.weightDecay = weightDecay;
   options.maxGradNorm = maxGradNorm;
+  options.accumulate = accumulate;
   options.initScale = initScale;
   options.growthInterval = growthInterval;
   options.hysteresis = hysteresis;
@@ -204,7 +210,7 @@ SmallVector<std::string> shapingOptions() {
   for (cl::opt<double> *option :
        {&learningRate, &momentum, &weightDecay, &maxGradNorm, &initScale})
     add(*option, number(*option));
-  for (cl::opt<int64_t> *option : {&growthInterval, &hysteresis})
+  for (cl::opt<int64_t> *option : {&accumulate, &growthInterval, &hysteresis})
     add(*option, Twine(option->getValue()));
   for (cl::opt<bool> *option : {&allowTF32, &errorAtMin})
     add(*option, *option ? "true" : "false");

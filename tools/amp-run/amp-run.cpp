@@ -108,6 +108,13 @@ cl::opt<std::string> lrScheduleSpec(
              "warmup_cosine:warmup_steps=W,total_steps=T[,min_lr=F], "
              "step_decay:step_size=S[,gamma=F]"),
     cl::value_desc("SPEC"), cl::cat(category));
+cl::opt<int64_t> accumulate(
+    "accumulate",
+    cl::desc("Micro-batches per optimizer update, for libraries compiled "
+             "with amp-compile --accumulate (default: the compiled count); "
+             "--steps, --lr-schedule and the printed loss (the mean over "
+             "the micro-batches) are per update"),
+    cl::value_desc("N"), cl::cat(category));
 cl::opt<std::string> evalOutputDir(
     "eval-output",
     cl::desc("With --eval: write each result of the forward model (its "
@@ -802,34 +809,60 @@ std::string nonfiniteTrigger(const Model &model, amp_state *state, float loss) {
   return findNonFinite(model, state);
 }
 
-int run(const Model &model, amp_state *state, Metrics *metrics,
-        EvalOutputs *evalOutputs, DataStreams *data, Summary &summary,
-        amp::NonfiniteFinder *finder) {
-  bool live = llvm::sys::Process::StandardErrIsDisplayed();
-  // Counting from 0 to `steps` (not 1 to `steps` inclusive) cannot overflow
-  // at --steps=INT64_MAX.
-  for (int64_t done = 0; done < steps; ++done) {
-    int64_t step = done + 1;
+/// The hyper-parameter and the counter of a library that accumulates
+/// gradients (amp-accumulate-gradients, docs/LossScaling.md).
+constexpr const char *kAccumulateName = "accumulate";
+constexpr const char *kMicroStepName = "grad_accum.micro_step";
+
+bool accumulatesGradients(const Model &model) {
+  for (int32_t i = 0; i < model.numTensors(); ++i)
+    if (model.tensor(i)->role == AMP_ROLE_HYPERPARAMETER &&
+        StringRef(model.tensor(i)->name) == kAccumulateName)
+      return true;
+  return false;
+}
+
+/// Whether the last call completed an optimizer update: always without
+/// gradient accumulation; with it, when the micro-batch counter is back at
+/// zero.
+bool completedUpdate(const Model &model, amp_state *state) {
+  auto *microStep =
+      static_cast<const float *>(model.stateTensor(state, kMicroStepName));
+  return !microStep || *microStep == 0;
+}
+
+/// What one optimizer update (or evaluation) gave.
+struct StepOutcome {
+  float loss = NAN;
+  int32_t skipped = 0;
+  double seconds = 0;
+};
+
+/// Step `step`: the micro-batches of one update (one call without
+/// gradient accumulation, or with --eval), each with a new batch; the loss
+/// is their mean.
+int runMicroBatches(const Model &model, amp_state *state,
+                    EvalOutputs *evalOutputs, DataStreams *data, int64_t step,
+                    amp::NonfiniteFinder *finder, StepOutcome &outcome) {
+  // Far above any real accumulation: a library whose counter never returns
+  // to zero is an error, not a hang.
+  constexpr int64_t kMaxMicroBatches = int64_t(1) << 24;
+  double lossSum = 0;
+  int64_t calls = 0;
+  do {
     float loss = NAN;
     int32_t skipped = 0;
     std::string error;
-    // The batch and the rate first: --find-nonfinite re-runs the step from
-    // the state saved before it, inputs and hyper-parameters included.
+    // The batch first: --find-nonfinite re-runs the step from the state
+    // saved before it, inputs and hyper-parameters included.
     if (data && data->fill(model, state) != 0)
       return 1;
-    std::optional<double> lr;
-    if (!lrScheduleSpec.empty()) {
-      lr = lrSchedule.rate(learningRate, done);
-      if (model.setHyperparameter(state, "lr", *lr) != 0)
-        return fail(llvm::Twine("--lr-schedule: step ") + llvm::Twine(step) +
-                    ": " + model.lastError());
-    }
     if (finder && !finder->beforeStep(state, error))
       return fail(error);
     auto start = std::chrono::steady_clock::now();
     int32_t status = evalOnly ? model.eval(state, &loss)
                               : model.trainStep(state, &loss, &skipped);
-    double seconds =
+    outcome.seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
     if (status != 0)
@@ -841,18 +874,50 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
     if (finder && finder->isActive() &&
         !finder->afterStep(step, nonfiniteTrigger(model, state, loss), error))
       return fail(error);
-    summary.seconds += seconds;
-    summary.skipped += skipped;
+    lossSum += loss;
+    outcome.skipped |= skipped;
+    ++calls;
+  } while (!evalOnly && !completedUpdate(model, state) &&
+           calls < kMaxMicroBatches);
+  if (!completedUpdate(model, state))
+    return fail(llvm::Twine("step ") + llvm::Twine(step) + ": no update after " +
+                llvm::Twine(calls) + " micro-batches");
+  outcome.loss = float(lossSum / double(calls));
+  return 0;
+}
+
+int run(const Model &model, amp_state *state, Metrics *metrics,
+        EvalOutputs *evalOutputs, DataStreams *data, Summary &summary,
+        amp::NonfiniteFinder *finder) {
+  bool live = llvm::sys::Process::StandardErrIsDisplayed();
+  // Counting from 0 to `steps` (not 1 to `steps` inclusive) cannot overflow
+  // at --steps=INT64_MAX.
+  for (int64_t done = 0; done < steps; ++done) {
+    int64_t step = done + 1;
+    std::optional<double> lr;
+    if (!lrScheduleSpec.empty()) {
+      lr = lrSchedule.rate(learningRate, done);
+      if (model.setHyperparameter(state, "lr", *lr) != 0)
+        return fail(llvm::Twine("--lr-schedule: step ") + llvm::Twine(step) +
+                    ": " + model.lastError());
+    }
+    StepOutcome outcome;
+    if (runMicroBatches(model, state, evalOutputs, data, step, finder,
+                        outcome) != 0)
+      return 1;
+    summary.seconds += outcome.seconds;
+    summary.skipped += outcome.skipped;
     if (step == 1)
-      summary.firstLoss = loss;
-    summary.lastLoss = loss;
+      summary.firstLoss = outcome.loss;
+    summary.lastLoss = outcome.loss;
     llvm::SmallVector<float> scales;
     if (!readLossScales(model, state, scales))
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model.lastError());
-    printProgress(step, loss, scales, lr, summary, live);
+    printProgress(step, outcome.loss, scales, lr, summary, live);
     if (metrics)
-      metrics->write(step, loss, scales, skipped, seconds, lr);
+      metrics->write(step, outcome.loss, scales, outcome.skipped,
+                     outcome.seconds, lr);
   }
   if (live && steps > 0)
     llvm::errs() << "\n";
@@ -904,6 +969,11 @@ int checkOptions() {
     if (!lrSchedule.parse(lrScheduleSpec, error))
       return fail("--lr-schedule '" + lrScheduleSpec + "': " + error);
   }
+  if (accumulate.getNumOccurrences() && accumulate < 1)
+    return fail("--accumulate must be at least 1, got " +
+                llvm::Twine(accumulate));
+  if (accumulate.getNumOccurrences() && evalOnly)
+    return fail("--accumulate applies to training, not --eval");
   if (!evalOutputDir.empty() && !evalOnly)
     return fail("--eval-output needs --eval");
   if (!evalOutputDir.empty() && !llvm::sys::fs::is_directory(evalOutputDir))
@@ -1000,6 +1070,22 @@ bool writeProfile(const amp::DeviceProfile &profile, amp::OutputFile &file,
   return !ec;
 }
 
+/// --accumulate: the micro-batches per update of a library that
+/// accumulates gradients (1 is also fine for one that does not).
+int setAccumulation(const Model &model, amp_state *state) {
+  if (!accumulatesGradients(model)) {
+    if (accumulate == 1)
+      return 0;
+    return fail("--accumulate=" + llvm::Twine(accumulate) + ": '" +
+                libraryPath +
+                "' does not accumulate gradients; compile it with amp-compile "
+                "--accumulate=N");
+  }
+  if (model.setHyperparameter(state, kAccumulateName, double(accumulate)) != 0)
+    return fail("--accumulate: " + llvm::Twine(model.lastError()));
+  return 0;
+}
+
 /// Loads the library and creates the state, loaded from --load and with
 /// the given learning rate and inputs.
 int prepare(std::optional<Model> &model,
@@ -1026,6 +1112,9 @@ int prepare(std::optional<Model> &model,
   if (learningRate.getNumOccurrences() &&
       model->setHyperparameter(state.get(), "lr", learningRate) != 0)
     return fail("--lr: " + llvm::Twine(model->lastError()));
+  if (accumulate.getNumOccurrences() &&
+      setAccumulation(*model, state.get()) != 0)
+    return 1;
 
   // Synthetic data first, then what the user gave.
   Random random{seed ^ 0xDA7A5EEDull};

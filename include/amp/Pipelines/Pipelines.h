@@ -187,6 +187,12 @@ struct TrainingPipelineOptions
       *this, "max-grad-norm",
       llvm::cl::desc("Clip gradients to this global norm (0: no clipping)"),
       llvm::cl::init(0.0)};
+  PassOptions::Option<int64_t> accumulate{
+      *this, "accumulate",
+      llvm::cl::desc("Micro-batches per optimizer update: gradients are "
+                     "accumulated inside the step (amp-accumulate-gradients; "
+                     "1: none)"),
+      llvm::cl::init(1)};
   PassOptions::Option<TrainingLossScale> lossScale{
       *this, "loss-scale", llvm::cl::desc("Loss scaling"),
       llvm::cl::init(TrainingLossScale::Auto),

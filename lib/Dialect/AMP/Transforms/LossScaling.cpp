@@ -24,6 +24,8 @@
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
 
+#include "StepRewriting.h"
+
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -51,113 +53,10 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-Type elementTypeOf(Value value) {
-  return cast<ShapedType>(value.getType()).getElementType();
-}
-
-bool isLowPrecision(Type element) {
-  return isa<Float16Type, BFloat16Type>(element);
-}
-
-RankedTensorType scalarOf(Type element) {
-  return RankedTensorType::get({}, element);
-}
-
-/// A 0-d amp.constant.
-Value scalarConstant(OpBuilder &b, Location loc, Type element,
-                     Attribute value) {
-  auto type = scalarOf(element);
-  return ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, value));
-}
-
-Value f32Constant(OpBuilder &b, Location loc, double value) {
-  return scalarConstant(b, loc, b.getF32Type(), b.getF32FloatAttr(value));
-}
-
-Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
-  return scalarConstant(b, loc, b.getI64Type(), b.getI64IntegerAttr(value));
-}
-
-Value i1Constant(OpBuilder &b, Location loc, bool value) {
-  return scalarConstant(b, loc, b.getI1Type(), b.getBoolAttr(value));
-}
-
-/// `a && b` and `a || b` on 0-d i1 tensors, as selects.
-Value logicalAnd(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return WhereOp::create(b, loc, lhs.getType(), lhs, rhs, lhs);
-}
-Value logicalOr(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return WhereOp::create(b, loc, lhs.getType(), lhs, lhs, rhs);
-}
-
-Value compare(OpBuilder &b, Location loc, CompareDirection direction, Value lhs,
-              Value rhs) {
-  auto type = cast<RankedTensorType>(lhs.getType()).clone(b.getI1Type());
-  return CompareOp::create(b, loc, type, direction, lhs, rhs);
-}
-
-/// The gradient operand of an optimizer update, or null.
-OpOperand *gradOperand(Operation *op) {
-  if (auto sgd = dyn_cast<SgdUpdateOp>(op))
-    return &sgd.getGradMutable();
-  if (auto adam = dyn_cast<AdamWUpdateOp>(op))
-    return &adam.getGradMutable();
-  return nullptr;
-}
-
-Value paramOf(Operation *op) {
-  if (auto sgd = dyn_cast<SgdUpdateOp>(op))
-    return sgd.getParam();
-  if (auto adam = dyn_cast<AdamWUpdateOp>(op))
-    return adam.getParam();
-  return {};
-}
-
-Value foundInfOf(Operation *op) {
-  if (auto sgd = dyn_cast<SgdUpdateOp>(op))
-    return sgd.getFoundInf();
-  if (auto adam = dyn_cast<AdamWUpdateOp>(op))
-    return adam.getFoundInf();
-  return {};
-}
-
-bool isOptimizerUpdate(Operation *op) {
-  return isa<SgdUpdateOp, AdamWUpdateOp>(op);
-}
-
-/// The operand an optimizer update returns as `result` when it skips
-/// (found_inf set), or null when `result` is not an update's.
-Value skippedValueOf(Value result) {
-  auto opResult = dyn_cast<OpResult>(result);
-  if (!opResult)
-    return {};
-  unsigned index = opResult.getResultNumber();
-  if (auto sgd = dyn_cast<SgdUpdateOp>(opResult.getOwner()))
-    return index == 0 ? sgd.getParam() : sgd.getMomentumBuffer();
-  if (auto adam = dyn_cast<AdamWUpdateOp>(opResult.getOwner())) {
-    Value skipped[] = {adam.getParam(), adam.getExpAvg(), adam.getExpAvgSq()};
-    return skipped[index];
-  }
-  return {};
-}
-
 /// Ops that consume gradients as gradients: the dataflow analysis stops at
 /// them, and the gradients they read are the ones to unscale.
 bool isGradientSink(Operation *op) {
   return isa<ClipGradNormOp, SgdUpdateOp, AdamWUpdateOp>(op);
-}
-
-/// Whether `use` takes a gradient in any float type (the update computes
-/// in f32), so an f16/bf16 gradient may be unscaled into f32 for it: the
-/// gradient of an update of an f32 parameter, or a gradient being clipped
-/// (the clipped results are retyped to match).
-bool acceptsF32Gradient(OpOperand &use) {
-  Operation *user = use.getOwner();
-  if (isa<ClipGradNormOp>(user))
-    return true;
-  if (gradOperand(user) == &use)
-    return elementTypeOf(paramOf(user)).isF32();
-  return false;
 }
 
 /// Whether the step computes in f16 anywhere (loss scaling mode=auto).
@@ -614,36 +513,9 @@ void ScalingRewriter::updateScale(unsigned k) {
 /// dampening starts its momentum buffer from the gradient on the first
 /// step), keeps its argument's value on a skipped step.
 void ScalingRewriter::skipUpdates() {
-  for (Operation *update : ops.updates) {
-    if (auto sgd = dyn_cast<SgdUpdateOp>(update))
-      sgd.getFoundInfMutable().assign(found);
-    else
-      cast<AdamWUpdateOp>(update).getFoundInfMutable().assign(found);
-  }
-  Operation *ret = view.getReturn();
-  b.setInsertionPoint(ret);
-  DenseMap<Type, Value> broadcastFound;
-  for (Role role : {Role::Parameter, Role::OptimizerState}) {
-    for (TrainingStep::StatePair pair : view.getStatePairs(role)) {
-      Value in = step.getArgument(pair.argument);
-      Value out = ret->getOperand(pair.result);
-      if (out == in || in.getType() != out.getType())
-        continue;
-      if (skippedValueOf(out) == in)
-        continue;
-      auto type = cast<RankedTensorType>(out.getType());
-      Value condition = found;
-      if (type.getRank() != 0) {
-        Type maskType = type.clone(i1);
-        Value &mask = broadcastFound[maskType];
-        if (!mask)
-          mask = BroadcastOp::create(b, loc, maskType, found);
-        condition = mask;
-      }
-      Value kept = WhereOp::create(b, loc, type, condition, in, out);
-      ret->setOperand(pair.result, kept);
-    }
-  }
+  for (Operation *update : ops.updates)
+    setFoundInf(update, found);
+  keepStateWhen(b, loc, view, found, {Role::Parameter, Role::OptimizerState});
 }
 
 //===----------------------------------------------------------------------===//

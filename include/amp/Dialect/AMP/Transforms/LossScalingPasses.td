@@ -118,4 +118,49 @@ def AMPMasterWeightsPass : Pass<"amp-master-weights", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::amp::AMPDialect"];
 }
 
+def AMPAccumulateGradientsPass
+    : Pass<"amp-accumulate-gradients", "::mlir::ModuleOp"> {
+  let summary = "Gradient accumulation over micro-batches inside the step";
+  let description = [{
+    Makes every training step one micro-batch of an optimizer update that
+    averages the gradients of `accumulate` micro-batches (PyTorch's
+    `loss / N; loss.backward()` every micro-batch, `optimizer.step();
+    zero_grad()` every N-th), with no host logic:
+
+    - a hyper-parameter `accumulate` (0-d f32, `#amp.role<hyperparameter>`):
+      the micro-batches per update, which a runtime may set each step; a
+      value below 1 (zero, as runtimes allocate it) means the option
+      `micro-batches`, compiled in;
+    - optimizer state `grad_accum.micro_step` (0-d f32, micro-batches since
+      the last update; 0 after a micro-batch that completed an update, which
+      is how a driver counts updates) and, per gradient,
+      `<parameter>.grad_accum` (f32): the running sum;
+    - every `amp.seed` is multiplied by `1 / accumulate`, so the sum is the
+      mean over the micro-batches;
+    - the sums are taken where the gradients enter the optimizer end: the
+      operands of `amp.unscale_grads` when the step is loss-scaled (scaled
+      sums, unscaled and checked for inf/NaN once per update, as GradScaler
+      with accumulation), else of `amp.clip_grad_norm` (the global norm of
+      the summed gradients), else of the updates;
+    - on a micro-batch that does not complete an update, the updates skip
+      (their `found_inf` is or-ed with it), and parameters, optimizer and
+      scaler state are returned unchanged; buffers (batch-norm running
+      statistics) are updated every micro-batch, as in PyTorch; the
+      `skipped` result is set only on a completed update that skipped.
+
+    Run it after `amp-loss-scaling` and `amp-master-weights`. The
+    intermediate micro-batches still compute the (discarded) updates.
+
+    ```
+    amp-opt step.mlir --amp-accumulate-gradients="micro-batches=4"
+    ```
+  }];
+  let dependentDialects = ["::mlir::amp::AMPDialect"];
+  let options = [
+    Option<"microBatches", "micro-batches", "int64_t", /*default=*/"2",
+           "Default of the `accumulate` hyper-parameter: micro-batches per "
+           "optimizer update (>= 1)">,
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_LOSSSCALINGPASSES_TD
