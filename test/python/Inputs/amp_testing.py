@@ -29,23 +29,29 @@ def loader(shape, classes, batches, batch_size, seed=0, shuffle=True,
         generator=torch.Generator().manual_seed(seed + 1))
 
 
-def torch_losses(model, data, epochs, make_optimizer, schedule=None):
-    """Trains a copy of `model` in fp32 with PyTorch; the losses and the
-    trained copy. `schedule(step)` gives each step's lr."""
+def torch_losses(model, data, epochs, make_optimizer, schedule=None,
+                 accumulate=1):
+    """Trains a copy of `model` in fp32 with PyTorch; the losses (one per
+    batch) and the trained copy. `schedule(step)` gives each optimizer
+    step's lr; with `accumulate`, each step sums the gradients of that many
+    batches of loss / accumulate (PyTorch's accumulation loop)."""
     model = copy.deepcopy(model).train()
     optimizer = make_optimizer(model.parameters())
-    losses, step = [], 0
+    losses, step, micro = [], 0, 0
     for _ in range(epochs):
         for x, y in data:
-            if schedule is not None:
-                for group in optimizer.param_groups:
-                    group["lr"] = schedule(step)
-            optimizer.zero_grad()
+            if micro == 0:
+                if schedule is not None:
+                    for group in optimizer.param_groups:
+                        group["lr"] = schedule(step)
+                optimizer.zero_grad()
             loss = torch.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            optimizer.step()
+            (loss / accumulate).backward()
             losses.append(loss.item())
-            step += 1
+            micro += 1
+            if micro == accumulate:
+                optimizer.step()
+                step, micro = step + 1, 0
     return losses, model
 
 
