@@ -1,8 +1,10 @@
 """The loop both examples run: train a model with amp (bf16 by default,
-cosine schedule) on batches drawn from a seeded synthetic dataset through a
-torch DataLoader, train a copy in fp32 with PyTorch on the same batches and
-schedule, and compare the losses; then compile the trained weights in fp32
-and compare eval-mode logits with PyTorch's."""
+cosine schedule, gradients accumulated over 2 micro-batches per optimizer
+step) on batches drawn from a seeded synthetic dataset through a torch
+DataLoader, train a copy in fp32 with PyTorch on the same batches, schedule
+and accumulation, and compare the losses (per optimizer step: the mean over
+its micro-batches); then compile the trained weights in fp32 and compare
+eval-mode logits with PyTorch's."""
 import argparse
 import copy
 import sys
@@ -18,8 +20,12 @@ warnings.filterwarnings("ignore")
 
 def arguments(description, steps=50, batch_size=8, lr=1e-3):
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--steps", type=int, default=steps)
-    parser.add_argument("--batch-size", type=int, default=batch_size)
+    parser.add_argument("--steps", type=int, default=steps,
+                        help="optimizer steps")
+    parser.add_argument("--batch-size", type=int, default=batch_size,
+                        help="samples per micro-batch")
+    parser.add_argument("--accumulate", type=int, default=2,
+                        help="micro-batches per optimizer step")
     parser.add_argument("--precision", default="bf16",
                         choices=["fp32", "fp16", "bf16"])
     parser.add_argument("--lr", type=float, default=lr)
@@ -44,12 +50,13 @@ def loader(dataset, batch_size, seed=0):
 
 
 def batches(dataset, args):
-    """args.steps batches, epoch after epoch, each epoch shuffled with its
-    own seed: the same sequence for every run."""
-    step, epoch = 0, 0
-    while step < args.steps:
+    """The micro-batches of args.steps optimizer steps, epoch after epoch,
+    each epoch shuffled with its own seed: the same sequence for every
+    run."""
+    step, epoch, total = 0, 0, args.steps * args.accumulate
+    while step < total:
         for batch in loader(dataset, args.batch_size, seed=epoch):
-            if step == args.steps:
+            if step == total:
                 return
             yield batch
             step += 1
@@ -57,22 +64,32 @@ def batches(dataset, args):
 
 
 def torch_run(model, dataset, args, schedule, autocast_dtype):
-    """PyTorch's losses on the same batches and schedule (fp32, or under
-    CPU autocast to `autocast_dtype`) and the trained copy."""
+    """PyTorch's losses per optimizer step on the same micro-batches,
+    schedule and accumulation (fp32, or under CPU autocast to
+    `autocast_dtype`) and the trained copy."""
     reference = copy.deepcopy(model).train()
     optimizer = torch.optim.AdamW(reference.parameters(), lr=args.lr)
-    losses = []
-    for step, (x, y) in enumerate(batches(dataset, args)):
-        for group in optimizer.param_groups:
-            group["lr"] = schedule(step)
-        optimizer.zero_grad()
+    micro_losses = []
+    for micro, (x, y) in enumerate(batches(dataset, args)):
+        if micro % args.accumulate == 0:
+            for group in optimizer.param_groups:
+                group["lr"] = schedule(micro // args.accumulate)
+            optimizer.zero_grad()
         with torch.autocast("cpu", dtype=autocast_dtype or torch.bfloat16,
                             enabled=autocast_dtype is not None):
             loss = torch.nn.functional.cross_entropy(reference(x), y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses, reference
+        (loss / args.accumulate).backward()
+        micro_losses.append(loss.item())
+        if (micro + 1) % args.accumulate == 0:
+            optimizer.step()
+    return per_step(micro_losses, args), reference
+
+
+def per_step(micro_losses, args):
+    """The loss of each optimizer step: the mean over its micro-batches."""
+    n = args.accumulate
+    return [sum(micro_losses[i:i + n]) / n
+            for i in range(0, len(micro_losses), n)]
 
 
 def relative_difference(ours, theirs):
@@ -86,18 +103,19 @@ def run(model, dataset, args):
     start = time.time()
     trainer = amp.compile(model, example_inputs=(example,),
                           loss="cross_entropy", optimizer="adamw", lr=args.lr,
-                          precision=args.precision, lr_schedule=schedule)
+                          precision=args.precision, lr_schedule=schedule,
+                          accumulate=args.accumulate)
     print("compiled in %.1f s" % (time.time() - start))
 
-    ours = []
-    for x, y in batches(dataset, args):
-        ours.append(trainer.step(x, y))
+    ours = per_step([trainer.step(x, y) for x, y in batches(dataset, args)],
+                    args)
+    assert trainer.steps == args.steps, (trainer.steps, args.steps)
     theirs, reference = torch_run(model, dataset, args, schedule, None)
     worst = relative_difference(ours, theirs)
-    print("%d %s steps: loss %.4f -> %.4f (PyTorch fp32 %.4f -> %.4f), "
-          "worst relative difference %.2g" %
-          (len(ours), args.precision, ours[0], ours[-1], theirs[0],
-           theirs[-1], worst))
+    print("%d %s steps of %d micro-batches: loss %.4f -> %.4f (PyTorch fp32 "
+          "%.4f -> %.4f), worst relative difference %.2g" %
+          (len(ours), args.precision, args.accumulate, ours[0], ours[-1],
+           theirs[0], theirs[-1], worst))
     # Tolerance: how far PyTorch's own bf16 autocast run drifts from its
     # fp32 run on the same batches measures what bf16 rounding does to this
     # model and schedule (Adam's normalised steps and batch norm amplify it
