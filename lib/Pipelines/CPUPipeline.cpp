@@ -39,6 +39,8 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
 
   if (options.blas)
     pm.addPass(amp::createCPUContractionsToBLASPass());
+  if (options.outlineKernels)
+    pm.addPass(amp::createCPUOutlineKernelsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
