@@ -172,6 +172,7 @@ void KernelOutliner::outlineKernelsOf(func::FuncOp caller) {
     for (Operation &op : block)
       if (isKernel(&op) && !freesMemory(&op))
         candidates.push_back(&op);
+  llvm::SetVector<Operation *> cloned;
   for (Operation *op : candidates) {
     SmallVector<Value> arguments;
     SmallVector<Operation *> constants;
@@ -182,7 +183,12 @@ void KernelOutliner::outlineKernelsOf(func::FuncOp caller) {
     OpBuilder builder(op);
     func::CallOp::create(builder, op->getLoc(), kernel, arguments);
     op->erase();
+    cloned.insert(constants.begin(), constants.end());
   }
+  // Constants only the kernels used now live there.
+  for (Operation *constant : cloned)
+    if (constant->use_empty())
+      constant->erase();
 }
 
 namespace {
