@@ -75,13 +75,15 @@ def amp_compile(build, source, library, options):
     return time.perf_counter() - start
 
 
-def export_resnet18(path):
+def export_resnet18(path, blocks=(2, 2, 2, 2)):
     """torchvision's ResNet-18 as ONNX, in training mode (batch norms
-    normalize by batch statistics and update their running ones)."""
+    normalize by batch statistics and update their running ones); other
+    `blocks` per stage give the other basic-block ResNets ((3, 4, 6, 3):
+    ResNet-34)."""
     import torch
-    import torchvision
+    from torchvision.models.resnet import BasicBlock, ResNet
     torch.manual_seed(0)
-    model = torchvision.models.resnet18(weights=None, num_classes=CLASSES)
+    model = ResNet(BasicBlock, list(blocks), num_classes=CLASSES)
     model.train()
     with torch.no_grad():
         torch.onnx.export(model, (torch.randn(IMAGES, 3, SIDE, SIDE),), path,

@@ -39,6 +39,8 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
 
   if (options.blas)
     pm.addPass(amp::createCPUContractionsToBLASPass());
+  if (options.outlineKernels)
+    pm.addPass(amp::createCPUOutlineKernelsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -56,7 +58,11 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // In model libraries, buffers come from the runtime's pool
+  // (lib/Runtime/StepBuffers.cpp), kept from one step to the next.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = options.modelABI;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   ConvertFuncToLLVMPassOptions funcToLLVM;
   funcToLLVM.useBarePtrCallConv = options.modelABI;
   pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));

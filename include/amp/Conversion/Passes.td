@@ -143,6 +143,37 @@ def CPUContractionsToBLASPass
   ];
 }
 
+def CPUOutlineKernelsPass
+    : Pass<"amp-cpu-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Move each loop nest of a function into its own function, "
+                "one function per distinct nest";
+  let description = [{
+    Runs on bufferized IR, before linalg-to-loops: each top-level op of a
+    function body that computes on buffers (a linalg op, or an op with
+    regions such as scf.for, scf.if) and has no results becomes a call
+
+      func.call @<caller>_kernel<N>(captured values...)
+
+    to a private function whose body is the op. The values the op uses
+    from outside become arguments; constants are cloned into the new
+    function instead, so loop bounds stay constants there. Identical
+    kernels (the same body and argument types, locations aside) share
+    one function: a step that repeats a block of layers compiles each
+    distinct loop nest once. The functions carry LLVM's `noinline`, so
+    LLVM optimizes and generates code for many small functions (which it
+    can do in parallel, see amp-compile) instead of one function of the
+    size of the whole step, whose compile time grows faster than its size.
+
+    Left in place: ops with results, ops that free memory (their buffers
+    may not be freed through a bare pointer), ops capturing a memref
+    without a static shape and strides (it has no bare pointer), and ops
+    in functions that this pass created.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // LinalgToGPU: the steps of amp-gpu-pipeline (lib/Conversion/LinalgToGPU)
 //===----------------------------------------------------------------------===//

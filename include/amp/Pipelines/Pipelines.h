@@ -29,6 +29,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(amp-cpu-contractions-to-blas); the lowered code then "
                      "needs OpenBLAS linked or loaded"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> outlineKernels{
+      *this, "outline-kernels",
+      llvm::cl::desc("Move each loop nest into its own function, one per "
+                     "distinct nest (amp-cpu-outline-kernels), so LLVM "
+                     "compiles many small functions instead of one huge one"),
+      llvm::cl::init(true)};
 };
 
 /// The CPU reference backend: amp -> linalg on tensors -> bufferized loops

@@ -1,9 +1,11 @@
 //===- SharedLibrary.cpp - the lowered model as a shared library ----------===//
 //
-// The lowered module translated to LLVM IR, optimized and emitted as an
-// object for the host, then linked with the descriptor (Glue.cpp) and the
+// The lowered module translated to LLVM IR, optimized and emitted as
+// objects for the host, then linked with the descriptor (Glue.cpp) and the
 // model runtime (for cuda targets also the CUDA runtime) into a shared
-// library with the C ABI of include/amp/Runtime/ModelABI.h.
+// library with the C ABI of include/amp/Runtime/ModelABI.h. A large module
+// is split into parts (by size, so the library does not depend on the
+// machine) that are optimized and compiled in parallel threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,15 +18,23 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Analysis/CFG.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -45,36 +55,15 @@ LogicalResult mlir::amp::checkLowered(ModuleOp module) {
 }
 
 namespace {
-/// Builds the library; the first failure leaves its reason in `message`.
-class LibraryBuilder {
-public:
-  LibraryBuilder(const LibraryOptions &options, std::string &message)
-      : options(options), message(message) {}
-
-  LogicalResult writeObject(ModuleOp module, StringRef path);
-  LogicalResult writeFile(StringRef path, StringRef contents);
-  LogicalResult linkLibrary(StringRef glue, StringRef object, StringRef output);
-
-  LogicalResult error(const Twine &text) {
-    message = text.str();
-    return failure();
-  }
-
-private:
-  std::unique_ptr<llvm::TargetMachine> hostTargetMachine();
-
-  const LibraryOptions &options;
-  std::string &message;
-};
-} // namespace
-
-std::unique_ptr<llvm::TargetMachine> LibraryBuilder::hostTargetMachine() {
+/// The host's target machine, or null with the reason in `error`. One per
+/// thread: a TargetMachine is not safe to share.
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string message;
   const llvm::Target *llvmTarget =
       llvm::TargetRegistry::lookupTarget(triple, message);
   if (!llvmTarget) {
-    (void)error("no LLVM target for " + triple.str() + ": " + message);
+    error = "no LLVM target for " + triple.str() + ": " + message;
     return nullptr;
   }
   llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
@@ -87,39 +76,158 @@ std::unique_ptr<llvm::TargetMachine> LibraryBuilder::hostTargetMachine() {
       llvm::Reloc::PIC_));
 }
 
-LogicalResult LibraryBuilder::writeObject(ModuleOp module, StringRef path) {
+/// Optimizes `module` at -O3 and writes its object code to `path`; on
+/// failure `error` says why. Touches nothing outside `module`'s context,
+/// so parts of a model compile in parallel threads.
+bool compileToObject(llvm::Module &module, StringRef path,
+                     std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(error);
+  if (!machine)
+    return false;
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(machine->getTargetTriple());
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
+  if (llvm::Error err = optimize(&module)) {
+    error = "LLVM optimization failed: " + llvm::toString(std::move(err));
+    return false;
+  }
+  SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return false;
+  }
+  codegen.run(module);
+  return ::amp::writeOutput(path, StringRef(object.data(), object.size()),
+                            error);
+}
+
+/// Marks the large loop-free functions `optnone`: LLVM's optimizations
+/// and instruction scheduling take time quadratic in the size of a basic
+/// block, and such a function (the step's sequence of allocations and
+/// kernel calls after amp-cpu-outline-kernels) runs once per step, so
+/// optimizing it gains nothing measurable. Floating-point results do not
+/// depend on the optimization level (no fast-math flags).
+void skipOptimizingLargeStraightLines(llvm::Module &module) {
+  constexpr unsigned kLargeFunction = 2000;
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration() ||
+        function.getInstructionCount() < kLargeFunction)
+      continue;
+    SmallVector<std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>>
+        backEdges;
+    llvm::FindFunctionBackedges(function, backEdges);
+    if (!backEdges.empty())
+      continue;
+    function.addFnAttr(llvm::Attribute::OptimizeNone);
+    function.addFnAttr(llvm::Attribute::NoInline);
+  }
+}
+
+/// How many parts the model's code is compiled in: one per
+/// kInstructionsPerPart instructions, at most kMaxParts. It depends on the
+/// module only, never on the machine, so the library is the same whatever
+/// the number of threads.
+unsigned countParts(const llvm::Module &module) {
+  constexpr uint64_t kInstructionsPerPart = 20000;
+  constexpr uint64_t kMaxParts = 32;
+  uint64_t instructions = 0;
+  for (const llvm::Function &function : module)
+    instructions += function.getInstructionCount();
+  return std::clamp<uint64_t>(
+      llvm::divideCeil(instructions, kInstructionsPerPart), 1, kMaxParts);
+}
+
+/// Compiles the bitcode `parts` to the objects `paths` with a pool of
+/// threads (AMP_COMPILE_THREADS of them when set, else one per core).
+/// Returns the first failure's reason, or an empty string.
+std::string compileParts(ArrayRef<SmallString<0>> parts,
+                         ArrayRef<std::string> paths) {
+  std::vector<std::string> errors(parts.size());
+  llvm::ThreadPoolStrategy strategy = llvm::hardware_concurrency(
+      llvm::sys::Process::GetEnv("AMP_COMPILE_THREADS").value_or(""));
+  llvm::DefaultThreadPool pool(strategy);
+  for (size_t i = 0; i < parts.size(); ++i)
+    pool.async([&, i] {
+      llvm::LLVMContext context;
+      llvm::Expected<std::unique_ptr<llvm::Module>> module =
+          llvm::parseBitcodeFile(
+              llvm::MemoryBufferRef(StringRef(parts[i].data(), parts[i].size()),
+                                    paths[i]),
+              context);
+      if (!module)
+        errors[i] = "cannot read back a part of the model: " +
+                    llvm::toString(module.takeError());
+      else
+        compileToObject(**module, paths[i], errors[i]);
+    });
+  pool.wait();
+  for (std::string &error : errors)
+    if (!error.empty())
+      return error;
+  return "";
+}
+
+/// Builds the library; the first failure leaves its reason in `message`.
+class LibraryBuilder {
+public:
+  LibraryBuilder(const LibraryOptions &options, std::string &message)
+      : options(options), message(message) {}
+
+  LogicalResult writeObjects(ModuleOp module, StringRef directory,
+                             SmallVectorImpl<std::string> &objects);
+  LogicalResult writeFile(StringRef path, StringRef contents);
+  LogicalResult linkLibrary(StringRef glue, ArrayRef<std::string> objects,
+                            StringRef output);
+
+  LogicalResult error(const Twine &text) {
+    message = text.str();
+    return failure();
+  }
+
+private:
+  const LibraryOptions &options;
+  std::string &message;
+};
+} // namespace
+
+/// Translates `module` to LLVM IR and compiles it into objects in
+/// `directory`: large modules are split (llvm::SplitModule; the kernels of
+/// amp-cpu-outline-kernels are separate functions) into parts that are
+/// optimized and compiled in parallel.
+LogicalResult LibraryBuilder::writeObjects(ModuleOp module,
+                                           StringRef directory,
+                                           SmallVectorImpl<std::string> &objects) {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context);
   if (!llvmModule)
     return error("cannot translate the model to LLVM IR");
-  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine();
-  if (!machine)
-    return failure();
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvmModule->setTargetTriple(machine->getTargetTriple());
-  auto optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
-  if (llvm::Error err = optimize(llvmModule.get()))
-    return error("LLVM optimization failed: " + llvm::toString(std::move(err)));
-  ::amp::OutputStream output;
-  if (!output.open(path, message))
-    return failure();
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, output.os(), nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return error("the target cannot emit object files");
-  codegen.run(*llvmModule);
-  if (!output.commit(message))
-    return failure();
-  return success();
+  skipOptimizingLargeStraightLines(*llvmModule);
+  unsigned count = countParts(*llvmModule);
+  for (unsigned i = 0; i < count; ++i)
+    objects.push_back((directory + "/model" + Twine(i) + ".o").str());
+  if (count == 1)
+    return success(compileToObject(*llvmModule, objects[0], message));
+  SmallVector<SmallString<0>> parts;
+  llvm::SplitModule(*llvmModule, count,
+                    [&](std::unique_ptr<llvm::Module> part) {
+                      llvm::raw_svector_ostream os(parts.emplace_back());
+                      llvm::WriteBitcodeToFile(*part, os);
+                    });
+  message = compileParts(parts, objects);
+  return success(message.empty());
 }
 
 LogicalResult LibraryBuilder::writeFile(StringRef path, StringRef contents) {
   return success(::amp::writeOutput(path, contents, message));
 }
 
-LogicalResult LibraryBuilder::linkLibrary(StringRef glue, StringRef object,
+LogicalResult LibraryBuilder::linkLibrary(StringRef glue,
+                                          ArrayRef<std::string> objects,
                                           StringRef output) {
   StringRef prefix = options.prefix;
   llvm::ErrorOr<std::string> cxx =
@@ -143,10 +251,10 @@ LogicalResult LibraryBuilder::linkLibrary(StringRef glue, StringRef object,
                    (archive == runtime ? ""
                                        : " (amp was built without the CUDA "
                                          "toolkit; see AMP_CUDA_ROOT)"));
-  SmallVector<StringRef> args = {*cxx,    "-O2",  "-shared",
-                                 "-fPIC", "-I",   include,
-                                 glue,    object, "-Wl,--whole-archive",
-                                 runtime};
+  SmallVector<StringRef> args = {*cxx, "-O2", "-shared", "-fPIC",
+                                 "-I", include, glue};
+  args.append(objects.begin(), objects.end());
+  args.append({"-Wl,--whole-archive", runtime});
   // The CUDA runtime loads libcuda and libcublasLt itself (dlopen): the
   // library builds and loads on machines without a GPU driver.
   if (options.cuda)
@@ -182,15 +290,15 @@ LogicalResult mlir::amp::compileLibrary(ModuleOp module,
                          ec.message());
   llvm::scope_exit cleanup(
       [&] { llvm::sys::fs::remove_directories(directory); });
-  std::string object = (directory + "/model.o").str();
+  SmallVector<std::string> objects;
   std::string glue = (directory + "/glue.cpp").str();
   std::string library = (directory + "/model.so").str();
   std::string blob = (directory + "/initial-values.bin").str();
-  if (failed(builder.writeObject(module, object)) ||
+  if (failed(builder.writeObjects(module, directory, objects)) ||
       failed(builder.writeFile(blob, initial.blob)) ||
       failed(
           builder.writeFile(glue, generateGlue(model, blob, options.cuda))) ||
-      failed(builder.linkLibrary(glue, object, library)))
+      failed(builder.linkLibrary(glue, objects, library)))
     return failure();
   // Through OutputStream: a full disk leaves no partial library, a
   // device is written in place.
