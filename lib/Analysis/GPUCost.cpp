@@ -47,6 +47,7 @@ namespace {
 
 constexpr StringLiteral kGemmFunc = "amp_gpu_gemm";
 constexpr StringLiteral kGemmEpilogueFunc = "amp_gpu_gemm_epilogue";
+constexpr StringLiteral kGemmExFunc = "amp_gpu_gemm_ex";
 
 //===----------------------------------------------------------------------===//
 // Sizes
@@ -704,15 +705,18 @@ private:
   }
 
   LogicalResult visitCall(func::CallOp call) {
-    bool withEpilogue = call.getCallee() == kGemmEpilogueFunc;
+    bool apart = call.getCallee() == kGemmExFunc;
+    bool withEpilogue = call.getCallee() == kGemmEpilogueFunc || apart;
     if (call.getCallee() != kGemmFunc && !withEpilogue) {
       add(GPUCostEntry::Kind::Call).name = call.getCallee().str();
       return success();
     }
     // amp_gpu_gemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a,
     //              stride_a, b, stride_b, c, alpha, beta, allow_tf32,
-    //              [epilogue, vector,] stream)
-    unsigned expected = withEpilogue ? 19 : 17;
+    //              [epilogue, vector, [d,]] stream)
+    // With D apart (amp_gpu_gemm_ex) C is read and D written: the same bytes
+    // as accumulating in place.
+    unsigned expected = apart ? 20 : withEpilogue ? 19 : 17;
     if (call.getNumOperands() != expected)
       return call.emitError("amp-gpu-cost-report: ")
              << call.getCallee() << " takes " << expected
@@ -749,7 +753,10 @@ private:
     entry.bytesWritten = batch * mn * double(cBytes);
     entry.flops = 2 * batch * mn * double(entry.k);
     // The epilogue's vector is f32; its work rides on the product's.
-    if (withEpilogue && ints[16] == AMP_GEMM_EPILOGUE_BIAS) {
+    entry.cApart = apart;
+    if (apart && ints[16] == 0) {
+      // No epilogue: the residual alone.
+    } else if (withEpilogue && ints[16] == AMP_GEMM_EPILOGUE_BIAS) {
       entry.epilogue = "bias";
       entry.bytesRead += double(entry.n) * 4;
     } else if (withEpilogue && ints[16] == AMP_GEMM_EPILOGUE_BGRAD_A) {
@@ -821,6 +828,8 @@ llvm::json::Object entryJSON(const GPUCostEntry &e, bool modeled) {
     o["allow_tf32"] = e.allowTF32;
     if (!e.epilogue.empty())
       o["epilogue"] = e.epilogue;
+    if (e.cApart)
+      o["c_apart"] = true;
     break;
   case GPUCostEntry::Kind::Alloc:
   case GPUCostEntry::Kind::Free:
@@ -1067,7 +1076,8 @@ void mlir::amp::printSummary(const GPUCostReport &report,
         break;
       case GPUCostEntry::Kind::Gemm:
         what = "gemm " + e.aType + "->" + e.cType +
-               (e.epilogue.empty() ? "" : "+" + e.epilogue);
+               (e.epilogue.empty() ? "" : "+" + e.epilogue) +
+               (e.cApart ? "+c" : "");
         shape = llvm::formatv("{0}x{1}x{2}x{3}", e.batch, e.m, e.n, e.k);
         break;
       case GPUCostEntry::Kind::Sync:

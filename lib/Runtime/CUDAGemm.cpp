@@ -77,18 +77,19 @@ struct PlanKey {
   int32_t transA, transB;
   int64_t strideA, strideB;
   int32_t tf32;
-  uint32_t alignA, alignB, alignC;
+  uint32_t alignA, alignB, alignC, alignD;
   int32_t epilogue; // 0 or an amp_gemm_epilogue
 
   auto tie() const {
     return std::tie(aType, cType, batch, m, n, k, transA, transB, strideA,
-                    strideB, tf32, alignA, alignB, alignC, epilogue);
+                    strideB, tf32, alignA, alignB, alignC, alignD, epilogue);
   }
   bool operator<(const PlanKey &other) const { return tie() < other.tie(); }
 };
 
 /// Descriptors in cuBLASLt's operand order: `first` describes our B,
-/// `second` our A, `out` our C (both cuBLASLt's C and D: in place).
+/// `second` our A, `out` our C and D (cuBLASLt's C and D: the same shape
+/// and type, whether in place or apart).
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t first = nullptr, second = nullptr, out = nullptr;
@@ -437,7 +438,7 @@ bool chooseAlgorithm(const Gemm &g, Plan &plan, const PlanKey &key) {
       setPreference(g, preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
                     key.alignC, false) &&
       setPreference(g, preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
-                    key.alignC, false) &&
+                    key.alignD, false) &&
       checkLt(g,
               g.lt.cublasLtMatmulAlgoGetHeuristic(
                   g.handle, plan.desc, plan.first, plan.second, plan.out,
@@ -481,7 +482,8 @@ const Plan *findPlan(Gemm &g, const PlanKey &key) {
 PlanKey makeKey(int32_t aType, int32_t cType, int64_t batch, int64_t m,
                 int64_t n, int64_t k, int32_t transA, int32_t transB,
                 const void *a, int64_t strideA, const void *b, int64_t strideB,
-                const void *c, int32_t allowTF32, int32_t epilogue) {
+                const void *c, const void *d, int32_t allowTF32,
+                int32_t epilogue) {
   PlanKey key;
   key.aType = aType;
   key.cType = cType;
@@ -498,6 +500,7 @@ PlanKey makeKey(int32_t aType, int32_t cType, int64_t batch, int64_t m,
   key.alignA = batchAlignment(a, batch, key.strideA, elementBytes(aType));
   key.alignB = batchAlignment(b, batch, key.strideB, elementBytes(aType));
   key.alignC = batchAlignment(c, batch, m * n, elementBytes(cType));
+  key.alignD = batchAlignment(d, batch, m * n, elementBytes(cType));
   key.epilogue = epilogue;
   return key;
 }
@@ -511,15 +514,15 @@ bool amp::cuda::loadCublasLt() {
 }
 
 namespace {
-/// Both entry points: `epilogue` 0 is none.
+/// Every entry point: `epilogue` 0 is none; D is C in place unless apart.
 void runGemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
              int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
              const void *a, int64_t stride_a, const void *b, int64_t stride_b,
-             void *c, float alpha, float beta, int32_t allow_tf32,
-             int32_t epilogue, void *vector, void *stream) {
+             const void *c, float alpha, float beta, int32_t allow_tf32,
+             int32_t epilogue, void *vector, void *d, void *stream) {
   if (failed() || !checkTypes(a_dtype, c_dtype) ||
       !checkSizes(batch, m, n, k, stride_a, stride_b) ||
-      !checkPointers(a, b, c) ||
+      !checkPointers(a, b, c) || !checkPointers(a, b, d) ||
       (epilogue && !checkEpilogue(epilogue, vector, batch)) || !ready())
     return;
   // A batch of products with one shared B and dense, untransposed A[b]
@@ -534,7 +537,7 @@ void runGemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
   if (!ensureHandle(g))
     return;
   PlanKey key = makeKey(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a,
-                        stride_a, b, stride_b, c, allow_tf32, epilogue);
+                        stride_a, b, stride_b, c, d, allow_tf32, epilogue);
   const Plan *plan = findPlan(g, key);
   if (!plan)
     return;
@@ -553,7 +556,7 @@ void runGemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
   CUstream on = stream ? static_cast<CUstream>(stream) : amp::cuda::stream();
   cublasStatus_t status = g.lt.cublasLtMatmul(
       g.handle, plan->desc, &alpha, b, plan->first, a, plan->second, &beta, c,
-      plan->out, c, plan->out, &plan->algo, g.workspace, kWorkspaceBytes, on);
+      plan->out, d, plan->out, &plan->algo, g.workspace, kWorkspaceBytes, on);
   if (status != CUBLAS_STATUS_SUCCESS)
     checkLt(g, status, "running a cuBLASLt GEMM (" + describeGemm(key) + ")");
 }
@@ -566,7 +569,7 @@ extern "C" void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
                              float alpha, float beta, int32_t allow_tf32,
                              void *stream) {
   runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
-          stride_b, c, alpha, beta, allow_tf32, 0, nullptr, stream);
+          stride_b, c, alpha, beta, allow_tf32, 0, nullptr, c, stream);
 }
 
 extern "C" void
@@ -577,5 +580,16 @@ amp_gpu_gemm_epilogue(int32_t a_dtype, int32_t c_dtype, int64_t batch,
                       float beta, int32_t allow_tf32, int32_t epilogue,
                       void *vector, void *stream) {
   runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
-          stride_b, c, alpha, beta, allow_tf32, epilogue, vector, stream);
+          stride_b, c, alpha, beta, allow_tf32, epilogue, vector, c, stream);
+}
+
+extern "C" void
+amp_gpu_gemm_ex(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
+                int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
+                const void *a, int64_t stride_a, const void *b,
+                int64_t stride_b, const void *c, float alpha, float beta,
+                int32_t allow_tf32, int32_t epilogue, void *vector, void *d,
+                void *stream) {
+  runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
+          stride_b, c, alpha, beta, allow_tf32, epilogue, vector, d, stream);
 }

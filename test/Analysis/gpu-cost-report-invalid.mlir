@@ -81,3 +81,16 @@ func.func @step(%p: !llvm.ptr) {
   call @amp_gpu_gemm_epilogue(%i, %i, %l, %l, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i, %p) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr) -> ()
   return
 }
+
+// -----
+
+// amp_gpu_gemm_ex has D before the stream: 20 operands.
+func.func private @amp_gpu_gemm_ex(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr)
+func.func @step(%p: !llvm.ptr) {
+  %i = arith.constant 0 : i32
+  %l = arith.constant 1 : i64
+  %f = arith.constant 1.0 : f32
+  // expected-error @below {{amp-gpu-cost-report: amp_gpu_gemm_ex takes 20 operands, this call has 19}}
+  call @amp_gpu_gemm_ex(%i, %i, %l, %l, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i, %i, %p, %p) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr) -> ()
+  return
+}

@@ -56,9 +56,11 @@
 // recomputation in the backward, and the backward) and every attention
 // softmax (128 rows of 16 keys; forward, recomputation, backward) is one
 // launch of a block per row (amp-gpu-fuse-rows), in order; the two
-// 1-block launches are the mean loss and the gradient norm. 106 launches
-// (115 before bias adds and bias gradients became GEMM epilogues, 152 when
-// every stage had its own). No single-thread kernel loops.
+// 1-block launches are the mean loss and the gradient norm. 103 launches
+// (106 before residual adds became GEMMs with C and D apart and f32
+// gradients were rounded by the kernel computing them, 115 before bias adds
+// and bias gradients became GEMM epilogues, 152 when every stage had its
+// own). No single-thread kernel loops.
 // TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
 // TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
@@ -71,18 +73,19 @@
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
 // TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0
-// TRANSFORMER-NEXT: launches: 106
+// TRANSFORMER-NEXT: launches: 103
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm
 // sums the squares of each of the 16 gradients separately: one launch pair
 // for all of them (34 blocks in stage 1: 1 or 2 per small gradient, 8 per
-// 256x64 weight), 109 launches (118 without the GEMM epilogues; 153 with
+// 256x64 weight), 106 launches (109 before the residual and rounding
+// fusions, 118 without the GEMM epilogues; 153 with
 // a launch pair or one block per gradient, and a launch per fill of their
 // 0-d accumulators, which now sit together and fuse).
 // CLIP: launch 34x1x1 x 256x1x1: loop all_reduce
 // CLIP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
 // CLIP: single-thread launches with a loop: 0
-// CLIP-NEXT: launches: 109
+// CLIP-NEXT: launches: 106
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).

@@ -44,6 +44,9 @@ struct GPUCostEntry {
   /// The cuBLASLt epilogue of amp_gpu_gemm_epilogue: "bias" (an f32 vector
   /// of n read) or "bgrad_a" (one of m written); empty for none.
   std::string epilogue;
+  /// amp_gpu_gemm_ex: C is read from its own buffer and D written apart (a
+  /// residual added by the GEMM).
+  bool cApart = false;
   /// Allocations and frees: the bytes, and the temporaries live after it.
   int64_t allocBytes = 0, liveBytes = 0;
   /// Filled by applyDeviceModel.

@@ -58,6 +58,22 @@ void amp_gpu_gemm_epilogue(int32_t a_dtype, int32_t c_dtype, int64_t batch,
                            float alpha, float beta, int32_t allow_tf32,
                            int32_t epilogue, void *vector, void *stream);
 
+/* The general form, with C and D apart:
+     D[b] = alpha * op(A[b]) x op(B[b]) + beta * C[b] [+ epilogue]
+   C and D are both of c_dtype and m x n dense; D may be C (then this is
+   amp_gpu_gemm_epilogue). C is only read, and not at all when beta is 0. A
+   residual added to a product is beta = 1 with C the residual and D the
+   sum, so no kernel reads the product back (cuBLASLt computes the same; its
+   BIAS epilogue adds the vector after beta * C). `epilogue` 0 is none
+   (`vector` then unused); otherwise as amp_gpu_gemm_epilogue. Same stream
+   and errors. */
+void amp_gpu_gemm_ex(int32_t a_dtype, int32_t c_dtype, int64_t batch,
+                     int64_t m, int64_t n, int64_t k, int32_t trans_a,
+                     int32_t trans_b, const void *a, int64_t stride_a,
+                     const void *b, int64_t stride_b, const void *c,
+                     float alpha, float beta, int32_t allow_tf32,
+                     int32_t epilogue, void *vector, void *d, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

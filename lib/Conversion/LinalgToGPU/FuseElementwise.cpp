@@ -7,17 +7,26 @@
 // into cuBLASLt calls. A cast of a weight fused into its GEMM would
 // otherwise make a loop nest of it.
 //
+// A value read by several ops and rounded (or widened) by one of them gets
+// its rounding as a second output of the op computing it (an f32 gradient
+// and the bf16 copy its GEMM reads): one kernel writes both, instead of a
+// second kernel re-reading the f32 tensor. Upstream's fusion would instead
+// recompute the value in the rounding kernel, reading the producer's inputs
+// again.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::amp {
@@ -33,6 +42,90 @@ bool isContraction(Operation *op) {
   return linalgOp && linalg::isaContractionOpInterface(linalgOp);
 }
 
+/// `generic` is elementwise, its one input is `operand` and its body only
+/// casts it (`yield truncf(in)` or `extf`), with identity maps.
+bool isCastOf(linalg::GenericOp generic, OpOperand *operand) {
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      generic.getDpsInputOperand(0) != operand ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  Block &body = generic.getRegion().front();
+  Value yielded = body.getTerminator()->getOperand(0);
+  Operation *cast = yielded.getDefiningOp();
+  return body.getOperations().size() == 2 &&
+         isa_and_nonnull<arith::TruncFOp, arith::ExtFOp>(cast) &&
+         cast->getOperand(0) == body.getArgument(0);
+}
+
+/// The cast generic reading a result of a multi-reader elementwise generic
+/// becomes an extra output of that generic, which yields the cast value too.
+struct CastAsSecondOutput : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp rounding,
+                                PatternRewriter &rewriter) const override {
+    OpOperand *input = rounding.getNumDpsInputs() == 1
+                           ? rounding.getDpsInputOperand(0)
+                           : nullptr;
+    auto value = input ? dyn_cast<OpResult>(input->get()) : OpResult();
+    auto producer =
+        value ? dyn_cast<linalg::GenericOp>(value.getOwner()) : nullptr;
+    auto castType = dyn_cast<RankedTensorType>(rounding.getResultTypes()[0]);
+    if (!producer || producer->hasOneUse() || !isCastOf(rounding, input) ||
+        isContraction(producer) || !castType || !castType.hasStaticShape() ||
+        producer.getNumParallelLoops() != producer.getNumLoops() ||
+        !producer.getIndexingMapMatchingResult(value).isIdentity())
+      return rewriter.notifyMatchFailure(rounding, "not a cast of a shared value");
+    rewriter.setInsertionPoint(producer);
+    Location loc = rounding.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, castType.getShape(),
+                                         castType.getElementType());
+    SmallVector<Value> inits = producer.getDpsInits();
+    inits.push_back(init);
+    SmallVector<AffineMap> maps = producer.getIndexingMapsArray();
+    maps.push_back(producer.getIndexingMapMatchingResult(value));
+    SmallVector<Type> types(producer.getResultTypes());
+    types.push_back(castType);
+    auto fused = linalg::GenericOp::create(
+        rewriter, loc, types, producer.getDpsInputs(), inits, maps,
+        producer.getIteratorTypesArray());
+    cloneBodyWithCast(rewriter, producer, rounding, value.getResultNumber(),
+                      fused);
+    rewriter.replaceOp(rounding, fused.getResults().back());
+    rewriter.replaceOp(producer, fused.getResults().drop_back());
+    return success();
+  }
+
+  /// The producer's body with the rounding's one op applied to yielded value
+  /// `index`, yielded last.
+  static void cloneBodyWithCast(PatternRewriter &rewriter,
+                                linalg::GenericOp producer,
+                                linalg::GenericOp rounding, unsigned index,
+                                linalg::GenericOp fused) {
+    Block &from = producer.getRegion().front();
+    SmallVector<Type> argTypes(from.getArgumentTypes());
+    Type castElement = rounding.getRegion().front().getArgument(1).getType();
+    argTypes.push_back(castElement);
+    SmallVector<Location> locs(argTypes.size(), fused.getLoc());
+    Block *to = rewriter.createBlock(&fused.getRegion(), {}, argTypes, locs);
+    IRMapping mapping;
+    mapping.map(from.getArguments(), to->getArguments().drop_back());
+    for (Operation &op : from.without_terminator())
+      rewriter.clone(op, mapping);
+    auto yield = cast<linalg::YieldOp>(from.getTerminator());
+    SmallVector<Value> yielded = llvm::map_to_vector(
+        yield.getOperands(), [&](Value v) { return mapping.lookupOrDefault(v); });
+    Operation &castOp = rounding.getRegion().front().front();
+    IRMapping castMapping;
+    castMapping.map(rounding.getRegion().front().getArgument(0), yielded[index]);
+    yielded.push_back(rewriter.clone(castOp, castMapping)->getResult(0));
+    linalg::YieldOp::create(rewriter, fused.getLoc(), yielded);
+  }
+};
+
 struct GPUFuseElementwisePass
     : amp::impl::GPUFuseElementwisePassBase<GPUFuseElementwisePass> {
   void runOnOperation() override {
@@ -43,6 +136,7 @@ struct GPUFuseElementwisePass
              !isContraction(fused->getOwner());
     };
     RewritePatternSet patterns(ctx);
+    patterns.add<CastAsSecondOutput>(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     tensor::populateBubbleUpExpandShapePatterns(patterns);

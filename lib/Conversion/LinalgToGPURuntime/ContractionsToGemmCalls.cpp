@@ -6,7 +6,9 @@
 // include/amp/Runtime/CUDAKernels.h). The elementwise op that adds a bias
 // to a product (and rounds it), or that only reads the product rounded, and
 // the sum of an operand's rows that follows its product (a bias gradient)
-// are folded into the call as cuBLASLt epilogues and output types.
+// are folded into the call as cuBLASLt epilogues and output types; a
+// residual added with the bias becomes cuBLASLt's `beta * C` with C (the
+// residual) and D (the sum) apart.
 // Everything else is left for the loop and kernel lowering of the GPU
 // pipeline.
 //
@@ -41,6 +43,7 @@ using mlir::amp::findZeroFill;
 using mlir::amp::GemmShape;
 using mlir::amp::isDenseBuffer;
 using mlir::amp::kGemmEpilogueFunc;
+using mlir::amp::kGemmExFunc;
 using mlir::amp::kGemmFunc;
 using mlir::amp::stripExt;
 
@@ -57,9 +60,15 @@ std::optional<int32_t> gemmDType(Type type) {
   return std::nullopt;
 }
 
-/// amp_gpu_gemm, or with an epilogue amp_gpu_gemm_epilogue, declared once.
-func::FuncOp getOrDeclareGemm(ModuleOp module, bool epilogue) {
-  StringRef name = epilogue ? kGemmEpilogueFunc : kGemmFunc;
+/// Which runtime entry point a call needs.
+enum class GemmEntry { Plain, Epilogue, Apart };
+
+/// amp_gpu_gemm, with an epilogue amp_gpu_gemm_epilogue, with C and D apart
+/// amp_gpu_gemm_ex; declared once.
+func::FuncOp getOrDeclareGemm(ModuleOp module, GemmEntry entry) {
+  StringRef name = entry == GemmEntry::Apart      ? kGemmExFunc
+                   : entry == GemmEntry::Epilogue ? kGemmEpilogueFunc
+                                                  : kGemmFunc;
   MLIRContext *ctx = module.getContext();
   Builder b(ctx);
   Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
@@ -68,11 +77,13 @@ func::FuncOp getOrDeclareGemm(ModuleOp module, bool epilogue) {
   //   int64_t m, int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
   //   const void *a, int64_t stride_a, const void *b, int64_t stride_b,
   //   void *c, float alpha, float beta, int32_t allow_tf32,
-  //   [int32_t epilogue, void *vector,] void *stream)
+  //   [int32_t epilogue, void *vector, [void *d,]] void *stream)
   SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, i32, i32,
                               ptr, i64, ptr, i64, ptr, f32, f32, i32};
-  if (epilogue)
+  if (entry != GemmEntry::Plain)
     inputs.append({i32, ptr});
+  if (entry == GemmEntry::Apart)
+    inputs.push_back(ptr);
   inputs.push_back(ptr);
   return amp::getOrDeclareLibraryFunc(module, name,
                                       b.getFunctionType(inputs, {}));
@@ -87,6 +98,7 @@ struct Epilogue {
   int32_t kind = 0; // 0 or an amp_gemm_epilogue
   Value vector;     // the bias read or the bias gradient written
   Value output;     // the buffer the call writes (the op's own by default)
+  Value residual;   // C apart from the output (beta 1), or none
   Operation *absorbed = nullptr; // the op the call does instead
 };
 
@@ -119,49 +131,105 @@ linalg::GenericOp soleConsumer(Operation *gemm, Value c) {
   return consumer;
 }
 
-/// `yield [truncf](t + bias)` over (t, bias, out) in operand order, with
-/// every loop parallel, t and out indexed as they are stored and the bias
-/// by the last dimension: C + bias in f32, rounded to out's type.
-bool isBiasAdd(linalg::GenericOp op, Value c, Value &bias) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 0)
-    return false;
-  int cIndex = op.getDpsInputOperand(0)->get() == c ? 0 : 1;
-  OpOperand *cOperand = op.getDpsInputOperand(cIndex);
-  OpOperand *biasOperand = op.getDpsInputOperand(1 - cIndex);
-  OpOperand *out = op.getDpsInitOperand(0);
+/// The terms an elementwise op adds to the product: an f32 bias vector
+/// (indexed by the last dimension) and a residual (indexed as stored, of the
+/// output's type, which cuBLASLt requires of C), either may be absent.
+struct AddTerms {
+  Value bias, residual;
+};
+
+/// Classifies the inputs of `op` other than the product `c`: each must be a
+/// bias or a residual, at most one of each.
+bool classifyTerms(linalg::GenericOp op, Value c, Type outType,
+                   AddTerms &terms) {
   unsigned rank = op.getNumLoops();
-  AffineMap biasMap = op.getMatchingIndexingMap(biasOperand);
-  if (cOperand->get() != c ||
-      !op.getMatchingIndexingMap(cOperand).isIdentity() ||
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value value = input->get();
+    auto type = cast<MemRefType>(value.getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (value == c)
+      continue;
+    if (map.getNumResults() == 1 && type.getElementType().isF32() &&
+        map.getResult(0) == getAffineDimExpr(rank - 1, op.getContext()) &&
+        !terms.bias)
+      terms.bias = value;
+    else if (map.isIdentity() && type.getElementType() == outType &&
+             !terms.residual)
+      terms.residual = value;
+    else
+      return false;
+  }
+  return (terms.bias || terms.residual) &&
+         (!terms.bias || isDenseBuffer(terms.bias)) &&
+         (!terms.residual || isDenseBuffer(terms.residual));
+}
+
+/// Collects the leaves of a tree of arith.addf rooted at `v` whose inner
+/// adds have no other user; counts the adds.
+void addLeaves(Value v, SmallVectorImpl<Value> &leaves, unsigned &adds) {
+  auto add = v.getDefiningOp<arith::AddFOp>();
+  if (!add || !(add->hasOneUse() || adds == 0)) {
+    leaves.push_back(v);
+    return;
+  }
+  ++adds;
+  addLeaves(add.getLhs(), leaves, adds);
+  addLeaves(add.getRhs(), leaves, adds);
+}
+
+/// `yield [truncf](t + bias + [extf](residual))` in any order and
+/// association, every loop parallel, t and out indexed as stored: C plus
+/// the terms in f32, rounded once to out's type (as cuBLASLt's `alpha AB +
+/// beta C + bias`, f32 sums reassociated).
+bool isProductAdd(linalg::GenericOp op, Value c, AddTerms &terms) {
+  if (op.getNumDpsInputs() < 2 || op.getNumDpsInputs() > 3 ||
+      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0)
+    return false;
+  OpOperand *out = op.getDpsInitOperand(0);
+  Type outType = cast<MemRefType>(out->get().getType()).getElementType();
+  auto cOperands = llvm::make_filter_range(
+      op.getDpsInputOperands(), [&](OpOperand *o) { return o->get() == c; });
+  if (llvm::range_size(cOperands) != 1 ||
+      !op.getMatchingIndexingMap(*cOperands.begin()).isIdentity() ||
       !op.getMatchingIndexingMap(out).isIdentity() ||
-      biasMap.getNumResults() != 1 ||
-      biasMap.getResult(0) != getAffineDimExpr(rank - 1, op.getContext()))
+      !classifyTerms(op, c, outType, terms))
     return false;
   Block &body = op.getRegion().front();
   Value result = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
-  if (auto trunc = result.getDefiningOp<arith::TruncFOp>())
+  bool rounds = false;
+  if (auto trunc = result.getDefiningOp<arith::TruncFOp>()) {
     result = trunc.getIn();
-  auto add = result.getDefiningOp<arith::AddFOp>();
-  bool rounds = result != body.getTerminator()->getOperand(0);
-  if (!add || body.getOperations().size() != (rounds ? 3u : 2u))
-    return false;
-  Value t = body.getArgument(cIndex), b = body.getArgument(1 - cIndex);
-  if (!((add.getLhs() == t && add.getRhs() == b) ||
-        (add.getLhs() == b && add.getRhs() == t)))
-    return false;
-  bias = biasOperand->get();
-  return isDenseBuffer(bias) &&
-         cast<MemRefType>(bias.getType()).getElementType().isF32();
+    rounds = true;
+  }
+  SmallVector<Value> leaves;
+  unsigned adds = 0, exts = 0;
+  addLeaves(result, leaves, adds);
+  SmallVector<Value> args;
+  for (Value leaf : leaves) {
+    Value arg = stripExt(leaf);
+    exts += arg != leaf;
+    if (!isa<BlockArgument>(arg) || llvm::is_contained(args, arg))
+      return false;
+    args.push_back(arg);
+  }
+  // Every input is a leaf once, and the body is nothing but the sum.
+  return int64_t(args.size()) == op.getNumDpsInputs() &&
+         llvm::none_of(args,
+                       [&](Value a) {
+                         return cast<BlockArgument>(a).getArgNumber() >=
+                                op.getNumDpsInputs();
+                       }) &&
+         body.getOperations().size() == adds + exts + (rounds ? 2u : 1u);
 }
 
-/// The bias add consuming the product `c` (f32, fresh, beta 0) that the
-/// call can do as a BIAS epilogue writing the add's output in its type.
-std::optional<Epilogue> matchBiasEpilogue(linalg::LinalgOp op, Value c,
-                                          const GemmShape &shape, Type aType) {
+/// The add consuming the product `c` (f32, fresh, beta 0) that the call can
+/// do: a bias as the BIAS epilogue, a residual as C apart from D (beta 1),
+/// writing the add's output in its type.
+std::optional<Epilogue> matchProductAdd(linalg::LinalgOp op, Value c,
+                                        const GemmShape &shape, Type aType) {
   linalg::GenericOp consumer = soleConsumer(op, c);
-  Value bias;
-  if (!consumer || shape.batch != 1 || !isBiasAdd(consumer, c, bias) ||
+  AddTerms terms;
+  if (!consumer || shape.batch != 1 || !isProductAdd(consumer, c, terms) ||
       !onlyAllocationsBetween(op, consumer))
     return std::nullopt;
   Value out = consumer.getDpsInitOperand(0)->get();
@@ -169,10 +237,12 @@ std::optional<Epilogue> matchBiasEpilogue(linalg::LinalgOp op, Value c,
   auto outShape = cast<MemRefType>(out.getType()).getShape();
   if (!isDenseBuffer(out) || (!outType.isF32() && outType != aType) ||
       outShape.back() != shape.n ||
-      cast<MemRefType>(bias.getType()).getShape()[0] != shape.n ||
+      (terms.bias &&
+       cast<MemRefType>(terms.bias.getType()).getShape()[0] != shape.n) ||
       llvm::is_contained(op->getOperands(), out))
     return std::nullopt;
-  return Epilogue{AMP_GEMM_EPILOGUE_BIAS, bias, out, consumer};
+  return Epilogue{terms.bias ? AMP_GEMM_EPILOGUE_BIAS : 0, terms.bias, out,
+                  terms.residual, consumer};
 }
 
 /// `yield out + [extf](in)`: a sum into the output.
@@ -222,7 +292,7 @@ std::optional<Epilogue> matchBiasGradient(linalg::LinalgOp op, Value a,
       gradType.getDimSize(0) != shape.m || !isDenseBuffer(grad) ||
       !findZeroFill(sum, grad))
     return std::nullopt;
-  return Epilogue{AMP_GEMM_EPILOGUE_BGRAD_A, grad, Value(), sum};
+  return Epilogue{AMP_GEMM_EPILOGUE_BGRAD_A, grad, Value(), Value(), sum};
 }
 
 /// When the only reader of the fresh f32 product `c` rounds it to A's type
@@ -276,17 +346,17 @@ struct ContractionsToGemmCallsPass
       rewrite(module, op, match);
   }
 
-  /// The epilogue the call takes over, if any: a bias add of its fresh
-  /// product, or else the bias gradient of A (and, without a bias, the
-  /// product narrowed to A's type when it is only read rounded).
+  /// The epilogue the call takes over, if any: a bias and/or residual add
+  /// of its fresh product, or else the bias gradient of A (and, without an
+  /// add, the product narrowed to A's type when it is only read rounded).
   Epilogue chooseEpilogue(linalg::LinalgOp op, Value a, Value &c, Type aType,
                           const GemmShape &shape, bool fresh) {
     if (fresh && cast<MemRefType>(c.getType()).getElementType().isF32())
-      if (std::optional<Epilogue> bias = matchBiasEpilogue(op, c, shape, aType))
-        return *bias;
+      if (std::optional<Epilogue> add = matchProductAdd(op, c, shape, aType))
+        return *add;
     if (fresh)
       narrowProduct(op, c, aType);
-    Epilogue none{0, Value(), c, nullptr};
+    Epilogue none{0, Value(), c, Value(), nullptr};
     std::optional<Epilogue> grad = matchBiasGradient(op, a, shape);
     if (!grad)
       return none;
@@ -308,7 +378,8 @@ struct ContractionsToGemmCallsPass
     Value product = c;
     Epilogue epilogue =
         chooseEpilogue(op, a, c, aType, *shape, zeroFill != nullptr);
-    if (epilogue.kind == AMP_GEMM_EPILOGUE_BIAS) {
+    bool add = epilogue.absorbed && epilogue.kind != AMP_GEMM_EPILOGUE_BGRAD_A;
+    if (add) {
       c = epilogue.output;
       cCode = gemmDType(cast<MemRefType>(c.getType()).getElementType());
     } else if (c != product) {
@@ -332,7 +403,17 @@ struct ContractionsToGemmCallsPass
       return arith::ConstantFloatOp::create(builder, loc, builder.getF32Type(),
                                             APFloat(v));
     };
-    func::FuncOp gemm = getOrDeclareGemm(module, epilogue.kind != 0);
+    GemmEntry entry = epilogue.residual ? GemmEntry::Apart
+                      : epilogue.kind   ? GemmEntry::Epilogue
+                                        : GemmEntry::Plain;
+    func::FuncOp gemm = getOrDeclareGemm(module, entry);
+    // With a residual, C is the residual (beta 1) and the output is D.
+    Value input = epilogue.residual ? epilogue.residual : c;
+    float beta = epilogue.residual || !zeroFill ? 1.0f : 0.0f;
+    auto nullPointer = [&]() -> Value {
+      return LLVM::ZeroOp::create(
+          builder, loc, LLVM::LLVMPointerType::get(builder.getContext()));
+    };
     SmallVector<Value> args = {i32(*aCode),
                                i32(*cCode),
                                i64(shape->batch),
@@ -345,18 +426,21 @@ struct ContractionsToGemmCallsPass
                                i64(shape->strideA),
                                bufferPointer(builder, loc, b),
                                i64(shape->strideB),
-                               bufferPointer(builder, loc, c),
+                               bufferPointer(builder, loc, input),
                                f32(1.0f),
-                               f32(zeroFill ? 0.0f : 1.0f),
+                               f32(beta),
                                i32(allowTF32 && aType.isF32())};
-    if (epilogue.kind) {
+    if (entry != GemmEntry::Plain) {
       args.push_back(i32(epilogue.kind));
-      args.push_back(bufferPointer(builder, loc, epilogue.vector));
+      args.push_back(epilogue.vector
+                         ? bufferPointer(builder, loc, epilogue.vector)
+                         : nullPointer());
     }
+    if (entry == GemmEntry::Apart)
+      args.push_back(bufferPointer(builder, loc, c));
     // The stream: null (the runtime's) until amp-gemm-calls-on-stream gives
     // the call the step's.
-    args.push_back(LLVM::ZeroOp::create(
-        builder, loc, LLVM::LLVMPointerType::get(builder.getContext())));
+    args.push_back(nullPointer());
     func::CallOp::create(builder, loc, gemm, args);
     op->erase();
     if (zeroFill)
@@ -365,7 +449,7 @@ struct ContractionsToGemmCallsPass
       eraseAbsorbed(epilogue, product);
   }
 
-  /// The op the epilogue does goes, with (for a bias add) the f32 product
+  /// The op the epilogue does goes, with (for an add) the f32 product
   /// buffer it read, or (for a bias gradient) the zero fill of its output.
   static void eraseAbsorbed(const Epilogue &epilogue, Value product) {
     Operation *absorbed = epilogue.absorbed;

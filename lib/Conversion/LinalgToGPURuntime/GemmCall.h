@@ -18,11 +18,15 @@ namespace mlir::amp {
 constexpr StringLiteral kGemmFunc = "amp_gpu_gemm";
 /// The same operands with `epilogue, vector` before the stream.
 constexpr StringLiteral kGemmEpilogueFunc = "amp_gpu_gemm_epilogue";
+/// The same operands with `epilogue, vector, d` before the stream: C (only
+/// read) and D (written) apart.
+constexpr StringLiteral kGemmExFunc = "amp_gpu_gemm_ex";
 
 inline bool isGemmCall(Operation *op) {
   auto call = dyn_cast_or_null<func::CallOp>(op);
   return call && (call.getCallee() == kGemmFunc ||
-                  call.getCallee() == kGemmEpilogueFunc);
+                  call.getCallee() == kGemmEpilogueFunc ||
+                  call.getCallee() == kGemmExFunc);
 }
 
 } // namespace mlir::amp

@@ -127,3 +127,84 @@ func.func @two_uses(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
   } -> tensor<256xf32>
   return %a, %b : tensor<256xf32>, tensor<256xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d1)>
+
+// A value read by several ops, one of which only rounds it (the mse
+// gradient in f32, its bf16 copy for the GEMM, and its column sum for the
+// bias gradient): the rounding becomes a second output of the producer,
+// which writes both (one kernel); the column sum reads the f32 output.
+// CHECK-LABEL: func.func @dual_output
+//       CHECK:   %[[R:.+]]:2 = linalg.generic
+//  CHECK-SAME:       outs(%{{.+}}, %{{.+}} : tensor<64x32xf32>, tensor<64x32xbf16>)
+//       CHECK:     %[[G:.+]] = arith.mulf
+//       CHECK:     %[[T:.+]] = arith.truncf %[[G]] : f32 to bf16
+//       CHECK:     linalg.yield %[[G]], %[[T]] : f32, bf16
+//       CHECK:   %[[S:.+]] = linalg.generic
+//  CHECK-SAME:       ins(%[[R]]#0 : tensor<64x32xf32>)
+//       CHECK:   return %[[R]]#1, %[[S]]
+func.func @dual_output(%y: tensor<64x32xf32>, %t: tensor<64x32xf32>) -> (tensor<64x32xbf16>, tensor<32xf32>) {
+  %c = arith.constant 0.5 : f32
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<64x32xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %t : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e0 : tensor<64x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %d = arith.subf %a, %b : f32
+    %m = arith.mulf %d, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<64x32xf32>
+  %e1 = tensor.empty() : tensor<64x32xbf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g : tensor<64x32xf32>) outs(%e1 : tensor<64x32xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  } -> tensor<64x32xbf16>
+  %e2 = tensor.empty() : tensor<32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32xf32>) -> tensor<32xf32>
+  %s = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["reduction", "parallel"]}
+      ins(%g : tensor<64x32xf32>) outs(%f : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<32xf32>
+  return %r, %s : tensor<64x32xbf16>, tensor<32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Not fused: a value read by several ops, none of which only casts it (the
+// second negates before rounding). The three generics stay.
+// CHECK-LABEL: func.func @no_dual_output
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: linalg.generic
+func.func @no_dual_output(%y: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xbf16>) {
+  %e0 = tensor.empty() : tensor<64x32xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<64x32xf32>) outs(%e0 : tensor<64x32xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<64x32xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %y : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e0 : tensor<64x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.divf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<64x32xf32>
+  %e1 = tensor.empty() : tensor<64x32xbf16>
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g : tensor<64x32xf32>) outs(%e1 : tensor<64x32xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.negf %in : f32
+    %1 = arith.truncf %0 : f32 to bf16
+    linalg.yield %1 : bf16
+  } -> tensor<64x32xbf16>
+  return %u, %n : tensor<64x32xf32>, tensor<64x32xbf16>
+}

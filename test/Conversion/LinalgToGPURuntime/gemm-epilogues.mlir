@@ -259,3 +259,174 @@ func.func @bgrad_not_folded(%dy: memref<32x128xbf16>, %other: memref<32x128xbf16
   memref.dealloc %s : memref<128xf32>
   return
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// A residual added with the bias (mlp_stack's fc2 at O1: y = x + (h @ w^T +
+// b) in f32): amp_gpu_gemm_ex(..., c = x, alpha 1, beta 1, allow_tf32,
+// epilogue 1, bias, d = y, stream), C and D apart; the product and the add
+// kernel are gone.
+// CHECK-LABEL: func.func @linear_bias_residual
+// CHECK-SAME: (%[[X:.+]]: memref<32x64xf32>, %[[H:.+]]: memref<32x128xbf16>, %[[W:.+]]: memref<64x128xbf16>, %[[BIAS:.+]]: memref<64xf32>)
+// CHECK-DAG: %[[F32:.+]] = arith.constant 0 : i32
+// CHECK-DAG: %[[BF16:.+]] = arith.constant 2 : i32
+// CHECK-DAG: %[[EPI:.+]] = arith.constant 1 : i32
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[Y:.+]] = memref.alloc() : memref<32x64xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: %[[XP:.+]] = llvm.inttoptr
+// CHECK: memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK: %[[BP:.+]] = llvm.inttoptr
+// CHECK: memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK: %[[YP:.+]] = llvm.inttoptr
+// CHECK: call @amp_gpu_gemm_ex(%[[BF16]], %[[F32]], {{.*}}, %[[XP]], %[[ONE]], %[[ONE]], %{{.+}}, %[[EPI]], %[[BP]], %[[YP]], %{{.+}}) :
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.dealloc
+// CHECK: return %[[Y]]
+// CHECK: func.func private @amp_gpu_gemm_ex(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+func.func @linear_bias_residual(%x: memref<32x64xf32>, %h: memref<32x128xbf16>, %w: memref<64x128xbf16>, %bias: memref<64xf32>) -> memref<32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<32x64xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x64xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%h, %w : memref<32x128xbf16>, memref<64x128xbf16>) outs(%t : memref<32x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %y = memref.alloc() : memref<32x64xf32>
+  linalg.generic {indexing_maps = [#id, #id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %t, %bias : memref<32x64xf32>, memref<32x64xf32>, memref<64xf32>) outs(%y : memref<32x64xf32>) {
+  ^bb0(%r: f32, %in: f32, %b: f32, %out: f32):
+    %0 = arith.addf %in, %b : f32
+    %1 = arith.addf %r, %0 : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %t : memref<32x64xf32>
+  return %y : memref<32x64xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A residual alone, in bf16 (extended, added in f32, rounded once to the
+// bf16 output, C's type being D's): amp_gpu_gemm_ex with epilogue 0 and a
+// null vector.
+// CHECK-LABEL: func.func @residual_only_bf16
+// CHECK-SAME: (%[[X:.+]]: memref<32x64xbf16>
+// CHECK-DAG: %[[BF16:.+]] = arith.constant 2 : i32
+// CHECK-DAG: %[[NONE:.+]] = arith.constant 0 : i32
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[NULL:.+]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[Y:.+]] = memref.alloc() : memref<32x64xbf16>
+// CHECK: memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: %[[XP:.+]] = llvm.inttoptr
+// CHECK: memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK: %[[YP:.+]] = llvm.inttoptr
+// CHECK: call @amp_gpu_gemm_ex(%[[BF16]], %[[BF16]], {{.*}}, %[[XP]], %[[ONE]], %[[ONE]], %{{.+}}, %[[NONE]], %[[NULL]], %[[YP]], %[[NULL]]) :
+// CHECK-NOT: linalg.generic
+func.func @residual_only_bf16(%x: memref<32x64xbf16>, %h: memref<32x128xbf16>, %w: memref<64x128xbf16>) -> memref<32x64xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<32x64xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x64xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%h, %w : memref<32x128xbf16>, memref<64x128xbf16>) outs(%t : memref<32x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %y = memref.alloc() : memref<32x64xbf16>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %x : memref<32x64xf32>, memref<32x64xbf16>) outs(%y : memref<32x64xbf16>) {
+  ^bb0(%in: f32, %r: bf16, %out: bf16):
+    %0 = arith.extf %r : bf16 to f32
+    %1 = arith.addf %0, %in : f32
+    %2 = arith.truncf %1 : f32 to bf16
+    linalg.yield %2 : bf16
+  }
+  memref.dealloc %t : memref<32x64xf32>
+  return %y : memref<32x64xbf16>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// Not folded: the bias add rounded to bf16 before the residual is added
+// (mlp_stack's fc2 at O2: two roundings, which cuBLASLt's one cannot make),
+// and a bf16 residual added to an f32 output (cuBLASLt's C has D's type).
+// Both stay a plain product and the add kernel.
+// CHECK-LABEL: func.func @residual_not_folded
+// CHECK-NOT: amp_gpu_gemm_ex
+// CHECK: call @amp_gpu_gemm(
+// CHECK: linalg.generic
+// CHECK: call @amp_gpu_gemm(
+// CHECK: linalg.generic
+func.func @residual_not_folded(%x: memref<32x64xbf16>, %h: memref<32x128xbf16>, %w: memref<64x128xbf16>, %bias: memref<64xf32>, %y: memref<32x64xf32>, %y2: memref<32x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<32x64xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x64xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%h, %w : memref<32x128xbf16>, memref<64x128xbf16>) outs(%t : memref<32x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %t, %bias : memref<32x64xbf16>, memref<32x64xf32>, memref<64xf32>) outs(%y : memref<32x64xf32>) {
+  ^bb0(%r: bf16, %in: f32, %b: f32, %out: f32):
+    %0 = arith.addf %in, %b : f32
+    %1 = arith.truncf %0 : f32 to bf16
+    %2 = arith.extf %r : bf16 to f32
+    %3 = arith.extf %1 : bf16 to f32
+    %4 = arith.addf %2, %3 : f32
+    %5 = arith.truncf %4 : f32 to bf16
+    %6 = arith.extf %5 : bf16 to f32
+    linalg.yield %6 : f32
+  }
+  memref.dealloc %t : memref<32x64xf32>
+  %t2 = memref.alloc() : memref<32x64xf32>
+  linalg.fill ins(%zero : f32) outs(%t2 : memref<32x64xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%h, %w : memref<32x128xbf16>, memref<64x128xbf16>) outs(%t2 : memref<32x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t2, %x : memref<32x64xf32>, memref<32x64xbf16>) outs(%y2 : memref<32x64xf32>) {
+  ^bb0(%in: f32, %r: bf16, %out: f32):
+    %0 = arith.extf %r : bf16 to f32
+    %1 = arith.addf %0, %in : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %t2 : memref<32x64xf32>
+  return
+}

@@ -23,6 +23,7 @@
 //   gemm-epilogue     amp_gpu_gemm_epilogue's bias and bias-gradient
 //                     epilogues against a reference
 //   gemm-epilogue-error WHAT  a bad epilogue call (unknown, null, batch)
+//   gemm-apart        amp_gpu_gemm_ex with C and D apart against a reference
 //                     is an error
 //   gemm-tf32         TF32 rounds f32 inputs to 10 mantissa bits
 //   gemm-bounds       an operand beyond its allocation is an error
@@ -422,34 +423,43 @@ int checkGemms() {
 
 /// amp_gpu_gemm_epilogue: C = alpha op(A) op(B) + beta C + bias[j] (BIAS),
 /// or the product and grad[i] = sum over l of op(A)[i][l] (BGRAD_A),
-/// against a direct computation (exact, as in gemmCase).
+/// against a direct computation (exact, as in gemmCase). With `apart`,
+/// amp_gpu_gemm_ex writes D = alpha op(A) op(B) + beta C (+ bias) to its own
+/// buffer (epilogue 0 allowed) and C must be left as it was.
 void epilogueCase(int32_t aType, int32_t cType, int32_t epilogue, int64_t batch,
-                  int transA, int transB, uint32_t seed) {
+                  int transA, int transB, uint32_t seed, bool apart = false) {
   const int64_t m = 5, n = 7, k = 9;
   bool bias = epilogue == AMP_GEMM_EPILOGUE_BIAS;
+  bool grad = epilogue == AMP_GEMM_EPILOGUE_BGRAD_A;
   // A batch shares B (the runtime folds it into m).
   std::vector<float> a = dyadic(batch * m * k, seed);
   std::vector<float> b = dyadic(k * n, seed + 1);
   std::vector<float> c = dyadic(batch * m * n, seed + 2);
   std::vector<float> vector = dyadic(bias ? n : m, seed + 3);
-  float alpha = 2.0f, beta = bias ? 0.5f : 0.0f;
+  float alpha = 2.0f, beta = grad ? 0.0f : apart ? 1.0f : 0.5f;
   void *dA = upload(aType, a), *dB = upload(aType, b), *dC = upload(cType, c);
   void *dV = upload(AMP_DTYPE_F32, vector);
-  amp_gpu_gemm_epilogue(aType, cType, batch, m, n, k, transA, transB, dA, m * k,
-                        dB, 0, dC, alpha, beta, /*allow_tf32=*/0, epilogue, dV,
-                        mgpuStreamCreate());
-  std::vector<float> got = download(cType, dC, c.size());
+  void *dD = apart ? upload(cType, std::vector<float>(c.size())) : dC;
+  if (apart)
+    amp_gpu_gemm_ex(aType, cType, batch, m, n, k, transA, transB, dA, m * k, dB,
+                    0, dC, alpha, beta, /*allow_tf32=*/0, epilogue, dV, dD,
+                    mgpuStreamCreate());
+  else
+    amp_gpu_gemm_epilogue(aType, cType, batch, m, n, k, transA, transB, dA,
+                          m * k, dB, 0, dC, alpha, beta, /*allow_tf32=*/0,
+                          epilogue, dV, mgpuStreamCreate());
+  std::vector<float> got = download(cType, dD, c.size());
   std::vector<float> gotVector = download(AMP_DTYPE_F32, dV, vector.size());
+  bool ok = !apart || download(cType, dC, c.size()) == c;
   auto opA = [&](int64_t p, int64_t i, int64_t l) {
     return double(transA ? a[p * m * k + l * m + i] : a[p * m * k + i * k + l]);
   };
-  bool ok = true;
   for (int64_t p = 0; p < batch; ++p)
     for (int64_t i = 0; i < m; ++i) {
       double rowSum = 0;
       for (int64_t l = 0; l < k; ++l)
         rowSum += opA(p, i, l);
-      if (!bias)
+      if (grad)
         ok &= gotVector[i] == float(rowSum);
       for (int64_t j = 0; j < n; ++j) {
         double sum = 0;
@@ -461,21 +471,26 @@ void epilogueCase(int32_t aType, int32_t cType, int32_t epilogue, int64_t batch,
       }
     }
   char name[160];
-  std::snprintf(name, sizeof(name), "gemm %s %s->%s batch %lld %s%s",
-                bias ? "bias" : "bgrad_a", dtypeName(aType), dtypeName(cType),
-                (long long)batch, transA ? "T" : "N", transB ? "T" : "N");
+  std::snprintf(name, sizeof(name), "gemm %s%s %s->%s batch %lld %s%s",
+                apart ? "apart " : "",
+                bias ? "bias" : grad ? "bgrad_a" : "none", dtypeName(aType),
+                dtypeName(cType), (long long)batch, transA ? "T" : "N",
+                transB ? "T" : "N");
   expect(ok, name);
   for (void *buffer : {dA, dB, dC, dV})
     ops().free(buffer);
+  if (apart)
+    ops().free(dD);
 }
 
+const int32_t kEpilogueTypes[][2] = {{AMP_DTYPE_F32, AMP_DTYPE_F32},
+                                     {AMP_DTYPE_F16, AMP_DTYPE_F16},
+                                     {AMP_DTYPE_BF16, AMP_DTYPE_F32},
+                                     {AMP_DTYPE_BF16, AMP_DTYPE_BF16}};
+
 int checkEpilogues() {
-  const int32_t types[][2] = {{AMP_DTYPE_F32, AMP_DTYPE_F32},
-                              {AMP_DTYPE_F16, AMP_DTYPE_F16},
-                              {AMP_DTYPE_BF16, AMP_DTYPE_F32},
-                              {AMP_DTYPE_BF16, AMP_DTYPE_BF16}};
   uint32_t seed = 7;
-  for (const auto &type : types)
+  for (const auto &type : kEpilogueTypes)
     for (int transA = 0; transA < 2; ++transA)
       for (int transB = 0; transB < 2; ++transB) {
         // The batch of 3 is folded into m only when A is not transposed.
@@ -487,6 +502,26 @@ int checkEpilogues() {
   expect(ops().synchronize() == 0, "no error");
   std::printf("%s\n",
               failures ? "epilogue checks FAILED" : "epilogue checks passed");
+  return failures ? 1 : 0;
+}
+
+/// amp_gpu_gemm_ex with C (a residual, beta 1) and D apart: no epilogue,
+/// the bias, and the bias gradient (beta 0) besides D.
+int checkGemmsApart() {
+  uint32_t seed = 11;
+  for (const auto &type : kEpilogueTypes)
+    for (int transA = 0; transA < 2; ++transA)
+      for (int transB = 0; transB < 2; ++transB) {
+        int64_t batch = transA ? 1 : 3;
+        epilogueCase(type[0], type[1], 0, batch, transA, transB, seed += 5,
+                     /*apart=*/true);
+        epilogueCase(type[0], type[1], AMP_GEMM_EPILOGUE_BIAS, batch, transA,
+                     transB, seed += 5, /*apart=*/true);
+        epilogueCase(type[0], type[1], AMP_GEMM_EPILOGUE_BGRAD_A, 1, transA,
+                     transB, seed += 5, /*apart=*/true);
+      }
+  expect(ops().synchronize() == 0, "no error");
+  std::printf("%s\n", failures ? "apart checks FAILED" : "apart checks passed");
   return failures ? 1 : 0;
 }
 
@@ -651,6 +686,8 @@ int main(int argc, char **argv) {
     return checkGemms();
   if (mode == "gemm-epilogue")
     return checkEpilogues();
+  if (mode == "gemm-apart")
+    return checkGemmsApart();
   if (mode == "gemm-epilogue-error")
     return checkEpilogueError(arg);
   if (mode == "gemm-tf32")
