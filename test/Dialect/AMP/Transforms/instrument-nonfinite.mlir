@@ -44,6 +44,33 @@ func.func @step(
 
 // -----
 
+// More than 16 columns are concatenated in groups of 16, then the groups:
+// one concat of hundreds of operands made bufferization take minutes.
+// Nine f32 values (the argument and eight results) make 18 columns.
+
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[G1:.*]] = amp.concat {{.*}} -> tensor<16xf32>
+// CHECK-NEXT: %[[G2:.*]] = amp.concat {{.*}} -> tensor<2xf32>
+// CHECK-NEXT: %[[ALL:.*]] = amp.concat %[[G1]], %[[G2]] {{.*}} -> tensor<18xf32>
+// CHECK-NEXT: amp.reshape %[[ALL]] : tensor<18xf32> -> tensor<9x2xf32>
+func.func @chain(
+    %w: tensor<4xf32> {amp.role = #amp.role<parameter>, amp.name = "w"})
+    -> (tensor<4xf32> {amp.role = #amp.role<parameter>, amp.name = "w"},
+        tensor<f32> {amp.role = #amp.role<loss>, amp.name = "loss"})
+    attributes {amp.graph = #amp.graph<training_step>} {
+  %a = amp.exp %w : tensor<4xf32>
+  %b = amp.exp %a : tensor<4xf32>
+  %c = amp.exp %b : tensor<4xf32>
+  %d = amp.exp %c : tensor<4xf32>
+  %e = amp.exp %d : tensor<4xf32>
+  %f = amp.exp %e : tensor<4xf32>
+  %g = amp.exp %f : tensor<4xf32>
+  %loss = amp.reduce_sum %g {axes = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
+  return %w, %loss : tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
 // expected-error @+1 {{amp-instrument-nonfinite: the module has no training step}}
 module {
   func.func @forward(%x: tensor<4xf32>) -> tensor<4xf32> {
