@@ -223,8 +223,7 @@ public:
 
   /// What the precision debugger (NonfiniteFinderBinding) reads.
   amp::TrainedModel trained() const {
-    return {abi().numTensors, abi().tensor, abi().stateTensor,
-            abi().lastError};
+    return {abi().numTensors, abi().tensor, abi().stateTensor, abi().lastError};
   }
   amp_state *handle() const { return state; }
 

@@ -90,9 +90,9 @@ private:
     return path.str().str();
   }
 
-  static std::vector<std::string> cachedBuildArguments(const std::string &path) {
-    void *handle =
-        dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
+  static std::vector<std::string>
+  cachedBuildArguments(const std::string &path) {
+    void *handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
     std::vector<std::string> arguments = buildArguments(handle);
     if (handle)
       dlclose(handle);
@@ -122,8 +122,7 @@ private:
     auto contents = llvm::MemoryBuffer::getFile(
         modelPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!contents) {
-      error = "cannot read the model '" + modelPath + "' that '" +
-              libraryPath +
+      error = "cannot read the model '" + modelPath + "' that '" + libraryPath +
               "' was compiled from: " + contents.getError().message();
       return false;
     }

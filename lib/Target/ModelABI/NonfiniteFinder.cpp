@@ -225,8 +225,8 @@ std::string mlir::amp::nonfiniteReportJSON(const NonfiniteReport &report) {
   return text;
 }
 
-void mlir::amp::writeNonfiniteReports(
-    llvm::raw_ostream &os, llvm::ArrayRef<NonfiniteReport> reports) {
+void mlir::amp::writeNonfiniteReports(llvm::raw_ostream &os,
+                                      llvm::ArrayRef<NonfiniteReport> reports) {
   llvm::json::OStream json(os);
   json.object([&] {
     json.attributeArray("reports", [&] {
@@ -345,7 +345,7 @@ struct NonfiniteFinder::Impl {
       if (*resultsFinite || !*operandsFinite)
         continue;
       NonfiniteOp site{int64_t(index), fields[0].str(), fields[1].str(),
-                         fields[2].str(), fields[3].str()};
+                       fields[2].str(), fields[3].str()};
       rows.range(fields[5], site.operandMin, site.operandMax);
       if (!fields[6].empty())
         site.finiteInF32 = rows.finite(fields[6]);
@@ -376,8 +376,8 @@ struct NonfiniteFinder::Impl {
   }
 };
 
-NonfiniteFinder::NonfiniteFinder(const TrainedModel &model,
-                                 NonfiniteMode mode, InstrumentedBuilder build)
+NonfiniteFinder::NonfiniteFinder(const TrainedModel &model, NonfiniteMode mode,
+                                 InstrumentedBuilder build)
     : impl(new Impl{model, mode, std::move(build)}) {}
 NonfiniteFinder::~NonfiniteFinder() = default;
 

@@ -42,8 +42,7 @@ struct TrainedModel {
 
 /// The first inf or NaN in the state a checkpoint would hold (inputs and
 /// labels excepted), as "tensor 'NAME' element I is VALUE", or "".
-std::string describeNonfiniteState(const TrainedModel &model,
-                                   amp_state *state);
+std::string describeNonfiniteState(const TrainedModel &model, amp_state *state);
 
 /// What went inf or NaN in a step ("the loss is inf", or as
 /// describeNonfiniteState), or "" when nothing did.

@@ -103,7 +103,8 @@ public:
       b.setInsertionPointAfter(def);
     else
       b.setInsertionPointToStart(&step.getBody().front());
-    func::FuncOp helper = recordFunction(cast<RankedTensorType>(value.getType()));
+    func::FuncOp helper =
+        recordFunction(cast<RankedTensorType>(value.getType()));
     columns.push_back(
         func::CallOp::create(b, value.getLoc(), helper, value).getResult(0));
     return it->second;
@@ -171,9 +172,8 @@ private:
     do {
       SmallVector<Value> next;
       for (size_t start = 0; start < level.size(); start += kConcatGroup) {
-        ArrayRef<Value> group =
-            ArrayRef(level).slice(start, std::min(kConcatGroup,
-                                                  level.size() - start));
+        ArrayRef<Value> group = ArrayRef(level).slice(
+            start, std::min(kConcatGroup, level.size() - start));
         int64_t size = 0;
         for (Value value : group)
           size += cast<RankedTensorType>(value.getType()).getDimSize(0);
@@ -212,11 +212,11 @@ private:
       wide = CastOp::create(b, loc, type.clone(b.getF32Type()), wide);
     Value columns[] = {maxOf(wide, loc),
                        maxOf(NegOp::create(b, loc, wide), loc)};
-    func::ReturnOp::create(
-        b, loc,
-        ConcatOp::create(b, loc, vectorType(AMP_NONFINITE_COLUMNS), columns,
-                         b.getI64IntegerAttr(0))
-            .getResult());
+    func::ReturnOp::create(b, loc,
+                           ConcatOp::create(b, loc,
+                                            vectorType(AMP_NONFINITE_COLUMNS),
+                                            columns, b.getI64IntegerAttr(0))
+                               .getResult());
     return helper;
   }
 
