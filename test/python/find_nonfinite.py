@@ -115,6 +115,16 @@ def train(directory):
     # CHECK-NEXT:   operands: finite, min -2, max -2
     # CHECK-NEXT:   in f32: also inf or NaN (not a precision problem)
 
+    # A failed instrumented build raises its error, as a compile does.
+    broken = compile_exp(find_nonfinite=True)
+
+    def fail(*args, **kwargs):
+        raise amp.CompileError("no instrumented build")
+
+    broken._source.build = fail
+    attempt("failed build", lambda: broken.step(torch.full((8, 4), 12.0), y))
+    # CHECK-NEXT: failed build -> CompileError: no instrumented build
+
     # Bad modes are refused with the keyword's name.
     attempt("bad mode", lambda: log.find_nonfinite("sometimes"))
     # CHECK-NEXT: bad mode -> ValueError: find_nonfinite='sometimes' is not one of True, 'first', 'every'
