@@ -195,6 +195,9 @@ private:
   std::string writeTrialPolicy(ArrayRef<std::string> pins);
   /// ":\n" and what the last trial's tools printed, for an error.
   std::string logText() const;
+  /// The device the last trial trained on, as amp-run names it for a GPU
+  /// library ("amp-run: on NAME"); "" for the CPU.
+  std::string lastDevice() const;
 
   MLIRContext &context;
   const BisectOptions &options;
@@ -217,6 +220,18 @@ std::string Bisector::logText() const {
   if (!text || (*text)->getBuffer().trim().empty())
     return "";
   return ":\n" + (*text)->getBuffer().rtrim().str();
+}
+
+std::string Bisector::lastDevice() const {
+  auto text = llvm::MemoryBuffer::getFile(lastLog);
+  if (!text)
+    return "";
+  SmallVector<StringRef> lines;
+  (*text)->getBuffer().split(lines, '\n');
+  for (StringRef line : lines)
+    if (line.consume_front("amp-run: on "))
+      return line.trim().str();
+  return "";
 }
 
 /// The training pipeline's options from amp-compile's arguments.
@@ -368,6 +383,9 @@ LogicalResult Bisector::run(llvm::raw_ostream &report, std::string &message) {
     message = "the fp32 run of '" + options.model + "' failed" + logText();
     return failure();
   }
+  // Said so that a device run (--target after '--') shows where it ran.
+  if (std::string device = lastDevice(); !device.empty())
+    report << "amp-bisect: the trials train on " << device << "\n";
   // Trials by pin set: the greedy pass and the per-pin effects ask again.
   llvm::StringMap<double> trialDeviations;
   std::string trainError;

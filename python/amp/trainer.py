@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from . import _amp
+from . import _amp, debug
 from .errors import CompileError, ExportError, with_module_paths
 
 __all__ = ["compile", "Trainer"]
@@ -153,7 +153,7 @@ def _package_prefix():
 
 def compile(model, example_inputs, *, preset=None, policy=None,
             lr_schedule=None, seed=0, opset_version=13, cxx="c++",
-            partial_batches=True, **options):
+            partial_batches=True, find_nonfinite=None, **options):
     """Compiles `model` (a torch.nn.Module) into a training step for inputs
     shaped like `example_inputs` (a tuple of tensors or arrays; the batch
     size is fixed) and returns a Trainer.
@@ -169,7 +169,8 @@ def compile(model, example_inputs, *, preset=None, policy=None,
     step -> lr); seed (random initial values and dropout);
     partial_batches (a batch of another size, such as the last one of an
     epoch, gets a step compiled for its size on first use; False: an
-    error)."""
+    error); find_nonfinite (True or "first", "every": Trainer.find_nonfinite
+    from the first step)."""
     if not isinstance(model, _torch().nn.Module):
         raise TypeError("amp.compile: model must be a torch.nn.Module, got %s"
                         % type(model).__name__)
@@ -182,7 +183,8 @@ def compile(model, example_inputs, *, preset=None, policy=None,
                             sorted(list(_PIPELINE_OPTIONS) +
                                    ["policy", "preset", "lr_schedule", "seed",
                                     "opset_version", "cxx",
-                                    "partial_batches"]))))
+                                    "partial_batches", "find_nonfinite"]))))
+    find_nonfinite = debug.check_mode(find_nonfinite)
     merged = dict(_DEFAULTS)
     merged.update(preset or {})
     merged.update(options)
@@ -211,8 +213,11 @@ def compile(model, example_inputs, *, preset=None, policy=None,
         compiled = compiler(False)
         library = compiled.library([a.shape for a in arrays])
         partial_batches = False
-    return Trainer(library, model, names, merged, lr_schedule, seed,
-                   compiled, partial_batches)
+    trainer = Trainer(library, model, names, merged, lr_schedule, seed,
+                      compiled, partial_batches)
+    if find_nonfinite:
+        trainer.find_nonfinite(find_nonfinite)
+    return trainer
 
 
 class _Compiler:
@@ -229,31 +234,36 @@ class _Compiler:
         self.input_names = input_names
 
     def library(self, shapes):
+        directory = tempfile.mkdtemp(prefix="amp-")
+        try:
+            # The loaded library stays mapped when its file is gone.
+            return _amp.Library(self.build(shapes, directory))
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+
+    def build(self, shapes, directory, instrument_nonfinite=False):
+        """Compiles the step into `directory`; returns the library's path.
+        `instrument_nonfinite`: the variant that checks every op
+        (amp.debug)."""
         input_shapes = ["%s=%s" % (name, "x".join(str(d) for d in shape))
                         for name, shape in zip(self.input_names, shapes)
                         if len(shape)]
-        directory = tempfile.mkdtemp(prefix="amp-")
+        option_text = self.option_text
+        policy_path = _write_policy(self.policy, directory)
+        if policy_path:
+            option_text += " policy=" + _option_text("policy", policy_path)
+        library_path = os.path.join(directory, "model.so")
         try:
-            option_text = self.option_text
-            policy_path = _write_policy(self.policy, directory)
-            if policy_path:
-                option_text += " policy=" + _option_text("policy",
-                                                         policy_path)
-            library_path = os.path.join(directory, "model.so")
-            try:
-                for warning in _amp.compile_onnx(
-                        self.onnx, option_text, input_shapes, library_path,
-                        _package_prefix(), self.cxx):
-                    warnings.warn("amp.compile: " + warning)
-            except _amp.AmpError as error:
-                raise CompileError("amp.compile: cannot compile %s:\n%s" %
-                                   (self.model_name,
-                                    with_module_paths(_keyword_names(
-                                        str(error))))) from None
-            # The loaded library stays mapped when its file is gone.
-            return _amp.Library(library_path)
-        finally:
-            shutil.rmtree(directory, ignore_errors=True)
+            for warning in _amp.compile_onnx(
+                    self.onnx, option_text, input_shapes, library_path,
+                    _package_prefix(), self.cxx, instrument_nonfinite):
+                warnings.warn("amp.compile: " + warning)
+        except _amp.AmpError as error:
+            raise CompileError("amp.compile: cannot compile %s:\n%s" %
+                               (self.model_name,
+                                with_module_paths(_keyword_names(
+                                    str(error))))) from None
+        return library_path
 
 
 def _torch():
@@ -366,6 +376,9 @@ class Trainer:
                  seed, compiler=None, partial_batches=True):
         self._use(library, _amp.State(library, seed))
         self._compiler = compiler if partial_batches else None
+        # The export, for the instrumented step of amp.debug.
+        self._source = compiler
+        self._finder = None
         self._seed = seed
         # The steps by batch size: the compiled one, and one per other
         # size met (the last partial batch of an epoch).
@@ -495,7 +508,7 @@ class Trainer:
             lr = self.lr_schedule(self.steps)
         if lr is not None:
             self.set_lr(lr)
-        loss, skipped = self._state.train_step()
+        loss, skipped = (self._finder or self._state).train_step()
         self.micro_steps += 1
         # With accumulation the step's micro-batch counter is back at zero
         # after the micro-batch that completed an update.
@@ -624,6 +637,23 @@ class Trainer:
     def load(self, path):
         """Loads a checkpoint written by save() or amp-run --save."""
         self._state.load(os.fspath(path))
+
+    # Precision debugging (amp.debug, docs/Debugging.md).
+    def find_nonfinite(self, mode="first"):
+        """From the next step on, re-runs a step that makes the loss or the
+        state inf or NaN ("first": the first such step; "every": every
+        step) in an instrumented build of the same step and reports the
+        first op whose results went inf or NaN from finite operands, as
+        amp-run --find-nonfinite: an amp.debug.NonfiniteReport in
+        `nonfinite_reports`, also given as a warning. None or False turns
+        it off."""
+        mode = debug.check_mode(mode)
+        self._finder = debug.NonfiniteFinder(self, mode) if mode else None
+
+    @property
+    def nonfinite_reports(self):
+        """The reports of find_nonfinite so far."""
+        return list(self._finder.reports) if self._finder else []
 
     def tensor_names(self, role=None):
         return [t["name"] for t in self._tensors

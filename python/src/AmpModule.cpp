@@ -10,6 +10,7 @@
 
 #include "amp/Driver/Driver.h"
 #include "amp/Target/ModelABI/LoadedModel.h"
+#include "amp/Target/ModelABI/NonfiniteFinder.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -82,11 +83,13 @@ private:
 
 /// Imports the ONNX model in `bytes` and compiles it with the training
 /// pipeline's options (a pipeline option string, "precision=bf16 lr=0.001")
-/// into the library at `output`. Returns the warnings.
+/// into the library at `output`, with every op checked for inf/NaN when
+/// `instrumentNonfinite` (amp.debug). Returns the warnings.
 std::vector<std::string>
 compileONNX(const std::string &bytes, const std::string &optionText,
             const std::vector<std::string> &shapes, const std::string &output,
-            const std::string &prefix, const std::string &cxx) {
+            const std::string &prefix, const std::string &cxx,
+            bool instrumentNonfinite) {
   amp::TrainingPipelineOptions options;
   std::string message;
   llvm::raw_string_ostream optionErrors(message);
@@ -111,6 +114,7 @@ compileONNX(const std::string &bytes, const std::string &optionText,
     amp::CompileRequest request;
     request.modelName = "model.onnx";
     request.output = output;
+    request.instrumentNonfinite = instrumentNonfinite;
     request.library.compiler = cxx;
     request.library.prefix = prefix;
     request.library.cuda = options.target != amp::TrainingTarget::CPU;
@@ -217,6 +221,12 @@ public:
   }
   ~State() { abi().destroy(state); }
 
+  /// What the precision debugger (NonfiniteFinderBinding) reads.
+  amp::TrainedModel trained() const {
+    return {abi().numTensors, abi().tensor, abi().stateTensor, abi().lastError};
+  }
+  amp_state *handle() const { return state; }
+
   py::array tensor(py::object self, const std::string &name) {
     const amp_tensor_info *info = library->find(name);
     if (!info)
@@ -309,6 +319,87 @@ private:
   std::shared_ptr<Library> library;
   amp_state *state = nullptr;
 };
+
+//===----------------------------------------------------------------------===//
+// amp.debug: the first op that made inf or NaN (docs/Debugging.md)
+//===----------------------------------------------------------------------===//
+
+/// lib/Target/ModelABI's NonfiniteFinder on one State (which it keeps
+/// alive); `build` is a Python callable that compiles the instrumented
+/// library and returns its path.
+class NonfiniteFinderBinding {
+public:
+  NonfiniteFinderBinding(py::object state, const std::string &mode,
+                         py::function build)
+      : stateObject(std::move(state)), build(std::move(build)) {
+    std::optional<amp::NonfiniteMode> parsed = amp::parseNonfiniteMode(mode);
+    if (!parsed)
+      throw py::value_error("find_nonfinite=" + mode +
+                            " is not one of first, every");
+    finder = std::make_unique<amp::NonfiniteFinder>(
+        this->state().trained(), *parsed,
+        [this](std::string &path, std::string &error) {
+          return buildInstrumented(path, error);
+        });
+  }
+
+  bool isActive() const { return finder->isActive(); }
+
+  void beforeStep() {
+    std::string error;
+    if (!finder->beforeStep(state().handle(), error))
+      throw AmpError("find_nonfinite: " + error);
+  }
+
+  /// None, or the report as (its JSON object's text, amp-run's text).
+  py::object afterStep(int64_t step, float loss) {
+    std::optional<amp::NonfiniteReport> report;
+    std::string error;
+    bool ok = finder->afterStep(step, state().handle(), loss, report, error);
+    if (std::exception_ptr raised = std::exchange(buildError, nullptr))
+      std::rethrow_exception(raised);
+    if (!ok)
+      throw AmpError("find_nonfinite: " + error);
+    if (!report)
+      return py::none();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    amp::printNonfiniteReport(os, *report);
+    os.flush();
+    return py::make_tuple(amp::nonfiniteReportJSON(*report), text);
+  }
+
+private:
+  State &state() const { return stateObject.cast<State &>(); }
+
+  /// Calls `build`; an exception it raises (amp.CompileError) is raised
+  /// again by afterStep, past the finder's C++ frames.
+  bool buildInstrumented(std::string &path, std::string &error) {
+    try {
+      path = build().cast<std::string>();
+      return true;
+    } catch (...) {
+      buildError = std::current_exception();
+      error = "the instrumented library could not be built";
+      return false;
+    }
+  }
+
+  py::object stateObject;
+  py::function build;
+  std::exception_ptr buildError;
+  std::unique_ptr<amp::NonfiniteFinder> finder;
+};
+
+void bindNonfiniteFinder(py::module_ &m) {
+  py::class_<NonfiniteFinderBinding>(m, "NonfiniteFinder")
+      .def(py::init<py::object, const std::string &, py::function>(),
+           py::arg("state"), py::arg("mode"), py::arg("build"))
+      .def_property_readonly("active", &NonfiniteFinderBinding::isActive)
+      .def("before_step", &NonfiniteFinderBinding::beforeStep)
+      .def("after_step", &NonfiniteFinderBinding::afterStep, py::arg("step"),
+           py::arg("loss"));
+}
 } // namespace
 
 PYBIND11_MODULE(_amp, m) {
@@ -327,7 +418,8 @@ PYBIND11_MODULE(_amp, m) {
   m.def("has_onnx_import", &amp::hasONNXImport);
   m.def("compile_onnx", &compileONNX, py::arg("onnx"), py::arg("options"),
         py::arg("input_shapes"), py::arg("output"), py::arg("prefix"),
-        py::arg("cxx"), py::call_guard<py::gil_scoped_release>(),
+        py::arg("cxx"), py::arg("instrument_nonfinite") = false,
+        py::call_guard<py::gil_scoped_release>(),
         "Compile a serialized ONNX model into a library at `output`; "
         "returns the warnings, raises AmpError with the diagnostics.");
   py::class_<Library, std::shared_ptr<Library>>(m, "Library")
@@ -356,4 +448,5 @@ PYBIND11_MODULE(_amp, m) {
       .def("eval", &State::eval)
       .def("save", &State::save)
       .def("load", &State::load);
+  bindNonfiniteFinder(m);
 }

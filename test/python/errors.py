@@ -13,13 +13,7 @@ nn = torch.nn
 x = torch.randn(8, 16)
 y = torch.randint(0, 4, (8,))
 
-
-def attempt(what, call):
-    try:
-        call()
-        print(what, "-> no error")
-    except Exception as error:
-        print(what, "->", type(error).__name__ + ":", error)
+attempt = T.attempt
 
 
 class Block(nn.Module):

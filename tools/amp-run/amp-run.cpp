@@ -800,13 +800,9 @@ void printProgress(int64_t step, float loss, llvm::ArrayRef<float> scales,
                << rate(step, summary.seconds) << (live ? "   " : "\n");
 }
 
-std::string findNonFinite(const Model &model, amp_state *state);
-
-/// What went inf or NaN in the step (--find-nonfinite's trigger), or "".
-std::string nonfiniteTrigger(const Model &model, amp_state *state, float loss) {
-  if (!std::isfinite(loss))
-    return "the loss is " + formatNumber(loss);
-  return findNonFinite(model, state);
+/// What the precision debugger reads of the model.
+mlir::amp::TrainedModel trainedModel(const Model &model) {
+  return {model.numTensors, model.tensor, model.stateTensor, model.lastError};
 }
 
 /// The hyper-parameter and the counter of a library that accumulates
@@ -843,7 +839,8 @@ struct StepOutcome {
 /// is their mean.
 int runMicroBatches(const Model &model, amp_state *state,
                     EvalOutputs *evalOutputs, DataStreams *data, int64_t step,
-                    amp::NonfiniteFinder *finder, StepOutcome &outcome) {
+                    mlir::amp::NonfiniteFinder *finder,
+                    StepOutcome &outcome) {
   // Far above any real accumulation: a library whose counter never returns
   // to zero is an error, not a hang.
   constexpr int64_t kMaxMicroBatches = int64_t(1) << 24;
@@ -858,7 +855,7 @@ int runMicroBatches(const Model &model, amp_state *state,
     if (data && data->fill(model, state) != 0)
       return 1;
     if (finder && !finder->beforeStep(state, error))
-      return fail(error);
+      return fail("--find-nonfinite: " + error);
     auto start = std::chrono::steady_clock::now();
     int32_t status = evalOnly ? model.eval(state, &loss)
                               : model.trainStep(state, &loss, &skipped);
@@ -871,8 +868,7 @@ int runMicroBatches(const Model &model, amp_state *state,
     if (evalOutputs && !evalOutputs->write(model, state, error))
       return fail(llvm::Twine("--eval-output: step ") + llvm::Twine(step) +
                   ": " + error);
-    if (finder && finder->isActive() &&
-        !finder->afterStep(step, nonfiniteTrigger(model, state, loss), error))
+    if (finder && !amp::checkNonfiniteStep(*finder, step, state, loss, error))
       return fail(error);
     lossSum += loss;
     outcome.skipped |= skipped;
@@ -888,7 +884,7 @@ int runMicroBatches(const Model &model, amp_state *state,
 
 int run(const Model &model, amp_state *state, Metrics *metrics,
         EvalOutputs *evalOutputs, DataStreams *data, Summary &summary,
-        amp::NonfiniteFinder *finder) {
+        mlir::amp::NonfiniteFinder *finder) {
   bool live = llvm::sys::Process::StandardErrIsDisplayed();
   // Counting from 0 to `steps` (not 1 to `steps` inclusive) cannot overflow
   // at --steps=INT64_MAX.
@@ -1001,28 +997,11 @@ int checkWritable(StringRef option, const std::string &path) {
   return 0;
 }
 
-/// The first NaN or infinity in the state that a checkpoint would hold, as
-/// "tensor 'NAME' element I is VALUE", or the empty string.
-std::string findNonFinite(const Model &model, amp_state *state) {
-  for (int32_t i = 0; i < model.numTensors(); ++i) {
-    const amp_tensor_info *info = model.tensor(i);
-    if (info->role == AMP_ROLE_INPUT || info->role == AMP_ROLE_LABEL)
-      continue;
-    const void *data = model.stateTensor(state, info->name);
-    int64_t bad = data ? amp::firstNonFinite(*info, data) : -1;
-    if (bad >= 0)
-      return (llvm::Twine("tensor '") + info->name + "' element " +
-              llvm::Twine(bad) + " is " +
-              formatNumber(amp::loadValue(data, info->dtype, bad)))
-          .str();
-  }
-  return "";
-}
-
 /// Writes the checkpoint, from a finite state unless --save-nonfinite.
 int save(const Model &model, amp_state *state) {
   if (!saveNonfinite) {
-    std::string bad = findNonFinite(model, state);
+    std::string bad =
+        mlir::amp::describeNonfiniteState(trainedModel(model), state);
     if (!bad.empty())
       return fail("--save: not writing '" + savePath + "': " + bad +
                   " (--save-nonfinite writes it anyway)");
@@ -1155,10 +1134,8 @@ int main(int argc, char **argv) {
     return 1;
 
   std::string error;
-  std::unique_ptr<amp::NonfiniteFinder> finder = amp::NonfiniteFinder::create(
-      {libraryPath, model->numTensors, model->tensor, model->stateTensor,
-       model->lastError},
-      error);
+  std::unique_ptr<mlir::amp::NonfiniteFinder> finder =
+      amp::createNonfiniteFinder(libraryPath, trainedModel(*model), error);
   if (!error.empty())
     return fail(error);
   if (finder && evalOnly)
@@ -1181,7 +1158,8 @@ int main(int argc, char **argv) {
   // The --find-nonfinite report is what a diverged run is for: written even
   // when the NaN loss fails the run, and said at once when it cannot be.
   std::string findingsError;
-  bool findingsWritten = !finder || finder->writeReport(findingsError);
+  bool findingsWritten =
+      !finder || amp::writeNonfiniteReport(*finder, findingsError);
   if (!findingsWritten)
     fail(findingsError);
   amp::OutputFile profileFile;

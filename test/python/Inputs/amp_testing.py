@@ -11,6 +11,16 @@ warnings.filterwarnings("ignore")
 torch.set_num_threads(1)
 
 
+def attempt(what, call):
+    """Prints what `call` raised (type and message), or that it raised
+    nothing: the error tests FileCheck it."""
+    try:
+        call()
+        print(what, "-> no error")
+    except Exception as error:
+        print(what, "->", type(error).__name__ + ":", error)
+
+
 def loader(shape, classes, batches, batch_size, seed=0, shuffle=True,
            batch=None):
     """A DataLoader over a seeded synthetic classification dataset

@@ -84,7 +84,10 @@ std::string precisionOf(Operation *op) {
 
 /// Records the range of checked values in f32 beside the step: per value
 /// its maximum and the maximum of its negation (two reductions; maxima
-/// propagate NaN), each value once, as rows of the records.
+/// propagate NaN), each value once, as rows of the records. The reductions
+/// are in a private function per value type, called by the step: written
+/// into the step, the hundreds of records of a transformer block made its
+/// one LLVM function several times larger and its build minutes long.
 class Recorder {
 public:
   explicit Recorder(func::FuncOp step) : b(step.getContext()), step(step) {}
@@ -100,10 +103,10 @@ public:
       b.setInsertionPointAfter(def);
     else
       b.setInsertionPointToStart(&step.getBody().front());
-    Location loc = value.getLoc();
-    Value wide = toF32(value, loc);
-    columns.push_back(maxOf(wide, loc));
-    columns.push_back(maxOf(NegOp::create(b, loc, wide), loc));
+    func::FuncOp helper =
+        recordFunction(cast<RankedTensorType>(value.getType()));
+    columns.push_back(
+        func::CallOp::create(b, value.getLoc(), helper, value).getResult(0));
     return it->second;
   }
 
@@ -143,9 +146,7 @@ public:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(before);
     Location loc = step.getLoc();
-    int64_t count = columns.size();
-    Value all = ConcatOp::create(b, loc, vectorType(count), columns,
-                                 b.getI64IntegerAttr(0));
+    Value all = concatInGroups(columns, loc);
     return ReshapeOp::create(b, loc, getRecordsType(), all);
   }
 
@@ -157,6 +158,66 @@ public:
 private:
   RankedTensorType vectorType(int64_t size) {
     return RankedTensorType::get({size}, b.getF32Type());
+  }
+
+  /// The 1-D `values` concatenated: in groups of at most kConcatGroup, then
+  /// the groups' results, and so on. A concat lowers to a chain of
+  /// tensor.insert_slice, and one-shot bufferization walks such a chain
+  /// for each of its ops: one concat of every record (hundreds in a
+  /// transformer block) took minutes, a tree of small ones takes
+  /// milliseconds.
+  Value concatInGroups(ArrayRef<Value> values, Location loc) {
+    static constexpr size_t kConcatGroup = 16;
+    SmallVector<Value> level(values);
+    do {
+      SmallVector<Value> next;
+      for (size_t start = 0; start < level.size(); start += kConcatGroup) {
+        ArrayRef<Value> group = ArrayRef(level).slice(
+            start, std::min(kConcatGroup, level.size() - start));
+        int64_t size = 0;
+        for (Value value : group)
+          size += cast<RankedTensorType>(value.getType()).getDimSize(0);
+        next.push_back(group.size() == 1
+                           ? group.front()
+                           : ConcatOp::create(b, loc, vectorType(size), group,
+                                              b.getI64IntegerAttr(0))
+                                 .getResult());
+      }
+      level = std::move(next);
+    } while (level.size() > 1);
+    return level.front();
+  }
+
+  /// The function that computes the record (tensor<2xf32>) of a value of
+  /// `type`, made once per type, not inlined by LLVM (which would undo
+  /// the point).
+  func::FuncOp recordFunction(RankedTensorType type) {
+    func::FuncOp &helper = helpers[type];
+    if (helper)
+      return helper;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(step);
+    Location loc = step.getLoc();
+    helper = func::FuncOp::create(
+        b, loc, ("amp_nonfinite_record_" + Twine(helpers.size() - 1)).str(),
+        b.getFunctionType({type}, {vectorType(AMP_NONFINITE_COLUMNS)}));
+    helper.setPrivate();
+    // Kept by the lowering to llvm.func (a `no_inline` unit attribute is
+    // not) and given to LLVM as the function attribute.
+    helper->setAttr("passthrough",
+                    b.getArrayAttr({b.getStringAttr("noinline")}));
+    b.setInsertionPointToStart(helper.addEntryBlock());
+    Value wide = helper.getArgument(0);
+    if (!type.getElementType().isF32())
+      wide = CastOp::create(b, loc, type.clone(b.getF32Type()), wide);
+    Value columns[] = {maxOf(wide, loc),
+                       maxOf(NegOp::create(b, loc, wide), loc)};
+    func::ReturnOp::create(b, loc,
+                           ConcatOp::create(b, loc,
+                                            vectorType(AMP_NONFINITE_COLUMNS),
+                                            columns, b.getI64IntegerAttr(0))
+                               .getResult());
+    return helper;
   }
 
   /// `value` widened to f32, once.
@@ -186,6 +247,8 @@ private:
   func::FuncOp step;
   DenseMap<Value, int64_t> rows;
   DenseMap<Value, Value> widened;
+  /// The record functions by value type.
+  DenseMap<Type, func::FuncOp> helpers;
   SmallVector<Value> columns;
 };
 

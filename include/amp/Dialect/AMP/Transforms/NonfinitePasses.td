@@ -15,7 +15,9 @@ def AMPInstrumentNonfinitePass
     operand and a float result (a "site") takes or produces: its maximum
     and the maximum of its negation, which propagate NaN, so a value holds
     inf or NaN exactly when its record is not finite. Each value is
-    recorded once, right after its definition. A site with an f16/bf16
+    recorded once, right after its definition, by a call of a private
+    function per value type (`amp_nonfinite_record_N`, kept out of line
+    for LLVM so that a large step's build stays short). A site with an f16/bf16
     operand or result also gets a copy computed in f32 on its widened
     operands, whose results are recorded too.
 
@@ -26,8 +28,9 @@ def AMPInstrumentNonfinitePass
     are listed in program order in the step's `amp_nonfinite_sites`
     attribute (kind, name, location, precision and the record rows of the
     results, the operands and the f32 copy's results), which amp-compile
-    embeds in the library for amp-run `--find-nonfinite`
-    (docs/Debugging.md). The step's own values are unchanged.
+    embeds in the library for amp-run `--find-nonfinite` and the Python
+    trainer's `find_nonfinite` (docs/Debugging.md). The step's own values
+    are unchanged.
   }];
   let dependentDialects = ["::mlir::amp::AMPDialect"];
 }
