@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Trains torchvision's ResNet-18 (num_classes=10) with amp in bf16 for 50
-steps (cosine schedule, AdamW) on a seeded synthetic 32x32 image dataset
-through a DataLoader, against PyTorch fp32 on the same batches.
+optimizer steps of 2 accumulated micro-batches (cosine schedule, AdamW) on
+a seeded synthetic 32x32 image dataset through a DataLoader, against
+PyTorch fp32 on the same batches with the same accumulation.
 
     export PYTHONPATH=$PWD/build/python_packages
     /usr/bin/python3 examples/python/resnet18.py            # the full model

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Trains a small transformer classifier (token embedding, one pre-LN
 encoder layer with 4 heads and a GELU MLP, mean pooling, linear head) with
-amp in bf16 for 50 steps (cosine schedule, AdamW) on seeded synthetic token
-sequences through a DataLoader, against PyTorch fp32 on the same batches.
+amp in bf16 for 50 optimizer steps of 2 accumulated micro-batches (cosine
+schedule, AdamW) on seeded synthetic token sequences through a DataLoader,
+against PyTorch fp32 on the same batches with the same accumulation.
 
     export PYTHONPATH=$PWD/build/python_packages
     /usr/bin/python3 examples/python/transformer.py [--small]
