@@ -13,6 +13,8 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   # CPU matrix products (cblas_sgemm).
   libopenblas-dev
+  # Data-parallel training on the CPU (MPI; docs/DataParallel.md).
+  libopenmpi-dev openmpi-bin
   # Test models and reference numerics (run with /usr/bin/python3).
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
 )

@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -60,6 +61,13 @@ config.environment["MLIR_RUNNER_LIBS"] = ",".join(
 
 if config.amp_has_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
+# Data-parallel execution tests need amp built with MPI and a launcher
+# (docs/DataParallel.md); without them they report UNSUPPORTED.
+if config.amp_has_mpi and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", "mpirun --oversubscribe --allow-run-as-root "
+                    "--mca btl self,vader --bind-to none"))
 if os.path.exists(os.path.join(config.amp_tools_dir, "amp-translate")):
     config.available_features.add("amp-translate")
 

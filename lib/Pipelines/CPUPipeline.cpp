@@ -19,6 +19,8 @@ using namespace mlir;
 
 void mlir::amp::buildCPUPipeline(OpPassManager &pm,
                                  const CPUPipelineOptions &options) {
+  // Data-parallel collectives become runtime calls first, on tensors.
+  pm.addPass(amp::createConvertAMPCollectivesToRuntimePass());
   pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 

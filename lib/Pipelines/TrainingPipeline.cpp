@@ -137,9 +137,24 @@ LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
              "a finite f32 value >= 0 (0: no clipping)")
       .range("init-scale", initScale, kMinF32, kMaxF32,
              "a positive, finite f32 value")
+      .range("bucket-cap-mb", bucketCapMB, 1e-6, 1e6,
+             "a number of MiB in (0, 1e6]")
       .atLeastOne("accumulate", accumulate)
       .atLeastOne("growth-interval", growthInterval)
       .atLeastOne("hysteresis", hysteresis);
+  if (dpReduction != "mean" && dpReduction != "sum")
+    check.fail(optionPrefix.str() + "dp-reduction must be mean or sum, got '" +
+               dpReduction + "'");
+  if (dataParallel && target != TrainingTarget::CPU)
+    check.fail(optionPrefix.str() +
+               "data-parallel runs on the CPU (MPI) only; the GPU's NCCL "
+               "lowering does not exist yet");
+#ifndef AMP_HAS_MPI
+  if (dataParallel)
+    check.fail(optionPrefix.str() +
+               "data-parallel needs MPI, and amp was built without it "
+               "(install libopenmpi-dev and reconfigure)");
+#endif
   return failure(check.failed);
 }
 
@@ -242,6 +257,13 @@ void mlir::amp::buildTrainingStepPipeline(
     AMPAccumulateGradientsPassOptions accumulation;
     accumulation.microBatches = options.accumulate;
     pm.addPass(createAMPAccumulateGradientsPass(accumulation));
+  }
+  // After accumulation: the accumulated sums are reduced once per update.
+  if (options.dataParallel) {
+    AMPDataParallelPassOptions dataParallel;
+    dataParallel.bucketCapMB = options.bucketCapMB;
+    dataParallel.reduction = options.dpReduction;
+    pm.addPass(createAMPDataParallelPass(dataParallel));
   }
   AMPEvalModePassOptions evalMode;
   evalMode.loss = valueName(options.loss).str();

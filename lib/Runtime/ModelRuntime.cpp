@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Runtime/DataParallel.h"
 #include "amp/Runtime/ModelDescriptor.h"
 #include "amp/Runtime/Numerics.h"
 #include "amp/Support/OutputFile.h"
@@ -25,6 +26,9 @@
 #ifdef __linux__
 #include <sys/sysinfo.h>
 #endif
+
+// Defined only in libraries built with --data-parallel (amp_dp_runtime).
+extern "C" __attribute__((weak)) const amp_dp_hooks *amp_dp_hooks_get(void);
 
 namespace {
 thread_local std::string lastError;
@@ -126,6 +130,10 @@ enum class Freshness {
   HostNewer,  // written on the host (created, loaded, handed out to write)
   DeviceNewer // updated by a step
 };
+} // namespace
+
+namespace {
+int32_t finishDataParallelStep(float *loss);
 } // namespace
 
 struct amp_state {
@@ -302,6 +310,8 @@ struct amp_state {
     for (int32_t i = 0; i < entry.num_results; ++i)
       pointers.push_back(resultPointer(results, i));
     entry.entry(pointers.data());
+    if (int32_t status = finishDataParallelStep(nullptr))
+      return status;
     for (int32_t i = 0; i < entry.num_results; ++i)
       if (entry.result_updates[i] >= 0)
         updateTensor(results, i, entry.result_updates[i]);
@@ -313,6 +323,8 @@ struct amp_state {
     if (loss && entry.loss_result >= 0)
       *loss = *reinterpret_cast<float *>(
           results.host[entry.loss_result].data.get());
+    if (loss && finishDataParallelStep(loss))
+      return 1;
     if (skipped)
       *skipped = entry.skipped_result >= 0
                      ? *reinterpret_cast<uint8_t *>(
@@ -759,7 +771,128 @@ int32_t matchCheckpoint(const std::string &path,
 }
 } // namespace
 
+
+//===----------------------------------------------------------------------===//
+// Data parallelism (docs/DataParallel.md)
+//===----------------------------------------------------------------------===//
+
+namespace {
+const amp_dp_hooks *dataParallel() {
+  return amp_dp_hooks_get ? amp_dp_hooks_get() : nullptr;
+}
+
+/// The number of processes a launcher started this one among (mpirun,
+/// srun's PMI, torchrun), or 1.
+int64_t launcherWorldSize(const char *&variable) {
+  for (const char *name :
+       {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "WORLD_SIZE"}) {
+    const char *text = std::getenv(name);
+    if (!text)
+      continue;
+    char *end = nullptr;
+    long long size = std::strtoll(text, &end, 10);
+    if (end != text && !*end && size > 1) {
+      variable = name;
+      return size;
+    }
+  }
+  return 1;
+}
+
+/// Joins the other ranks and starts from rank 0's state, or refuses to run
+/// one replica of several without data parallelism.
+int32_t startDataParallel(amp_state &state) {
+  const amp_dp_hooks *hooks = dataParallel();
+  if (!hooks) {
+    const char *variable = nullptr;
+    int64_t size = launcherWorldSize(variable);
+    if (size > 1)
+      return fail("this library was built without data parallelism but "
+                  "runs as one of " +
+                  std::to_string(size) + " processes (" + variable + "=" +
+                  std::to_string(size) +
+                  "): each would train alone; build it with amp-compile "
+                  "--data-parallel, or run one process");
+    return 0;
+  }
+  const char *error = nullptr;
+  if (hooks->init(&error))
+    return fail(error);
+  if (model().device)
+    return fail("data parallelism runs on the CPU only");
+  for (int32_t i = 0; i < model().num_tensors; ++i) {
+    int32_t role = model().tensors[i].role;
+    if (role == AMP_ROLE_INPUT || role == AMP_ROLE_LABEL)
+      continue;
+    if (hooks->broadcast(state.tensors[i].data.get(), state.tensors[i].size,
+                         &error))
+      return fail(error);
+  }
+  return 0;
+}
+
+/// Without a loss: reports an error a collective of the step recorded (a
+/// rank stopped); with one: averages it over the ranks, and checks the
+/// replicas when AMP_DP_CHECK_REPLICAS is set.
+int32_t finishDataParallelStep(float *loss) {
+  const amp_dp_hooks *hooks = dataParallel();
+  if (!hooks)
+    return 0;
+  const char *error = nullptr;
+  if (!loss) {
+    if (const char *stepError = hooks->take_step_error())
+      return fail(stepError);
+    return 0;
+  }
+  if (hooks->mean(loss, &error))
+    return fail(error);
+  return 0;
+}
+} // namespace
+
+/// Buffers (batch-norm running statistics) come from each rank's own
+/// batch; rank 0's are broadcast after every step, as DDP's default
+/// broadcast_buffers, so that the replicas stay identical.
+static int32_t broadcastBuffers(amp_state &state) {
+  const amp_dp_hooks *hooks = dataParallel();
+  if (!hooks || hooks->world_size() == 1)
+    return 0;
+  const char *error = nullptr;
+  for (int32_t i = 0; i < model().num_tensors; ++i)
+    if (model().tensors[i].role == AMP_ROLE_BUFFER &&
+        hooks->broadcast(state.tensors[i].data.get(), state.tensors[i].size,
+                         &error))
+      return fail(error);
+  return 0;
+}
+
+/// The state of every replica must stay bit-identical; a check for tests
+/// and debugging (rank 0's AMP_DP_CHECK_REPLICAS=1) compares every state
+/// tensor after each step.
+static int32_t checkReplicas(const amp_state &state) {
+  const amp_dp_hooks *hooks = dataParallel();
+  if (!hooks || !hooks->check_replicas())
+    return 0;
+  const char *error = nullptr;
+  for (int32_t i = 0; i < model().num_tensors; ++i) {
+    const amp_tensor_info &info = model().tensors[i];
+    if (info.role == AMP_ROLE_INPUT || info.role == AMP_ROLE_LABEL)
+      continue;
+    if (hooks->check_same(state.tensors[i].data.get(), state.tensors[i].size,
+                          info.name, &error))
+      return fail(error);
+  }
+  return 0;
+}
+
 extern "C" {
+
+int32_t amp_dp_rank(void) {
+  return dataParallel() ? dataParallel()->rank() : 0;
+}
+int32_t amp_dp_world_size(void) {
+  return dataParallel() ? dataParallel()->world_size() : 1;
+}
 
 int32_t amp_abi_version(void) { return AMP_ABI_VERSION; }
 const char *amp_last_error(void) { return lastError.c_str(); }
@@ -798,6 +931,8 @@ amp_state *amp_state_create(uint64_t seed) {
     if (model().tensors[i].init == AMP_INIT_COPY_OF &&
         state->initializeCopy(i) != 0)
       return nullptr;
+  if (startDataParallel(*state) != 0)
+    return nullptr;
   return state.release();
 }
 
@@ -839,7 +974,12 @@ int32_t amp_set_hyperparameter(amp_state *state, const char *name,
 }
 
 int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped) {
-  return state->run(model().train_step, state->stepResults, loss, skipped);
+  if (int32_t status =
+          state->run(model().train_step, state->stepResults, loss, skipped))
+    return status;
+  if (int32_t status = broadcastBuffers(*state))
+    return status;
+  return checkReplicas(*state);
 }
 
 int32_t amp_eval(amp_state *state, float *loss) {

@@ -23,6 +23,8 @@ _PIPELINE_OPTIONS = {
     "optimizer": "optimizer", "loss": "loss", "lr": "lr",
     "momentum": "momentum", "weight_decay": "weight-decay",
     "max_grad_norm": "max-grad-norm", "accumulate": "accumulate",
+    "data_parallel": "data-parallel", "bucket_cap_mb": "bucket-cap-mb",
+    "dp_reduction": "dp-reduction",
     "loss_scale": "loss-scale",
     "init_scale": "init-scale", "growth_interval": "growth-interval",
     "hysteresis": "hysteresis", "error_at_min": "error-at-min",
@@ -37,6 +39,7 @@ _CHOICES = {
     "optimizer": ("sgd", "adamw"),
     "loss": ("none", "cross_entropy", "mse"),
     "loss_scale": ("auto", "dynamic", "static", "none"),
+    "dp_reduction": ("mean", "sum"),
 }
 _DEFAULTS = dict(loss="cross_entropy", optimizer="adamw", lr=1e-3,
                  precision="fp32", opt_level="O1", target="cpu")
@@ -162,7 +165,9 @@ def compile(model, example_inputs, *, preset=None, policy=None,
     precision, opt_level, optimizer, loss, lr, momentum, weight_decay,
     max_grad_norm, accumulate (micro-batches per optimizer update: step()
     takes one micro-batch, the gradients are summed inside the compiled
-    step and applied every accumulate-th call), loss_scale, init_scale, growth_interval, hysteresis,
+    step and applied every accumulate-th call), data_parallel,
+    bucket_cap_mb, dp_reduction (data parallelism on MPI ranks, run under
+    mpirun; docs/DataParallel.md), loss_scale, init_scale, growth_interval, hysteresis,
     error_at_min, cost_report, cost_device, cxx); policy (a dict with the
     keys of a policy file, or its path); preset (amp.presets.*, overridden
     by explicit keywords); lr_schedule (amp.schedules.* or any callable

@@ -101,6 +101,19 @@ cl::opt<int64_t>
                cl::desc("Micro-batches per optimizer update: the step "
                         "accumulates gradients (1: none)"),
                cl::cat(category));
+cl::opt<bool> dataParallel(
+    "data-parallel", cl::init(false),
+    cl::desc("Data-parallel training across MPI ranks: gradients and "
+             "found_inf all-reduced (run with mpirun -np N amp-run)"),
+    cl::cat(category));
+cl::opt<double> bucketCapMB(
+    "bucket-cap-mb", cl::init(25.0),
+    cl::desc("With --data-parallel: largest gradient bucket, in MiB"),
+    cl::cat(category));
+cl::opt<std::string> dpReduction(
+    "dp-reduction", cl::init("mean"),
+    cl::desc("With --data-parallel: mean (as DDP) or sum of the gradients"),
+    cl::cat(category));
 cl::opt<std::string>
     lossScale("loss-scale", cl::init("auto"),
               cl::desc("Loss scaling: auto (dynamic for fp16, none otherwise), "
@@ -172,6 +185,9 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
   options.weightDecay = weightDecay;
   options.maxGradNorm = maxGradNorm;
   options.accumulate = accumulate;
+  options.dataParallel = dataParallel;
+  options.bucketCapMB = bucketCapMB;
+  options.dpReduction = dpReduction;
   options.initScale = initScale;
   options.growthInterval = growthInterval;
   options.hysteresis = hysteresis;

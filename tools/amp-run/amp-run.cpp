@@ -147,6 +147,9 @@ struct Model {
   decltype(&amp_state_load) load;
   /// Only in libraries compiled for --target=cuda.
   decltype(&amp_cuda_device_ops) cudaDevice = nullptr;
+  /// Data parallelism (absent in libraries older than it).
+  decltype(&amp_dp_rank) dpRank = nullptr;
+  decltype(&amp_dp_world_size) dpWorldSize = nullptr;
   /// OpenBLAS's thread count, in CPU libraries (which link it).
   void (*setBlasThreads)(int) = nullptr;
 };
@@ -155,6 +158,21 @@ template <typename T>
 bool resolve(llvm::sys::DynamicLibrary &library, const char *name, T &fn) {
   fn = reinterpret_cast<T>(library.getAddressOfSymbol(name));
   return fn != nullptr;
+}
+
+/// Data parallelism (docs/DataParallel.md): this process's rank among the
+/// launcher's. Only rank 0 writes checkpoints, metrics, evaluation outputs
+/// and the progress and summary; every rank reads its shard of --data.
+int32_t dpRank = 0, dpSize = 1;
+
+void useDataParallelRank(int32_t rank, int32_t size) {
+  dpRank = rank;
+  dpSize = size;
+  if (rank == 0)
+    return;
+  savePath = "";
+  metricsPath = "";
+  evalOutputDir = "";
 }
 
 std::optional<Model> loadModel(std::string &error) {
@@ -185,6 +203,8 @@ std::optional<Model> loadModel(std::string &error) {
             resolve(library, "amp_state_save", m.save) &&
             resolve(library, "amp_state_load", m.load);
   resolve(library, "amp_cuda_device_ops", m.cudaDevice);
+  resolve(library, "amp_dp_rank", m.dpRank);
+  resolve(library, "amp_dp_world_size", m.dpWorldSize);
   resolve(library, "openblas_set_num_threads", m.setBlasThreads);
   if (!ok) {
     error = "it is not a library made by amp-compile (the model ABI is "
@@ -389,17 +409,28 @@ public:
                     llvm::Twine(source.info->shape[0]));
     }
     batch = first.info->shape[0];
-    if (first.samples < batch)
+    if (first.samples < batch * ranks)
       return fail("--data: " + llvm::Twine(first.samples) +
-                  " samples are fewer than one batch of " + llvm::Twine(batch));
+                  " samples are fewer than one batch of " +
+                  llvm::Twine(batch) +
+                  (ranks > 1 ? " on each of " + llvm::Twine(ranks) + " ranks"
+                             : llvm::Twine()));
     return 0;
+  }
+
+  /// Data parallelism: every rank follows the same order and takes its
+  /// slice of each global batch of `batch * size` samples.
+  void shard(int32_t rankOfThis, int32_t size) {
+    rank = rankOfThis;
+    ranks = size;
   }
 
   /// Copies the next batch of every source into the state; 1 after an
   /// error naming the source, the file and the sample.
   int fill(const Model &model, amp_state *state) {
-    if (order.empty() || next + batch > int64_t(order.size()))
+    if (order.empty() || next + batch * ranks > int64_t(order.size()))
       shuffle();
+    int64_t first = next + batch * rank;
     for (const Source &source : sources) {
       auto *data =
           static_cast<char *>(model.stateTensor(state, source.info->name));
@@ -408,19 +439,19 @@ public:
                     model.lastError());
       for (int64_t row = 0; row < batch; ++row)
         std::memcpy(data + row * source.sampleBytes,
-                    source.sample(order[next + row]).data(),
+                    source.sample(order[first + row]).data(),
                     source.sampleBytes);
       if (std::optional<BadValue> bad = findBadValue(*source.info, data)) {
         int64_t perSample = source.info->num_elements / batch;
         auto [file, row] =
-            source.locate(order[next + bad->element / perSample]);
+            source.locate(order[first + bad->element / perSample]);
         return fail("--data " + llvm::Twine(source.info->name) + ": '" +
                     file->path + "' sample " + llvm::Twine(row) + " holds " +
                     bad->value + " at element " +
                     llvm::Twine(bad->element % perSample) + bad->reason);
       }
     }
-    next += batch;
+    next += batch * ranks;
     return 0;
   }
 
@@ -549,6 +580,7 @@ private:
 
   std::vector<Source> sources;
   int64_t batch = 0;
+  int32_t rank = 0, ranks = 1;
   std::vector<int64_t> order;
   int64_t next = 0;
   Random random{seed ^ 0x5EEDDA7Aull};
@@ -786,6 +818,8 @@ private:
 void printProgress(int64_t step, float loss, llvm::ArrayRef<float> scales,
                    std::optional<double> lr, const Summary &summary,
                    bool live) {
+  if (dpRank != 0)
+    return;
   llvm::errs() << (live ? "\r" : "") << "step " << step << "/" << steps
                << "  loss " << llvm::format("%.6f", loss);
   if (lr)
@@ -921,6 +955,8 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
 }
 
 void printSummary(const Summary &summary) {
+  if (dpRank != 0)
+    return;
   llvm::outs() << (evalOnly ? "evaluated " : "trained ") << steps
                << " steps in " << llvm::format("%.3f", summary.seconds)
                << " s (" << rate(steps, summary.seconds) << ")";
@@ -1086,6 +1122,8 @@ int prepare(std::optional<Model> &model,
   if (model->cudaDevice)
     llvm::errs() << "amp-run: on " << model->cudaDevice()->device_name()
                  << "\n";
+  if (model->dpRank && model->dpWorldSize)
+    useDataParallelRank(model->dpRank(), model->dpWorldSize());
   if (!loadPath.empty() && model->load(state.get(), loadPath.c_str()) != 0)
     return fail("--load: " + llvm::Twine(model->lastError()));
   if (learningRate.getNumOccurrences() &&
@@ -1147,7 +1185,11 @@ int main(int argc, char **argv) {
   if (!evalOutputDir.empty() && !evalOutputs.emplace().open(*model, error))
     return fail("--eval-output: " + error);
   std::optional<DataStreams> data;
-  if (!dataSpecs.empty() && data.emplace().open(*model) != 0)
+  if (!dataSpecs.empty()) {
+    data.emplace();
+    data->shard(dpRank, dpSize);
+  }
+  if (data && data->open(*model) != 0)
     return 1;
   Summary summary;
   if (run(*model, state.get(), metrics ? &*metrics : nullptr,

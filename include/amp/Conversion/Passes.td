@@ -28,6 +28,38 @@ def ConvertAMPToLinalgPass : Pass<"convert-amp-to-linalg"> {
   ];
 }
 
+def ConvertAMPCollectivesToRuntimePass
+    : Pass<"convert-amp-collectives-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower the data-parallel collectives to calls into the "
+                "model runtime (MPI on the CPU)";
+  let description = [{
+    Runs before convert-amp-to-linalg, on tensors. Each bucket becomes
+    calls into the data-parallel runtime (include/amp/Runtime/DataParallel.h,
+    lib/Runtime/DataParallel.cpp), which reduce in f32 with non-blocking MPI
+    collectives:
+
+      amp.all_reduce_start -> %h = amp_dp_bucket_begin(elements, kind, active)
+                              amp_dp_bucket_pack(%h, offset, ptr, n, dtype)...
+                              amp_dp_bucket_start(%h)
+      amp.all_reduce_wait  -> amp_dp_bucket_wait(%h)
+                              amp_dp_bucket_unpack(%h, offset, ptr, n, dtype)...
+      amp.all_reduce_any   -> amp_dp_any(flag, active)
+
+    An input is read through `bufferization.to_buffer` (read only) during
+    the pack call; each result is a fresh buffer the unpack call writes,
+    returned as a tensor by `bufferization.to_tensor`, so no buffer is
+    shared with the runtime across calls.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def ContractionsToGemmCallsPass
     : Pass<"amp-contractions-to-gemm-calls", "::mlir::ModuleOp"> {
   let summary = "Replace matrix-product linalg ops on device buffers with "

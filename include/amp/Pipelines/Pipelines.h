@@ -199,6 +199,22 @@ struct TrainingPipelineOptions
                      "accumulated inside the step (amp-accumulate-gradients; "
                      "1: none)"),
       llvm::cl::init(1)};
+  PassOptions::Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Data-parallel training: gradients and found_inf "
+                     "all-reduced across MPI ranks (amp-data-parallel; "
+                     "docs/DataParallel.md)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<double> bucketCapMB{
+      *this, "bucket-cap-mb",
+      llvm::cl::desc("With data-parallel: the largest bucket of gradients "
+                     "per all-reduce, in MiB"),
+      llvm::cl::init(25.0)};
+  PassOptions::Option<std::string> dpReduction{
+      *this, "dp-reduction",
+      llvm::cl::desc("With data-parallel: mean (as DDP) or sum of the "
+                     "ranks' gradients"),
+      llvm::cl::init("mean")};
   PassOptions::Option<TrainingLossScale> lossScale{
       *this, "loss-scale", llvm::cl::desc("Loss scaling"),
       llvm::cl::init(TrainingLossScale::Auto),

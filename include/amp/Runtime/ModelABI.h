@@ -135,6 +135,13 @@ int32_t amp_state_save(const amp_state *state, const char *path);
    and changes nothing. Versions 1 and 2 are read. */
 int32_t amp_state_load(amp_state *state, const char *path);
 
+/* Data parallelism (docs/DataParallel.md): this process's rank and the
+   number of ranks, after amp_state_create; 0 and 1 for a library built
+   without --data-parallel. Drivers shard the data by rank and write
+   checkpoints and metrics on rank 0 only. */
+int32_t amp_dp_rank(void);
+int32_t amp_dp_world_size(void);
+
 #ifdef __cplusplus
 }
 #endif

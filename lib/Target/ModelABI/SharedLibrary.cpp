@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Runtime/DataParallel.h"
 #include "amp/Support/ToolIO.h"
 #include "amp/Target/ModelABI/ModelABI.h"
 
@@ -182,6 +183,8 @@ public:
   LogicalResult writeFile(StringRef path, StringRef contents);
   LogicalResult linkLibrary(StringRef glue, ArrayRef<std::string> objects,
                             StringRef output);
+  /// Whether the step calls the data-parallel runtime (MPI).
+  bool dataParallel = false;
 
   LogicalResult error(const Twine &text) {
     message = text.str();
@@ -261,7 +264,20 @@ LogicalResult LibraryBuilder::linkLibrary(StringRef glue,
     args.append({cudaRuntime, "-ldl", "-lpthread"});
   if (emulated)
     args.push_back(emulatorPath);
+  std::string dpRuntime = (prefix + "/lib/libamp_dp_runtime.a").str();
+  if (dataParallel) {
+    if (!llvm::sys::fs::exists(dpRuntime))
+      return error("cannot find the data-parallel runtime " + dpRuntime +
+                   " (amp was built without MPI; see docs/DataParallel.md)");
+    args.push_back(dpRuntime);
+  }
   args.push_back("-Wl,--no-whole-archive");
+#ifdef AMP_MPI_LIBRARIES
+  SmallVector<StringRef> mpiLibraries;
+  StringRef(AMP_MPI_LIBRARIES).split(mpiLibraries, ',', -1, false);
+  if (dataParallel)
+    args.append(mpiLibraries.begin(), mpiLibraries.end());
+#endif
   // The CPU pipeline calls the BLAS's cblas_sgemm.
   if (!options.cuda)
     args.push_back(AMP_BLAS_LIBRARY);
@@ -294,6 +310,8 @@ LogicalResult mlir::amp::compileLibrary(ModuleOp module,
   std::string glue = (directory + "/glue.cpp").str();
   std::string library = (directory + "/model.so").str();
   std::string blob = (directory + "/initial-values.bin").str();
+  builder.dataParallel = bool(module.lookupSymbol(kDPBucketBegin)) ||
+                         bool(module.lookupSymbol(kDPAny));
   if (failed(builder.writeObjects(module, directory, objects)) ||
       failed(builder.writeFile(blob, initial.blob)) ||
       failed(

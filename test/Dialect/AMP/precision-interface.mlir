@@ -10,6 +10,9 @@
 
 // CHECK:      amp.adamw_update: fixed
 // CHECK-NEXT: amp.add: infer
+// CHECK-NEXT: amp.all_reduce_any: fixed
+// CHECK-NEXT: amp.all_reduce_start: fixed
+// CHECK-NEXT: amp.all_reduce_wait: fixed
 // CHECK-NEXT: amp.avg_pool2d: infer, f32 accumulation
 // CHECK-NEXT: amp.avg_pool2d_grad: infer, f32 accumulation
 // CHECK-NEXT: amp.batch_norm: infer, f32 accumulation
@@ -82,6 +85,6 @@
 // CHECK-NEXT: amp.unscale_grads: fixed
 // CHECK-NEXT: amp.update_scale: fixed
 // CHECK-NEXT: amp.where: clear
-// CHECK-NEXT: 74 amp op kinds answer
+// CHECK-NEXT: 77 amp op kinds answer
 
 module {}

@@ -41,26 +41,31 @@ def samples(n):
         np.array([0, .25, .5, .75], np.float32)
 
 
-if sys.argv[1] == "make":
-    d = sys.argv[2]
-    x = samples(7)
-    np.save(d + "/x/a.npy", x[:3])
-    np.save(d + "/x/b.npy", x[3:])
-    np.save(d + "/y.npy", x)
-    np.save(d + "/y0.npy", x[:5])
-    np.save(d + "/y1.npy", x[5:])
-    np.save(d + "/short.npy", x[:6])
-    np.save(d + "/one.npy", x[:1])
-    np.save(d + "/wide.npy", np.zeros((7, 5), np.float32))
-    np.save(d + "/f64.npy", x.astype(np.float64))
-    bad = x.copy()
-    bad[5, 2] = np.nan
-    np.save(d + "/nan.npy", bad)
-    sys.exit(0)
+def main():
+    if sys.argv[1] == "make":
+        d = sys.argv[2]
+        x = samples(7)
+        np.save(d + "/x/a.npy", x[:3])
+        np.save(d + "/x/b.npy", x[3:])
+        np.save(d + "/y.npy", x)
+        np.save(d + "/y0.npy", x[:5])
+        np.save(d + "/y1.npy", x[5:])
+        np.save(d + "/short.npy", x[:6])
+        np.save(d + "/one.npy", x[:1])
+        np.save(d + "/wide.npy", np.zeros((7, 5), np.float32))
+        np.save(d + "/f64.npy", x.astype(np.float64))
+        bad = x.copy()
+        bad[5, 2] = np.nan
+        np.save(d + "/nan.npy", bad)
+        return
 
-d, seed, n, batch, steps = sys.argv[2], *map(int, sys.argv[3:])
-got = np.load(d + "/out/batch.npy")
-want = samples(n)[order(seed, n, batch, steps)]
-print("batches", got.shape, "match" if (got == want).all() else "differ")
-print("first rows", got[:, 0][:2 * batch].tolist())
-print("losses", np.load(d + "/out/loss.npy").tolist())
+    d, seed, n, batch, steps = sys.argv[2], *map(int, sys.argv[3:])
+    got = np.load(d + "/out/batch.npy")
+    want = samples(n)[order(seed, n, batch, steps)]
+    print("batches", got.shape, "match" if (got == want).all() else "differ")
+    print("first rows", got[:, 0][:2 * batch].tolist())
+    print("losses", np.load(d + "/out/loss.npy").tolist())
+
+
+if __name__ == "__main__":
+    main()

@@ -35,7 +35,9 @@ namespace mlir::amp {
 #define AMP_MODEL_ABI_OPTIONAL_FUNCTIONS(X)                                    \
   X(amp_num_eval_results, numEvalResults)                                      \
   X(amp_eval_result_info, evalResultInfo)                                      \
-  X(amp_eval_result, evalResult)
+  X(amp_eval_result, evalResult)                                               \
+  X(amp_dp_rank, dpRank)                                                       \
+  X(amp_dp_world_size, dpWorldSize)
 
 class LoadedModel {
 public:

@@ -30,12 +30,23 @@ using namespace mlir::amp;
 #define GET_ATTRDEF_CLASSES
 #include "amp/Dialect/AMP/IR/AMPAttrs.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "amp/Dialect/AMP/IR/AMPOpsTypes.cpp.inc"
+
 void AMPDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"
       >();
   registerAttributes();
+  registerTypes();
+}
+
+void AMPDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "amp/Dialect/AMP/IR/AMPOpsTypes.cpp.inc"
+      >();
 }
 
 void AMPDialect::registerAttributes() {

@@ -1378,5 +1378,48 @@ bool UnscaleGradsOp::isFlexibleOperand(unsigned i) {
   return i != 0 && shapedType(getUnscaled()[i - 1]).getElementType().isF32();
 }
 
+//===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+AllReduceWaitOp AllReduceStartOp::getWait() {
+  if (!getHandle().hasOneUse())
+    return {};
+  return dyn_cast<AllReduceWaitOp>(*getHandle().getUsers().begin());
+}
+
+LogicalResult AllReduceStartOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one tensor to reduce";
+  // One wait, in the same block: every rank must complete every all-reduce
+  // it starts, whatever path it takes.
+  AllReduceWaitOp wait = getWait();
+  if (!wait)
+    return emitOpError() << "handle must have exactly one use, by an "
+                            "amp.all_reduce_wait";
+  if (wait->getBlock() != (*this)->getBlock())
+    return emitOpError()
+           << "and its amp.all_reduce_wait must be in the same block";
+  return success();
+}
+
+AllReduceStartOp AllReduceWaitOp::getStart() {
+  return getHandle().getDefiningOp<AllReduceStartOp>();
+}
+
+LogicalResult AllReduceWaitOp::verify() {
+  AllReduceStartOp start = getStart();
+  if (!start)
+    return emitOpError() << "handle must come from an amp.all_reduce_start";
+  if (start->getBlock() == (*this)->getBlock() &&
+      !start->isBeforeInBlock(*this))
+    return emitOpError() << "must come after its amp.all_reduce_start";
+  if (!llvm::equal(start.getInputs().getTypes(), getResults().getTypes()))
+    return emitOpError() << "result types must match the types of the "
+                            "amp.all_reduce_start inputs, "
+                         << start.getInputs().size() << " tensors";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"

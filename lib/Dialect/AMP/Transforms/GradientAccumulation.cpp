@@ -34,42 +34,10 @@ using namespace mlir::amp;
 namespace {
 
 constexpr StringLiteral kAccumulateName = "accumulate";
-constexpr StringLiteral kMicroStepName = "grad_accum.micro_step";
 
 //===----------------------------------------------------------------------===//
-// Where the gradients enter the optimizer end
+// Where the gradients enter the optimizer end (findGradientEntries)
 //===----------------------------------------------------------------------===//
-
-/// The op that computes `value`, looking through casts.
-Operation *producerThroughCasts(Value value) {
-  while (auto cast = value.getDefiningOp<CastOp>())
-    value = cast.getInput();
-  return value.getDefiningOp();
-}
-
-/// The operands where gradients enter the optimizer end: those of
-/// amp.unscale_grads in a loss-scaled step (every gradient an update or a
-/// clip reads went through one), else the clips' and then the updates'
-/// gradients that no clip produced.
-SmallVector<OpOperand *> findGradientEntries(Block &body) {
-  SmallVector<OpOperand *> entries;
-  for (Operation &op : body)
-    if (auto unscale = dyn_cast<UnscaleGradsOp>(op))
-      for (OpOperand &operand : unscale.getGradientsMutable())
-        entries.push_back(&operand);
-  if (!entries.empty())
-    return entries;
-  for (Operation &op : body) {
-    if (auto clip = dyn_cast<ClipGradNormOp>(op)) {
-      for (OpOperand &operand : clip.getGradientsMutable())
-        entries.push_back(&operand);
-    } else if (OpOperand *grad = gradOperand(&op)) {
-      if (!isa_and_nonnull<ClipGradNormOp>(producerThroughCasts(grad->get())))
-        entries.push_back(grad);
-    }
-  }
-  return entries;
-}
 
 /// Whether `entry` may be given the f32 sum instead of its own type.
 bool entryAcceptsF32(OpOperand &entry) {
@@ -181,7 +149,7 @@ LogicalResult AccumulationRewriter::addArguments() {
   Type f32 = b.getF32Type();
   SmallVector<Type> types = {scalarOf(f32)};
   SmallVector<DictionaryAttr> attrs = {
-      makeContractAttrs(context, Role::OptimizerState, kMicroStepName)};
+      makeContractAttrs(context, Role::OptimizerState, kGradAccumMicroStepName)};
   llvm::StringSet<> names;
   for (auto [k, entry] : llvm::enumerate(entries)) {
     std::string name = "grad" + std::to_string(k);

@@ -151,3 +151,47 @@ void mlir::amp::keepStateWhen(OpBuilder &b, Location loc, TrainingStep view,
     }
   }
 }
+
+//===----------------------------------------------------------------------===//
+// The gradients of the optimizer end
+//===----------------------------------------------------------------------===//
+
+Operation *mlir::amp::producerThroughCasts(Value value) {
+  while (auto cast = value.getDefiningOp<CastOp>())
+    value = cast.getInput();
+  return value.getDefiningOp();
+}
+
+SmallVector<OpOperand *> mlir::amp::findGradientEntries(Block &body) {
+  SmallVector<OpOperand *> entries;
+  for (Operation &op : body)
+    if (auto unscale = dyn_cast<UnscaleGradsOp>(op))
+      for (OpOperand &operand : unscale.getGradientsMutable())
+        entries.push_back(&operand);
+  if (!entries.empty())
+    return entries;
+  for (Operation &op : body) {
+    if (auto clip = dyn_cast<ClipGradNormOp>(op)) {
+      for (OpOperand &operand : clip.getGradientsMutable())
+        entries.push_back(&operand);
+    } else if (OpOperand *grad = gradOperand(&op)) {
+      if (!isa_and_nonnull<ClipGradNormOp>(producerThroughCasts(grad->get())))
+        entries.push_back(grad);
+    }
+  }
+  return entries;
+}
+
+Value mlir::amp::findAccumulationBoundary(TrainingStep view) {
+  for (unsigned i : view.getArguments(Role::OptimizerState)) {
+    if (getAMPName(view.getArgumentAttrs(i)) != kGradAccumMicroStepName)
+      continue;
+    std::optional<unsigned> result = view.getUpdateResult(i);
+    if (!result)
+      return {};
+    auto update =
+        view.getReturn()->getOperand(*result).getDefiningOp<WhereOp>();
+    return update ? update.getCondition() : Value();
+  }
+  return {};
+}

@@ -74,6 +74,30 @@ bool acceptsF32Gradient(OpOperand &use);
 void keepStateWhen(OpBuilder &b, Location loc, TrainingStep view,
                    Value condition, ArrayRef<Role> roles);
 
+//===----------------------------------------------------------------------===//
+// The gradients of the optimizer end
+//===----------------------------------------------------------------------===//
+
+/// The op that computes `value`, looking through casts.
+Operation *producerThroughCasts(Value value);
+
+/// The operands where gradients enter the optimizer end: those of
+/// amp.unscale_grads in a loss-scaled step (every gradient an update or a
+/// clip reads went through one), else the clips' and then the updates'
+/// gradients that no clip produced. Gradient accumulation sums here, data
+/// parallelism reduces here.
+SmallVector<OpOperand *> findGradientEntries(Block &body);
+
+/// The optimizer-state name of amp-accumulate-gradients' micro-batch
+/// counter. The pass returns it updated as `amp.where %last, 0, %next`,
+/// where `%last` (0-d i1, computed at the start of the step) says whether
+/// this micro-batch completes an optimizer update.
+constexpr StringLiteral kGradAccumMicroStepName = "grad_accum.micro_step";
+
+/// `%last` of a step that accumulates gradients, or null for a step that
+/// does not (every call completes an update).
+Value findAccumulationBoundary(TrainingStep view);
+
 } // namespace mlir::amp
 
 #endif // LIB_DIALECT_AMP_TRANSFORMS_STEPREWRITING_H

@@ -29,6 +29,7 @@ def AMP_Dialect : Dialect {
     to decide what runs in low precision.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -45,6 +46,7 @@ def AMP_Dialect : Dialect {
 
   private:
     void registerAttributes();
+    void registerTypes();
   public:
   }];
 }

@@ -16,6 +16,15 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#define GET_TYPEDEF_CLASSES
+#include "amp/Dialect/AMP/IR/AMPOpsTypes.h.inc"
+
+namespace mlir::amp {
+// The collectives name each other in their accessors.
+class AllReduceStartOp;
+class AllReduceWaitOp;
+} // namespace mlir::amp
+
 #define GET_OP_CLASSES
 #include "amp/Dialect/AMP/IR/AMPOps.h.inc"
 

@@ -1145,4 +1145,102 @@ def AMP_AdamWUpdateOp : AMP_FixedOp<"adamw_update",
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Data parallelism (docs/DataParallel.md)
+//===----------------------------------------------------------------------===//
+
+def AMP_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how an all-reduce combines the ranks' tensors", [
+      I32EnumAttrCase<"Sum", 0, "sum">,
+      I32EnumAttrCase<"Mean", 1, "mean">
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  let genSpecializedAttr = 0;
+}
+def AMP_ReductionKindAttr : AMP_EnumAttr<AMP_ReductionKind, "reduction">;
+
+def AMP_CollectiveType : TypeDef<AMP_Dialect, "Collective"> {
+  let mnemonic = "collective";
+  let summary = "an all-reduce in flight";
+  let description = [{
+    The handle `amp.all_reduce_start` returns and `amp.all_reduce_wait`
+    consumes: communication runs between the two.
+  }];
+}
+
+// Collectives are not Pure: where they run is what the data-parallel pass
+// decides (start early, wait late), and every rank must run the same
+// collectives in the same order, so no pass may move, merge or drop one.
+// Their types are fixed like loss scaling's.
+class AMP_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : AMP_Op<mnemonic, !listconcat([MemoryEffects<[MemWrite]>,
+          DeclareOpInterfaceMethods<AMP_FixedPrecisionOpInterface>],
+          traits)>;
+
+def AMP_AllReduceStartOp : AMP_CollectiveOp<"all_reduce_start",
+                                              [AttrSizedOperandSegments]> {
+  let summary = "start summing or averaging a bucket of tensors over ranks";
+  let description = [{
+    Starts a non-blocking all-reduce of `inputs` (one bucket, of any float
+    types: the runtime reduces in f32) over the data-parallel ranks and
+    returns its handle; the matching `amp.all_reduce_wait` returns the
+    results. Work between the two overlaps the communication. `mean`
+    divides the sum by the number of ranks. When `active` is given and
+    false, nothing is communicated and the wait returns `inputs` unchanged
+    (the micro-batches of gradient accumulation that do not complete an
+    update, as PyTorch DDP's `no_sync`); every rank must pass the same value.
+
+    ```mlir
+    %h = amp.all_reduce_start mean %g0, %g1 : tensor<4x8xf16>, tensor<4xf32>
+    ...
+    %r:2 = amp.all_reduce_wait %h : tensor<4x8xf16>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AMP_ReductionKindAttr:$kind,
+                       Variadic<AMP_FloatTensor>:$inputs,
+                       Optional<AMP_I1Scalar>:$active);
+  let results = (outs AMP_CollectiveType:$handle);
+  let assemblyFormat = [{
+    $kind $inputs (`active` $active^)? attr-dict `:` type($inputs)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The wait that completes this all-reduce (the verifier ensures one).
+    AllReduceWaitOp getWait();
+  }];
+}
+
+def AMP_AllReduceWaitOp : AMP_CollectiveOp<"all_reduce_wait"> {
+  let summary = "wait for an all-reduce and return its results";
+  let description = [{
+    Blocks until the all-reduce of `handle` completed on this rank and
+    returns the reduced tensors, with the types of the start's inputs.
+  }];
+  let arguments = (ins AMP_CollectiveType:$handle);
+  let results = (outs Variadic<AMP_FloatTensor>:$results);
+  let assemblyFormat = "$handle attr-dict `:` type($results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The all-reduce this wait completes (the verifier ensures one).
+    AllReduceStartOp getStart();
+  }];
+}
+
+def AMP_AllReduceAnyOp : AMP_CollectiveOp<"all_reduce_any"> {
+  let summary = "whether a 0-d i1 flag is set on any rank";
+  let description = [{
+    The logical or (max) of `flag` over the data-parallel ranks: the
+    found_inf of loss scaling, so that every rank takes the same skip
+    decision and the same new scale. Blocking: everything after it depends
+    on it. With `active` false it returns `flag` without communicating.
+
+    ```mlir
+    %any = amp.all_reduce_any %found_inf
+    ```
+  }];
+  let arguments = (ins AMP_I1Scalar:$flag, Optional<AMP_I1Scalar>:$active);
+  let results = (outs AMP_I1Scalar:$result);
+  let assemblyFormat = "$flag (`active` $active^)? attr-dict";
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

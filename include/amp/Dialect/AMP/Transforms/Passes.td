@@ -8,6 +8,7 @@
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
 
 include "amp/Dialect/AMP/Transforms/AutodiffPasses.td"
+include "amp/Dialect/AMP/Transforms/DataParallelPasses.td"
 include "amp/Dialect/AMP/Transforms/EvalModePasses.td"
 include "amp/Dialect/AMP/Transforms/LossScalingPasses.td"
 include "amp/Dialect/AMP/Transforms/NonfinitePasses.td"
