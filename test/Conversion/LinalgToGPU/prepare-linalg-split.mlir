@@ -94,3 +94,98 @@ func.func @short_or_max(%x: memref<2048x64xf32>, %out: memref<64xf32>, %y: memre
   }
   return
 }
+
+// -----
+
+// LayerNorm's weight and bias gradients: two column sums over the same
+// loops reading the same output gradient %dy (the fill of the second's
+// output between them) become one generic with two outputs, split as one:
+// stage 1 reads %dy once for both sums, one partials buffer per output,
+// stage 2 sums both.
+// CHECK-LABEL: func.func @norm_weight_and_bias_grads
+//  CHECK-SAME:     (%[[DY:.+]]: memref<8192x64xf32>, %[[XH:.+]]: memref<8192x64xf32>, %[[WG:.+]]: memref<64xf32>)
+//       CHECK:   %[[BG:.+]] = memref.alloc() : memref<64xf32>
+//       CHECK:   linalg.fill ins(%{{.+}} : f32) outs(%[[BG]] : memref<64xf32>)
+//       CHECK:   %[[P0:.+]] = memref.alloc() : memref<128x64xf32>
+//       CHECK:   linalg.fill ins(%{{.+}} : f32) outs(%[[P0]] : memref<128x64xf32>)
+//       CHECK:   %[[P1:.+]] = memref.alloc() : memref<128x64xf32>
+//       CHECK:   linalg.fill ins(%{{.+}} : f32) outs(%[[P1]] : memref<128x64xf32>)
+//       CHECK:   %[[VDY:.+]] = memref.expand_shape %[[DY]]
+//       CHECK:   %[[VXH:.+]] = memref.expand_shape %[[XH]]
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+//  CHECK-SAME:       ins(%[[VDY]], %[[VXH]] : memref<128x64x64xf32>, memref<128x64x64xf32>) outs(%[[P0]], %[[P1]] : memref<128x64xf32>, memref<128x64xf32>)
+//       CHECK:     ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %[[O0:.+]]: f32, %[[O1:.+]]: f32):
+//       CHECK:     %[[M:.+]] = arith.mulf %[[A]], %[[B]] : f32
+//       CHECK:     %[[S0:.+]] = arith.addf %[[O0]], %[[M]] : f32
+//       CHECK:     %[[S1:.+]] = arith.addf %[[O1]], %[[A]] : f32
+//       CHECK:     linalg.yield %[[S0]], %[[S1]] : f32, f32
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+//  CHECK-SAME:       ins(%[[P0]], %[[P1]] : memref<128x64xf32>, memref<128x64xf32>) outs(%[[WG]], %[[BG]] : memref<64xf32>, memref<64xf32>)
+//   CHECK-DAG:   memref.dealloc %[[P0]]
+//   CHECK-DAG:   memref.dealloc %[[P1]]
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[BG]]
+func.func @norm_weight_and_bias_grads(%dy: memref<8192x64xf32>, %xhat: memref<8192x64xf32>, %wg: memref<64xf32>) -> memref<64xf32> {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%dy, %xhat : memref<8192x64xf32>, memref<8192x64xf32>) outs(%wg : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %bg = memref.alloc() : memref<64xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%bg : memref<64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<8192x64xf32>) outs(%bg : memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  return %bg : memref<64xf32>
+}
+
+// -----
+
+// Not merged: the second sum reads the first's output, or an op between
+// them writes memory, or they read no buffer in common.
+// CHECK-LABEL: func.func @not_merged
+// CHECK-COUNT-4: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-NOT: iterator_types = ["parallel", "parallel", "reduction"]
+func.func @not_merged(%dy: memref<8192x64xf32>, %y: memref<8192x64xf32>, %o0: memref<64xf32>, %o1: memref<64x64xf32>,
+                      %o2: memref<64xf32>, %o3: memref<64xf32>, %o4: memref<64xf32>, %o5: memref<64xf32>,
+                      %o6: memref<64xf32>, %o7: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<8192x64xf32>) outs(%o0 : memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%dy, %o0 : memref<8192x64xf32>, memref<64xf32>) outs(%o2 : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  memref.copy %o6, %o7 : memref<64xf32> to memref<64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<8192x64xf32>) outs(%o3 : memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%y : memref<8192x64xf32>) outs(%o4 : memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
