@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -182,6 +183,75 @@ int64_t splitCount(int64_t loopRows, int64_t rows, int64_t outputs) {
   return ranges;
 }
 
+/// The constant the fresh buffer `out` was filled with, if that fill is its
+/// only use before `reader` (the fill then goes: `reader` starts from the
+/// constant instead), else null.
+Value takeFillConstant(Value out, Operation *reader) {
+  if (!out.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  linalg::FillOp fill;
+  for (Operation *user : out.getUsers()) {
+    if (user == reader || user->getBlock() != reader->getBlock() ||
+        reader->isBeforeInBlock(user))
+      continue;
+    auto userFill = dyn_cast<linalg::FillOp>(user);
+    if (!userFill || fill)
+      return nullptr;
+    fill = userFill;
+  }
+  if (!fill)
+    return nullptr;
+  Value constant = fill.getInputs().front();
+  fill->erase();
+  return constant;
+}
+
+/// Stage 2 of a split column sum at `generic`: a parallel loop over the
+/// outputs, each summing its partials in a register from the output's
+/// initial value (the constant of its zero fill, which goes, and one
+/// launch with it; or its loaded value), in the order of the rows.
+void sumPartials(IRRewriter &rewriter, Location loc, ArrayRef<Value> partials,
+                 linalg::GenericOp generic) {
+  SmallVector<Value> outs(generic.getDpsInits());
+  SmallVector<Value> fillConstants;
+  for (Value out : outs)
+    fillConstants.push_back(takeFillConstant(out, generic));
+  auto outType = cast<MemRefType>(outs.front().getType());
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t size : outType.getShape()) {
+    lbs.push_back(index(0));
+    ubs.push_back(index(size));
+    steps.push_back(index(1));
+  }
+  Value split = index(cast<MemRefType>(partials.front().getType()).getDimSize(0));
+  Value zero = index(0), one = index(1);
+  scf::ParallelOp::create(
+      rewriter, loc, lbs, ubs, steps,
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        SmallVector<Value> inits;
+        for (auto [out, constant] : llvm::zip(outs, fillConstants))
+          inits.push_back(constant ? constant
+                                   : memref::LoadOp::create(b, loc, out, ivs));
+        auto sum = scf::ForOp::create(
+            b, loc, zero, split, one, inits,
+            [&](OpBuilder &b, Location loc, Value s, ValueRange accs) {
+              SmallVector<Value> indices{s};
+              llvm::append_range(indices, ivs);
+              SmallVector<Value> next;
+              for (auto [buffer, acc] : llvm::zip(partials, accs))
+                next.push_back(arith::AddFOp::create(
+                    b, loc, acc,
+                    memref::LoadOp::create(b, loc, buffer, indices)));
+              scf::YieldOp::create(b, loc, next);
+            });
+        for (auto [out, total] : llvm::zip(outs, sum.getResults()))
+          memref::StoreOp::create(b, loc, total, out, ivs);
+      });
+}
+
 /// Splits a long column sum: `partials[s, out...] = sum over the rows of
 /// range s`, then `out += sum over s of partials[s, out...]`; one partials
 /// buffer per output when the generic computes several sums.
@@ -299,28 +369,8 @@ void splitColumnSum(IRRewriter &rewriter, linalg::GenericOp generic) {
   rewriter.inlineRegionBefore(generic.getRegion(), stage1.getRegion(),
                               stage1.getRegion().begin());
 
-  // Stage 2: out += sum over s of partials[s, out...].
-  unsigned rank = outType.getRank();
-  SmallVector<AffineExpr> partialIndex{getAffineDimExpr(rank, ctx)};
-  for (unsigned i = 0; i < rank; ++i)
-    partialIndex.push_back(getAffineDimExpr(i, ctx));
-  SmallVector<AffineMap> sumMaps(partials.size(),
-                                 AffineMap::get(rank + 1, 0, partialIndex, ctx));
-  sumMaps.append(
-      partials.size(),
-      AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank));
-  SmallVector<utils::IteratorType> sumIterators(rank,
-                                                utils::IteratorType::parallel);
-  sumIterators.push_back(utils::IteratorType::reduction);
-  size_t n = partials.size();
-  linalg::GenericOp::create(
-      rewriter, loc, TypeRange{}, partials, generic.getDpsInits(), sumMaps,
-      sumIterators, [n](OpBuilder &b, Location loc, ValueRange args) {
-        SmallVector<Value> sums;
-        for (size_t i = 0; i < n; ++i)
-          sums.push_back(arith::AddFOp::create(b, loc, args[n + i], args[i]));
-        linalg::YieldOp::create(b, loc, sums);
-      });
+  // Stage 2: out = out + sum over s of partials[s, out...].
+  sumPartials(rewriter, loc, partials, generic);
   for (Value buffer : partials)
     memref::DeallocOp::create(rewriter, loc, buffer);
   rewriter.eraseOp(generic);
