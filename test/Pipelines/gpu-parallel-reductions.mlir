@@ -48,16 +48,26 @@
 // MLP-NOT: all_reduce
 // No reduction is left in a single-thread kernel: those only update 0-d
 // state (the loss scale, its trackers).
-// 30 launches: the two bias adds are the GEMMs' epilogues (32 before).
+// 25 launches: the f16 weight gradients are written by their GEMMs where
+// the copies that rounded them were (amp-contractions-to-gemm-calls), so
+// fc1's bias gradient is dW1's epilogue (two copies, a fill and a column sum
+// fewer: 29 before); LayerNorm's weight and bias gradients are one column
+// sum reading the output gradient once (amp-gpu-prepare-linalg; 30 before
+// that), the two bias adds are the GEMMs' epilogues (32 before that).
 // MLP: single-thread launches with a loop: 0
-// MLP-NEXT: launches: 30
+// MLP-NEXT: launches: 25
 
 // The transformer block: every LayerNorm (32 tokens of 64; forward, its
 // recomputation in the backward, and the backward) and every attention
 // softmax (128 rows of 16 keys; forward, recomputation, backward) is one
 // launch of a block per row (amp-gpu-fuse-rows), in order; the two
-// 1-block launches are the mean loss and the gradient norm. 103 launches
-// (106 before residual adds became GEMMs with C and D apart and f32
+// 1-block launches are the mean loss and the gradient norm. 81 launches
+// (86 before the weight gradients read through a rounding copy were written
+// by their GEMMs in the copy's place, amp-contractions-to-gemm-calls; 103
+// before AdamW's bias corrections were computed once for all 16
+// parameters instead of one single-thread launch each, amp-gpu-fuse-elementwise,
+// and the two LayerNorms' weight and bias gradients became one column sum
+// each, amp-gpu-prepare-linalg; 106 before residual adds became GEMMs with C and D apart and f32
 // gradients were rounded by the kernel computing them, 115 before bias adds
 // and bias gradients became GEMM epilogues, 152 when every stage had its
 // own). No single-thread kernel loops.
@@ -73,19 +83,22 @@
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
 // TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0
-// TRANSFORMER-NEXT: launches: 103
+// TRANSFORMER-NEXT: launches: 81
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm
 // sums the squares of each of the 16 gradients separately: one launch pair
 // for all of them (34 blocks in stage 1: 1 or 2 per small gradient, 8 per
-// 256x64 weight), 106 launches (109 before the residual and rounding
+// 256x64 weight), 84 launches (89 before the rounding copies went, 106
+// before the bias corrections were shared and the LayerNorm weight and bias
+// gradients merged, as above; 109 before
+// the residual and rounding
 // fusions, 118 without the GEMM epilogues; 153 with
 // a launch pair or one block per gradient, and a launch per fill of their
 // 0-d accumulators, which now sit together and fuse).
 // CLIP: launch 34x1x1 x 256x1x1: loop all_reduce
 // CLIP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
 // CLIP: single-thread launches with a loop: 0
-// CLIP-NEXT: launches: 106
+// CLIP-NEXT: launches: 84
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).

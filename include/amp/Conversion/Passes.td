@@ -267,9 +267,15 @@ def GPUPrepareLinalgPass
       over the rows: a bias gradient, a LayerNorm weight gradient) is
       interchanged to put every parallel loop first, in their order, then
       the reductions: the parallel loops become threads, each running the
-      reduction sequentially, instead of a host loop of launches.
+      reduction sequentially, instead of a host loop of launches;
+    - column sums over the same loops reading a common buffer (LayerNorm's
+      weight and bias gradients) are merged into one generic; a long column
+      sum with few columns is split into partial sums of row ranges and a
+      parallel loop summing the partials from the output's zero-fill
+      constant (the fill goes) or its value.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def GPUFreeEarlyPass : Pass<"amp-gpu-free-early", "::mlir::func::FuncOp"> {

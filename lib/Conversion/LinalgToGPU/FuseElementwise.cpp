@@ -14,6 +14,12 @@
 // recompute the value in the rounding kernel, reading the producer's inputs
 // again.
 //
+// Identical 0-d computations on the same operands are computed once
+// (AdamW's bias corrections, one per parameter from the one step counter):
+// each would be a one-thread launch. Upstream CSE cannot be used for this:
+// it also merges tensor.empty and large generics, which breaks in-place
+// bufferization and fusion.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/Passes.h"
@@ -126,6 +132,42 @@ struct CastAsSecondOutput : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A generic without loops on tensors whose body does not read its
+/// outputs: its results depend on its inputs only.
+bool isScalarComputation(linalg::GenericOp generic) {
+  return generic.getNumLoops() == 0 && generic.hasPureTensorSemantics() &&
+         llvm::none_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
+           return generic.payloadUsesValueFromOperand(&init);
+         });
+}
+
+/// Replaces each scalar computation by an earlier identical one of its
+/// block (same inputs, result types and body).
+void shareScalarComputations(func::FuncOp func) {
+  SmallVector<linalg::GenericOp> scalars;
+  func.walk([&](linalg::GenericOp generic) {
+    if (isScalarComputation(generic))
+      scalars.push_back(generic);
+  });
+  SmallVector<linalg::GenericOp> kept;
+  for (linalg::GenericOp generic : scalars) {
+    auto same = llvm::find_if(kept, [&](linalg::GenericOp earlier) {
+      return earlier->getBlock() == generic->getBlock() &&
+             llvm::equal(earlier.getInputs(), generic.getInputs()) &&
+             earlier->getResultTypes() == generic->getResultTypes() &&
+             OperationEquivalence::isRegionEquivalentTo(
+                 &earlier.getRegion(), &generic.getRegion(),
+                 OperationEquivalence::IgnoreLocations);
+    });
+    if (same == kept.end()) {
+      kept.push_back(generic);
+      continue;
+    }
+    generic->replaceAllUsesWith(*same);
+    generic->erase();
+  }
+}
+
 struct GPUFuseElementwisePass
     : amp::impl::GPUFuseElementwisePassBase<GPUFuseElementwisePass> {
   void runOnOperation() override {
@@ -152,6 +194,7 @@ struct GPUFuseElementwisePass
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
+    shareScalarComputations(getOperation());
   }
 };
 } // namespace

@@ -71,6 +71,25 @@ bool mayAliasAny(Value v, ArrayRef<Value> buffers) {
   return llvm::any_of(buffers, [&](Value other) { return mayAlias(v, other); });
 }
 
+/// Appends the buffers `op` (and what it contains) accesses to `touched`,
+/// those it writes or frees to `written`; false when some are unknown.
+bool collectEffects(Operation *op, SmallVectorImpl<Value> &touched,
+                    SmallVectorImpl<Value> &written) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  if (!effects)
+    return false;
+  for (MemoryEffects::EffectInstance &effect : *effects) {
+    Value value = effect.getValue();
+    if (!value)
+      return false;
+    touched.push_back(value);
+    if (!isa<MemoryEffects::Read>(effect.getEffect()))
+      written.push_back(value);
+  }
+  return true;
+}
+
 /// Full reductions of one block being batched: emitted together at the
 /// last one, so every op between them must leave their buffers alone.
 struct Batch {
@@ -99,23 +118,80 @@ struct Batch {
   /// Whether moving the batch past `op` may change what either sees: `op`
   /// writes a buffer of the batch or reads an output.
   bool touchedBy(Operation *op) const {
-    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-        getEffectsRecursively(op);
-    if (!effects)
+    SmallVector<Value> touched, written;
+    if (!collectEffects(op, touched, written))
       return true;
-    for (MemoryEffects::EffectInstance &effect : *effects) {
-      Value value = effect.getValue();
-      if (!value)
-        return true;
-      if (mayAliasAny(value, outputs))
-        return true;
-      if (!isa<MemoryEffects::Read>(effect.getEffect()) &&
-          mayAliasAny(value, inputs))
-        return true;
-    }
-    return false;
+    return llvm::any_of(touched,
+                        [&](Value v) { return mayAliasAny(v, outputs); }) ||
+           llvm::any_of(written,
+                        [&](Value v) { return mayAliasAny(v, inputs); });
   }
 };
+
+/// Whether `op` is all-parallel over the loop ranges `ranges`, each
+/// operand a memref indexed by loop dimensions and constants, each output
+/// a fresh buffer written at the loop indices and not read.
+bool isElementwiseOver(linalg::GenericOp op, ArrayRef<int64_t> ranges) {
+  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() != 0 ||
+      !llvm::equal(op.getStaticLoopRanges(), ranges))
+    return false;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!init.get().getDefiningOp<memref::AllocOp>() ||
+        !op.getMatchingIndexingMap(&init).isIdentity() ||
+        op.payloadUsesValueFromOperand(&init))
+      return false;
+  return llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
+    return isa<MemRefType>(operand.get().getType()) &&
+           llvm::all_of(op.getMatchingIndexingMap(&operand).getResults(),
+                        llvm::IsaPred<AffineDimExpr, AffineConstantExpr>);
+  });
+}
+
+/// mayAlias, but distinct arguments of the function are distinct buffers:
+/// the step's arguments and its results (out-parameters after
+/// buffer-results-to-out-params) are values of a tensor program, which the
+/// runtime passes in buffers of their own.
+bool mayAliasInStep(Value a, Value c) {
+  Value ra = rootOf(a), rc = rootOf(c);
+  auto isArgument = [](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && isa<func::FuncOp>(arg.getOwner()->getParentOp());
+  };
+  if (ra != rc && isArgument(ra) && isArgument(rc))
+    return false;
+  return mayAlias(a, c);
+}
+
+bool mayAliasAnyInStep(Value v, ArrayRef<Value> buffers) {
+  return llvm::any_of(buffers,
+                      [&](Value other) { return mayAliasInStep(v, other); });
+}
+
+/// The first all-parallel generic after the full reduction `plan` in its
+/// block, over the same loops, that can run in the reduction's element loop
+/// instead of reading the same inputs again in its own launch (mse's
+/// gradient after the loss): it reads nothing the reduction or an op in
+/// between writes, and nothing in between touches its outputs.
+linalg::GenericOp findCompanion(const ReductionPlan &plan) {
+  linalg::GenericOp reduction = plan.op;
+  SmallVector<Value> written(reduction.getDpsInits());
+  SmallVector<Value> touched(reduction->getOperands());
+  for (Operation *op = reduction->getNextNode(); op; op = op->getNextNode()) {
+    if (isa<memref::AllocOp>(op))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (generic && isElementwiseOver(generic, plan.ranges) &&
+        llvm::none_of(generic.getDpsInputs(),
+                      [&](Value in) { return mayAliasAnyInStep(in, written); }) &&
+        llvm::none_of(generic.getDpsInits(), [&](Value out) {
+          return mayAliasAnyInStep(out, touched);
+        }))
+      return generic;
+    if (!collectEffects(op, touched, written))
+      return nullptr;
+  }
+  return nullptr;
+}
 
 struct GPUParallelReductionsPass
     : public amp::impl::GPUParallelReductionsPassBase<
@@ -136,7 +212,10 @@ struct GPUParallelReductionsPass
       if (!op->getParentOfType<gpu::LaunchOp>())
         generics.push_back(op);
     });
+    llvm::SmallPtrSet<Operation *, 4> absorbed;
     for (linalg::GenericOp op : generics) {
+      if (absorbed.contains(op))
+        continue;
       std::optional<ReductionPlan> plan = analyzeReduction(op, minRowLength);
       if (!plan)
         continue;
@@ -145,11 +224,24 @@ struct GPUParallelReductionsPass
       int64_t perBlock = blockSize * elementsPerThread;
       int64_t blocks = std::min<int64_t>(
           llvm::divideCeil(plan->rowLength, perBlock), maxBlocks);
-      if (plan->numParallel > 0 || blocks <= 1)
+      if (plan->numParallel > 0 || blocks <= 1) {
         emitter.emitRows(blockSize);
-      else
-        emitter.emitFull(blocks, blockSize);
+        op->erase();
+        continue;
+      }
+      linalg::GenericOp companion = findCompanion(*plan);
+      if (companion) {
+        // Its outputs must exist before the launch that now writes them.
+        for (Value out : companion.getDpsInits())
+          if (out.getDefiningOp()->getBlock() == op->getBlock() &&
+              op->isBeforeInBlock(out.getDefiningOp()))
+            out.getDefiningOp()->moveBefore(op);
+        absorbed.insert(companion);
+      }
+      emitter.emitFull(blocks, blockSize, companion);
       op->erase();
+      if (companion)
+        companion->erase();
     }
   }
 

@@ -418,7 +418,33 @@ void ReductionEmitter::emitRows(int64_t maxThreads) {
   });
 }
 
-void ReductionEmitter::emitFull(int64_t blocks, int64_t threads) {
+void ReductionEmitter::emitElementwise(linalg::GenericOp op,
+                                       ArrayRef<Value> loopIndices) {
+  Block *body = op.getBlock();
+  IRMapping map;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    SmallVector<Value> indices =
+        apply(op.getMatchingIndexingMap(input), loopIndices);
+    map.map(body->getArgument(input->getOperandNumber()),
+            memref::LoadOp::create(b, loc, input->get(), indices));
+  }
+  for (Operation &inner : body->without_terminator()) {
+    if (auto indexOp = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(indexOp.getResult(), loopIndices[indexOp.getDim()]);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  for (auto [init, value] :
+       llvm::zip_equal(op.getDpsInitsMutable(), yield.getValues()))
+    memref::StoreOp::create(
+        b, loc, map.lookupOrDefault(value), init.get(),
+        apply(op.getMatchingIndexingMap(&init), loopIndices));
+}
+
+void ReductionEmitter::emitFull(int64_t blocks, int64_t threads,
+                                linalg::GenericOp companion) {
   SmallVector<Value> buffers;
   for (const ReducedOutput &out : plan.outputs)
     buffers.push_back(
@@ -427,8 +453,15 @@ void ReductionEmitter::emitFull(int64_t blocks, int64_t threads) {
     Value start = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, bid, index(threads)), tid);
     SmallVector<Value> accs = accumulate(
-        start, plan.rowLength, index(blocks * threads),
-        [&](Value j) { return partials(delinearize(j, reductionRanges())); });
+        start, plan.rowLength, index(blocks * threads), [&](Value j) {
+          SmallVector<Value> indices = delinearize(j, reductionRanges());
+          SmallVector<Value> values = partials(indices);
+          // After the reduction's loads, so that LLVM can reuse them (the
+          // companion's stores would keep it from).
+          if (companion)
+            emitElementwise(companion, indices);
+          return values;
+        });
     SmallVector<Value> totals = blockReduce(accs);
     onThreadZero(tid, [&] {
       for (auto [buffer, total] : llvm::zip_equal(buffers, totals))

@@ -107,8 +107,15 @@ public:
   /// One block per row (per output element); a full reduction is one row.
   void emitRows(int64_t maxThreads);
   /// Two stages: `blocks` blocks reduce grid-strided slices into partials,
-  /// one block reduces the partials into the outputs.
-  void emitFull(int64_t blocks, int64_t threads);
+  /// one block reduces the partials into the outputs. A `companion` (an
+  /// all-parallel generic over the same loop ranges, see
+  /// amp-gpu-parallel-reductions) is computed in the first stage's loop at
+  /// each element the reduction reads.
+  void emitFull(int64_t blocks, int64_t threads,
+                linalg::GenericOp companion = nullptr);
+  /// The body of the all-parallel generic `op` at `loopIndices`: its inputs
+  /// loaded, its outputs stored.
+  void emitElementwise(linalg::GenericOp op, ArrayRef<Value> loopIndices);
 
 private:
   ArrayRef<int64_t> parallelRanges() {

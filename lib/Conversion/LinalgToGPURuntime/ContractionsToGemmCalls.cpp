@@ -295,6 +295,35 @@ std::optional<Epilogue> matchBiasGradient(linalg::LinalgOp op, Value a,
   return Epilogue{AMP_GEMM_EPILOGUE_BGRAD_A, grad, Value(), Value(), sum};
 }
 
+/// Once narrowed, a reader that only rounded the product is a copy of it
+/// into a fresh buffer of the same type (an f16 weight gradient that the
+/// overflow check and the update both read): the product takes the place of
+/// that buffer, and the copy (a kernel reading and writing the whole
+/// gradient) goes.
+void forwardCopy(linalg::GenericOp reader, Value c) {
+  if (reader.getNumDpsInputs() != 1 || reader.getNumDpsInits() != 1 ||
+      reader.getNumReductionLoops() != 0 ||
+      !llvm::all_of(reader.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return;
+  Value out = reader.getDpsInits().front();
+  auto outAlloc = out.getDefiningOp<memref::AllocOp>();
+  Operation *cAlloc = c.getDefiningOp();
+  Block *body = reader.getBody();
+  if (!outAlloc || out.getType() != c.getType() ||
+      outAlloc->getBlock() != cAlloc->getBlock() ||
+      !cAlloc->isBeforeInBlock(outAlloc) ||
+      body->getTerminator()->getOperand(0) != body->getArgument(0))
+    return;
+  // c's deallocation goes: out's frees it now.
+  for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      user->erase();
+  reader->erase();
+  out.replaceAllUsesWith(c);
+  outAlloc->erase();
+}
+
 /// When the only reader of the fresh f32 product `c` rounds it to A's type
 /// before anything else, the call writes that type instead: `c` becomes a
 /// buffer of A's type and the reader's truncf goes.
@@ -332,6 +361,7 @@ void narrowProduct(linalg::LinalgOp op, Value &c, Type aType) {
   c.replaceAllUsesWith(narrow.getResult());
   alloc->erase();
   c = narrow.getResult();
+  forwardCopy(reader, c);
 }
 
 struct ContractionsToGemmCallsPass

@@ -208,3 +208,72 @@ func.func @no_dual_output(%y: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<6
   } -> tensor<64x32xbf16>
   return %u, %n : tensor<64x32xf32>, tensor<64x32xbf16>
 }
+
+// -----
+
+#s = affine_map<() -> ()>
+
+// Identical 0-d computations on the same inputs (AdamW's bias corrections,
+// one per parameter) are computed once; one on other inputs, with another body,
+// or reading its output (another initial value) stays.
+// CHECK-LABEL: func.func @shared_scalars
+// CHECK: %[[A:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<f32>, tensor<f32>)
+// CHECK: arith.mulf
+// CHECK: %[[B:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%arg1, %arg0 : tensor<f32>, tensor<f32>)
+// CHECK: %[[C:.*]] = linalg.generic
+// CHECK: arith.subf
+// CHECK: %[[D:.*]] = linalg.generic
+// CHECK: arith.addf %{{.*}}, %out
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: arith.addf %{{.*}}, %out
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[A]]#0, %[[A]]#1, %[[A]]#0, %[[A]]#1, %[[B]]#0, %[[B]]#1, %[[C]], %[[D]], %[[E]]
+func.func @shared_scalars(%a: tensor<f32>, %b: tensor<f32>, %acc: tensor<f32>)
+    -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) {
+  %e0 = tensor.empty() : tensor<f32>
+  %e1 = tensor.empty() : tensor<f32>
+  %x:2 = linalg.generic {indexing_maps = [#s, #s, #s, #s], iterator_types = []}
+      ins(%a, %b : tensor<f32>, tensor<f32>) outs(%e0, %e1 : tensor<f32>, tensor<f32>) {
+  ^bb0(%p: f32, %q: f32, %o0: f32, %o1: f32):
+    %m = arith.mulf %p, %q : f32
+    %n = arith.addf %p, %q : f32
+    linalg.yield %m, %n : f32, f32
+  } -> (tensor<f32>, tensor<f32>)
+  %e2 = tensor.empty() : tensor<f32>
+  %e3 = tensor.empty() : tensor<f32>
+  %y:2 = linalg.generic {indexing_maps = [#s, #s, #s, #s], iterator_types = []}
+      ins(%a, %b : tensor<f32>, tensor<f32>) outs(%e2, %e3 : tensor<f32>, tensor<f32>) {
+  ^bb0(%p: f32, %q: f32, %o0: f32, %o1: f32):
+    %m = arith.mulf %p, %q : f32
+    %n = arith.addf %p, %q : f32
+    linalg.yield %m, %n : f32, f32
+  } -> (tensor<f32>, tensor<f32>)
+  %z:2 = linalg.generic {indexing_maps = [#s, #s, #s, #s], iterator_types = []}
+      ins(%b, %a : tensor<f32>, tensor<f32>) outs(%e2, %e3 : tensor<f32>, tensor<f32>) {
+  ^bb0(%p: f32, %q: f32, %o0: f32, %o1: f32):
+    %m = arith.mulf %p, %q : f32
+    %n = arith.addf %p, %q : f32
+    linalg.yield %m, %n : f32, f32
+  } -> (tensor<f32>, tensor<f32>)
+  %w = linalg.generic {indexing_maps = [#s, #s, #s], iterator_types = []}
+      ins(%a, %b : tensor<f32>, tensor<f32>) outs(%e0 : tensor<f32>) {
+  ^bb0(%p: f32, %q: f32, %o0: f32):
+    %m = arith.subf %p, %q : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  %v = linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%a : tensor<f32>) outs(%acc : tensor<f32>) {
+  ^bb0(%p: f32, %o0: f32):
+    %m = arith.addf %p, %o0 : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  %u = linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%a : tensor<f32>) outs(%b : tensor<f32>) {
+  ^bb0(%p: f32, %o0: f32):
+    %m = arith.addf %p, %o0 : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %x#0, %x#1, %y#0, %y#1, %z#0, %z#1, %w, %v, %u : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
+}

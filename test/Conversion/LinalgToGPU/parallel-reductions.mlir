@@ -611,3 +611,123 @@ func.func @not_batched_store_between(%o1: memref<f32>, %o2: memref<f32>) {
   }
   return
 }
+
+// -----
+
+// The mse loss and its gradient: the full sum of (p - t)^2 and, after the
+// mean (a 0-d op between them), the all-parallel gradient 2 (p - t) * s
+// over the same loops, writing an f32 and a bf16 buffer allocated after the
+// sum. The gradient runs in stage 1's element loop (its outputs' allocations
+// move before the launch): p and t are read once for both.
+// CHECK-LABEL: func.func @mse_with_gradient
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<64x2048xf32>, %[[T:[a-z0-9_]+]]: memref<64x2048xf32>, %[[S:[a-z0-9_]+]]: memref<f32>,
+// CHECK: %[[G:.+]] = memref.alloc() : memref<64x2048xf32>
+// CHECK: %[[GB:.+]] = memref.alloc() : memref<64x2048xbf16>
+// CHECK: gpu.launch
+// CHECK: scf.for %[[J:[a-z0-9_]+]] =
+// CHECK-DAG: %[[COL:.+]] = arith.remui %[[J]]
+// CHECK-DAG: %[[ROW:.+]] = arith.divui %[[J]]
+// CHECK: memref.load %[[P]][%[[ROW]], %[[COL]]]
+// CHECK: memref.load %[[T]][%[[ROW]], %[[COL]]]
+// CHECK: %[[SQ:.+]] = arith.mulf
+// CHECK: %[[GP:.+]] = memref.load %[[P]][%[[ROW]], %[[COL]]]
+// CHECK: %[[GT:.+]] = memref.load %[[T]][%[[ROW]], %[[COL]]]
+// CHECK: %[[GS:.+]] = memref.load %[[S]][]
+// CHECK: %[[D:.+]] = arith.subf %[[GP]], %[[GT]]
+// CHECK: %[[GV:.+]] = arith.mulf %[[D]], %[[GS]]
+// CHECK: %[[R:.+]] = arith.truncf %[[GV]]
+// CHECK: memref.store %[[GV]], %[[G]][%[[ROW]], %[[COL]]]
+// CHECK: memref.store %[[R]], %[[GB]][%[[ROW]], %[[COL]]]
+// CHECK: arith.addf %{{.+}}, %[[SQ]]
+// CHECK: gpu.all_reduce add
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce add
+// CHECK: gpu.terminator
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = []
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[G]], %[[GB]]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#sc2 = affine_map<(d0, d1) -> ()>
+#none = affine_map<() -> ()>
+func.func @mse_with_gradient(%p: memref<64x2048xf32>, %t: memref<64x2048xf32>,
+                             %s: memref<f32>, %sum: memref<f32>, %mean: memref<f32>)
+    -> (memref<64x2048xf32>, memref<64x2048xbf16>) {
+  linalg.generic {indexing_maps = [#id2, #id2, #sc2], iterator_types = ["reduction", "reduction"]}
+      ins(%p, %t : memref<64x2048xf32>, memref<64x2048xf32>) outs(%sum : memref<f32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.subf %a, %b : f32
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.addf %acc, %1 : f32
+    linalg.yield %2 : f32
+  }
+  linalg.generic {indexing_maps = [#none, #none], iterator_types = []}
+      ins(%sum : memref<f32>) outs(%mean : memref<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 1.0e+00 : f32
+    %0 = arith.divf %a, %c : f32
+    linalg.yield %0 : f32
+  }
+  %g = memref.alloc() : memref<64x2048xf32>
+  %gb = memref.alloc() : memref<64x2048xbf16>
+  linalg.generic {indexing_maps = [#id2, #id2, #sc2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %t, %s : memref<64x2048xf32>, memref<64x2048xf32>, memref<f32>)
+      outs(%g, %gb : memref<64x2048xf32>, memref<64x2048xbf16>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32, %ob: bf16):
+    %0 = arith.subf %a, %b : f32
+    %1 = arith.mulf %0, %c : f32
+    %2 = arith.truncf %1 : f32 to bf16
+    linalg.yield %1, %2 : f32, bf16
+  }
+  return %g, %gb : memref<64x2048xf32>, memref<64x2048xbf16>
+}
+
+// -----
+
+// Left apart: the all-parallel generic reads the sum's output (the loss),
+// or an op in between writes one of its inputs.
+// CHECK-LABEL: func.func @no_companion
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: memref.copy
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+#sc3 = affine_map<(d0, d1) -> ()>
+func.func @no_companion(%p: memref<64x2048xf32>, %q: memref<64x2048xf32>,
+                        %sum: memref<f32>, %sum2: memref<f32>)
+    -> (memref<64x2048xf32>, memref<64x2048xf32>) {
+  linalg.generic {indexing_maps = [#id3, #sc3], iterator_types = ["reduction", "reduction"]}
+      ins(%p : memref<64x2048xf32>) outs(%sum : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  %g = memref.alloc() : memref<64x2048xf32>
+  linalg.generic {indexing_maps = [#id3, #sc3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %sum : memref<64x2048xf32>, memref<f32>) outs(%g : memref<64x2048xf32>) {
+  ^bb0(%a: f32, %l: f32, %o: f32):
+    %0 = arith.mulf %a, %l : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #sc3], iterator_types = ["reduction", "reduction"]}
+      ins(%p : memref<64x2048xf32>) outs(%sum2 : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  memref.copy %p, %q : memref<64x2048xf32> to memref<64x2048xf32>
+  %h = memref.alloc() : memref<64x2048xf32>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%q : memref<64x2048xf32>) outs(%h : memref<64x2048xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.negf %a : f32
+    linalg.yield %0 : f32
+  }
+  return %g, %h : memref<64x2048xf32>, memref<64x2048xf32>
+}

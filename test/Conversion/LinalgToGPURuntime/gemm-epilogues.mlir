@@ -430,3 +430,67 @@ func.func @residual_not_folded(%x: memref<32x64xbf16>, %h: memref<32x128xbf16>, 
   memref.dealloc %t2 : memref<32x64xf32>
   return
 }
+
+// -----
+
+#at = affine_map<(d0, d1, d2) -> (d2, d0)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// An f16 weight gradient read rounded by a kernel that only rounds it (its
+// f16 copy is what the overflow check and the update read): once the
+// product is narrowed to f16 that kernel would copy it, so the GEMM writes
+// the copy's buffer instead: no kernel, one allocation (freed where the
+// copy was), and the bias gradient after it is the GEMM's epilogue.
+// CHECK-LABEL: func.func @rounded_copy_forwarded
+// CHECK-SAME: (%[[DY:.+]]: memref<32x128xf16>, %{{.+}}: memref<32x64xf16>, %[[USE:.+]]: memref<128x64xf32>)
+// CHECK: %[[DW:.+]] = memref.alloc() : memref<128x64xf16>
+// CHECK-NOT: memref.alloc() : memref<128x64xf16>
+// CHECK: %[[DB:.+]] = memref.alloc() : memref<128xf32>
+// CHECK: memref.extract_aligned_pointer_as_index %[[DW]]
+// CHECK: call @amp_gpu_gemm_epilogue(
+// CHECK: linalg.generic {{.*}} ins(%[[DW]] : memref<128x64xf16>) outs(%[[USE]] : memref<128x64xf32>)
+// CHECK: memref.dealloc %[[DW]]
+// CHECK-NOT: memref.dealloc
+// CHECK: return %[[DB]]
+func.func @rounded_copy_forwarded(%dy: memref<32x128xf16>, %x: memref<32x64xf16>, %use: memref<128x64xf32>) -> memref<128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %dw = memref.alloc() : memref<128x64xf32>
+  linalg.fill ins(%zero : f32) outs(%dw : memref<128x64xf32>)
+  linalg.generic {indexing_maps = [#at, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy, %x : memref<32x128xf16>, memref<32x64xf16>) outs(%dw : memref<128x64xf32>) {
+  ^bb0(%in: f16, %in_1: f16, %acc: f32):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.extf %in_1 : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %dwh = memref.alloc() : memref<128x64xf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%dw : memref<128x64xf32>) outs(%dwh : memref<128x64xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %0 = arith.truncf %in : f32 to f16
+    linalg.yield %0 : f16
+  }
+  %db = memref.alloc() : memref<128xf32>
+  linalg.fill ins(%zero : f32) outs(%db : memref<128xf32>)
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<32x128xf16>) outs(%db : memref<128xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%dwh : memref<128x64xf16>) outs(%use : memref<128x64xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %0 = arith.extf %in : f16 to f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %dw : memref<128x64xf32>
+  memref.dealloc %dwh : memref<128x64xf16>
+  return %db : memref<128xf32>
+}
