@@ -187,10 +187,13 @@ bool isProductAdd(linalg::GenericOp op, Value c, AddTerms &terms) {
     return false;
   OpOperand *out = op.getDpsInitOperand(0);
   Type outType = cast<MemRefType>(out->get().getType()).getElementType();
-  auto cOperands = llvm::make_filter_range(
-      op.getDpsInputOperands(), [&](OpOperand *o) { return o->get() == c; });
-  if (llvm::range_size(cOperands) != 1 ||
-      !op.getMatchingIndexingMap(*cOperands.begin()).isIdentity() ||
+  // getDpsInputOperands returns a temporary vector: copy the matches out.
+  SmallVector<OpOperand *> cOperands;
+  for (OpOperand *operand : op.getDpsInputOperands())
+    if (operand->get() == c)
+      cOperands.push_back(operand);
+  if (cOperands.size() != 1 ||
+      !op.getMatchingIndexingMap(cOperands.front()).isIdentity() ||
       !op.getMatchingIndexingMap(out).isIdentity() ||
       !classifyTerms(op, c, outType, terms))
     return false;
