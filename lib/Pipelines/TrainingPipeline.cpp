@@ -111,6 +111,9 @@ void checkChip(OptionChecker &check, StringRef chip) {
 }
 } // namespace
 
+/// Micro-batches an f32 counter still counts exactly.
+constexpr int64_t kMaxAccumulate = int64_t(1) << 24;
+
 LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
                                               std::string &message) const {
   OptionChecker check(optionPrefix, message);
@@ -142,6 +145,11 @@ LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
       .atLeastOne("accumulate", accumulate)
       .atLeastOne("growth-interval", growthInterval)
       .atLeastOne("hysteresis", hysteresis);
+  // The micro-batch counter of amp-accumulate-gradients is an f32.
+  if (accumulate > kMaxAccumulate)
+    check.fail(optionPrefix.str() + "accumulate=" +
+               std::to_string(int64_t(accumulate)) +
+               " is out of range: expected at most 16777216 (2^24)");
   if (dpReduction != "mean" && dpReduction != "sum")
     check.fail(optionPrefix.str() + "dp-reduction must be mean or sum, got '" +
                dpReduction + "'");

@@ -536,9 +536,11 @@ class Trainer:
 
     @accumulate.setter
     def accumulate(self, count):
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ValueError("accumulate must be an integer >= 1, got %r" %
-                             (count,))
+        # The step's micro-batch counter is an f32: exact up to 2^24.
+        if isinstance(count, bool) or not isinstance(count, int) or \
+                not 1 <= count <= 2 ** 24:
+            raise ValueError("accumulate must be an integer >= 1 (at most "
+                             "2^24), got %r" % (count,))
         if _ACCUMULATE not in self._by_name:
             if count == 1:
                 return

@@ -1004,6 +1004,10 @@ int checkOptions() {
   if (accumulate.getNumOccurrences() && accumulate < 1)
     return fail("--accumulate must be at least 1, got " +
                 llvm::Twine(accumulate));
+  // The library's micro-batch counter is an f32.
+  if (accumulate.getNumOccurrences() && accumulate > (int64_t(1) << 24))
+    return fail("--accumulate must be at most 16777216 (2^24), got " +
+                llvm::Twine(accumulate));
   if (accumulate.getNumOccurrences() && evalOnly)
     return fail("--accumulate applies to training, not --eval");
   if (!evalOutputDir.empty() && !evalOnly)

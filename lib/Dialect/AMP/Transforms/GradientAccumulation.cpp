@@ -302,9 +302,11 @@ struct AMPAccumulateGradientsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (microBatches < 1) {
+    // The micro-batch counter is an f32: it counts exactly up to 2^24.
+    if (microBatches < 1 || microBatches > (int64_t(1) << 24)) {
       emitError(module.getLoc())
-          << "amp-accumulate-gradients: micro-batches must be at least 1, got "
+          << "amp-accumulate-gradients: micro-batches must be in [1, "
+             "16777216], got "
           << int64_t(microBatches);
       return signalPassFailure();
     }

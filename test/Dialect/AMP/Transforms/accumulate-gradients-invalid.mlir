@@ -1,7 +1,7 @@
 // RUN: amp-opt %s -split-input-file -verify-diagnostics --amp-accumulate-gradients
 // RUN: not amp-opt %s -split-input-file --amp-accumulate-gradients="micro-batches=0" 2>&1 | FileCheck %s --check-prefix=OPTION
 
-// OPTION: amp-accumulate-gradients: micro-batches must be at least 1, got 0
+// OPTION: amp-accumulate-gradients: micro-batches must be in [1, 16777216], got 0
 
 // A step without an optimizer update has nothing to accumulate for.
 
