@@ -289,7 +289,44 @@ def device_used_bytes():
     return total - free
 
 
-def run_amp(library, data, seed, device, warmup, steps):
+TRACED_STEPS = 3
+
+
+def trace_kernels(step, path):
+    """Runs TRACED_STEPS more steps under torch.profiler (CUPTI sees every
+    kernel of the process, amp's driver-API launches and cuBLASLt's too) and
+    writes the kernels' measured times per step to path (.txt table, .json
+    records)."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(TRACED_STEPS):
+            step()
+        torch.cuda.synchronize()
+    records = []
+    for e in prof.key_averages():
+        us = getattr(e, "self_device_time_total", None)
+        if us is None:
+            us = getattr(e, "self_cuda_time_total", 0)
+        if us > 0:
+            records.append(dict(kernel=e.key, calls=e.count / TRACED_STEPS,
+                                us_per_step=us / TRACED_STEPS))
+    records.sort(key=lambda r: -r["us_per_step"])
+    total = sum(r["us_per_step"] for r in records)
+    with open(path + ".json", "w") as f:
+        json.dump(dict(device_us_per_step=total, kernels=records), f, indent=1)
+    with open(path + ".txt", "w") as f:
+        f.write("measured device time per step: %.1f us over %d kernels/"
+                "copies (%.1f launches per step)\n" % (
+                    total, len(records), sum(r["calls"] for r in records)))
+        f.write("%10s %7s %6s  %s\n" % ("us/step", "share", "calls", "kernel"))
+        for r in records:
+            f.write("%10.1f %6.1f%% %6.1f  %s\n" % (
+                r["us_per_step"], 100 * r["us_per_step"] / total, r["calls"],
+                r["kernel"][:150]))
+
+
+def run_amp(library, data, seed, device, warmup, steps, trace=None):
     if device == "cuda":
         gc.collect()
         torch.cuda.empty_cache()
@@ -313,6 +350,8 @@ def run_amp(library, data, seed, device, warmup, steps):
             skipped += s
         seconds = time.perf_counter() - start
         memory = (device_used_bytes() - used_before) if device == "cuda" else None
+        if trace and device == "cuda":
+            trace_kernels(lib.step, trace)
     finally:
         lib.destroy()
     return dict(seconds=seconds, losses=losses, skipped=skipped,
@@ -322,7 +361,7 @@ def run_amp(library, data, seed, device, warmup, steps):
 def run_torch(workload, sizes, precision, data, params, lr, weight_decay,
               device, warmup, steps, compiled=False, sdpa=False,
               compile_mode=None, fused_adamw=False, fp32=False,
-              fresh_batch=False):
+              fresh_batch=False, trace=None):
     dtype = TORCH_DTYPE[precision]
     if device == "cpu" and precision == "fp16" and not fp32:
         raise Unavailable("CPU autocast has no fp16 in torch %s"
@@ -382,9 +421,19 @@ def run_torch(workload, sizes, precision, data, params, lr, weight_decay,
     sync(device)
     seconds = time.perf_counter() - start
     memory = torch.cuda.max_memory_allocated() if device == "cuda" else None
+    if trace and device == "cuda":
+        trace_kernels(step, trace)
     result = dict(seconds=seconds, losses=torch.stack(losses).tolist(),
                   skipped=None, memory=memory)
     return result
+
+
+def trace_path(args, workload, precision, runner):
+    if not args.kernel_trace:
+        return None
+    os.makedirs(args.kernel_trace, exist_ok=True)
+    return os.path.join(args.kernel_trace, "%s_%s_%s_kernels" % (
+        workload, precision, runner))
 
 
 def machine_description(device):
@@ -463,6 +512,11 @@ def main():
                    help="add the rows to the table of the GPU section of "
                    "FILE (default docs/benchmarks.md)")
     p.add_argument("--json", help="also write the results to this file")
+    p.add_argument("--kernel-trace", metavar="DIR",
+                   help="on cuda: after the timed steps, trace %d more steps "
+                   "of each runner with torch.profiler and write each "
+                   "kernel's measured time per step to DIR/<workload>_"
+                   "<precision>_<runner>_kernels.{txt,json}" % TRACED_STEPS)
     a = p.parse_args()
     workloads = a.workloads.split(",")
     precisions = a.precisions.split(",")
@@ -541,7 +595,7 @@ def main():
                     raise Unavailable("no library compiled")
                 runs["amp"], params, lib_lr = run_amp(
                     os.path.join(libs_dir, entry["file"]), data, a.seed,
-                    a.device, warmup, steps)
+                    a.device, warmup, steps, trace_path(a, w, prec, "amp"))
                 lr = lib_lr if lib_lr is not None else lr
             except Exception as e:  # report and go on with torch
                 runs["amp"] = dict(error="%s: %s" % (type(e).__name__, e))
@@ -561,7 +615,8 @@ def main():
                     runs[label] = run_torch(
                         w, sizes, prec, data, params, lr, weight_decay,
                         a.device, warmup, steps, compiled, sdpa,
-                        a.compile_mode, a.fused_adamw, fp32, a.fresh_batch)
+                        a.compile_mode, a.fused_adamw, fp32, a.fresh_batch,
+                        trace_path(a, w, prec, label))
                 except Unavailable as e:
                     runs[label] = dict(error="unavailable: %s" % e)
                 except Exception as e:

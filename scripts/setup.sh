@@ -9,6 +9,9 @@ packages=(
   # The Python package (python/): its extension is built with pybind11.
   pybind11-dev
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  # amp-run links LLVM's static Support library (it must run on GPU machines
+  # without LLVM), whose CMake target needs zstd's development files.
+  libzstd-dev
   # ONNX import.
   libonnx-dev libprotobuf-dev protobuf-compiler
   # CPU matrix products (cblas_sgemm).

@@ -752,13 +752,16 @@ private:
                       (entry.accumulate ? batch * mn * double(cBytes) : 0);
     entry.bytesWritten = batch * mn * double(cBytes);
     entry.flops = 2 * batch * mn * double(entry.k);
-    // The epilogue's vector is f32; its work rides on the product's.
+    // The epilogue's vector is f32 (C's type for BIAS_C_TYPE); its work
+    // rides on the product's.
     entry.cApart = apart;
     if (apart && ints[16] == 0) {
       // No epilogue: the residual alone.
-    } else if (withEpilogue && ints[16] == AMP_GEMM_EPILOGUE_BIAS) {
+    } else if (withEpilogue && (ints[16] == AMP_GEMM_EPILOGUE_BIAS ||
+                                ints[16] == AMP_GEMM_EPILOGUE_BIAS_C_TYPE)) {
       entry.epilogue = "bias";
-      entry.bytesRead += double(entry.n) * 4;
+      entry.bytesRead += double(entry.n) *
+                         (ints[16] == AMP_GEMM_EPILOGUE_BIAS ? 4 : cBytes);
     } else if (withEpilogue && ints[16] == AMP_GEMM_EPILOGUE_BGRAD_A) {
       entry.epilogue = "bgrad_a";
       entry.bytesWritten += double(entry.m) * 4;

@@ -194,11 +194,17 @@ bool checkPointers(const void *a, const void *b, const void *c) {
   return fail("amp_gpu_gemm: null operand pointer");
 }
 
-bool checkEpilogue(int32_t epilogue, const void *vector, int64_t batch) {
+bool checkEpilogue(int32_t epilogue, int32_t cType, const void *vector,
+                   int64_t batch) {
   if (epilogue != AMP_GEMM_EPILOGUE_BIAS &&
-      epilogue != AMP_GEMM_EPILOGUE_BGRAD_A)
+      epilogue != AMP_GEMM_EPILOGUE_BGRAD_A &&
+      epilogue != AMP_GEMM_EPILOGUE_BIAS_C_TYPE)
     return fail("amp_gpu_gemm_epilogue: unknown epilogue " +
                 std::to_string(epilogue));
+  if (epilogue == AMP_GEMM_EPILOGUE_BIAS && cType != AMP_DTYPE_F32)
+    return fail("amp_gpu_gemm_epilogue: an f32 bias needs an f32 C (cuBLASLt "
+                "adds a bias of C's type to an f16 or bf16 C: "
+                "AMP_GEMM_EPILOGUE_BIAS_C_TYPE)");
   if (!vector)
     return fail("amp_gpu_gemm_epilogue: null vector pointer");
   if (epilogue == AMP_GEMM_EPILOGUE_BGRAD_A && batch != 1)
@@ -212,6 +218,7 @@ bool checkEpilogue(int32_t epilogue, const void *vector, int64_t batch) {
 cublasLtEpilogue_t ltEpilogue(int32_t epilogue) {
   switch (epilogue) {
   case AMP_GEMM_EPILOGUE_BIAS:
+  case AMP_GEMM_EPILOGUE_BIAS_C_TYPE:
     return CUBLASLT_EPILOGUE_BIAS;
   case AMP_GEMM_EPILOGUE_BGRAD_A:
     return CUBLASLT_EPILOGUE_BGRADB;
@@ -358,8 +365,10 @@ bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key) {
   cublasOperation_t opFirst = key.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opSecond = key.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasLtEpilogue_t epilogue = ltEpilogue(key.epilogue);
-  // The bias (or its gradient) is f32 whatever C's type.
-  cudaDataType_t vectorType = CUDA_R_32F;
+  // The bias (or its gradient) is f32, or of C's type for BIAS_C_TYPE.
+  cudaDataType_t vectorType = key.epilogue == AMP_GEMM_EPILOGUE_BIAS_C_TYPE
+                                  ? cudaType(key.cType)
+                                  : CUDA_R_32F;
   return checkLt(g,
                  g.lt.cublasLtMatmulDescCreate(&plan.desc, compute, CUDA_R_32F),
                  "creating a cuBLASLt matmul descriptor") &&
@@ -523,7 +532,8 @@ void runGemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
   if (failed() || !checkTypes(a_dtype, c_dtype) ||
       !checkSizes(batch, m, n, k, stride_a, stride_b) ||
       !checkPointers(a, b, c) || !checkPointers(a, b, d) ||
-      (epilogue && !checkEpilogue(epilogue, vector, batch)) || !ready())
+      (epilogue && !checkEpilogue(epilogue, c_dtype, vector, batch)) ||
+      !ready())
     return;
   // A batch of products with one shared B and dense, untransposed A[b]
   // (a linear layer over [batch, rows, features]) is one GEMM with batch x m

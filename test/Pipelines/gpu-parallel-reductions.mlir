@@ -53,9 +53,11 @@
 // fc1's bias gradient is dW1's epilogue (two copies, a fill and a column sum
 // fewer: 29 before); LayerNorm's weight and bias gradients are one column
 // sum reading the output gradient once (amp-gpu-prepare-linalg; 30 before
-// that), the two bias adds are the GEMMs' epilogues (32 before that).
+// that), the two bias adds are the GEMMs' epilogues (32 before that). One
+// more: fc1's f32 bias rounded to f16 for its f16 GEMM's epilogue (cuBLASLt
+// adds only a bias of D's type to a 16-bit D).
 // MLP: single-thread launches with a loop: 0
-// MLP-NEXT: launches: 25
+// MLP-NEXT: launches: 26
 
 // The transformer block: every LayerNorm (32 tokens of 64; forward, its
 // recomputation in the backward, and the backward) and every attention
@@ -83,12 +85,14 @@
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
 // TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0
-// TRANSFORMER-NEXT: launches: 81
+// (One launch rounds the f32 bias of the 16-bit GEMM with a bias epilogue.)
+// TRANSFORMER-NEXT: launches: 82
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm
 // sums the squares of each of the 16 gradients separately: one launch pair
 // for all of them (34 blocks in stage 1: 1 or 2 per small gradient, 8 per
-// 256x64 weight), 84 launches (89 before the rounding copies went, 106
+// 256x64 weight), 85 launches (one rounds a 16-bit GEMM's f32 bias for its
+// epilogue; 84 before that, 89 before the rounding copies went, 106
 // before the bias corrections were shared and the LayerNorm weight and bias
 // gradients merged, as above; 109 before
 // the residual and rounding
@@ -98,7 +102,7 @@
 // CLIP: launch 34x1x1 x 256x1x1: loop all_reduce
 // CLIP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
 // CLIP: single-thread launches with a loop: 0
-// CLIP-NEXT: launches: 84
+// CLIP-NEXT: launches: 85
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).

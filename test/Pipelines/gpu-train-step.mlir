@@ -38,9 +38,10 @@
 // HOST-NOT: host_shared
 // HOST: gpu.alloc async
 // x (32x64) @ fc1.weight^T (128x64) + fc1.bias: m = 32, n = 128, k = 64,
-// trans_b, written in the low precision.
-// HOST16: call @amp_gpu_gemm_epilogue(%c1_i32, %c1_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32, {{.*}}, %c1_i32, %{{.+}}, %{{.+}}) :
-// HOST-BF16: call @amp_gpu_gemm_epilogue(%c2_i32, %c2_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32, {{.*}}, %c1_i32, %{{.+}}, %{{.+}}) :
+// trans_b, written in the low precision, with the bias rounded to that
+// precision first (epilogue 3: cuBLASLt's bias of D's type).
+// HOST16: call @amp_gpu_gemm_epilogue(%c1_i32, %c1_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32, {{.*}}, %c3_i32, %{{.+}}, %{{.+}}) :
+// HOST-BF16: call @amp_gpu_gemm_epilogue(%c2_i32, %c2_i32, %c1_i64, %c32_i64, %c128_i64, %c64_i64, %c0_i32, %c1_i32, {{.*}}, %c3_i32, %{{.+}}, %{{.+}}) :
 // h (32x128) @ fc2.weight^T (10x128) + fc2.bias: f32 logits.
 // HOST16: call @amp_gpu_gemm_epilogue(%c1_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,
 // HOST-BF16: call @amp_gpu_gemm_epilogue(%c2_i32, %c0_i32, %c1_i64, %c32_i64, %c10_i64, %c128_i64, %c0_i32, %c1_i32,

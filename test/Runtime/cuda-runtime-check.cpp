@@ -11,6 +11,9 @@
 //   driver-symbols LIB      every driver symbol the runtime uses is in LIB
 //   cublaslt                libcublasLt.so.13 loads and has every function
 //   gpu                     memory, pool, launches, GEMMs (needs a GPU)
+//   gemm-exact, gemm-epilogue, gemm-apart, gemm-tf32
+//                           the GEMM checks the emulated device runs
+//                           (GemmChecks.h), on the GPU
 //   load-file IMAGE         mgpuModuleLoad of a cubin/fatbin file
 //   load-newer-ptx          mgpuModuleLoadJIT of PTX for a newer GPU
 //
@@ -24,6 +27,7 @@
 #include "CUDADriver.h"
 #include "CUDAGemm.h"
 #include "CUDAPool.h"
+#include "GemmChecks.h"
 
 #include "amp/Runtime/CUDAKernels.h"
 #include "amp/Runtime/DeviceRuntime.h"
@@ -606,8 +610,19 @@ int main(int argc, char **argv) {
     return checkLoadFile(arg.c_str());
   if (mode == "load-newer-ptx")
     return checkLoadNewerPtx();
+  // The emulated device's exact GEMM checks, on the GPU.
+  if (mode == "gemm-exact" || mode == "gemm-epilogue" || mode == "gemm-apart" ||
+      mode == "gemm-tf32") {
+    if (checkInit() != 0)
+      return 1;
+    return mode == "gemm-exact"      ? amp::check::checkGemms()
+           : mode == "gemm-epilogue" ? amp::check::checkEpilogues()
+           : mode == "gemm-apart"    ? amp::check::checkGemmsApart()
+                                     : amp::check::checkTF32();
+  }
   std::fprintf(stderr, "usage: amp-cuda-runtime-check init|no-gpu|gemm-error "
                        "dtype|gemm-error size|pool-sizes|driver-symbols LIB|"
-                       "cublaslt|gpu|load-file IMAGE|load-newer-ptx\n");
+                       "cublaslt|gpu|load-file IMAGE|load-newer-ptx|gemm-exact|"
+                       "gemm-epilogue|gemm-apart|gemm-tf32\n");
   return 2;
 }

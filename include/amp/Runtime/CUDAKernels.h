@@ -46,11 +46,17 @@ enum amp_gemm_epilogue {
   /* The product as amp_gpu_gemm, and vector[i] = sum over l of
      op(A)[i][l] in f32 (m values, batch 1): a bias gradient taken from A
      while it is read (cuBLASLt's BGRADB, our A being its B). */
-  AMP_GEMM_EPILOGUE_BGRAD_A = 2
+  AMP_GEMM_EPILOGUE_BGRAD_A = 2,
+  /* As BIAS with the bias in c_dtype (n values of C's type), added in f32
+     before C is rounded. cuBLASLt takes only this form when C is f16 or
+     bf16 (an f32 bias with a 16-bit C is CUBLAS_STATUS_INVALID_VALUE, seen
+     with cuBLASLt 13.1 on an H200), so BIAS needs an f32 C. */
+  AMP_GEMM_EPILOGUE_BIAS_C_TYPE = 3
 };
 
 /* amp_gpu_gemm with an epilogue (enum amp_gemm_epilogue) reading or
-   writing the f32 vector `vector`; same operands, stream and errors. */
+   writing `vector` (f32, or c_dtype for BIAS_C_TYPE); same operands, stream
+   and errors. */
 void amp_gpu_gemm_epilogue(int32_t a_dtype, int32_t c_dtype, int64_t batch,
                            int64_t m, int64_t n, int64_t k, int32_t trans_a,
                            int32_t trans_b, const void *a, int64_t stride_a,

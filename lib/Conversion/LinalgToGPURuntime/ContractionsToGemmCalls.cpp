@@ -8,7 +8,8 @@
 // the sum of an operand's rows that follows its product (a bias gradient)
 // are folded into the call as cuBLASLt epilogues and output types; a
 // residual added with the bias becomes cuBLASLt's `beta * C` with C (the
-// residual) and D (the sum) apart.
+// residual) and D (the sum) apart. A bias added to an f16 or bf16 output is
+// rounded to that type first (cuBLASLt takes no f32 bias there).
 // Everything else is left for the loop and kernel lowering of the GPU
 // pipeline.
 //
@@ -367,6 +368,37 @@ void narrowProduct(linalg::LinalgOp op, Value &c, Type aType) {
   forwardCopy(reader, c);
 }
 
+/// cuBLASLt adds a bias of D's type to an f16 or bf16 D (it refuses an f32
+/// one): the f32 bias is rounded into a buffer of D's type before the call
+/// (as autocast's F.linear casts its bias), a kernel of n elements, and the
+/// call reads that buffer (BIAS_C_TYPE), freed after it.
+void roundBias(linalg::LinalgOp op, Epilogue &epilogue) {
+  Type outType = cast<MemRefType>(epilogue.output.getType()).getElementType();
+  auto biasType = cast<MemRefType>(epilogue.vector.getType());
+  if (outType.isF32() || !biasType.hasStaticShape())
+    return;
+  if (auto alloc = epilogue.vector.getDefiningOp<memref::AllocOp>();
+      alloc && op->isBeforeInBlock(alloc))
+    alloc->moveBefore(op);
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  Value rounded = memref::AllocOp::create(
+      builder, loc, MemRefType::get(biasType.getShape(), outType));
+  AffineMap identity = builder.getMultiDimIdentityMap(1);
+  linalg::GenericOp::create(
+      builder, loc, ValueRange{epilogue.vector}, ValueRange{rounded},
+      ArrayRef<AffineMap>{identity, identity},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value value = arith::TruncFOp::create(b, l, outType, args[0]);
+        linalg::YieldOp::create(b, l, value);
+      });
+  builder.setInsertionPointAfter(op); // after the call, made before op
+  memref::DeallocOp::create(builder, loc, rounded);
+  epilogue.vector = rounded;
+  epilogue.kind = AMP_GEMM_EPILOGUE_BIAS_C_TYPE;
+}
+
 struct ContractionsToGemmCallsPass
     : public amp::impl::ContractionsToGemmCallsPassBase<
           ContractionsToGemmCallsPass> {
@@ -412,6 +444,8 @@ struct ContractionsToGemmCallsPass
     Epilogue epilogue =
         chooseEpilogue(op, a, c, aType, *shape, zeroFill != nullptr);
     bool add = epilogue.absorbed && epilogue.kind != AMP_GEMM_EPILOGUE_BGRAD_A;
+    if (add && epilogue.kind == AMP_GEMM_EPILOGUE_BIAS)
+      roundBias(op, epilogue);
     if (add) {
       c = epilogue.output;
       cCode = gemmDType(cast<MemRefType>(c.getType()).getElementType());

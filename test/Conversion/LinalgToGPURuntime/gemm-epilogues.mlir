@@ -5,8 +5,9 @@
 // the operands' type where it is only read rounded, and the sum of the
 // rows of A (a bias gradient) right after its product. Calls with an
 // epilogue are amp_gpu_gemm_epilogue(..., allow_tf32, epilogue, vector,
-// stream): epilogue 1 = bias, 2 = bias gradient of A
-// (include/amp/Runtime/CUDAKernels.h; dtype f32 = 0, bf16 = 2).
+// stream): epilogue 1 = f32 bias, 2 = bias gradient of A, 3 = bias of the
+// output's type (include/amp/Runtime/CUDAKernels.h; dtype f32 = 0,
+// bf16 = 2).
 
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #bt = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -16,19 +17,26 @@
 
 // Linear forward: x @ w^T + bias, rounded to bf16: one call writing the
 // bf16 result with the bias epilogue; the f32 product and the add kernel
-// are gone (the result's allocation moves before the call).
+// are gone (the result's allocation moves before the call). cuBLASLt adds
+// only a bias of D's type to a bf16 D: the f32 bias is rounded to bf16 into
+// a buffer of its own first (a kernel of 128 elements), which the call reads
+// (epilogue 3) and which is freed after it.
 // CHECK-LABEL: func.func @linear_bias_bf16
 // CHECK-SAME: (%[[X:.+]]: memref<32x64xbf16>, %[[W:.+]]: memref<128x64xbf16>, %[[BIAS:.+]]: memref<128xf32>)
 // CHECK-DAG: %[[BF16:.+]] = arith.constant 2 : i32
-// CHECK-DAG: %[[EPI:.+]] = arith.constant 1 : i32
+// CHECK-DAG: %[[EPI:.+]] = arith.constant 3 : i32
 // CHECK-DAG: %[[BETA:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[RB:.+]] = memref.alloc() : memref<128xbf16>
+// CHECK: linalg.generic {{.*}} ins(%[[BIAS]] : memref<128xf32>) outs(%[[RB]] : memref<128xbf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
 // CHECK: %[[Y:.+]] = memref.alloc() : memref<32x128xbf16>
 // CHECK-NOT: memref.alloc
 // CHECK: memref.extract_aligned_pointer_as_index %[[Y]]
 // CHECK: %[[YP:.+]] = llvm.inttoptr
-// CHECK: memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[RB]]
 // CHECK: %[[BP:.+]] = llvm.inttoptr
 // CHECK: call @amp_gpu_gemm_epilogue(%[[BF16]], %[[BF16]], {{.*}}, %[[YP]], %{{.+}}, %[[BETA]], %{{.+}}, %[[EPI]], %[[BP]], %{{.+}}) :
+// CHECK-NEXT: memref.dealloc %[[RB]] : memref<128xbf16>
 // CHECK-NOT: linalg.generic
 // CHECK-NOT: memref.dealloc
 // CHECK: return %[[Y]]

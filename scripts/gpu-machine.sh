@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Checks and measures amp on a GPU machine that has no LLVM/MLIR (so no
+# amp-compile): everything is compiled beforehand on the development machine.
+#
+#   scripts/gpu-machine.sh prepare DIR     # here: compile into DIR
+#   scripts/gpu-machine.sh run DIR OUT     # there, with DIR carried along
+#
+# prepare: copies amp-run (linked without libLLVM) and amp-cuda-runtime-check
+# into DIR/bin; compiles the GPU-vs-CPU correctness cases into DIR/cases (the
+# bundled examples at fp32/bf16/fp16 and the emulated-device tests' option
+# mixes), trains their CPU builds here and keeps only those builds' loss
+# curves; compiles the checkpoint and overflow-skip libraries; compiles the
+# benchmark libraries (bench/gpu_train_step.py, issue sizes) into
+# DIR/gpu-libs. Environment: AMP_BUILD_DIR (default build), PYTHON
+# (default /usr/bin/python3), GPU_TARGET (default cuda; cuda-emulator
+# builds the checks for the emulated device, to try this script without a
+# GPU: the runtime and bench checks then fail for want of one).
+#
+# run: each check under a time limit, going on after a failure, its output
+# in OUT/<check>.txt; a line per check "PASS name" / "FAIL name" in
+# OUT/summary.txt; exit 1 if any failed. Checks (environment CHECKS, default
+# all but torch_compile): runtime (amp-cuda-runtime-check: gpu and the
+# emulated device's exact GEMM and epilogue checks), gpu_vs_cpu,
+# checkpoint (10 steps == 5 + resume 5, byte for byte), overflow (fp16 with
+# an initial scale of 2^24 skips steps and halves the scale, as on the CPU),
+# bench (bench/run_gpu_benchmarks.sh without torch.compile, with a kernel
+# trace), torch_compile (the same with torch.compile).
+set -u -o pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || usage
+
+# ---------------------------------------------------------------------------
+# prepare (development machine)
+# ---------------------------------------------------------------------------
+
+# "MODEL PRECISION OPTIONS..." per case; models under $models or examples/.
+correctness_cases() {
+  local ex="$root/examples" m="$1"
+  for model in mlp_train_step transformer_block cnn; do
+    for precision in fp32 bf16 fp16; do echo "$ex/$model.mlir $precision"; done
+  done
+  cat <<EOF
+$ex/mlp_forward.mlir fp32 --loss=cross_entropy --optimizer=sgd --momentum=0.9
+$ex/mlp_forward.mlir fp16 --opt-level=O2 --loss=mse --optimizer=adamw --max-grad-norm=1.0
+$ex/cnn_groupnorm.mlir fp32 --loss=cross_entropy --optimizer=adamw --weight-decay=0.01
+$ex/cnn_groupnorm.mlir fp16 --opt-level=O1 --loss=cross_entropy --optimizer=sgd --momentum=0.9 --max-grad-norm=0.5
+$ex/transformer_block.mlir fp16 --opt-level=O2 --optimizer=sgd --momentum=0.9 --max-grad-norm=1.0
+$m/mlp_stack.mlir fp32 --optimizer=adamw --max-grad-norm=1.0
+$m/mlp_stack.mlir bf16 --opt-level=O2 --optimizer=adamw
+$m/mlp_stack.mlir fp16 --optimizer=adamw
+$m/gpt2_block.mlir fp32 --optimizer=sgd --momentum=0.9
+$m/gpt2_block.mlir bf16 --opt-level=O1 --optimizer=adamw --max-grad-norm=0.5 --loss-scale=dynamic
+$m/gpt2_block.mlir fp16 --optimizer=adamw
+EOF
+}
+
+prepare() {
+  local dir="$1" build="${AMP_BUILD_DIR:-$root/build}"
+  local python="${PYTHON:-/usr/bin/python3}"
+  local compile="$build/bin/amp-compile" run="$build/bin/amp-run"
+  local target="${GPU_TARGET:-cuda}"
+  rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/cases" "$dir/models" || return 1
+  cp "$run" "$build/bin/amp-cuda-runtime-check" "$dir/bin/" || return 1
+  if ldd "$dir/bin/amp-run" | grep -q libLLVM; then
+    echo "gpu-machine: $run links libLLVM, which GPU machines lack" >&2
+    return 1
+  fi
+  "$python" "$root/bench/make_gpu_models.py" --sizes small \
+    -o "$dir/models" > /dev/null || return 1
+  local cases=()
+  while IFS= read -r line; do cases+=(--case "$line"); done \
+    < <(correctness_cases "$dir/models")
+  "$python" "$root/test/amp-compile/Inputs/gpu_vs_cpu.py" --prepare \
+    --amp-compile "$compile" --amp-run "$run" --dir "$dir/cases" \
+    --gpu-target "$target" --steps 20 "${cases[@]}" || return 1
+  rm -f "$dir"/cases/*-cpu.so
+  # Checkpoints and the overflow skip.
+  local mlp="$root/examples/mlp_train_step.mlir"
+  "$compile" "$mlp" --target="$target" --precision=fp16 -o "$dir/cases/ckpt.so" &&
+  "$compile" "$mlp" --target="$target" --precision=fp16 --init-scale=16777216 \
+    --lr=0.05 -o "$dir/cases/inf-gpu.so" &&
+  "$compile" "$mlp" --precision=fp16 --init-scale=16777216 --lr=0.05 \
+    -o "$dir/cases/inf-cpu.so" || return 1
+  "$run" "$dir/cases/inf-cpu.so" --steps 7 --seed 2 \
+    --save "$dir/cases/inf-cpu.ckpt" > "$dir/cases/inf-cpu.txt" 2>&1 ||
+    return 1
+  rm -f "$dir/cases/inf-cpu.so"
+  "$python" "$root/bench/gpu_train_step.py" --compile-only --target cuda \
+    --sizes issue --libs "$dir/gpu-libs" --build "$build" || return 1
+  du -sh "$dir"
+}
+
+# ---------------------------------------------------------------------------
+# run (GPU machine)
+# ---------------------------------------------------------------------------
+
+# cuBLASLt from the toolkit, else from the nvidia-* wheels PyTorch brings.
+find_cublaslt() {
+  local python="${PYTHON:-python3}" found
+  found="$(ls /usr/local/cuda/lib64/libcublasLt.so.13 2>/dev/null)"
+  [ -z "$found" ] && found="$("$python" - <<'EOF' 2>/dev/null
+import glob, os
+try:
+    import nvidia
+    roots = list(nvidia.__path__)
+except ImportError:
+    roots = []
+for r in roots:
+    for f in glob.glob(os.path.join(r, "**", "libcublasLt.so.13"), recursive=True):
+        print(f); break
+EOF
+)"
+  [ -n "$found" ] && dirname "$(echo "$found" | head -n1)"
+}
+
+# The runtime's own checks, then the emulated device's exact GEMM checks
+# (test/Runtime/GemmChecks.h), each in its own process (errors are sticky).
+check_runtime() {
+  local status=0 mode
+  for mode in gpu gemm-exact gemm-epilogue gemm-apart gemm-tf32; do
+    echo "== amp-cuda-runtime-check $mode"
+    "$bin/amp-cuda-runtime-check" "$mode" || status=1
+  done
+  return $status
+}
+
+check_gpu_vs_cpu() {
+  "${PYTHON:-python3}" "$root/test/amp-compile/Inputs/gpu_vs_cpu.py" --check \
+    --amp-run "$bin/amp-run" --dir "$dir/cases"
+}
+
+check_checkpoint() {
+  local c="$dir/cases" t="$work"
+  "$bin/amp-run" "$c/ckpt.so" --steps 10 --seed 3 --save "$t/ten.ckpt" &&
+  "$bin/amp-run" "$c/ckpt.so" --steps 5 --seed 3 --save "$t/five.ckpt" &&
+  "$bin/amp-run" "$c/ckpt.so" --steps 5 --seed 3 --load "$t/five.ckpt" \
+    --save "$t/resumed.ckpt" && cmp "$t/ten.ckpt" "$t/resumed.ckpt" &&
+  echo "10 steps == 5 + 5 resumed: identical checkpoints"
+}
+
+# The GPU skips the same steps as the CPU build and resumes from its
+# checkpoint.
+check_overflow() {
+  local c="$dir/cases"
+  "$bin/amp-run" "$c/inf-gpu.so" --steps 7 --seed 2 \
+    --save "$work/inf-gpu.ckpt" > "$work/inf-gpu.txt" 2>&1
+  local status=$?
+  cat "$work/inf-gpu.txt"
+  [ $status -eq 0 ] || return 1
+  echo "--- CPU build, same seed:"; cat "$c/inf-cpu.txt"
+  local gpu_skips cpu_skips
+  gpu_skips="$(grep -oE 'skipped steps [0-9]+' "$work/inf-gpu.txt")"
+  cpu_skips="$(grep -oE 'skipped steps [0-9]+' "$c/inf-cpu.txt")"
+  echo "GPU: ${gpu_skips:-no skip count}; CPU: ${cpu_skips:-no skip count}"
+  [ -n "$gpu_skips" ] && [ "$gpu_skips" = "$cpu_skips" ] &&
+  "$bin/amp-run" "$c/inf-gpu.so" --steps 2 --seed 2 --load "$c/inf-cpu.ckpt"
+}
+
+check_bench() {
+  PARTS="gemm mlp_stack gpt2_block" "$root/bench/run_gpu_benchmarks.sh" \
+    "$dir/gpu-libs" "$out/bench" -- --no-compile --kernel-trace "$out/bench"
+}
+
+check_torch_compile() {
+  PARTS="mlp_stack gpt2_block" "$root/bench/run_gpu_benchmarks.sh" \
+    "$dir/gpu-libs" "$out/compile"
+}
+
+run_checks() {
+  dir="$(cd "$1" && pwd)"; out="$2"; bin="$dir/bin"
+  mkdir -p "$out" && out="$(cd "$out" && pwd)"
+  work="$(mktemp -d)"
+  local lt; lt="$(find_cublaslt)"
+  [ -n "$lt" ] && export LD_LIBRARY_PATH="$lt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  { date -u; nvidia-smi; echo "cuBLASLt from: ${lt:-not found}"; } \
+    > "$out/system.txt" 2>&1
+  local failed=0 check limit
+  : > "$out/summary.txt"
+  for check in ${CHECKS:-runtime gpu_vs_cpu checkpoint overflow bench}; do
+    limit="${GPU_CHECK_TIMEOUT:-300}"
+    local start=$SECONDS
+    timeout "$limit" bash -c "$(declare -f "check_$check"); \
+      root='$root' dir='$dir' out='$out' bin='$bin' work='$work' \
+      check_$check" > "$out/$check.txt" 2>&1
+    local status=$?
+    local verdict=PASS; [ $status -eq 0 ] || { verdict=FAIL; failed=1; }
+    echo "$verdict $check (exit $status, $((SECONDS - start)) s)" |
+      tee -a "$out/summary.txt"
+  done
+  return $failed
+}
+
+case "$1" in
+  prepare) prepare "$2" ;;
+  run) [ $# -ge 3 ] || usage; run_checks "$2" "$3" ;;
+  *) usage ;;
+esac

@@ -1,0 +1,64 @@
+//===- GemmChecks.h - amp_gpu_gemm checks shared by both devices -*- C++ -*-===//
+//
+// The GEMM checks of the CUDA runtime (include/amp/Runtime/CUDAKernels.h),
+// written against the device ABI alone, so that the same checks run on the
+// emulated device (amp-cuda-emulator-check) and on a GPU
+// (amp-cuda-runtime-check): exact inputs, exact comparisons with a direct
+// computation. Each prints one line per case ("NAME: ok" or "NAME: FAIL");
+// the runtime's errors are sticky, so each check runs in its own process.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_TEST_RUNTIME_GEMMCHECKS_H
+#define AMP_TEST_RUNTIME_GEMMCHECKS_H
+
+#include "amp/Runtime/DeviceRuntime.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace amp::check {
+
+inline const amp_device_ops &ops() { return *amp_cuda_device_ops(); }
+
+/// Failed expectations so far.
+inline int failures = 0;
+
+inline void expect(bool condition, const std::string &what) {
+  std::printf("%s: %s\n", what.c_str(), condition ? "ok" : "FAIL");
+  failures += !condition;
+}
+
+/// Device buffer of `count` T, optionally filled from `values`.
+template <typename T> T *deviceBuffer(size_t count, const T *values = nullptr) {
+  void *pointer = ops().alloc(count * sizeof(T));
+  if (values)
+    ops().copy_to_device(pointer, values, count * sizeof(T));
+  return static_cast<T *>(pointer);
+}
+
+template <typename T> std::vector<T> toHost(const T *pointer, size_t count) {
+  std::vector<T> values(count);
+  if (ops().copy_to_host(values.data(), pointer, count * sizeof(T)) != 0)
+    std::printf("error: %s\n", ops().last_error());
+  return values;
+}
+
+/// amp_gpu_gemm: every dtype pair, transpose and batch stride.
+int checkGemms();
+/// amp_gpu_gemm_epilogue: the bias (f32 for an f32 C, C's type otherwise)
+/// and bias-gradient epilogues.
+int checkEpilogues();
+/// amp_gpu_gemm_ex with C and D apart: no epilogue, bias, bias gradient.
+int checkGemmsApart();
+/// A bad epilogue call, printed: `what` is unknown (epilogue 4), null (no
+/// vector), batch (a bias gradient over 2 batches) or f32-bias (an f32
+/// bias with an f16 C). Returns 1.
+int checkEpilogueError(const std::string &what);
+/// TF32 rounds f32 inputs to 10 mantissa bits; f32 does not.
+int checkTF32();
+
+} // namespace amp::check
+
+#endif // AMP_TEST_RUNTIME_GEMMCHECKS_H
