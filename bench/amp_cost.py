@@ -15,6 +15,12 @@ Usage:
       compares the report's launches and GEMMs, in order, with the emulated
       device's profile of one step (AMP_EMULATOR_PROFILE or amp-run
       --profile) and prints the totals and their ratio.
+  bench/amp_cost.py ... STEP.mlir --device h200 --compare-trace TRACE.json
+      measured against modeled, launch by launch: TRACE.json is a Chrome
+      trace of steps on a GPU (bench/gpu_train_step.py --kernel-trace writes
+      one per amp library); its kernels are matched in order with the
+      report's launches (by grid and block) and GEMMs (the cuBLASLt kernels
+      between two of amp's). Prints the entries by measured time.
 """
 import argparse
 import json
@@ -114,6 +120,66 @@ def compare(step, profile_path):
     return ok
 
 
+def traced_kernels(trace_path):
+    """The GPU kernels of a Chrome trace in start order: (name, grid,
+    block, microseconds)."""
+    with open(trace_path) as f:
+        trace = json.load(f)
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    kernels.sort(key=lambda e: e["ts"])
+    return [(e["name"], list(e.get("args", {}).get("grid", [])),
+             list(e.get("args", {}).get("block", [])), float(e["dur"]))
+            for e in kernels]
+
+
+def compare_trace(step, trace_path, step_marker="_train_step"):
+    """Matches one step's traced kernels with the report's launches and
+    GEMMs and prints modeled against measured time per entry."""
+    entries = [e for e in step["entries"] if e["kind"] in ("launch", "gemm")]
+    kernels = traced_kernels(trace_path)
+    ours = lambda k: step_marker in k[0]
+    rows, at = [], 0
+    for e in entries:
+        if e["kind"] == "launch":
+            while at < len(kernels) and not ours(kernels[at]):
+                at += 1
+            if at == len(kernels):
+                break
+            name, grid, block, us = kernels[at]
+            if grid != e["grid"] or block != e["block"]:
+                print("trace and report part at a launch: traced %s x %s, "
+                      "report %s x %s" % (grid, block, e["grid"], e["block"]))
+                return False
+            at += 1
+            label = "launch %s x %s" % ("x".join(map(str, grid)),
+                                        "x".join(map(str, block)))
+        else:
+            us = 0.0
+            while at < len(kernels) and not ours(kernels[at]):
+                us += kernels[at][3]
+                at += 1
+                if e is not entries[-1]:
+                    break
+            label = "gemm %s->%s %dx%dx%dx%d%s" % (
+                e["a_dtype"], e["c_dtype"], e["batch"], e["m"], e["n"], e["k"],
+                "+" + e["epilogue"] if "epilogue" in e else "")
+        rows.append((label, e.get("modeled_us", 0.0), us,
+                     e.get("bytes_read", 0) + e.get("bytes_written", 0)))
+    measured = sum(r[2] for r in rows)
+    modeled = sum(r[1] for r in rows)
+    print("one step: %d entries, measured %.1f us, modeled %.1f us "
+          "(measured/modeled %.2f)" % (len(rows), measured, modeled,
+                                       measured / modeled if modeled else 0))
+    print("%-44s %11s %11s %7s %12s" % ("entry", "modeled us", "measured us",
+                                        "ratio", "GB/s moved"))
+    for label, mod, us, nbytes in sorted(rows, key=lambda r: -r[2]):
+        print("%-44s %11.1f %11.1f %7.2f %12.1f" % (
+            label, mod, us, us / mod if mod else 0,
+            nbytes / us / 1e3 if us else 0))
+    return True
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step")
@@ -122,6 +188,7 @@ def main():
     parser.add_argument("-o", "--output")
     parser.add_argument("--summary", action="store_true")
     parser.add_argument("--compare-profile")
+    parser.add_argument("--compare-trace")
     args = parser.parse_args()
     report, table = cost_report(args.amp_opt, args.step, args.device,
                                 args.summary)
@@ -132,6 +199,8 @@ def main():
         sys.stdout.write(table)
     if args.compare_profile:
         return 0 if compare(train_step(report), args.compare_profile) else 1
+    if args.compare_trace:
+        return 0 if compare_trace(train_step(report), args.compare_trace) else 1
     return 0
 
 

@@ -292,17 +292,21 @@ def device_used_bytes():
 TRACED_STEPS = 3
 
 
-def trace_kernels(step, path):
+def trace_kernels(step, path, timeline=False):
     """Runs TRACED_STEPS more steps under torch.profiler (CUPTI sees every
     kernel of the process, amp's driver-API launches and cuBLASLt's too) and
     writes the kernels' measured times per step to path (.txt table, .json
-    records)."""
+    records); with `timeline`, also every launch with its grid and block
+    (path.trace.json, Chrome's trace format), which amp's launches, all
+    named after the step, are told apart by."""
     from torch.profiler import ProfilerActivity, profile
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(TRACED_STEPS):
             step()
         torch.cuda.synchronize()
+    if timeline:
+        prof.export_chrome_trace(path + ".trace.json")
     records = []
     for e in prof.key_averages():
         us = getattr(e, "self_device_time_total", None)
@@ -351,7 +355,7 @@ def run_amp(library, data, seed, device, warmup, steps, trace=None):
         seconds = time.perf_counter() - start
         memory = (device_used_bytes() - used_before) if device == "cuda" else None
         if trace and device == "cuda":
-            trace_kernels(lib.step, trace)
+            trace_kernels(lib.step, trace, timeline=True)
     finally:
         lib.destroy()
     return dict(seconds=seconds, losses=losses, skipped=skipped,

@@ -24,7 +24,8 @@
 # checkpoint (10 steps == 5 + resume 5, byte for byte), overflow (fp16 with
 # an initial scale of 2^24 skips steps and halves the scale, as on the CPU),
 # bench (bench/run_gpu_benchmarks.sh without torch.compile, with a kernel
-# trace), torch_compile (the same with torch.compile).
+# trace), bench_fresh (torch copies its batch from the host every step, as
+# amp does), torch_compile (with torch.compile).
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -123,6 +124,19 @@ check_runtime() {
     echo "== amp-cuda-runtime-check $mode"
     "$bin/amp-cuda-runtime-check" "$mode" || status=1
   done
+  # Which epilogue forms this cuBLASLt takes (one process each): a record
+  # for the emulated device's rules, not a pass/fail check.
+  echo "== epilogue forms (amp-cuda-runtime-check epilogue-case)"
+  local types epi ta tb
+  for types in "f32 f32" "bf16 f32" "bf16 bf16" "f16 f32" "f16 f16"; do
+    for epi in bias bias-c bgrad; do
+      for ta in 0 1; do for tb in 0 1; do
+        "$bin/amp-cuda-runtime-check" epilogue-case $types $epi $ta $tb 2>&1 |
+          grep -v '^device:' | tr '\n' ' '
+        echo
+      done; done
+    done
+  done
   return $status
 }
 
@@ -161,6 +175,13 @@ check_overflow() {
 check_bench() {
   PARTS="gemm mlp_stack gpt2_block" "$root/bench/run_gpu_benchmarks.sh" \
     "$dir/gpu-libs" "$out/bench" -- --no-compile --kernel-trace "$out/bench"
+}
+
+# The same with torch copying x and target from pinned host memory every
+# step, as amp's runtime uploads its inputs and labels before every step.
+check_bench_fresh() {
+  PARTS="mlp_stack gpt2_block" "$root/bench/run_gpu_benchmarks.sh" \
+    "$dir/gpu-libs" "$out/fresh" -- --no-compile --no-sdpa --fresh-batch
 }
 
 check_torch_compile() {

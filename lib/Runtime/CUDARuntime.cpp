@@ -58,9 +58,9 @@ std::string copyWhat(const char *direction, size_t bytes) {
   return std::string("copying ") + formatBytes(double(bytes)) + " " + direction;
 }
 
-/// Queued on the stream. A pageable host buffer (the model runtime's host
-/// copies are) is staged by the driver before the call returns, so the
-/// caller may reuse it at once.
+/// Queued on the stream. A pageable host buffer is staged by the driver
+/// before the call returns, so the caller may reuse it at once; a pinned one
+/// (pinHost) is read while the stream runs the copy.
 int32_t copyToDevice(void *to, const void *from, size_t bytes) {
   if (!ready())
     return 1;
@@ -121,10 +121,24 @@ int32_t deviceSynchronize() {
   return status();
 }
 
+/// Not through check(): a refused lock (RLIMIT_MEMLOCK) is not an error of
+/// the step, the buffer just stays pageable.
+int32_t pinHost(void *host, size_t bytes) {
+  if (!ready() || bytes == 0)
+    return 1;
+  return api().cuMemHostRegister_v2(host, bytes, 0) == CUDA_SUCCESS ? 0 : 1;
+}
+
+void unpinHost(void *host) {
+  if (ready())
+    api().cuMemHostUnregister(host);
+}
+
 const amp_device_ops kCudaOps = {
     "cuda",       deviceInit, deviceLastError,   deviceName,
     deviceAlloc,  deviceFree, copyToDevice,      copyToHost,
-    copyOnDevice, memsetZero, deviceSynchronize,
+    copyOnDevice, memsetZero, deviceSynchronize, pinHost,
+    unpinHost,
 };
 
 //===----------------------------------------------------------------------===//

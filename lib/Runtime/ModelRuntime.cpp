@@ -141,8 +141,14 @@ struct amp_state {
   std::vector<Buffer> tensors;
   std::vector<DeviceBuffer> deviceTensors;
   std::vector<Freshness> freshness;
+  std::vector<void *> pinned; // page-locked host copies (pinStreamedTensors)
   ResultBuffers stepResults;
   ResultBuffers evalResults;
+
+  ~amp_state() {
+    if (device)
+      unpinStreamedTensors();
+  }
 
   int32_t deviceError(const std::string &what) {
     return fail(what + ": " + device->last_error());
@@ -162,6 +168,7 @@ struct amp_state {
                            "' on the GPU");
     }
     freshness.assign(tensors.size(), Freshness::HostNewer);
+    pinStreamedTensors();
     for (ResultBuffers *results : {&stepResults, &evalResults})
       for (const Buffer &result : results->host) {
         results->device.emplace_back(device, result.size);
@@ -170,6 +177,32 @@ struct amp_state {
                              " bytes for step results on the GPU");
       }
     return 0;
+  }
+
+  /// Inputs and labels are uploaded before every step: their host copies of
+  /// 1 MiB or more are page-locked, so the copy runs at the link's speed
+  /// (pageable memory is staged by the driver at a fraction of it). Where
+  /// the lock is refused they stay pageable.
+  void pinStreamedTensors() {
+    if (!device->pin_host)
+      return;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      int32_t role = model().tensors[i].role;
+      if ((role == AMP_ROLE_INPUT || role == AMP_ROLE_LABEL) &&
+          tensors[i].size >= (size_t(1) << 20) &&
+          device->pin_host(tensors[i].data.get(), tensors[i].size) == 0)
+        pinned.push_back(tensors[i].data.get());
+    }
+  }
+
+  /// Unlocks before the host copies are freed (the stream is drained).
+  void unpinStreamedTensors() {
+    if (pinned.empty())
+      return;
+    device->synchronize();
+    for (void *host : pinned)
+      device->unpin_host(host);
+    pinned.clear();
   }
 
   /// Makes the host copy of tensor `index` current.

@@ -53,11 +53,13 @@
 // fc1's bias gradient is dW1's epilogue (two copies, a fill and a column sum
 // fewer: 29 before); LayerNorm's weight and bias gradients are one column
 // sum reading the output gradient once (amp-gpu-prepare-linalg; 30 before
-// that), the two bias adds are the GEMMs' epilogues (32 before that). One
+// that), the two bias adds are the GEMMs' epilogues (32 before that). Three
 // more: fc1's f32 bias rounded to f16 for its f16 GEMM's epilogue (cuBLASLt
-// adds only a bias of D's type to a 16-bit D).
+// adds only a bias of D's type to a 16-bit D), and the two bias gradients
+// beside f16 weight gradients as column sums (cuBLASLt computes no f32 bias
+// gradient there).
 // MLP: single-thread launches with a loop: 0
-// MLP-NEXT: launches: 26
+// MLP-NEXT: launches: 28
 
 // The transformer block: every LayerNorm (32 tokens of 64; forward, its
 // recomputation in the backward, and the backward) and every attention
@@ -85,8 +87,10 @@
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
 // TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0
-// (One launch rounds the f32 bias of the 16-bit GEMM with a bias epilogue.)
-// TRANSFORMER-NEXT: launches: 82
+// (One launch rounds the f32 bias of the 16-bit GEMM with a bias epilogue;
+// eight are bias gradients beside 16-bit weight gradients, which cuBLASLt
+// does not compute in the GEMM: 81 before both.)
+// TRANSFORMER-NEXT: launches: 90
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm
 // sums the squares of each of the 16 gradients separately: one launch pair

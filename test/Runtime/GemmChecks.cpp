@@ -213,7 +213,24 @@ int32_t biasEpilogue(int32_t cType) {
                                 : AMP_GEMM_EPILOGUE_BIAS_C_TYPE;
 }
 
+/// Where cuBLASLt computes a bias gradient (f32, so beside an f32 C; A
+/// transposed), as seen on an H200: elsewhere it refuses, and so does the
+/// emulated device.
+bool takesBiasGradient(int32_t cType, int transA) {
+  return cType == AMP_DTYPE_F32 && transA;
+}
+
 } // namespace
+
+int checkEpilogueCase(int32_t aType, int32_t cType, int32_t epilogue,
+                      int transA, int transB) {
+  bool grad = epilogue == AMP_GEMM_EPILOGUE_BGRAD_A;
+  epilogueCase(aType, cType, epilogue, grad || transA ? 1 : 3, transA, transB,
+               /*seed=*/5);
+  if (ops().synchronize() != 0)
+    std::printf("error: %s\n", ops().last_error());
+  return failures ? 1 : 0;
+}
 
 int checkEpilogues() {
   uint32_t seed = 7;
@@ -223,8 +240,9 @@ int checkEpilogues() {
         // The batch of 3 is folded into m only when A is not transposed.
         epilogueCase(type[0], type[1], biasEpilogue(type[1]), transA ? 1 : 3,
                      transA, transB, seed += 5);
-        epilogueCase(type[0], type[1], AMP_GEMM_EPILOGUE_BGRAD_A, 1, transA,
-                     transB, seed += 5);
+        if (takesBiasGradient(type[1], transA))
+          epilogueCase(type[0], type[1], AMP_GEMM_EPILOGUE_BGRAD_A, 1, transA,
+                       transB, seed += 5);
       }
   expect(ops().synchronize() == 0, "no error");
   std::printf("%s\n",
@@ -244,8 +262,9 @@ int checkGemmsApart() {
                      /*apart=*/true);
         epilogueCase(type[0], type[1], biasEpilogue(type[1]), batch, transA,
                      transB, seed += 5, /*apart=*/true);
-        epilogueCase(type[0], type[1], AMP_GEMM_EPILOGUE_BGRAD_A, 1, transA,
-                     transB, seed += 5, /*apart=*/true);
+        if (takesBiasGradient(type[1], transA))
+          epilogueCase(type[0], type[1], AMP_GEMM_EPILOGUE_BGRAD_A, 1, transA,
+                       transB, seed += 5, /*apart=*/true);
       }
   expect(ops().synchronize() == 0, "no error");
   std::printf("%s\n", failures ? "apart checks FAILED" : "apart checks passed");
@@ -255,13 +274,16 @@ int checkGemmsApart() {
 int checkEpilogueError(const std::string &what) {
   float *a = deviceBuffer<float>(64), *b = deviceBuffer<float>(64);
   float *c = deviceBuffer<float>(64), *v = deviceBuffer<float>(8);
+  bool grad = what == "batch" || what == "bgrad-f16" || what == "bgrad-nn";
   int32_t epilogue = what == "unknown" ? 4
-                     : what == "batch" ? AMP_GEMM_EPILOGUE_BGRAD_A
+                     : grad            ? AMP_GEMM_EPILOGUE_BGRAD_A
                                        : AMP_GEMM_EPILOGUE_BIAS;
-  int32_t type = what == "f32-bias" ? AMP_DTYPE_F16 : AMP_DTYPE_F32;
-  amp_gpu_gemm_epilogue(type, type, what == "batch" ? 2 : 1,
-                        4, 4, 4, 1, 0, a, 16, b, 16, c, 1.0f, 0.0f, 0, epilogue,
-                        what == "null" ? nullptr : v, nullptr);
+  int32_t type = what == "f32-bias" || what == "bgrad-f16" ? AMP_DTYPE_F16
+                                                           : AMP_DTYPE_F32;
+  amp_gpu_gemm_epilogue(type, type, what == "batch" ? 2 : 1, 4, 4, 4,
+                        what == "bgrad-nn" ? 0 : 1, 0, a, 16, b, 16, c, 1.0f,
+                        0.0f, 0, epilogue, what == "null" ? nullptr : v,
+                        nullptr);
   std::printf("error: %s\n", ops().last_error());
   return 1;
 }

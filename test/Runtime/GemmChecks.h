@@ -14,6 +14,7 @@
 
 #include "amp/Runtime/DeviceRuntime.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -53,9 +54,14 @@ int checkEpilogues();
 /// amp_gpu_gemm_ex with C and D apart: no epilogue, bias, bias gradient.
 int checkGemmsApart();
 /// A bad epilogue call, printed: `what` is unknown (epilogue 4), null (no
-/// vector), batch (a bias gradient over 2 batches) or f32-bias (an f32
-/// bias with an f16 C). Returns 1.
+/// vector), batch (a bias gradient over 2 batches), f32-bias (an f32
+/// bias with an f16 C), bgrad-f16 (an f32 bias gradient beside an f16 C) or
+/// bgrad-nn (a bias gradient with A untransposed). Returns 1.
 int checkEpilogueError(const std::string &what);
+/// One epilogue case (5 x 7 x 9), printed as in checkEpilogues, then any
+/// error: which forms a device's cuBLASLt takes.
+int checkEpilogueCase(int32_t aType, int32_t cType, int32_t epilogue,
+                      int transA, int transB);
 /// TF32 rounds f32 inputs to 10 mantissa bits; f32 does not.
 int checkTF32();
 

@@ -14,6 +14,9 @@
 //   gemm-exact, gemm-epilogue, gemm-apart, gemm-tf32
 //                           the GEMM checks the emulated device runs
 //                           (GemmChecks.h), on the GPU
+//   epilogue-case A C E TA TB  one amp_gpu_gemm_epilogue case: dtypes A and
+//                           C (f32, f16, bf16), epilogue E (bias, bgrad,
+//                           bias-c), transposes TA and TB (0 or 1)
 //   load-file IMAGE         mgpuModuleLoad of a cubin/fatbin file
 //   load-newer-ptx          mgpuModuleLoadJIT of PTX for a newer GPU
 //
@@ -39,6 +42,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -587,6 +591,23 @@ int checkGPU() {
   return 0;
 }
 
+int32_t dtypeCode(const std::string &name) {
+  return name == "f16" ? AMP_DTYPE_F16 : name == "bf16" ? AMP_DTYPE_BF16
+                                                        : AMP_DTYPE_F32;
+}
+
+int checkEpilogueCase(char **argv) {
+  if (checkInit() != 0)
+    return 1;
+  std::string epilogue = argv[4];
+  return amp::check::checkEpilogueCase(
+      dtypeCode(argv[2]), dtypeCode(argv[3]),
+      epilogue == "bgrad"    ? AMP_GEMM_EPILOGUE_BGRAD_A
+      : epilogue == "bias-c" ? AMP_GEMM_EPILOGUE_BIAS_C_TYPE
+                             : AMP_GEMM_EPILOGUE_BIAS,
+      std::atoi(argv[5]), std::atoi(argv[6]));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -610,6 +631,8 @@ int main(int argc, char **argv) {
     return checkLoadFile(arg.c_str());
   if (mode == "load-newer-ptx")
     return checkLoadNewerPtx();
+  if (mode == "epilogue-case" && argc == 7)
+    return checkEpilogueCase(argv);
   // The emulated device's exact GEMM checks, on the GPU.
   if (mode == "gemm-exact" || mode == "gemm-epilogue" || mode == "gemm-apart" ||
       mode == "gemm-tf32") {

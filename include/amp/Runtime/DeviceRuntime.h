@@ -46,6 +46,14 @@ typedef struct amp_device_ops {
   int32_t (*memset_zero)(void *device, size_t bytes);
   /* Waits for all work on the stream; returns the sticky error if any. */
   int32_t (*synchronize)(void);
+  /* Page-locks `bytes` of host memory at `host` so that copies from it run
+     at the link's full speed: 0 on success; a failure (a locked-memory
+     limit) is not sticky, the memory stays pageable and copies still work.
+     A copy from locked memory may still be running when copy_to_device
+     returns: the caller leaves the buffer alone until the stream has run it
+     (the next copy_to_host or synchronize). Optional (null). */
+  int32_t (*pin_host)(void *host, size_t bytes);
+  void (*unpin_host)(void *host);
 } amp_device_ops;
 
 /* The CUDA backend (lib/Runtime/CUDARuntime.cpp, libamp_cuda_runtime.a). */

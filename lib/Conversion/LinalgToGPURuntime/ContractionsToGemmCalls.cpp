@@ -299,6 +299,16 @@ std::optional<Epilogue> matchBiasGradient(linalg::LinalgOp op, Value a,
   return Epilogue{AMP_GEMM_EPILOGUE_BGRAD_A, grad, Value(), Value(), sum};
 }
 
+/// The bias-gradient epilogue where cuBLASLt runs it (13.1 on an H200, every
+/// form tried): an f32 product (an f32 gradient beside an f16/bf16 one is
+/// CUBLAS_STATUS_INVALID_VALUE) and our A transposed (cuBLASLt's B; an
+/// untransposed one is CUBLAS_STATUS_NOT_SUPPORTED), any operand type.
+/// Elsewhere the column sum stays a kernel of its own (one more read of A).
+bool takesBiasGradient(Value c, const GemmShape &shape) {
+  return cast<MemRefType>(c.getType()).getElementType().isF32() &&
+         shape.transA;
+}
+
 /// Once narrowed, a reader that only rounded the product is a copy of it
 /// into a fresh buffer of the same type (an f16 weight gradient that the
 /// overflow check and the update both read): the product takes the place of
@@ -423,7 +433,7 @@ struct ContractionsToGemmCallsPass
       narrowProduct(op, c, aType);
     Epilogue none{0, Value(), c, Value(), nullptr};
     std::optional<Epilogue> grad = matchBiasGradient(op, a, shape);
-    if (!grad)
+    if (!grad || !takesBiasGradient(c, shape))
       return none;
     grad->output = c;
     return *grad;

@@ -224,12 +224,16 @@ cublasStatus_t checkEpilogue(const MatmulDesc &d, const Problem &p,
   if (vector.type != CUDA_R_32F && vector.type != dl.type)
     return notSupported(std::string("a ") + typeName(vector.type) +
                         " bias with a " + typeName(dl.type) + " D");
-  // As cuBLASLt 13.1 on an H200: a bias added to an f16 or bf16 D must be
-  // of D's type (an f32 one is refused when the algorithm is chosen).
-  if (!gradient && vector.type != dl.type)
+  // As cuBLASLt 13.1 on an H200: a bias (or bias gradient) beside an f16
+  // or bf16 D must be of D's type (an f32 one is refused when the algorithm
+  // is chosen), and a bias gradient of B needs B transposed.
+  if (vector.type != dl.type)
     return fail(CUBLAS_STATUS_INVALID_VALUE,
-                std::string("a ") + typeName(vector.type) + " bias with a " +
-                    typeName(dl.type) + " D");
+                std::string(gradient ? "a bias gradient" : "a bias") +
+                    " of type " + typeName(vector.type) + " with D of type " +
+                    typeName(dl.type));
+  if (gradient && d.transB == CUBLAS_OP_N)
+    return fail(CUBLAS_STATUS_NOT_SUPPORTED, "BGRADB with B untransposed");
   return checkOperand(gradient ? "bias gradient" : "bias", d.bias, vector);
 }
 

@@ -145,7 +145,8 @@ func.func @bias_not_folded(%x: memref<32x64xbf16>, %w: memref<128x64xbf16>, %bia
 // Backward of a linear layer in bf16: dX = dY @ W is read only rounded to
 // bf16 (its consumer's truncf goes, the product is a bf16 buffer); dW =
 // dY^T @ X with the bias gradient sum_rows(dY) as the BGRADB epilogue (its
-// zero fill and reduction go).
+// zero fill and reduction go): an f32 product with A transposed, where
+// cuBLASLt computes an f32 bias gradient.
 // CHECK-LABEL: func.func @linear_backward_bf16
 // CHECK-SAME: (%[[DY:.+]]: memref<32x128xbf16>, %{{.+}}: memref<128x64xbf16>, %{{.+}}: memref<32x64xbf16>, %[[DXOUT:.+]]: memref<32x64xf32>)
 // CHECK-DAG: %[[BF16:.+]] = arith.constant 2 : i32
@@ -209,6 +210,51 @@ func.func @linear_backward_bf16(%dy: memref<32x128xbf16>, %w: memref<128x64xbf16
     linalg.yield %1 : f32
   }
   memref.dealloc %dx : memref<32x64xf32>
+  return %dw, %db : memref<128x64xf32>, memref<128xf32>
+}
+
+// -----
+
+#at = affine_map<(d0, d1, d2) -> (d2, d0)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// In f32 likewise: dW = dY^T @ X with the bias gradient sum_rows(dY) as the
+// BGRADB epilogue.
+// CHECK-LABEL: func.func @linear_backward_f32
+// CHECK-SAME: (%[[DY:.+]]: memref<32x128xf32>, %{{.+}}: memref<32x64xf32>)
+// CHECK-DAG: %[[F32:.+]] = arith.constant 0 : i32
+// CHECK-DAG: %[[GRAD:.+]] = arith.constant 2 : i32
+// CHECK: %[[DW:.+]] = memref.alloc() : memref<128x64xf32>
+// CHECK: %[[DB:.+]] = memref.alloc() : memref<128xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: memref.extract_aligned_pointer_as_index %[[DY]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[DB]]
+// CHECK: %[[DBP:.+]] = llvm.inttoptr
+// CHECK: call @amp_gpu_gemm_epilogue(%[[F32]], %[[F32]], {{.*}}, %[[GRAD]], %[[DBP]], %{{.+}}) :
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[DW]], %[[DB]]
+func.func @linear_backward_f32(%dy: memref<32x128xf32>, %x: memref<32x64xf32>) -> (memref<128x64xf32>, memref<128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %dw = memref.alloc() : memref<128x64xf32>
+  linalg.fill ins(%zero : f32) outs(%dw : memref<128x64xf32>)
+  linalg.generic {indexing_maps = [#at, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%dy, %x : memref<32x128xf32>, memref<32x64xf32>) outs(%dw : memref<128x64xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %acc: f32):
+    %2 = arith.mulf %in, %in_1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %db = memref.alloc() : memref<128xf32>
+  linalg.fill ins(%zero : f32) outs(%db : memref<128xf32>)
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<32x128xf32>) outs(%db : memref<128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = arith.addf %out, %in : f32
+    linalg.yield %1 : f32
+  }
   return %dw, %db : memref<128x64xf32>, memref<128xf32>
 }
 
@@ -451,14 +497,16 @@ func.func @residual_not_folded(%x: memref<32x64xbf16>, %h: memref<32x128xbf16>, 
 // f16 copy is what the overflow check and the update read): once the
 // product is narrowed to f16 that kernel would copy it, so the GEMM writes
 // the copy's buffer instead: no kernel, one allocation (freed where the
-// copy was), and the bias gradient after it is the GEMM's epilogue.
+// copy was). The bias gradient after it stays a kernel (cuBLASLt refuses an
+// f32 bias gradient beside an f16 product).
 // CHECK-LABEL: func.func @rounded_copy_forwarded
 // CHECK-SAME: (%[[DY:.+]]: memref<32x128xf16>, %{{.+}}: memref<32x64xf16>, %[[USE:.+]]: memref<128x64xf32>)
 // CHECK: %[[DW:.+]] = memref.alloc() : memref<128x64xf16>
 // CHECK-NOT: memref.alloc() : memref<128x64xf16>
-// CHECK: %[[DB:.+]] = memref.alloc() : memref<128xf32>
 // CHECK: memref.extract_aligned_pointer_as_index %[[DW]]
-// CHECK: call @amp_gpu_gemm_epilogue(
+// CHECK: call @amp_gpu_gemm(
+// CHECK: %[[DB:.+]] = memref.alloc() : memref<128xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[DY]] : memref<32x128xf16>) outs(%[[DB]] : memref<128xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[DW]] : memref<128x64xf16>) outs(%[[USE]] : memref<128x64xf32>)
 // CHECK: memref.dealloc %[[DW]]
 // CHECK-NOT: memref.dealloc

@@ -23,7 +23,7 @@
 //   gemm-epilogue     amp_gpu_gemm_epilogue's bias and bias-gradient
 //                     epilogues against a reference
 //   gemm-epilogue-error WHAT  a bad epilogue call (unknown, null, batch,
-//                     f32-bias)
+//                     f32-bias, bgrad-f16, bgrad-nn)
 //   gemm-apart        amp_gpu_gemm_ex with C and D apart against a reference
 //                     is an error
 //   gemm-tf32         TF32 rounds f32 inputs to 10 mantissa bits
