@@ -173,6 +173,8 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   // reduction pass left (column sums, short rows) keep one thread per
   // output with a sequential loop inside.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // One dimension per loop, the innermost fastest: coalesced threads.
+  pm.addNestedPass<func::FuncOp>(amp::createGPUCoalesceParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
       {kThreadsPerBlock}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());

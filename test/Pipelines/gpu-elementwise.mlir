@@ -51,17 +51,35 @@ func.func @gelu_add_f16(%a: tensor<1024xf16>, %b: tensor<1024xf16>) -> tensor<10
   return %1 : tensor<1024xf16>
 }
 
-// gelu (tanh form) on bf16; 300 is not a multiple of 256: a bounds guard.
+// gelu (tanh form) on bf16: the 4 x 300 loop is one loop of 1200
+// (amp-gpu-coalesce-parallel-loops), not a multiple of 256: a bounds guard
+// on the linear index, which addresses the contiguous buffer directly.
 // PTX-LABEL: // gpu.binary @gelu_tanh_bf16_kernel
 // PTX: .target sm_90
 // PTX: .visible .entry gelu_tanh_bf16_kernel(
-// PTX: setp.{{.*}}299
+// PTX: mad.lo.s64 %[[IDX:rd[0-9]+]], %{{rd[0-9]+}}, %{{rd[0-9]+}}, %{{rd[0-9]+}};
+// PTX-NEXT: setp.ge.u64 %{{p[0-9]+}}, %[[IDX]],
 // PTX: cvt.f32.bf16
 // PTX: mul.rn.f32
 // PTX: cvt.rn.bf16.f32
 func.func @gelu_tanh_bf16(%a: tensor<4x300xbf16>) -> tensor<4x300xbf16> {
   %0 = amp.gelu %a approximate = tanh : tensor<4x300xbf16>
   return %0 : tensor<4x300xbf16>
+}
+
+// A bias added along rows: one loop over 64 x 300, the column recovered as
+// the linear index modulo 300, a multiplication by a constant (mul.hi), not
+// a division.
+// PTX-LABEL: // gpu.binary @bias_add_kernel
+// PTX: .visible .entry bias_add_kernel(
+// PTX-NOT: rem.s64
+// PTX-NOT: div.s64
+// PTX: mul.hi.s64
+// PTX: ret;
+func.func @bias_add(%a: tensor<64x300xf32>, %b: tensor<300xf32>) -> tensor<64x300xf32> {
+  %0 = amp.broadcast %b : tensor<300xf32> -> tensor<64x300xf32>
+  %1 = amp.add %a, %0 : tensor<64x300xf32>
+  return %1 : tensor<64x300xf32>
 }
 
 // PTX-LABEL: // gpu.binary @mul_bf16_kernel
