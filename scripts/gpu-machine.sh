@@ -29,7 +29,7 @@
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 # ---------------------------------------------------------------------------
@@ -205,14 +205,15 @@ run_checks() {
   for check in ${CHECKS:-runtime gpu_vs_cpu checkpoint overflow bench}; do
     limit="${GPU_CHECK_TIMEOUT:-300}"
     local start=$SECONDS
-    timeout "$limit" bash -c "$(declare -f "check_$check"); \
-      root='$root' dir='$dir' out='$out' bin='$bin' work='$work' \
-      check_$check" > "$out/$check.txt" 2>&1
+    export root dir out bin work
+    export -f "check_$check"
+    timeout "$limit" bash -c "check_$check" > "$out/$check.txt" 2>&1
     local status=$?
     local verdict=PASS; [ $status -eq 0 ] || { verdict=FAIL; failed=1; }
     echo "$verdict $check (exit $status, $((SECONDS - start)) s)" |
       tee -a "$out/summary.txt"
   done
+  rm -rf "$work"
   return $failed
 }
 

@@ -129,8 +129,9 @@ int32_t pinHost(void *host, size_t bytes) {
   return api().cuMemHostRegister_v2(host, bytes, 0) == CUDA_SUCCESS ? 0 : 1;
 }
 
+/// Also after a sticky error: the memory is freed next.
 void unpinHost(void *host) {
-  if (ready())
+  if (initialize())
     api().cuMemHostUnregister(host);
 }
 

@@ -343,8 +343,11 @@ struct amp_state {
     for (int32_t i = 0; i < entry.num_results; ++i)
       pointers.push_back(resultPointer(results, i));
     entry.entry(pointers.data());
-    if (int32_t status = finishDataParallelStep(nullptr))
+    if (int32_t status = finishDataParallelStep(nullptr)) {
+      if (device) // the caller may write page-locked inputs being copied
+        device->synchronize();
       return status;
+    }
     for (int32_t i = 0; i < entry.num_results; ++i)
       if (entry.result_updates[i] >= 0)
         updateTensor(results, i, entry.result_updates[i]);

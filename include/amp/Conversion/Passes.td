@@ -312,7 +312,8 @@ def GPUCoalesceParallelLoopsPass
     the innermost dimension (coalesced), and the grid is one-dimensional
     (x holds up to 2^31 - 1 blocks, y and z only 65535). Each thread
     recovers its indices with a division and a remainder per dimension.
-    Run after convert-linalg-to-parallel-loops and before the tiling.
+    A loop with reductions (init values) is left alone. Run after
+    convert-linalg-to-parallel-loops and before the tiling.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

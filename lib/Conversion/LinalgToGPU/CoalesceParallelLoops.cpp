@@ -40,7 +40,10 @@ struct GPUCoalesceParallelLoopsPass
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> loops;
     getOperation().walk([&](scf::ParallelOp loop) {
-      if (loop.getNumLoops() > 1 && isOutermost(loop))
+      // collapseParallelLoops keeps no reductions (init values and
+      // scf.reduce bodies): such a loop stays as it is.
+      if (loop.getNumLoops() > 1 && loop.getNumReductions() == 0 &&
+          isOutermost(loop))
         loops.push_back(loop);
     });
     IRRewriter rewriter(&getContext());

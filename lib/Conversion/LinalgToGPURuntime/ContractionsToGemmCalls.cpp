@@ -384,8 +384,9 @@ void narrowProduct(linalg::LinalgOp op, Value &c, Type aType) {
 /// call reads that buffer (BIAS_C_TYPE), freed after it.
 void roundBias(linalg::LinalgOp op, Epilogue &epilogue) {
   Type outType = cast<MemRefType>(epilogue.output.getType()).getElementType();
+  // Static: classifyTerms takes only dense (static) bias buffers.
   auto biasType = cast<MemRefType>(epilogue.vector.getType());
-  if (outType.isF32() || !biasType.hasStaticShape())
+  if (outType.isF32())
     return;
   if (auto alloc = epilogue.vector.getDefiningOp<memref::AllocOp>();
       alloc && op->isBeforeInBlock(alloc))

@@ -84,3 +84,27 @@ func.func @left_alone(%a: memref<4x8xf32>, %v: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// A loop with a reduction (an init value and an scf.reduce body) stays as
+// it is: the collapse keeps no reductions.
+// CHECK-LABEL: func.func @with_reduction
+// CHECK: scf.parallel (%{{.+}}, %{{.+}}) = (%{{.+}}, %{{.+}}) to (%{{.+}}, %{{.+}}) step (%{{.+}}, %{{.+}}) init
+// CHECK: scf.reduce
+func.func @with_reduction(%a: memref<4x8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) init (%zero) -> f32 {
+    %v = memref.load %a[%i, %j] : memref<4x8xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%x: f32, %y: f32):
+      %s = arith.addf %x, %y : f32
+      scf.reduce.return %s : f32
+    }
+  }
+  return %sum : f32
+}

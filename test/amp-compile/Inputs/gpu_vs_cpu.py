@@ -13,7 +13,7 @@ fp32 differs only by the order of summation in reductions and GEMMs.
 
 A GPU machine has no LLVM/MLIR (so no amp-compile), so the work can be split:
 --prepare compiles both builds of every case into --dir, trains the CPU
-builds there and writes --dir/cases.json; --check (on the GPU machine, with
+builds there (--amp-run) and writes --dir/cases.json; --check (on the GPU machine, with
 --dir carried there and a copy of amp-run, which needs no LLVM) trains the
 GPU builds and compares. Without either, both happen in one run."""
 import argparse
@@ -25,7 +25,7 @@ import sys
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--amp-compile")
-parser.add_argument("--amp-run")
+parser.add_argument("--amp-run", required=True)
 parser.add_argument("--dir", required=True)
 parser.add_argument("--steps", type=int, default=20)
 # cuda-emulator: the same GPU code on the emulated CUDA device.
@@ -39,8 +39,6 @@ parser.add_argument("models", nargs="*")
 args = parser.parse_args()
 if not args.check and not args.amp_compile:
     parser.error("--amp-compile is needed unless --check")
-if not args.prepare and not args.amp_run:
-    parser.error("--amp-run is needed unless --prepare")
 
 here = os.path.dirname(os.path.abspath(__file__))
 CASES_FILE = os.path.join(args.dir, "cases.json")
