@@ -62,7 +62,16 @@ prepare() {
   local python="${PYTHON:-/usr/bin/python3}"
   local compile="$build/bin/amp-compile" run="$build/bin/amp-run"
   local target="${GPU_TARGET:-cuda}"
-  rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/cases" "$dir/models" || return 1
+  # Replaces only what an earlier prepare made (its marker), never another
+  # directory's contents.
+  if [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ] &&
+     [ ! -f "$dir/.gpu-machine" ]; then
+    echo "gpu-machine: $dir exists and was not made by 'prepare'; name a" \
+      "new directory" >&2
+    return 1
+  fi
+  rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/cases" "$dir/models" &&
+    touch "$dir/.gpu-machine" || return 1
   cp "$run" "$build/bin/amp-cuda-runtime-check" "$dir/bin/" || return 1
   if ldd "$dir/bin/amp-run" | grep -q libLLVM; then
     echo "gpu-machine: $run links libLLVM, which GPU machines lack" >&2
@@ -193,6 +202,10 @@ check_torch_compile() {
 }
 
 run_checks() {
+  if [ ! -f "$1/.gpu-machine" ]; then
+    echo "gpu-machine: $1 is not a directory made by 'prepare'" >&2
+    return 1
+  fi
   dir="$(cd "$1" && pwd)"; out="$2"; bin="$dir/bin"
   mkdir -p "$out" && out="$(cd "$out" && pwd)"
   work="$(mktemp -d)"
