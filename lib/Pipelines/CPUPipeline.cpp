@@ -52,6 +52,9 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+  // Vectorizable polynomials instead of one libm call per element.
+  if (options.approximateMath)
+    pm.addPass(amp::createCPUApproximateMathPass());
   // libm has no rsqrtf: compute 1 / sqrt(x).
   math::MathExpandOpsPassOptions expandMath;
   expandMath.opMnemonics = {"rsqrt"};

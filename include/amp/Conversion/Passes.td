@@ -175,6 +175,43 @@ def CPUContractionsToBLASPass
   ];
 }
 
+def CPUApproximateMathPass : Pass<"amp-cpu-approximate-math"> {
+  let summary = "Replace f32 transcendental functions with polynomial "
+                "approximations that loops can vectorize";
+  let description = [{
+    On the CPU, `math.erf`, `math.exp` and the like otherwise become calls
+    to libm's scalar `erff`, `expf`: one call per element, and a call in a
+    loop keeps LLVM's loop vectorizer from vectorizing it. GELU's forward
+    and backward loops spent more time in `erff` and `expf` than in their
+    own arithmetic. This pass rewrites the f32 ops named in `ops` (scalars
+    and vectors) into MLIR's polynomial approximations (arith and math.fma
+    only, upstream `populateMathPolynomialApproximationPatterns`), which
+    LLVM then vectorizes like any other arithmetic. Every `math.fma` (the
+    approximations are chains of them) becomes `llvm.intr.fma`, one
+    instruction, where convert-math-to-libm would call libm's `fmaf`.
+    Other element types are left alone: f64 keeps libm, and the CPU
+    lowering computes f16/bf16 math in f32 anyway.
+
+    Upstream's exp flushes results below FLT_MIN to zero and its log is
+    wrong on subnormal inputs; f32 exp and log are first rewritten to move
+    those ranges by 2^64 (exactly) into the normal one. With that, every
+    default op stays within 2.3 ulps of the exact result over the f32 range,
+    infinities and NaN included (test/Conversion/ApproximateMath/
+    accuracy.mlir; docs/Lowering.md has the table).
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "Math op mnemonics to approximate (default: erf, exp, log, "
+               "tanh)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def CPUOutlineKernelsPass
     : Pass<"amp-cpu-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Move each loop nest of a function into its own function, "

@@ -35,6 +35,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "distinct nest (amp-cpu-outline-kernels), so LLVM "
                      "compiles many small functions instead of one huge one"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Compute f32 erf, exp, log and tanh with polynomial "
+                     "approximations (amp-cpu-approximate-math, within 3 "
+                     "ulps) that loops vectorize, instead of calls to libm"),
+      llvm::cl::init(true)};
 };
 
 /// The CPU reference backend: amp -> linalg on tensors -> bufferized loops
