@@ -13,7 +13,9 @@ equal thread counts, in one run:
 
 amp: amp-compile's fp32 CPU library (matrix products and convolutions call
 OpenBLAS), trained by amp-run --threads N (its steps/s count only the step
-calls). PyTorch: eager mode of Debian's 1.13 (torch.set_num_threads(N));
+calls). PyTorch: eager mode of Debian's 1.13 (torch.set_num_threads(N),
+and OPENBLAS_NUM_THREADS=N and the like set in a process of its own per
+thread count, so that its BLAS uses N threads too);
 with --torch2, also the current PyTorch 2.x from PyPI, eager and
 torch.compile, in a virtual environment this script sets up on demand
 (under the build directory; skipped with a message when it does not
@@ -171,19 +173,60 @@ def time_torch(name, steps, threads, compiled=False):
 
 
 def peer_main(request):
-    """--peer: times the workloads of `request` (JSON) in this interpreter
-    and prints {"eager": [...], "compile": [...]} in request order."""
+    """--peer: times the workloads of `request` (JSON: {"runs": [[name,
+    steps, threads], ...], "compile": bool}) in this interpreter and prints
+    {"version": ..., "eager": [...], "compile": [...]} in request order."""
     import torch
     spec = json.loads(request)
     out = {"version": torch.__version__, "eager": [], "compile": []}
-    for name, steps, threads in spec:
+    for name, steps, threads in spec["runs"]:
         out["eager"].append(time_torch(name, steps, threads))
+        if not spec["compile"]:
+            continue
         try:
             out["compile"].append(time_torch(name, steps, threads, True))
         except Exception as error:  # noqa: BLE001 (report, keep going)
             print(f"torch.compile failed on {name}: {error}", file=sys.stderr)
             out["compile"].append(None)
     print(json.dumps(out))
+
+
+def thread_environment(threads):
+    """The environment of a peer process limited to `threads` threads.
+    torch.set_num_threads sizes PyTorch's OpenMP pool only: Debian's
+    PyTorch calls the system BLAS (OpenBLAS), whose own thread pool takes
+    every core unless OPENBLAS_NUM_THREADS says otherwise, read when the
+    library loads. (At "one thread" PyTorch 1.13 ran its GEMMs on both
+    cores of this machine until this was set.)"""
+    env = dict(os.environ)
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                 "BLIS_NUM_THREADS"):
+        env[name] = str(threads)
+    return env
+
+
+def time_peer(python, runs, compiled):
+    """Runs `runs` ([name, steps, threads] each) in `python`, one process
+    per thread count (see thread_environment); the peer's JSON merged in
+    the order of `runs`, or None (with a message) when a run fails."""
+    merged = {"eager": [None] * len(runs), "compile": [None] * len(runs)}
+    for threads in sorted({t for _, _, t in runs}):
+        picked = [i for i, run in enumerate(runs) if run[2] == threads]
+        request = json.dumps({"runs": [runs[i] for i in picked],
+                              "compile": compiled})
+        peer = subprocess.run([python, os.path.abspath(__file__), "--peer",
+                               request], capture_output=True, text=True,
+                              env=thread_environment(threads))
+        sys.stderr.write(peer.stderr)
+        if peer.returncode != 0:
+            print(f"cpu_bench: the peer {python} failed at {threads} threads")
+            return None
+        out = json.loads(peer.stdout.strip().splitlines()[-1])
+        merged["version"] = out["version"]
+        for key in ("eager", "compile"):
+            for i, value in zip(picked, out[key]):
+                merged[key][i] = value
+    return merged
 
 
 # --- PyTorch 2.x from PyPI in a virtual environment ----------------------------
@@ -214,13 +257,7 @@ def time_torch2(build, runs):
     python = torch2_python(build)
     if not python:
         return None
-    peer = subprocess.run([python, os.path.abspath(__file__), "--peer",
-                           json.dumps(runs)], capture_output=True, text=True)
-    sys.stderr.write(peer.stderr)
-    if peer.returncode != 0:
-        print("cpu_bench: skipping PyTorch 2.x: its run failed")
-        return None
-    return json.loads(peer.stdout.strip().splitlines()[-1])
+    return time_peer(python, runs, compiled=True)
 
 
 # --- the report -----------------------------------------------------------------
@@ -270,12 +307,16 @@ def main():
                      if name == "resnet18" else ""), flush=True)
             for threads in counts:
                 amp = time_amp(args.build, library, steps[name], threads)
-                ref = time_torch(name, steps[name], threads)
-                rows.append([name, threads, amp, ref])
+                rows.append([name, threads, amp])
+    runs = [[n, steps[n], t] for n, t, _ in rows]
+    debian = time_peer(sys.executable, runs, compiled=False)
+    if not debian:
+        return 1
+    for row, ref in zip(rows, debian["eager"]):
+        row.append(ref)
     peer = None
     if args.torch2:
-        peer = time_torch2(args.build, [[n, steps[n], t]
-                                        for n, t, _, _ in rows])
+        peer = time_torch2(args.build, runs)
     header = (f"{'workload':>9} {'threads':>7} {'amp':>9} {'torch1.13':>9} "
               f"{'amp/t1.13':>9}")
     if peer:
