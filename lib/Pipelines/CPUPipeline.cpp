@@ -41,6 +41,8 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
 
   if (options.blas)
     pm.addPass(amp::createCPUContractionsToBLASPass());
+  pm.addNestedPass<func::FuncOp>(amp::createCPUStridedCopiesToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(amp::createCPUCollapseLoopsPass());
   if (options.outlineKernels)
     pm.addPass(amp::createCPUOutlineKernelsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
