@@ -129,6 +129,7 @@ public:
     }
     entry.accessedRead = accessedRead;
     entry.accessedWritten = accessedWritten;
+    entry.uncoalescedBytes = uncoalesced;
     entry.flops = flops;
   }
 
@@ -138,7 +139,7 @@ private:
   /// The launch's constant arguments, and the intervals computed so far.
   llvm::DenseMap<Value, Interval> bindings, known;
   llvm::DenseSet<unsigned> readArgs, writtenArgs;
-  double accessedRead = 0, accessedWritten = 0, flops = 0;
+  double accessedRead = 0, accessedWritten = 0, flops = 0, uncoalesced = 0;
 
   static int64_t dimIndex(gpu::Dimension d) { return int64_t(d); }
 
@@ -357,11 +358,84 @@ private:
     return arg.getArgNumber();
   }
 
-  void access(Value memref, Type element, double times, bool write) {
+  /// Memory transactions of one warp executing an access: how many times
+  /// more 32-byte sectors than its 32 elements fill when contiguous (1 when
+  /// coalesced or not known). The warp's lanes are the block's first 32
+  /// threads (x fastest), in block 0, with every enclosing loop at its first
+  /// iteration; each index is evaluated per lane, and the sectors of the
+  /// addresses counted. Only accesses to a kernel argument with static
+  /// strides are judged.
+  double sectorsPerIdeal(Operation *op, Value memref, ValueRange indices,
+                         int64_t bytes) {
+    auto arg = dyn_cast<BlockArgument>(memref);
+    auto type = dyn_cast<MemRefType>(memref.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!arg || arg.getOwner() != &kernel.getBody().front() || !type ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return 1.0;
+    int64_t lanes = std::min<int64_t>(32, block[0] * block[1] * block[2]);
+    llvm::SmallDenseSet<int64_t> sectors;
+    llvm::DenseMap<Value, Interval> saved = std::move(known);
+    for (int64_t lane = 0; lane < lanes && sectors.size() <= 32; ++lane) {
+      std::optional<int64_t> address = laneAddress(op, indices, strides, lane);
+      if (!address) {
+        known = std::move(saved);
+        return 1.0;
+      }
+      sectors.insert((offset + *address) * bytes / 32);
+    }
+    known = std::move(saved);
+    double ideal = std::ceil(double(lanes * bytes) / 32.0);
+    return std::max(1.0, double(sectors.size()) / ideal);
+  }
+
+  /// The element offset `indices` address for `lane` of warp 0 (see
+  /// sectorsPerIdeal), if every index is known there.
+  std::optional<int64_t> laneAddress(Operation *op, ValueRange indices,
+                                     ArrayRef<int64_t> strides, int64_t lane) {
+    known = bindings;
+    int64_t coordinate[3] = {lane % block[0], lane / block[0] % block[1],
+                             lane / (block[0] * block[1])};
+    kernel.walk([&](Operation *inner) {
+      if (auto id = dyn_cast<gpu::ThreadIdOp>(inner)) {
+        int64_t v = coordinate[dimIndex(id.getDimension())];
+        known[id] = {v, v};
+      } else if (isa<gpu::BlockIdOp>(inner)) {
+        known[inner->getResult(0)] = {0, 0};
+      }
+    });
+    SmallVector<scf::ForOp> loops;
+    for (Operation *p = op->getParentOp(); p != kernel; p = p->getParentOp())
+      if (auto loop = dyn_cast<scf::ForOp>(p))
+        loops.push_back(loop);
+    for (scf::ForOp loop : llvm::reverse(loops)) {
+      std::optional<Interval> lb = interval(loop.getLowerBound());
+      if (!lb || lb->lo != lb->hi)
+        return std::nullopt;
+      known[loop.getInductionVar()] = *lb;
+    }
+    int64_t address = 0;
+    for (auto [index, stride] : llvm::zip(indices, strides)) {
+      std::optional<Interval> value = interval(index);
+      if (!value || value->lo != value->hi)
+        return std::nullopt;
+      address += value->lo * stride;
+    }
+    return address;
+  }
+
+  void access(Operation *op, Value memref, ValueRange indices, Type element,
+              double times, bool write) {
     std::optional<unsigned> arg = rootArgument(memref);
     if (!arg)
       return; // workgroup or private memory
-    double bytes = times * double(elementBytes(element));
+    int64_t size = elementBytes(element);
+    double bytes = times * double(size);
+    if (!indices.empty())
+      uncoalesced += bytes * (sectorsPerIdeal(op, memref, indices, size) - 1.0);
     if (write) {
       writtenArgs.insert(*arg);
       accessedWritten += bytes;
@@ -542,19 +616,22 @@ private:
       visit(branch.getElseRegion(), times * (1.0 - pass));
       return;
     }
+    // Vector loads and stores are the 16-byte accesses of coalesced kernels
+    // and atomics a few per block: neither is judged for coalescing.
     if (auto load = dyn_cast<memref::LoadOp>(op))
-      return access(load.getMemRef(), load.getType(), times, false);
+      return access(op, load.getMemRef(), load.getIndices(), load.getType(),
+                    times, false);
     if (auto store = dyn_cast<memref::StoreOp>(op))
-      return access(store.getMemRef(), store.getValueToStore().getType(), times,
-                    true);
+      return access(op, store.getMemRef(), store.getIndices(),
+                    store.getValueToStore().getType(), times, true);
     if (auto load = dyn_cast<vector::LoadOp>(op))
-      return access(load.getBase(), load.getType(), times, false);
+      return access(op, load.getBase(), {}, load.getType(), times, false);
     if (auto store = dyn_cast<vector::StoreOp>(op))
-      return access(store.getBase(), store.getValueToStore().getType(), times,
-                    true);
+      return access(op, store.getBase(), {}, store.getValueToStore().getType(),
+                    times, true);
     if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op)) {
-      access(rmw.getMemref(), rmw.getType(), times, false);
-      access(rmw.getMemref(), rmw.getType(), times, true);
+      access(op, rmw.getMemref(), {}, rmw.getType(), times, false);
+      access(op, rmw.getMemref(), {}, rmw.getType(), times, true);
       flops += times;
       return;
     }
@@ -760,8 +837,8 @@ private:
     } else if (withEpilogue && (ints[16] == AMP_GEMM_EPILOGUE_BIAS ||
                                 ints[16] == AMP_GEMM_EPILOGUE_BIAS_C_TYPE)) {
       entry.epilogue = "bias";
-      entry.bytesRead += double(entry.n) *
-                         (ints[16] == AMP_GEMM_EPILOGUE_BIAS ? 4 : cBytes);
+      entry.bytesRead +=
+          double(entry.n) * (ints[16] == AMP_GEMM_EPILOGUE_BIAS ? 4 : cBytes);
     } else if (withEpilogue && ints[16] == AMP_GEMM_EPILOGUE_BGRAD_A) {
       entry.epilogue = "bgrad_a";
       entry.bytesWritten += double(entry.m) * 4;
@@ -817,6 +894,7 @@ llvm::json::Object entryJSON(const GPUCostEntry &e, bool modeled) {
     o["block"] = dims(e.block);
     o["accessed_bytes_read"] = number(e.accessedRead);
     o["accessed_bytes_written"] = number(e.accessedWritten);
+    o["uncoalesced_bytes"] = number(e.uncoalescedBytes);
     break;
   case GPUCostEntry::Kind::Gemm:
     o["m"] = e.m;
@@ -990,9 +1068,10 @@ void mlir::amp::applyDeviceModel(GPUCostReport &report,
         // Too few threads in flight cannot saturate the memory system.
         double occupancy =
             std::min(1.0, double(e.threads()) / model.saturatingThreads);
-        e.modeledSeconds = std::max(e.bytes() / (bandwidth * occupancy),
-                                    e.flops / model.peakFP32) +
-                           model.launchSeconds;
+        e.modeledSeconds =
+            std::max((e.bytes() + e.uncoalescedBytes) / (bandwidth * occupancy),
+                     e.flops / model.peakFP32) +
+            model.launchSeconds;
         break;
       }
       case GPUCostEntry::Kind::Gemm: {

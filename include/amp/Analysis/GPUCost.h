@@ -36,6 +36,11 @@ struct GPUCostEntry {
   /// Launches: bytes the kernel's loads and stores access, repeats included
   /// (what the emulated device counts).
   double accessedRead = 0, accessedWritten = 0;
+  /// Launches: bytes of the 32-byte sectors warps fetch or write beyond the
+  /// ones their threads' elements fill, for loads and stores whose
+  /// neighbouring threads do not touch neighbouring elements (no cache reuse
+  /// assumed). Added to the footprint in the modeled time.
+  double uncoalescedBytes = 0;
   double flops = 0;
   /// GEMMs (amp_gpu_gemm's operands).
   int64_t batch = 0, m = 0, n = 0, k = 0;
