@@ -31,6 +31,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
@@ -53,19 +54,21 @@ constexpr StringLiteral kGemmExFunc = "amp_gpu_gemm_ex";
 // Sizes
 //===----------------------------------------------------------------------===//
 
+int64_t elementBytes(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements() * elementBytes(vector.getElementType());
+  // `index` has no bit width of its own: 64 bits on the GPU targets.
+  if (type.isIndex())
+    return 8;
+  return int64_t((type.getIntOrFloatBitWidth() + 7) / 8);
+}
+
 /// Bytes of a statically shaped memref; nullopt for a dynamic one.
 std::optional<int64_t> memrefBytes(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref || !memref.hasStaticShape())
     return std::nullopt;
-  unsigned bits = memref.getElementTypeBitWidth();
-  return memref.getNumElements() * int64_t((bits + 7) / 8);
-}
-
-int64_t elementBytes(Type type) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    return vector.getNumElements() * elementBytes(vector.getElementType());
-  return int64_t((type.getIntOrFloatBitWidth() + 7) / 8);
+  return memref.getNumElements() * elementBytes(memref.getElementType());
 }
 
 /// The names and sizes of amp_dtype (include/amp/Runtime/ModelABI.h).
@@ -112,6 +115,8 @@ public:
         bindings[arg] = {value.getSExtValue(), value.getSExtValue()};
       known = bindings;
     }
+    kernel.walk([&](gpu::ThreadIdOp id) { threadIds.push_back(id); });
+    kernel.walk([&](gpu::BlockIdOp id) { blockIds.push_back(id); });
   }
 
   /// Fills the entry's bytes and FLOPs.
@@ -139,6 +144,9 @@ private:
   /// The launch's constant arguments, and the intervals computed so far.
   llvm::DenseMap<Value, Interval> bindings, known;
   llvm::DenseSet<unsigned> readArgs, writtenArgs;
+  /// The kernel's thread and block ids, bound per lane by laneAddress.
+  SmallVector<gpu::ThreadIdOp> threadIds;
+  SmallVector<gpu::BlockIdOp> blockIds;
   double accessedRead = 0, accessedWritten = 0, flops = 0, uncoalesced = 0;
 
   static int64_t dimIndex(gpu::Dimension d) { return int64_t(d); }
@@ -377,15 +385,20 @@ private:
         llvm::any_of(strides, ShapedType::isDynamic))
       return 1.0;
     int64_t lanes = std::min<int64_t>(32, block[0] * block[1] * block[2]);
+    SmallVector<scf::ForOp> loops; // outermost first
+    for (Operation *p = op->getParentOp(); p != kernel; p = p->getParentOp())
+      if (auto loop = dyn_cast<scf::ForOp>(p))
+        loops.insert(loops.begin(), loop);
     llvm::SmallDenseSet<int64_t> sectors;
     llvm::DenseMap<Value, Interval> saved = std::move(known);
-    for (int64_t lane = 0; lane < lanes && sectors.size() <= 32; ++lane) {
-      std::optional<int64_t> address = laneAddress(op, indices, strides, lane);
+    for (int64_t lane = 0; lane < lanes; ++lane) {
+      std::optional<int64_t> address =
+          laneAddress(loops, indices, strides, lane);
       if (!address) {
         known = std::move(saved);
         return 1.0;
       }
-      sectors.insert((offset + *address) * bytes / 32);
+      sectors.insert(llvm::divideFloorSigned((offset + *address) * bytes, 32));
     }
     known = std::move(saved);
     double ideal = std::ceil(double(lanes * bytes) / 32.0);
@@ -393,25 +406,21 @@ private:
   }
 
   /// The element offset `indices` address for `lane` of warp 0 (see
-  /// sectorsPerIdeal), if every index is known there.
-  std::optional<int64_t> laneAddress(Operation *op, ValueRange indices,
+  /// sectorsPerIdeal) inside `loops` (outermost first), if every index is
+  /// known there.
+  std::optional<int64_t> laneAddress(ArrayRef<scf::ForOp> loops,
+                                     ValueRange indices,
                                      ArrayRef<int64_t> strides, int64_t lane) {
     known = bindings;
     int64_t coordinate[3] = {lane % block[0], lane / block[0] % block[1],
                              lane / (block[0] * block[1])};
-    kernel.walk([&](Operation *inner) {
-      if (auto id = dyn_cast<gpu::ThreadIdOp>(inner)) {
-        int64_t v = coordinate[dimIndex(id.getDimension())];
-        known[id] = {v, v};
-      } else if (isa<gpu::BlockIdOp>(inner)) {
-        known[inner->getResult(0)] = {0, 0};
-      }
-    });
-    SmallVector<scf::ForOp> loops;
-    for (Operation *p = op->getParentOp(); p != kernel; p = p->getParentOp())
-      if (auto loop = dyn_cast<scf::ForOp>(p))
-        loops.push_back(loop);
-    for (scf::ForOp loop : llvm::reverse(loops)) {
+    for (gpu::ThreadIdOp id : threadIds) {
+      int64_t v = coordinate[dimIndex(id.getDimension())];
+      known[id] = {v, v};
+    }
+    for (gpu::BlockIdOp id : blockIds)
+      known[id] = {0, 0};
+    for (scf::ForOp loop : loops) {
       std::optional<Interval> lb = interval(loop.getLowerBound());
       if (!lb || lb->lo != lb->hi)
         return std::nullopt;

@@ -186,18 +186,21 @@ def CPUApproximateMathPass : Pass<"amp-cpu-approximate-math"> {
     own arithmetic. This pass rewrites the f32 ops named in `ops` (scalars
     and vectors) into MLIR's polynomial approximations (arith and math.fma
     only, upstream `populateMathPolynomialApproximationPatterns`), which
-    LLVM then vectorizes like any other arithmetic. Every `math.fma` (the
-    approximations are chains of them) becomes `llvm.intr.fma`, one
-    instruction, where convert-math-to-libm would call libm's `fmaf`.
-    Other element types are left alone: f64 keeps libm, and the CPU
-    lowering computes f16/bf16 math in f32 anyway.
+    LLVM then vectorizes like any other arithmetic. Every scalar or vector
+    `math.fma` and `math.floor` (the approximations are made of them)
+    becomes `llvm.intr.fma` / `llvm.intr.floor`, one instruction each, where
+    convert-math-to-libm would call libm's `fmaf` / `floorf`. Other element
+    types and tensors are left alone: f64 keeps libm, and the CPU lowering
+    computes f16/bf16 math in f32 anyway.
 
-    Upstream's exp flushes results below FLT_MIN to zero and its log is
-    wrong on subnormal inputs; f32 exp and log are first rewritten to move
-    those ranges by 2^64 (exactly) into the normal one. With that, every
-    default op stays within 2.3 ulps of the exact result over the f32 range,
+    Upstream's exp flushes subnormal results to zero and its log is wrong
+    on subnormal inputs; f32 exp and log are first rewritten to move those
+    ranges by 2^64 into the normal one. With that, every default op stays
+    within 2.2 units of 2^-23 |exact| (about 2 ulps) over the f32 range,
     infinities and NaN included (test/Conversion/ApproximateMath/
-    accuracy.mlir; docs/Lowering.md has the table).
+    accuracy.mlir; docs/Lowering.md has the table). Named non-default ops
+    get upstream's approximation as it is (their subnormal ranges are not
+    checked).
   }];
   let options = [
     ListOption<"ops", "ops", "std::string",

@@ -38,7 +38,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Compute f32 erf, exp, log and tanh with polynomial "
-                     "approximations (amp-cpu-approximate-math, within 3 "
+                     "approximations (amp-cpu-approximate-math, about 2 "
                      "ulps) that loops vectorize, instead of calls to libm"),
       llvm::cl::init(true)};
 };

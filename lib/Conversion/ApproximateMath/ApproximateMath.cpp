@@ -36,21 +36,29 @@ constexpr llvm::StringLiteral kApproximable[] = {
     "exp",  "expm1", "log",  "log1p", "log2", "sin", "tanh"};
 
 /// The ops the training graphs' lowering uses whose approximations stay
-/// within 2.3 f32 ulps of the exact result, with the subnormal ranges
+/// within about 2 f32 ulps of the exact result, with the subnormal ranges
 /// rewritten below (docs/Lowering.md has the measurements).
 constexpr llvm::StringLiteral kDefaultOps[] = {"erf", "exp", "log", "tanh"};
 
-/// math.fma becomes LLVM's fma intrinsic (one vfmadd instruction), since the
-/// later convert-math-to-libm would make it a call to libm's fmaf: the
-/// approximations are chains of fmas, and a call per fma is slower than the
-/// libm function they replace and keeps loops from vectorizing.
-struct FmaToLLVMIntrinsic : OpRewritePattern<math::FmaOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// Whether `type` is a scalar or vector float, the types upstream's
+/// approximations build (tensors are not lowered here).
+bool isScalarOrVector(Type type) { return isa<FloatType, VectorType>(type); }
 
-  LogicalResult matchAndRewrite(math::FmaOp op,
+/// `SourceOp` becomes the LLVM intrinsic `TargetOp` with the same operands:
+/// math.fma (one vfmadd instruction) and math.floor (one vroundps), which
+/// the approximations are made of. The later convert-math-to-libm would
+/// make them calls to libm's fmaf and floorf: a call per fma is slower than
+/// the libm function the approximation replaces, and a call keeps loops
+/// from vectorizing unless LLVM recognizes it.
+template <typename SourceOp, typename TargetOp>
+struct ToLLVMIntrinsic : OpRewritePattern<SourceOp> {
+  using OpRewritePattern<SourceOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SourceOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<LLVM::FMAOp>(op, op.getA(), op.getB(),
-                                             op.getC());
+    if (!isScalarOrVector(op.getType()))
+      return failure();
+    rewriter.replaceOpWithNewOp<TargetOp>(op, op.getType(), op->getOperands());
     return success();
   }
 };
@@ -91,28 +99,31 @@ Value withConstant(OpBuilder &b, Location loc, Value value, float constant) {
                          constantLike(b, loc, value.getType(), constant));
 }
 
-/// Rewrites f32 `exp(x)` as `x < -87 ? exp(x + 64 ln 2) * 2^-64 : exp(x)`.
-/// Upstream's approximation flushes results below FLT_MIN (x < -87.3) to
-/// zero, where libm and PyTorch return subnormals (softmax of far-apart
-/// logits, softplus of very negative inputs). The shifted argument keeps the
-/// result normal until the exact scaling by 2^-64 rounds it once into the
-/// subnormal range; the rounding of x + 64 ln 2 costs a relative 1e-5 at
-/// most there, far below a subnormal's spacing.
+/// Rewrites f32 `exp(x)` as
+/// `x < ln FLT_MIN ? exp(x + 64 ln 2) * 2^-64 (1 - 2^-23) : exp(x)`.
+/// Upstream's approximation flushes results below about exp(-87.68) to zero,
+/// where libm and PyTorch return subnormals (softmax of far-apart logits,
+/// softplus of very negative inputs). The shifted argument keeps the result
+/// normal (x + 64 ln 2 is exact there), and the scaling rounds it once into
+/// the subnormal range. 64 ln 2 in f32 is 1.22e-7 above the real one, which
+/// multiplies the result by exp(1.22e-7); the scale's factor (1 - 2^-23)
+/// takes that back to within 3e-9.
 void keepSubnormalResults(math::ExpOp exp) {
   rewriteBelow(
-      exp, -87.0f,
+      exp, -87.33654f,
       [](OpBuilder &b, Location loc, Value x) {
         return withConstant<arith::AddFOp>(b, loc, x, kLn2Times64);
       },
       [](OpBuilder &b, Location loc, Value y) {
-        return withConstant<arith::MulFOp>(b, loc, y, 0x1p-64f);
+        return withConstant<arith::MulFOp>(b, loc, y, 0x1.fffffcp-65f);
       });
 }
 
 /// Rewrites f32 `log(x)` as `x < FLT_MIN ? log(x * 2^64) - 64 ln 2 : log(x)`.
 /// Upstream's approximation reads the exponent field as if every input were
 /// normal and is wrong by up to 10^6 ulps on subnormal inputs; x * 2^64 is
-/// exact and normal, and the subtraction costs a relative 2e-8.
+/// exact and normal, and 64 ln 2's rounding in f32 (1.22e-7) is a relative
+/// 1.3e-9 of results below -87.
 void acceptSubnormalArguments(math::LogOp log) {
   rewriteBelow(
       log, 0x1p-126f,
@@ -129,7 +140,8 @@ template <typename OpTy>
 void rewriteF32(Operation *root, void (*rewrite)(OpTy)) {
   SmallVector<OpTy> ops;
   root->walk([&](OpTy op) {
-    if (getElementTypeOrSelf(op.getType()).isF32())
+    if (isScalarOrVector(op.getType()) &&
+        getElementTypeOrSelf(op.getType()).isF32())
       ops.push_back(op);
   });
   for (OpTy op : ops)
@@ -161,11 +173,27 @@ struct CPUApproximateMathPass
       rewriteF32(getOperation(), keepSubnormalResults);
     if (names.contains("math.log"))
       rewriteF32(getOperation(), acceptSubnormalArguments);
+    // Upstream's patterns match any float type, tensors included (where
+    // they build invalid IR) and f16 (computed in f16): only scalar and
+    // vector f32 ops are given to them, and the ops they create.
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (op->getNumResults() != 1 ||
+          !isScalarOrVector(op->getResultTypes()[0]))
+        return;
+      if (isa<math::FmaOp, math::FloorOp>(op) ||
+          (names.contains(op->getName().getStringRef()) &&
+           getElementTypeOrSelf(op->getResultTypes()[0]).isF32()))
+        ops.push_back(op);
+    });
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(
         patterns, [&](StringRef name) { return names.contains(name); });
-    patterns.add<FmaToLLVMIntrinsic>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    patterns.add<ToLLVMIntrinsic<math::FmaOp, LLVM::FMAOp>,
+                 ToLLVMIntrinsic<math::FloorOp, LLVM::FFloorOp>>(&getContext());
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
       signalPassFailure();
   }
 

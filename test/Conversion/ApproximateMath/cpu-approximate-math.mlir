@@ -1,19 +1,26 @@
 // RUN: amp-opt %s -split-input-file --amp-cpu-approximate-math | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-cpu-approximate-math \
+// RUN:   | FileCheck %s --check-prefix=FMA
 // RUN: amp-opt %s -split-input-file --amp-cpu-approximate-math=ops=exp \
 // RUN:   | FileCheck %s --check-prefix=EXP
 // RUN: %expect_error --stderr "no approximation of 'math.sqrt'" -- \
 // RUN:   amp-opt %s --amp-cpu-approximate-math=ops=exp,sqrt
 
-// The default set (erf, exp, log, tanh): the f32 op becomes arithmetic and
-// llvm.intr.fma, no call left for convert-math-to-libm; f64 keeps libm.
+// The default set (erf, exp, log, tanh): the f32 op becomes arithmetic,
+// llvm.intr.fma and llvm.intr.floor, no call left for convert-math-to-libm;
+// f64 keeps libm. (The f64 erf comes last: the CHECK-NOTs cover all the
+// expansions before it.)
 
 // CHECK-LABEL: func.func @gelu_parts
 // CHECK-NOT: math.erf {{.*}} : f32
 // CHECK-NOT: math.exp {{.*}} : f32
 // CHECK-NOT: math.fma
-// CHECK: llvm.intr.fma
+// CHECK-NOT: math.floor
 // CHECK: %[[D:.+]] = math.erf %{{.+}} : f64
-// CHECK: return %{{.+}}, %{{.+}}, %[[D]] : f32, f32, f64
+// CHECK-NEXT: return %{{.+}}, %{{.+}}, %[[D]] : f32, f32, f64
+// FMA-LABEL: func.func @gelu_parts
+// FMA: llvm.intr.fma
+// FMA: llvm.intr.floor
 // EXP-LABEL: func.func @gelu_parts
 // EXP: math.erf %{{.+}} : f32
 // EXP-NOT: math.exp {{.*}} : f32
@@ -32,8 +39,10 @@ func.func @gelu_parts(%x: f32, %d: f64) -> (f32, f32, f64) {
 // CHECK-LABEL: func.func @vector_log_tanh
 // CHECK-NOT: math.log
 // CHECK-NOT: math.tanh
-// CHECK: llvm.intr.fma{{.*}}vector<8xf32>
+// CHECK-NOT: math.fma
 // CHECK: return
+// FMA-LABEL: func.func @vector_log_tanh
+// FMA: llvm.intr.fma{{.*}}vector<8xf32>
 // EXP-LABEL: func.func @vector_log_tanh
 // EXP: math.log
 // EXP: math.tanh
@@ -45,7 +54,7 @@ func.func @vector_log_tanh(%x: vector<8xf32>) -> (vector<8xf32>, vector<8xf32>) 
 
 // -----
 
-// Ops outside the set, and math.fma written by the user, which becomes the
+// Ops outside the set stay; math.fma written by the user becomes the
 // intrinsic too (convert-math-to-libm would call fmaf).
 
 // CHECK-LABEL: func.func @others
@@ -57,4 +66,18 @@ func.func @others(%x: f32, %y: f32) -> (f32, f32, f32) {
   %p = math.powf %x, %y : f32
   %f = math.fma %x, %y, %x : f32
   return %s, %p, %f : f32, f32, f32
+}
+
+// -----
+
+// Tensors are left alone (the CPU pipeline runs the pass on loops over
+// buffers; upstream's patterns build scalar and vector code only).
+
+// CHECK-LABEL: func.func @tensors
+// CHECK-NEXT: math.exp %{{.+}} : tensor<4xf32>
+// CHECK-NEXT: math.fma %{{.+}} : tensor<4xf32>
+func.func @tensors(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = math.exp %x : tensor<4xf32>
+  %f = math.fma %x, %x, %x : tensor<4xf32>
+  return %e, %f : tensor<4xf32>, tensor<4xf32>
 }

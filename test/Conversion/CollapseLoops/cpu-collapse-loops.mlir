@@ -58,17 +58,21 @@ func.func @transpose_weight(%w: memref<8x4x3x3xf32>, %out: memref<4x8x3x3xf32>) 
 
 // Left alone: a bias broadcast (its map reads only the last loop, so the
 // two loops are not contiguous in it), a window read (not a projected
-// permutation: im2col), a reduction, an op using linalg.index, and an
-// operand with a strided layout (not contiguous in memory).
+// permutation: im2col), a reduction, an op using linalg.index, an operand
+// with a strided layout (not contiguous in memory), one with a contiguous
+// but offset layout (upstream could collapse it; the pass takes identity
+// layouts only) and one with a dynamic shape.
 
 // CHECK-LABEL: func.func @unchanged
 // CHECK-NOT: memref.collapse_shape
-// CHECK-COUNT-5: linalg.generic
+// CHECK-COUNT-7: linalg.generic
 // CHECK-NOT: memref.collapse_shape
 // CHECK: return
 func.func @unchanged(%x: memref<4x8xf32>, %bias: memref<8xf32>,
                      %image: memref<4x10xf32>, %rows: memref<4xf32>,
                      %strided: memref<4x8xf32, strided<[16, 1]>>,
+                     %offset: memref<4x8xf32, strided<[8, 1], offset: 4>>,
+                     %dynamic: memref<?x8xf32>,
                      %out: memref<4x8xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                    affine_map<(d0, d1) -> (d1)>,
@@ -109,6 +113,20 @@ func.func @unchanged(%x: memref<4x8xf32>, %bias: memref<8xf32>,
       ins(%strided : memref<4x8xf32, strided<[16, 1]>>) outs(%out : memref<4x8xf32>) {
   ^bb0(%a: f32, %o: f32):
     linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%offset : memref<4x8xf32, strided<[8, 1], offset: 4>>) outs(%out : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%dynamic : memref<?x8xf32>) {
+  ^bb0(%o: f32):
+    %0 = arith.mulf %o, %o : f32
+    linalg.yield %0 : f32
   }
   return
 }
