@@ -162,9 +162,12 @@ def CPUContractionsToBLASPass
     outer loops the M-side input does not read join N. Operands that are
     not dense matrices at fixed strides are copied into dense buffers
     first (im2col), and an output that is not is computed in a buffer
-    copied (or added) into it afterwards. Products of f16/bf16 operands,
-    dimensions beyond 32-bit BLAS integers and anything else are left
-    alone (for the loops).
+    copied (or added) into it afterwards. Matrix products of f16/bf16
+    operands accumulating in f32 widen each operand into an f32 buffer
+    once (a linalg.generic, freed after the calls) and call sgemm on
+    those (Debian's OpenBLAS has no sbgemm). 16-bit accumulation, 16-bit
+    convolutions, dimensions beyond 32-bit BLAS integers and anything else
+    are left alone (for the loops).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

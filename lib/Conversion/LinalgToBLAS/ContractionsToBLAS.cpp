@@ -2,8 +2,9 @@
 //
 // The amp-cpu-contractions-to-blas pass: the CPU counterpart of
 // amp-contractions-to-gemm-calls. Matrix products matched by
-// amp::matchGemm on f32 buffers become calls to the BLAS's cblas_sgemm
-// (OpenBLAS, linked into model libraries); everything else is left for
+// amp::matchGemm on f32 buffers (or f16/bf16 ones accumulating in f32,
+// widened first) become calls to the BLAS's cblas_sgemm (OpenBLAS, linked
+// into model libraries); everything else is left for
 // convert-linalg-to-loops.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -77,6 +79,50 @@ amp::SgemmPlan planOf(const amp::GemmMatch &match, linalg::FillOp zeroFill) {
   return plan;
 }
 
+/// Whether sgemm can compute a product of `match`'s element types: f32
+/// operands, or f16/bf16 operands widened to f32 first (their products and
+/// sums are the f32 arithmetic the loops would do), accumulating in f32.
+bool isSgemmProduct(const amp::GemmMatch &match) {
+  return match.cType.isF32() &&
+         (match.aType.isF32() || match.aType.isF16() || match.aType.isBF16());
+}
+
+/// A new f32 buffer holding `buffer` (f16 or bf16) widened, filled by a
+/// linalg.generic before the builder's insertion point. Debian's OpenBLAS
+/// has no sbgemm, so 16-bit products widen each operand once and call
+/// sgemm: O(size) conversions for O(m n k) arithmetic.
+Value widenToF32(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto wideType = MemRefType::get(type.getShape(), b.getF32Type());
+  Value wide = memref::AllocOp::create(b, loc, wideType);
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  linalg::GenericOp::create(b, loc, ValueRange{buffer}, ValueRange{wide},
+                            ArrayRef<AffineMap>{identity, identity}, parallel,
+                            [](OpBuilder &nb, Location l, ValueRange args) {
+                              Value widened = arith::ExtFOp::create(
+                                  nb, l, nb.getF32Type(), args[0]);
+                              linalg::YieldOp::create(nb, l, widened);
+                            });
+  return wide;
+}
+
+/// Points `plan`'s A and B at f32 copies of 16-bit operands (one copy when
+/// both are the same buffer), freed after the calls.
+void widenOperands(OpBuilder &b, Location loc, amp::SgemmPlan &plan) {
+  if (cast<MemRefType>(plan.a.buffer.getType()).getElementType().isF32())
+    return;
+  Value a = widenToF32(b, loc, plan.a.buffer);
+  Value bWide =
+      plan.b.buffer == plan.a.buffer ? a : widenToF32(b, loc, plan.b.buffer);
+  plan.a.buffer = a;
+  plan.b.buffer = bWide;
+  plan.temporaries.push_back(a);
+  if (bWide != a)
+    plan.temporaries.push_back(bWide);
+}
+
 struct CPUContractionsToBLASPass
     : public amp::impl::CPUContractionsToBLASPassBase<
           CPUContractionsToBLASPass> {
@@ -85,11 +131,13 @@ struct CPUContractionsToBLASPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto &[op, match] : amp::collectGemms(module)) {
-      if (!match.aType.isF32() || !match.cType.isF32() ||
-          !fitsBlasInt(match.shape))
+      if (!isSgemmProduct(match) || !fitsBlasInt(match.shape))
         continue;
       linalg::FillOp zeroFill = amp::findZeroFill(op, match.c);
-      replace(module, op, planOf(match, zeroFill), zeroFill);
+      amp::SgemmPlan plan = planOf(match, zeroFill);
+      OpBuilder builder(op);
+      widenOperands(builder, op.getLoc(), plan);
+      replace(module, op, plan, zeroFill);
     }
     // What is left: windows and permuted operands, through packed copies.
     SmallVector<linalg::LinalgOp> rest;

@@ -104,8 +104,40 @@ func.func @named(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>
 
 // -----
 
-// Left for the loops: bf16 operands (no sbgemm yet), a strided operand, and
-// a max-plus product (not out + a * b).
+// bf16 (and f16) operands accumulating in f32: Debian's OpenBLAS has no
+// sbgemm, so each operand is widened to an f32 buffer once, sgemm runs on
+// those, and they are freed after the call. The same operand twice (x^T x)
+// is widened once.
+
+// CHECK-LABEL: func.func @widened
+// CHECK-SAME: (%[[A:.+]]: memref<4x8xbf16>, %[[B:.+]]: memref<8x16xbf16>, %[[C:.+]]: memref<4x16xf32>, %[[X:.+]]: memref<8x8xf16>, %[[G:.+]]: memref<8x8xf32>)
+// CHECK: %[[WA:.+]] = memref.alloc() : memref<4x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[A]] : memref<4x8xbf16>) outs(%[[WA]] : memref<4x8xf32>)
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: %[[WB:.+]] = memref.alloc() : memref<8x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : memref<8x16xbf16>) outs(%[[WB]] : memref<8x16xf32>)
+// CHECK: call @cblas_sgemm
+// CHECK-DAG: memref.dealloc %[[WA]]
+// CHECK-DAG: memref.dealloc %[[WB]]
+// CHECK: %[[WX:.+]] = memref.alloc() : memref<8x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : memref<8x8xf16>) outs(%[[WX]] : memref<8x8xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: call @cblas_sgemm
+// CHECK: memref.dealloc %[[WX]]
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @widened(%a: memref<4x8xbf16>, %b: memref<8x16xbf16>, %c: memref<4x16xf32>,
+                   %x: memref<8x8xf16>, %g: memref<8x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xbf16>, memref<8x16xbf16>) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%x, %x : memref<8x8xf16>, memref<8x8xf16>) outs(%g : memref<8x8xf32>)
+  return
+}
+
+// -----
+
+// Left for the loops: 16-bit operands accumulating in 16 bits (sgemm's
+// output is f32), a strided operand, and a max-plus product (not out + a *
+// b).
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -115,12 +147,13 @@ func.func @named(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>
 // CHECK: linalg.matmul
 // CHECK: linalg.generic
 // CHECK-NOT: cblas_sgemm
-func.func @left_alone(%a: memref<4x8xbf16>, %b: memref<8x16xbf16>, %c: memref<4x16xf32>,
-                      %s: memref<4x8xf32, strided<[16, 1]>>, %t: memref<8x16xf32>) {
-  linalg.matmul ins(%a, %b : memref<4x8xbf16>, memref<8x16xbf16>) outs(%c : memref<4x16xf32>)
-  linalg.matmul ins(%s, %t : memref<4x8xf32, strided<[16, 1]>>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+func.func @left_alone(%a: memref<4x8xbf16>, %b: memref<8x16xbf16>, %c: memref<4x16xbf16>,
+                      %s: memref<4x8xf32, strided<[16, 1]>>, %t: memref<8x16xf32>,
+                      %u: memref<4x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xbf16>, memref<8x16xbf16>) outs(%c : memref<4x16xbf16>)
+  linalg.matmul ins(%s, %t : memref<4x8xf32, strided<[16, 1]>>, memref<8x16xf32>) outs(%u : memref<4x16xf32>)
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%s, %t : memref<4x8xf32, strided<[16, 1]>>, memref<8x16xf32>) outs(%c : memref<4x16xf32>) {
+      ins(%s, %t : memref<4x8xf32, strided<[16, 1]>>, memref<8x16xf32>) outs(%u : memref<4x16xf32>) {
   ^bb0(%in: f32, %in_1: f32, %acc: f32):
     %0 = arith.addf %in, %in_1 : f32
     %1 = arith.maximumf %acc, %0 : f32
