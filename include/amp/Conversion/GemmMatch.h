@@ -68,6 +68,12 @@ linalg::FillOp findZeroFill(Operation *op, Value buffer);
 func::FuncOp getOrDeclareLibraryFunc(ModuleOp module, StringRef name,
                                      FunctionType type);
 
+/// A new buffer of `buffer`'s shape with float elements `type`, filled
+/// with `buffer`'s elements converted (arith.extf or arith.truncf) by a
+/// linalg.generic, both inserted at the builder's insertion point. The
+/// caller frees it.
+Value convertedCopy(OpBuilder &b, Location loc, Value buffer, FloatType type);
+
 /// The aligned pointer of a dense buffer as `!llvm.ptr`.
 Value bufferPointer(OpBuilder &b, Location loc, Value buffer);
 

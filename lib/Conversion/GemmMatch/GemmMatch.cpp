@@ -244,6 +244,27 @@ func::FuncOp mlir::amp::getOrDeclareLibraryFunc(ModuleOp module, StringRef name,
   return func;
 }
 
+Value mlir::amp::convertedCopy(OpBuilder &b, Location loc, Value buffer,
+                               FloatType type) {
+  auto from = cast<MemRefType>(buffer.getType());
+  Value copy =
+      memref::AllocOp::create(b, loc, MemRefType::get(from.getShape(), type));
+  AffineMap identity = b.getMultiDimIdentityMap(from.getRank());
+  SmallVector<utils::IteratorType> parallel(from.getRank(),
+                                            utils::IteratorType::parallel);
+  bool widen = type.getWidth() > from.getElementTypeBitWidth();
+  linalg::GenericOp::create(
+      b, loc, ValueRange{buffer}, ValueRange{copy},
+      ArrayRef<AffineMap>{identity, identity}, parallel,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value converted =
+            widen ? arith::ExtFOp::create(nb, l, type, args[0]).getResult()
+                  : arith::TruncFOp::create(nb, l, type, args[0]).getResult();
+        linalg::YieldOp::create(nb, l, converted);
+      });
+  return copy;
+}
+
 Value mlir::amp::bufferPointer(OpBuilder &b, Location loc, Value buffer) {
   Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
   Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);

@@ -87,35 +87,17 @@ bool isSgemmProduct(const amp::GemmMatch &match) {
          (match.aType.isF32() || match.aType.isF16() || match.aType.isBF16());
 }
 
-/// A new f32 buffer holding `buffer` (f16 or bf16) widened, filled by a
-/// linalg.generic before the builder's insertion point. Debian's OpenBLAS
-/// has no sbgemm, so 16-bit products widen each operand once and call
-/// sgemm: O(size) conversions for O(m n k) arithmetic.
-Value widenToF32(OpBuilder &b, Location loc, Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  auto wideType = MemRefType::get(type.getShape(), b.getF32Type());
-  Value wide = memref::AllocOp::create(b, loc, wideType);
-  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
-  SmallVector<utils::IteratorType> parallel(type.getRank(),
-                                            utils::IteratorType::parallel);
-  linalg::GenericOp::create(b, loc, ValueRange{buffer}, ValueRange{wide},
-                            ArrayRef<AffineMap>{identity, identity}, parallel,
-                            [](OpBuilder &nb, Location l, ValueRange args) {
-                              Value widened = arith::ExtFOp::create(
-                                  nb, l, nb.getF32Type(), args[0]);
-                              linalg::YieldOp::create(nb, l, widened);
-                            });
-  return wide;
-}
-
 /// Points `plan`'s A and B at f32 copies of 16-bit operands (one copy when
-/// both are the same buffer), freed after the calls.
+/// both are the same buffer), freed after the calls. Debian's OpenBLAS has
+/// no sbgemm, so 16-bit products widen each operand once and call sgemm:
+/// O(size) conversions for O(m n k) arithmetic.
 void widenOperands(OpBuilder &b, Location loc, amp::SgemmPlan &plan) {
   if (cast<MemRefType>(plan.a.buffer.getType()).getElementType().isF32())
     return;
-  Value a = widenToF32(b, loc, plan.a.buffer);
-  Value bWide =
-      plan.b.buffer == plan.a.buffer ? a : widenToF32(b, loc, plan.b.buffer);
+  Value a = amp::convertedCopy(b, loc, plan.a.buffer, b.getF32Type());
+  Value bWide = plan.b.buffer == plan.a.buffer
+                    ? a
+                    : amp::convertedCopy(b, loc, plan.b.buffer, b.getF32Type());
   plan.a.buffer = a;
   plan.b.buffer = bWide;
   plan.temporaries.push_back(a);

@@ -305,8 +305,7 @@ std::optional<Epilogue> matchBiasGradient(linalg::LinalgOp op, Value a,
 /// untransposed one is CUBLAS_STATUS_NOT_SUPPORTED), any operand type.
 /// Elsewhere the column sum stays a kernel of its own (one more read of A).
 bool takesBiasGradient(Value c, const GemmShape &shape) {
-  return cast<MemRefType>(c.getType()).getElementType().isF32() &&
-         shape.transA;
+  return cast<MemRefType>(c.getType()).getElementType().isF32() && shape.transA;
 }
 
 /// Once narrowed, a reader that only rounded the product is a copy of it
@@ -384,8 +383,6 @@ void narrowProduct(linalg::LinalgOp op, Value &c, Type aType) {
 /// call reads that buffer (BIAS_C_TYPE), freed after it.
 void roundBias(linalg::LinalgOp op, Epilogue &epilogue) {
   Type outType = cast<MemRefType>(epilogue.output.getType()).getElementType();
-  // Static: classifyTerms takes only dense (static) bias buffers.
-  auto biasType = cast<MemRefType>(epilogue.vector.getType());
   if (outType.isF32())
     return;
   if (auto alloc = epilogue.vector.getDefiningOp<memref::AllocOp>();
@@ -393,17 +390,8 @@ void roundBias(linalg::LinalgOp op, Epilogue &epilogue) {
     alloc->moveBefore(op);
   OpBuilder builder(op);
   Location loc = op.getLoc();
-  Value rounded = memref::AllocOp::create(
-      builder, loc, MemRefType::get(biasType.getShape(), outType));
-  AffineMap identity = builder.getMultiDimIdentityMap(1);
-  linalg::GenericOp::create(
-      builder, loc, ValueRange{epilogue.vector}, ValueRange{rounded},
-      ArrayRef<AffineMap>{identity, identity},
-      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        Value value = arith::TruncFOp::create(b, l, outType, args[0]);
-        linalg::YieldOp::create(b, l, value);
-      });
+  Value rounded = amp::convertedCopy(builder, loc, epilogue.vector,
+                                     cast<FloatType>(outType));
   builder.setInsertionPointAfter(op); // after the call, made before op
   memref::DeallocOp::create(builder, loc, rounded);
   epilogue.vector = rounded;
