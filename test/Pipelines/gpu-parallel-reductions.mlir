@@ -89,14 +89,17 @@
 // TRANSFORMER: single-thread launches with a loop: 0
 // (One launch rounds the f32 bias of the 16-bit GEMM with a bias epilogue;
 // eight are bias gradients beside 16-bit weight gradients, which cuBLASLt
-// does not compute in the GEMM: 81 before both.)
-// TRANSFORMER-NEXT: launches: 90
+// does not compute in the GEMM: 81 before both. 90 before the causal mask
+// and the masked scores were recomputed in each reader instead of stored,
+// amp-gpu-fuse-elementwise.)
+// TRANSFORMER-NEXT: launches: 88
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm
 // sums the squares of each of the 16 gradients separately: one launch pair
 // for all of them (34 blocks in stage 1: 1 or 2 per small gradient, 8 per
-// 256x64 weight), 85 launches (one rounds a 16-bit GEMM's f32 bias for its
-// epilogue; 84 before that, 89 before the rounding copies went, 106
+// 256x64 weight), 83 launches (one rounds a 16-bit GEMM's f32 bias for its
+// epilogue; 85 before the causal mask and masked scores were recomputed by
+// their readers; 84 before the bias rounding, 89 before the rounding copies went, 106
 // before the bias corrections were shared and the LayerNorm weight and bias
 // gradients merged, as above; 109 before
 // the residual and rounding
@@ -106,7 +109,7 @@
 // CLIP: launch 34x1x1 x 256x1x1: loop all_reduce
 // CLIP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
 // CLIP: single-thread launches with a loop: 0
-// CLIP-NEXT: launches: 85
+// CLIP-NEXT: launches: 83
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).

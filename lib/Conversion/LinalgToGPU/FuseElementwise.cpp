@@ -14,6 +14,13 @@
 // recompute the value in the rounding kernel, reading the producer's inputs
 // again.
 //
+// A cheap elementwise value read by several fusable ops is recomputed in
+// each of them rather than written once and read back: a value whose
+// inputs, apart from broadcast ones, take no more bytes per element than
+// the value itself (a causal mask from two index vectors; masked, scaled
+// attention scores read by each softmax reduction). Each reader then reads
+// what the value would have cost it, and the value is never stored.
+//
 // Identical 0-d computations on the same operands are computed once
 // (AdamW's bias corrections, one per parameter from the one step counter):
 // each would be a one-thread launch. Upstream CSE cannot be used for this:
@@ -132,6 +139,89 @@ struct CastAsSecondOutput : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Bytes of one element of shaped `type` in device memory (i1 takes a
+/// byte); 0 for elements of no fixed width (index).
+unsigned elementBytes(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isIntOrFloat()
+             ? std::max(1u, element.getIntOrFloatBitWidth() / 8)
+             : 0;
+}
+
+/// `producer` is elementwise, arithmetic only (no transcendental), no sum
+/// with a product, and reads per element no more bytes from its full-size
+/// inputs than it writes: recomputing it in a reader costs that reader no
+/// more than reading it.
+bool isCheapToRecompute(linalg::GenericOp producer) {
+  constexpr unsigned kMaxOps = 8;
+  if (producer.getNumResults() != 1 || !producer.hasPureTensorSemantics() ||
+      producer.getNumParallelLoops() != producer.getNumLoops() ||
+      !producer.getIndexingMapsArray().back().isPermutation() ||
+      producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)))
+    return false;
+  Block &body = producer.getRegion().front();
+  if (body.getOperations().size() > kMaxOps + 1 ||
+      llvm::any_of(body.without_terminator(), [](Operation &op) {
+        return !isa<arith::ArithDialect>(op.getDialect()) ||
+               op.getNumRegions() != 0;
+      }))
+    return false;
+  bool adds = llvm::any_of(body.without_terminator(),
+                           [](Operation &op) { return isa<arith::AddFOp>(op); });
+  unsigned readBytes = 0;
+  for (OpOperand *input : producer.getDpsInputOperands()) {
+    // A sum with a product (a bias or residual add) stays for
+    // amp-contractions-to-gemm-calls to fold into the GEMM's epilogue.
+    if (isContraction(input->get().getDefiningOp()) && adds)
+      return false;
+    // Results are loop dimensions or constants (a unit dimension read at
+    // 0); an input indexed by every loop is read in full, others are
+    // broadcast and stay in cache.
+    AffineMap map = producer.getMatchingIndexingMap(input);
+    if (!elementBytes(input->get().getType()) ||
+        !llvm::all_of(map.getResults(), [](AffineExpr e) {
+          return isa<AffineDimExpr, AffineConstantExpr>(e);
+        }))
+      return false;
+    if (llvm::all_of(llvm::seq(producer.getNumLoops()),
+                     [&](unsigned d) { return map.isFunctionOfDim(d); }))
+      readBytes += elementBytes(input->get().getType());
+  }
+  unsigned writeBytes = elementBytes(producer.getResultTypes()[0]);
+  return writeBytes && readBytes <= writeBytes;
+}
+
+/// A cheap value (isCheapToRecompute) read by several ops, each of which
+/// elementwise fusion can take it into, gets a copy of its producer per
+/// reader; fusion then folds each copy into its reader.
+struct RecomputeCheapProducer : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp producer,
+                                PatternRewriter &rewriter) const override {
+    Value value = producer->getNumResults() == 1 ? producer->getResult(0)
+                                                 : Value();
+    if (!value || value.hasOneUse() || value.use_empty() ||
+        !isCheapToRecompute(producer))
+      return rewriter.notifyMatchFailure(producer, "not a cheap shared value");
+    SmallVector<OpOperand *> uses =
+        llvm::map_to_vector(value.getUses(), [](OpOperand &use) { return &use; });
+    for (OpOperand *use : uses) {
+      auto reader = dyn_cast<linalg::GenericOp>(use->getOwner());
+      if (!reader || isContraction(reader) || !reader.isDpsInput(use) ||
+          !linalg::areElementwiseOpsFusable(use))
+        return rewriter.notifyMatchFailure(producer, "a reader cannot fuse it");
+    }
+    rewriter.setInsertionPoint(producer);
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      Operation *copy = rewriter.clone(*producer);
+      rewriter.modifyOpInPlace(use->getOwner(),
+                               [&] { use->set(copy->getResult(0)); });
+    }
+    return success();
+  }
+};
+
 /// A generic without loops on tensors whose body does not read its
 /// outputs: its results depend on its inputs only.
 bool isScalarComputation(linalg::GenericOp generic) {
@@ -178,7 +268,7 @@ struct GPUFuseElementwisePass
              !isContraction(fused->getOwner());
     };
     RewritePatternSet patterns(ctx);
-    patterns.add<CastAsSecondOutput>(ctx);
+    patterns.add<CastAsSecondOutput, RecomputeCheapProducer>(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     tensor::populateBubbleUpExpandShapePatterns(patterns);

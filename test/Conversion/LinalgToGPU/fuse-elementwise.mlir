@@ -94,15 +94,17 @@ func.func @around_contraction(%x: tensor<32x64xf16>, %w: tensor<64x128xf32>) -> 
 
 #id = affine_map<(d0) -> (d0)>
 
-// A producer with two uses is not fused (it would be computed twice).
+// A producer with two uses that reads as many bytes as it writes (x * x)
+// is recomputed in each reader instead of being stored and read back.
 // CHECK-LABEL: func.func @two_uses
-//       CHECK:   %[[P:.+]] = linalg.generic
-//       CHECK:     arith.mulf
+//  CHECK-SAME:     (%[[X:.+]]: tensor<256xf32>)
 //       CHECK:   %[[A:.+]] = linalg.generic
-//  CHECK-SAME:       ins(%[[P]] : tensor<256xf32>)
+//  CHECK-SAME:       ins(%[[X]] : tensor<256xf32>)
+//       CHECK:     arith.mulf
 //       CHECK:     arith.addf
 //       CHECK:   %[[B:.+]] = linalg.generic
-//  CHECK-SAME:       ins(%[[P]] : tensor<256xf32>)
+//  CHECK-SAME:       ins(%[[X]] : tensor<256xf32>)
+//       CHECK:     arith.mulf
 //       CHECK:     arith.subf
 //       CHECK:   return %[[A]], %[[B]]
 func.func @two_uses(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
@@ -180,16 +182,17 @@ func.func @dual_output(%y: tensor<64x32xf32>, %t: tensor<64x32xf32>) -> (tensor<
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 // Not fused: a value read by several ops, none of which only casts it (the
-// second negates before rounding). The three generics stay.
+// second negates before rounding), and too costly to recompute (two f32
+// inputs for one f32). The three generics stay.
 // CHECK-LABEL: func.func @no_dual_output
 // CHECK-COUNT-3: linalg.generic
 // CHECK-NOT: linalg.generic
-func.func @no_dual_output(%y: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xbf16>) {
+func.func @no_dual_output(%y: tensor<64x32xf32>, %z: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xbf16>) {
   %e0 = tensor.empty() : tensor<64x32xf32>
-  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%y : tensor<64x32xf32>) outs(%e0 : tensor<64x32xf32>) {
-  ^bb0(%a: f32, %out: f32):
-    %m = arith.mulf %a, %a : f32
+  %g = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %z : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e0 : tensor<64x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
     linalg.yield %m : f32
   } -> tensor<64x32xf32>
   %u = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
@@ -276,4 +279,146 @@ func.func @shared_scalars(%a: tensor<f32>, %b: tensor<f32>, %acc: tensor<f32>)
     linalg.yield %m : f32
   } -> tensor<f32>
   return %x#0, %x#1, %y#0, %y#1, %z#0, %z#1, %w, %v, %u : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
+}
+
+// -----
+
+#row = affine_map<(d0, d1, d2) -> (d1, 0)>
+#col = affine_map<(d0, d1, d2) -> (d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// A causal mask computed from two index vectors and read by the forward
+// masking and by the backward one is recomputed in each reader, never
+// stored (no i1 tensor is left); so are the masked scores read by both
+// reductions of a softmax (no 2x4x4 f32 tensor is written between them).
+// CHECK-LABEL: func.func @recompute_cheap
+//   CHECK-NOT:   tensor<2x4x4xi1>
+//       CHECK:   linalg.generic
+//  CHECK-SAME:       iterator_types = ["parallel", "parallel", "reduction"]
+//  CHECK-SAME:       ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<4x1xf32>, tensor<4xf32>, tensor<2x4x4xf32>)
+//       CHECK:     arith.cmpf oge
+//       CHECK:     arith.select
+//       CHECK:     arith.maximumf
+//       CHECK:   linalg.generic
+//  CHECK-SAME:       iterator_types = ["parallel", "parallel", "reduction"]
+//  CHECK-SAME:       ins(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x1xf32>, tensor<4xf32>, tensor<2x4x4xf32>, tensor<2x4xf32>)
+//       CHECK:     arith.cmpf oge
+//       CHECK:     arith.select
+//       CHECK:     math.exp
+//       CHECK:   linalg.generic
+//  CHECK-SAME:       iterator_types = ["parallel", "parallel", "parallel"]
+//  CHECK-SAME:       ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<4x1xf32>, tensor<4xf32>, tensor<2x4x4xf32>)
+//       CHECK:     arith.cmpf oge
+//       CHECK:     arith.select
+//   CHECK-NOT:   linalg.generic
+//   CHECK-NOT:   tensor<2x4x4xi1>
+func.func @recompute_cheap(%r: tensor<4x1xf32>, %c: tensor<4xf32>, %s: tensor<2x4x4xf32>, %g: tensor<2x4x4xf32>)
+    -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4x4xf32>) {
+  %em = tensor.empty() : tensor<2x4x4xi1>
+  %mask = linalg.generic {indexing_maps = [#row, #col, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r, %c : tensor<4x1xf32>, tensor<4xf32>) outs(%em : tensor<2x4x4xi1>) {
+  ^bb0(%a: f32, %b: f32, %o: i1):
+    %p = arith.cmpf oge, %a, %b : f32
+    linalg.yield %p : i1
+  } -> tensor<2x4x4xi1>
+  %es = tensor.empty() : tensor<2x4x4xf32>
+  %masked = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mask, %s : tensor<2x4x4xi1>, tensor<2x4x4xf32>) outs(%es : tensor<2x4x4xf32>) {
+  ^bb0(%m: i1, %x: f32, %o: f32):
+    %k = arith.constant 0.125 : f32
+    %big = arith.constant -1.0e4 : f32
+    %y = arith.mulf %x, %k : f32
+    %z = arith.select %m, %y, %big : f32
+    linalg.yield %z : f32
+  } -> tensor<2x4x4xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %er = tensor.empty() : tensor<2x4xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %max = linalg.generic {indexing_maps = [#id3, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%masked : tensor<2x4x4xf32>) outs(%init : tensor<2x4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %x, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<2x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %init2 = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%masked, %max : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%init2 : tensor<2x4xf32>) {
+  ^bb0(%x: f32, %m: f32, %acc: f32):
+    %d = arith.subf %x, %m : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %e, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<2x4xf32>
+  %eg = tensor.empty() : tensor<2x4x4xf32>
+  %gm = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mask, %g : tensor<2x4x4xi1>, tensor<2x4x4xf32>) outs(%eg : tensor<2x4x4xf32>) {
+  ^bb0(%m: i1, %x: f32, %o: f32):
+    %z0 = arith.constant 0.0 : f32
+    %z = arith.select %m, %x, %z0 : f32
+    linalg.yield %z : f32
+  } -> tensor<2x4x4xf32>
+  return %max, %sum, %gm : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4x4xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A value that reads more bytes than it writes (two f32 inputs for one
+// f32), or that needs a transcendental, is computed once and read by each
+// reader.
+// CHECK-LABEL: func.func @keep_costly
+//       CHECK:   %[[V:.+]] = linalg.generic
+//       CHECK:     arith.addf
+//       CHECK:   linalg.generic
+//  CHECK-SAME:       ins(%[[V]] : tensor<4x4xf32>)
+//       CHECK:   linalg.generic
+//  CHECK-SAME:       ins(%[[V]] : tensor<4x4xf32>)
+//       CHECK:   %[[E:.+]] = linalg.generic
+//       CHECK:     math.exp
+//       CHECK:   linalg.generic
+//  CHECK-SAME:       ins(%[[E]] : tensor<4x4xf32>)
+//       CHECK:   linalg.generic
+//  CHECK-SAME:       ins(%[[E]] : tensor<4x4xf32>)
+func.func @keep_costly(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>)
+    -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %v = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  %u1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%v : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  %u2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%v : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.negf %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = math.exp %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  %w1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%ex : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  %w2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%ex : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.negf %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  return %u1, %u2, %w1, %w2 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }
