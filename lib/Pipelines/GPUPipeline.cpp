@@ -173,6 +173,8 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   // reduction pass left (column sums, short rows) keep one thread per
   // output with a sequential loop inside.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Those sequential loops keep their output element in a register.
+  pm.addNestedPass<func::FuncOp>(amp::createGPURegisterAccumulatorsPass());
   // One dimension per loop, the innermost fastest: coalesced threads.
   pm.addNestedPass<func::FuncOp>(amp::createGPUCoalesceParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(

@@ -406,6 +406,31 @@ def GPUCoalesceParallelLoopsPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def GPURegisterAccumulatorsPass
+    : Pass<"amp-gpu-register-accumulators", "::mlir::func::FuncOp"> {
+  let summary = "Carry a loop's load-update-store of one element in a "
+                "register";
+  let description = [{
+    A reduction left to one thread per output (a column sum, a short row)
+    becomes, in convert-linalg-to-parallel-loops, an scf.for that loads
+    the output element, adds to it and stores it back every iteration.
+    LLVM cannot keep it in a register inside a kernel, since it cannot tell
+    the buffer read in the loop from the one written; each iteration then
+    goes to memory (an H200 ran such a column sum six times slower than its
+    bytes take). This pass rewrites each such element as an iter_arg: one
+    load before the loop, one store after it. It applies where the loop's
+    body only loads, stores and computes without memory effects; the
+    element is loaded once and stored once in the body, load first, at the
+    same indices defined outside the loop; and its buffer is a
+    memref.alloc (through views) that no other access in the loop reaches.
+    Run after convert-linalg-to-parallel-loops.
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def GPUWrapHostCodePass
     : Pass<"amp-gpu-wrap-host-code", "::mlir::func::FuncOp"> {
   let summary = "Run host loops and memref loads/stores in single-thread "
