@@ -175,6 +175,8 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Those sequential loops keep their output element in a register.
   pm.addNestedPass<func::FuncOp>(amp::createGPURegisterAccumulatorsPass());
+  // Elementwise loops take 16 bytes per thread and access.
+  pm.addNestedPass<func::FuncOp>(amp::createGPUVectorizeElementwisePass());
   // One dimension per loop, the innermost fastest: coalesced threads.
   pm.addNestedPass<func::FuncOp>(amp::createGPUCoalesceParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
