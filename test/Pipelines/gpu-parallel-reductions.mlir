@@ -24,16 +24,18 @@
 // RUN: %python %S/Inputs/ptxas_all.py %ptxas sm_90 %t/clip | FileCheck %s --check-prefix=PTXAS
 
 // The launches of the MLP step in order (grid x block; `loop`: the kernel
-// has a loop, `all_reduce`: it reduces across its block). LayerNorm (32
+// has a loop, `all_reduce`: it reduces across its block). Where the block
+// divides a row into at most 8 strides, each thread's elements are
+// straight-line code, no loop (max-unrolled-strides). LayerNorm (32
 // rows of 64: mean, variance, normalize) is one launch of a block of 64
 // threads per row (amp-gpu-fuse-rows), and so are the softmax rows of
 // cross-entropy (10 classes: max, sum of exponentials, the label's logit;
 // a block of 32 threads per row). The sum of the per-row losses (32 values)
 // is one block of 32 threads; its division by 32 is 0-d and runs on one
 // thread.
-// MLP: launch 32x1x1 x 64x1x1: loop all_reduce
+// MLP: launch 32x1x1 x 64x1x1: all_reduce
 // MLP: launch 32x1x1 x 32x1x1: loop all_reduce
-// MLP: launch 1x1x1 x 32x1x1: loop all_reduce
+// MLP: launch 1x1x1 x 32x1x1: all_reduce
 // MLP-NEXT: launch 1x1x1 x 1x1x1:
 // The overflow check over every gradient (dynamic loss scaling): six
 // independent `or` reductions into the same flag, batched into one launch
@@ -75,15 +77,15 @@
 // gradients were rounded by the kernel computing them, 115 before bias adds
 // and bias gradients became GEMM epilogues, 152 when every stage had its
 // own). No single-thread kernel loops.
-// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
-// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
-// TRANSFORMER: launch 1x1x1 x 256x1x1: loop all_reduce
-// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
+// TRANSFORMER: launch 1x1x1 x 256x1x1: all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
-// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
-// TRANSFORMER: launch 1x1x1 x 256x1x1: loop all_reduce
-// TRANSFORMER: launch 32x1x1 x 64x1x1: loop all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
+// TRANSFORMER: launch 1x1x1 x 256x1x1: all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
 // TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0

@@ -589,6 +589,11 @@ def GPUFuseRowsPass : Pass<"amp-gpu-fuse-rows", "::mlir::func::FuncOp"> {
     Option<"minRowLength", "min-row-length", "int64_t", /*default=*/"8",
            "Chains over shorter rows are left alone (a block of 32 threads "
            "still beats three launches from 8 elements on)">,
+    Option<"maxUnrolledStrides", "max-unrolled-strides", "int64_t",
+           /*default=*/"8",
+           "A thread's strides over a row, when the block divides the row "
+           "into at most this many, are straight-line code rather than a "
+           "loop, so its loads issue together (0: always a loop)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -654,6 +659,11 @@ def GPUParallelReductionsPass
            /*default=*/"true",
            "Batch independent full reductions with the same combiner into "
            "one launch pair">,
+    Option<"maxUnrolledStrides", "max-unrolled-strides", "int64_t",
+           /*default=*/"8",
+           "A thread's strides over a row, when the block divides the row "
+           "into at most this many, are straight-line code rather than a "
+           "loop, so its loads issue together (0: always a loop)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -396,7 +396,8 @@ bool isChainInternal(Value buffer,
 
 /// Emits the chain as one launch in front of its first stage and erases
 /// its stages and internal per-row buffers. Returns the launch.
-Operation *emitChain(Chain &chain, int64_t blockSize) {
+Operation *emitChain(Chain &chain, int64_t blockSize,
+                     int64_t maxUnrolledStrides) {
   const RowSpace &space = chain.space;
   Operation *insertionPoint = chain.stages.front().op;
   for (Operation *op : chain.hoists)
@@ -456,6 +457,7 @@ Operation *emitChain(Chain &chain, int64_t blockSize) {
       case StageKind::Reduction: {
         ReductionEmitter emitter(*stage.plan, b, loc);
         emitter.setRowScalars(&registers);
+        emitter.setMaxUnrolledStrides(maxUnrolledStrides);
         SmallVector<Value> totals = emitter.reduceRow(rowIndices, tid, threads);
         linalg::GenericOp op = stage.plan->op;
         for (auto [out, init, total] : llvm::zip_equal(
@@ -477,22 +479,33 @@ Operation *emitChain(Chain &chain, int64_t blockSize) {
       }
       case StageKind::Row: {
         auto op = cast<linalg::GenericOp>(stage.op);
+        auto rowElement = [&](Value j) {
+          SmallVector<Value> indices(rowIndices);
+          llvm::append_range(indices, base.delinearize(j, space.row));
+          SmallVector<Value> values =
+              cloneBody(b, op, indices, [&](OpOperand &operand) {
+                return element(op, operand, indices);
+              });
+          for (auto [init, value] :
+               llvm::zip_equal(op.getDpsInitsMutable(), values))
+            memref::StoreOp::create(
+                b, loc, value, init.get(),
+                base.apply(op.getMatchingIndexingMap(&init), indices));
+        };
+        // A thread's few elements as straight-line code (their loads issue
+        // together), else a loop over them.
+        if (std::optional<SmallVector<Value>> unrolled =
+                unrolledThreadElements(b, loc, tid, space.rowLength, threads,
+                                       maxUnrolledStrides)) {
+          for (Value j : *unrolled)
+            rowElement(j);
+          break;
+        }
         auto loop = scf::ForOp::create(b, loc, tid, base.index(space.rowLength),
                                        base.index(threads));
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(loop.getBody()->getTerminator());
-        SmallVector<Value> indices(rowIndices);
-        llvm::append_range(indices,
-                           base.delinearize(loop.getInductionVar(), space.row));
-        SmallVector<Value> values =
-            cloneBody(b, op, indices, [&](OpOperand &operand) {
-              return element(op, operand, indices);
-            });
-        for (auto [init, value] :
-             llvm::zip_equal(op.getDpsInitsMutable(), values))
-          memref::StoreOp::create(
-              b, loc, value, init.get(),
-              base.apply(op.getMatchingIndexingMap(&init), indices));
+        rowElement(loop.getInductionVar());
         break;
       }
       }
@@ -524,9 +537,10 @@ struct GPUFuseRowsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (blockSize < 32) {
+    if (blockSize < 32 || maxUnrolledStrides < 0) {
       getOperation().emitError()
-          << "amp-gpu-fuse-rows: block-size must be at least 32";
+          << "amp-gpu-fuse-rows: block-size must be at least 32, "
+             "max-unrolled-strides at least 0";
       return signalPassFailure();
     }
     SmallVector<Block *> blocks;
@@ -551,7 +565,7 @@ struct GPUFuseRowsPass
         if (!chain)
           continue;
         // Scanning goes on after the launch.
-        op = emitChain(*chain, blockSize);
+        op = emitChain(*chain, blockSize, maxUnrolledStrides);
       }
     }
   }

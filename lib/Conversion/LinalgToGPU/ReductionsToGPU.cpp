@@ -199,10 +199,12 @@ struct GPUParallelReductionsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (blockSize < 32 || maxBlocks < 1 || elementsPerThread < 1) {
+    if (blockSize < 32 || maxBlocks < 1 || elementsPerThread < 1 ||
+        maxUnrolledStrides < 0) {
       getOperation().emitError()
           << "amp-gpu-parallel-reductions: block-size must be at least 32, "
-             "max-blocks and elements-per-thread at least 1";
+             "max-blocks and elements-per-thread at least 1, "
+             "max-unrolled-strides at least 0";
       return signalPassFailure();
     }
     if (batchFullReductions)
@@ -221,6 +223,7 @@ struct GPUParallelReductionsPass
         continue;
       OpBuilder b(op);
       ReductionEmitter emitter(*plan, b, op.getLoc());
+      emitter.setMaxUnrolledStrides(maxUnrolledStrides);
       int64_t perBlock = blockSize * elementsPerThread;
       int64_t blocks = std::min<int64_t>(
           llvm::divideCeil(plan->rowLength, perBlock), maxBlocks);

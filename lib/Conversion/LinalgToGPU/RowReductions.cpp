@@ -248,6 +248,19 @@ int64_t threadsFor(int64_t n, int64_t maxThreads) {
   return std::min(threads, std::max<int64_t>(maxThreads, 1));
 }
 
+std::optional<SmallVector<Value>>
+unrolledThreadElements(OpBuilder &b, Location loc, Value tid, int64_t length,
+                       int64_t threads, int64_t maxStrides) {
+  if (threads <= 0 || length % threads != 0 || length / threads > maxStrides)
+    return std::nullopt;
+  SmallVector<Value> elements;
+  for (int64_t k = 0; k < length / threads; ++k) {
+    Value offset = arith::ConstantIndexOp::create(b, loc, k * threads);
+    elements.push_back(arith::AddIOp::create(b, loc, tid, offset));
+  }
+  return elements;
+}
+
 Value ReductionEmitter::index(int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -342,6 +355,24 @@ ReductionEmitter::accumulate(Value start, int64_t end, Value step,
   return loop.getResults();
 }
 
+SmallVector<Value> ReductionEmitter::accumulateOverThreads(
+    Value tid, int64_t length, int64_t threads,
+    function_ref<SmallVector<Value>(Value)> element) {
+  std::optional<SmallVector<Value>> unrolled =
+      unrolledThreadElements(b, loc, tid, length, threads, maxUnrolledStrides);
+  if (!unrolled)
+    return accumulate(tid, length, index(threads), element);
+  SmallVector<Value> accs;
+  for (const ReducedOutput &out : plan.outputs)
+    accs.push_back(identity(out));
+  for (Value j : *unrolled) {
+    SmallVector<Value> values = element(j);
+    for (auto [out, acc, value] : llvm::zip_equal(plan.outputs, accs, values))
+      acc = combine(out, acc, value);
+  }
+  return accs;
+}
+
 SmallVector<Value> ReductionEmitter::blockReduce(ValueRange accs) {
   SmallVector<Value> result;
   for (auto [out, acc] : llvm::zip_equal(plan.outputs, accs)) {
@@ -401,7 +432,7 @@ SmallVector<Value> ReductionEmitter::rowIndices(Value bid) {
 SmallVector<Value> ReductionEmitter::reduceRow(ArrayRef<Value> parallelIndices,
                                                Value tid, int64_t threads) {
   SmallVector<Value> accs =
-      accumulate(tid, plan.rowLength, index(threads), [&](Value j) {
+      accumulateOverThreads(tid, plan.rowLength, threads, [&](Value j) {
         SmallVector<Value> indices(parallelIndices);
         llvm::append_range(indices, delinearize(j, reductionRanges()));
         return partials(indices);

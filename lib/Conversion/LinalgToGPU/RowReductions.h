@@ -61,6 +61,13 @@ std::optional<ReductionPlan> analyzeReduction(linalg::GenericOp op,
 /// Threads for a reduction of `n` elements: a power of two in [32, max].
 int64_t threadsFor(int64_t n, int64_t maxThreads);
 
+/// The element indices j = tid + k * threads of a row of `length` that
+/// thread `tid` takes, as straight-line code, when `threads` divides
+/// `length` into at most `maxStrides` strides; none otherwise.
+std::optional<SmallVector<Value>>
+unrolledThreadElements(OpBuilder &b, Location loc, Value tid, int64_t length,
+                       int64_t threads, int64_t maxStrides);
+
 /// Emits a ReductionPlan with an OpBuilder: index helpers, the strided
 /// accumulation, the block reduction, the stores.
 class ReductionEmitter {
@@ -75,6 +82,10 @@ public:
     rowScalars = values;
   }
 
+  /// A thread's strides over a row, at most this many, are straight-line
+  /// code (accumulateOverThreads); 0 keeps every loop.
+  void setMaxUnrolledStrides(int64_t strides) { maxUnrolledStrides = strides; }
+
   Value index(int64_t v);
   /// Row-major indices of `linear` over `sizes`.
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> sizes);
@@ -88,6 +99,14 @@ public:
   SmallVector<Value>
   accumulate(Value start, int64_t end, Value step,
              function_ref<SmallVector<Value>(Value)> element);
+  /// The same over a thread's elements of a row, j = tid + k * threads:
+  /// where `threads` divides `length` into at most the maximum unrolled
+  /// strides (setMaxUnrolledStrides), straight-line code (the thread's loads issue together, which
+  /// one element at a time in a loop did not: too few bytes in flight);
+  /// otherwise the loop. The same elements in the same order either way.
+  SmallVector<Value>
+  accumulateOverThreads(Value tid, int64_t length, int64_t threads,
+                        function_ref<SmallVector<Value>(Value)> element);
   /// gpu.all_reduce of every accumulator over the block (i1 widened).
   SmallVector<Value> blockReduce(ValueRange accs);
   /// Thread 0 runs `fn`.
@@ -129,6 +148,7 @@ private:
   OpBuilder &b;
   Location loc;
   const llvm::DenseMap<Value, Value> *rowScalars = nullptr;
+  int64_t maxUnrolledStrides = 8;
 };
 
 /// Whether several full reductions can share one batched launch pair: one

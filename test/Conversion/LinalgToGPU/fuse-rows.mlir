@@ -1,4 +1,8 @@
-// RUN: amp-opt %s -split-input-file --amp-gpu-fuse-rows | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-gpu-fuse-rows="max-unrolled-strides=0" | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-gpu-fuse-rows | FileCheck %s --check-prefix=UNROLL
+// RUN: not amp-opt %s -split-input-file --amp-gpu-fuse-rows="max-unrolled-strides=-1" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: amp-gpu-fuse-rows: block-size must be at least 32, max-unrolled-strides at least 0
 
 // Chains of row-wise generics over the same rows (the bufferized lowering of
 // amp.softmax, amp.log_softmax, amp.layer_norm, amp.layer_norm_grad, taken
@@ -6,10 +10,24 @@
 // gpu.launch with a block per row: reductions are strided accumulations and
 // gpu.all_reduce, the per-row scalars stay in registers, elementwise stages
 // are strided loops over the row. Per-row buffers only the chain uses
-// disappear; those read after it are stored by thread 0.
+// disappear; those read after it are stored by thread 0. The checks below
+// show the loops (max-unrolled-strides=0); by default a thread's few
+// strides over a row are straight-line code (UNROLL).
 
 // Softmax f32: row max, sum of exp(x - max), divide; 4 rows of 128, a block
 // of 128 threads per row. The max and the sum never go through memory.
+// UNROLL-LABEL: func.func @softmax
+//   UNROLL-NOT: scf.for
+//       UNROLL: gpu.launch
+//       UNROLL: memref.load
+//       UNROLL: gpu.all_reduce maximumf
+//       UNROLL: math.exp
+//       UNROLL: gpu.all_reduce add
+//       UNROLL: math.exp
+//       UNROLL: arith.divf
+//       UNROLL: memref.store
+//   UNROLL-NOT: scf.for
+//       UNROLL: gpu.terminator
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[X:.+]]: memref<4x128xf32>, %[[Y:.+]]: memref<4x128xf32>)
 // CHECK-NOT: memref.alloc

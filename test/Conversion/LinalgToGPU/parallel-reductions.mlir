@@ -1,6 +1,10 @@
-// RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions | FileCheck %s
-// RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions="batch-full-reductions=false" | FileCheck %s --check-prefix=NOBATCH
-// RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions="block-size=128 max-blocks=64" | FileCheck %s --check-prefix=SMALL
+// RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions="max-unrolled-strides=0" | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions="batch-full-reductions=false max-unrolled-strides=0" | FileCheck %s --check-prefix=NOBATCH
+// RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions="block-size=128 max-blocks=64 max-unrolled-strides=0" | FileCheck %s --check-prefix=SMALL
+// RUN: amp-opt %s -split-input-file --amp-gpu-parallel-reductions | FileCheck %s --check-prefix=UNROLL
+// RUN: not amp-opt %s -split-input-file --amp-gpu-parallel-reductions="max-unrolled-strides=-2" 2>&1 | FileCheck %s --check-prefix=BADOPT
+
+// BADOPT: max-unrolled-strides at least 0
 
 // Reductions on device buffers become launches that reduce in parallel:
 // rows get one block each (threads stride over the row, gpu.all_reduce over
@@ -13,6 +17,11 @@
 
 // A row sum of f16 data accumulating in f32 (LayerNorm statistics): one
 // block of 256 threads per row, the body's extf cloned into the loop.
+// UNROLL-LABEL: func.func @row_sum_f16
+//       UNROLL: gpu.launch
+//   UNROLL-NOT: scf.for
+// UNROLL-COUNT-8: memref.load %{{.+}} : memref<16384x2048xf16>
+//       UNROLL: gpu.all_reduce add
 // CHECK-LABEL: func.func @row_sum_f16
 // CHECK-SAME: (%[[X:.+]]: memref<16384x2048xf16>, %[[OUT:.+]]: memref<16384xf32>)
 // CHECK-DAG: %[[ROWS:.+]] = arith.constant 16384 : index
