@@ -438,13 +438,24 @@ Operation *emitChain(Chain &chain, int64_t blockSize,
   base.launch(basePlan.rows, threads, [&](Value bid, Value tid) {
     SmallVector<Value> rowIndices = base.rowIndices(bid);
     llvm::DenseMap<Value, Value> registers;
+    // Straight-line strides: each row element a thread loads or stores is
+    // held in a register for the later stages (the row is read once).
+    std::optional<SmallVector<Value>> strides = unrolledThreadElements(
+        b, loc, tid, space.rowLength, threads, maxUnrolledStrides);
+    HeldRowElements held;
     auto element = [&](linalg::GenericOp op, OpOperand &operand,
-                       ArrayRef<Value> loopIndices) -> Value {
+                       ArrayRef<Value> loopIndices, Value j = {}) -> Value {
       if (Value value = registers.lookup(operand.get()))
         return value;
-      return memref::LoadOp::create(
-          b, loc, operand.get(),
-          base.apply(op.getMatchingIndexingMap(&operand), loopIndices));
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (j)
+        if (Value value = held.lookup(operand.get(), map, j))
+          return value;
+      Value value = memref::LoadOp::create(b, loc, operand.get(),
+                                           base.apply(map, loopIndices));
+      if (j)
+        held.holdLoaded(operand.get(), map, j, value);
+      return value;
     };
     for (Stage &stage : chain.stages) {
       switch (stage.kind) {
@@ -458,6 +469,8 @@ Operation *emitChain(Chain &chain, int64_t blockSize,
         ReductionEmitter emitter(*stage.plan, b, loc);
         emitter.setRowScalars(&registers);
         emitter.setMaxUnrolledStrides(maxUnrolledStrides);
+        if (strides)
+          emitter.setHeldElements(*strides, &held);
         SmallVector<Value> totals = emitter.reduceRow(rowIndices, tid, threads);
         linalg::GenericOp op = stage.plan->op;
         for (auto [out, init, total] : llvm::zip_equal(
@@ -479,33 +492,36 @@ Operation *emitChain(Chain &chain, int64_t blockSize,
       }
       case StageKind::Row: {
         auto op = cast<linalg::GenericOp>(stage.op);
-        auto rowElement = [&](Value j) {
+        // `held`: whether j is one of the chain's straight-line elements.
+        auto rowElement = [&](Value j, bool holds) {
           SmallVector<Value> indices(rowIndices);
           llvm::append_range(indices, base.delinearize(j, space.row));
+          Value key = holds ? j : Value();
           SmallVector<Value> values =
               cloneBody(b, op, indices, [&](OpOperand &operand) {
-                return element(op, operand, indices);
+                return element(op, operand, indices, key);
               });
           for (auto [init, value] :
-               llvm::zip_equal(op.getDpsInitsMutable(), values))
-            memref::StoreOp::create(
-                b, loc, value, init.get(),
-                base.apply(op.getMatchingIndexingMap(&init), indices));
+               llvm::zip_equal(op.getDpsInitsMutable(), values)) {
+            AffineMap map = op.getMatchingIndexingMap(&init);
+            memref::StoreOp::create(b, loc, value, init.get(),
+                                    base.apply(map, indices));
+            if (holds)
+              held.holdStored(init.get(), map, j, value);
+          }
         };
         // A thread's few elements as straight-line code (their loads issue
         // together), else a loop over them.
-        if (std::optional<SmallVector<Value>> unrolled =
-                unrolledThreadElements(b, loc, tid, space.rowLength, threads,
-                                       maxUnrolledStrides)) {
-          for (Value j : *unrolled)
-            rowElement(j);
+        if (strides) {
+          for (Value j : *strides)
+            rowElement(j, /*holds=*/true);
           break;
         }
         auto loop = scf::ForOp::create(b, loc, tid, base.index(space.rowLength),
                                        base.index(threads));
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(loop.getBody()->getTerminator());
-        rowElement(loop.getInductionVar());
+        rowElement(loop.getInductionVar(), /*holds=*/false);
         break;
       }
       }

@@ -304,16 +304,30 @@ Value ReductionEmitter::identity(const ReducedOutput &out) {
   return arith::ConstantOp::create(b, loc, identityAttr(out.kind, out.type));
 }
 
-SmallVector<Value> ReductionEmitter::partials(ArrayRef<Value> loopIndices) {
+void HeldRowElements::holdStored(Value buffer, AffineMap map, Value j,
+                                  Value value) {
+  const void *stale = buffer.getAsOpaquePointer();
+  for (auto it = values.begin(); it != values.end();)
+    it = std::get<0>(it->first) == stale ? values.erase(it) : std::next(it);
+  values[key(buffer, map, j)] = value;
+}
+
+SmallVector<Value> ReductionEmitter::partials(ArrayRef<Value> loopIndices,
+                                              Value j) {
   linalg::GenericOp op = plan.op;
   Block *body = op.getBlock();
   IRMapping map;
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value value = rowScalars ? rowScalars->lookup(input->get()) : Value();
+    AffineMap inputMap = op.getMatchingIndexingMap(input);
+    bool holdable = heldElements && j;
+    if (!value && holdable)
+      value = heldElements->lookup(input->get(), inputMap, j);
     if (!value) {
-      SmallVector<Value> indices =
-          apply(op.getMatchingIndexingMap(input), loopIndices);
+      SmallVector<Value> indices = apply(inputMap, loopIndices);
       value = memref::LoadOp::create(b, loc, input->get(), indices);
+      if (holdable)
+        heldElements->holdLoaded(input->get(), inputMap, j, value);
     }
     map.map(body->getArgument(input->getOperandNumber()), value);
   }
@@ -359,7 +373,10 @@ SmallVector<Value> ReductionEmitter::accumulateOverThreads(
     Value tid, int64_t length, int64_t threads,
     function_ref<SmallVector<Value>(Value)> element) {
   std::optional<SmallVector<Value>> unrolled =
-      unrolledThreadElements(b, loc, tid, length, threads, maxUnrolledStrides);
+      threadElements.empty()
+          ? unrolledThreadElements(b, loc, tid, length, threads,
+                                   maxUnrolledStrides)
+          : SmallVector<Value>(threadElements);
   if (!unrolled)
     return accumulate(tid, length, index(threads), element);
   SmallVector<Value> accs;
@@ -435,7 +452,7 @@ SmallVector<Value> ReductionEmitter::reduceRow(ArrayRef<Value> parallelIndices,
       accumulateOverThreads(tid, plan.rowLength, threads, [&](Value j) {
         SmallVector<Value> indices(parallelIndices);
         llvm::append_range(indices, delinearize(j, reductionRanges()));
-        return partials(indices);
+        return partials(indices, j);
       });
   return blockReduce(accs);
 }

@@ -18,7 +18,9 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <map>
 #include <optional>
+#include <tuple>
 
 namespace mlir::amp::gpu_lowering {
 
@@ -70,6 +72,34 @@ unrolledThreadElements(OpBuilder &b, Location loc, Value tid, int64_t length,
 
 /// Emits a ReductionPlan with an OpBuilder: index helpers, the strided
 /// accumulation, the block reduction, the stores.
+/// The row elements a thread holds in registers in a straight-line chain
+/// (amp-gpu-fuse-rows): by buffer, indexing map and element index `j` (the
+/// same Value for every stage), what it loaded or stored there. A later
+/// stage reading the same element takes the register instead of memory, so
+/// a chain reads each row from memory once.
+class HeldRowElements {
+public:
+  Value lookup(Value buffer, AffineMap map, Value j) const {
+    auto it = values.find(key(buffer, map, j));
+    return it == values.end() ? Value() : it->second;
+  }
+  /// A value loaded from the element.
+  void holdLoaded(Value buffer, AffineMap map, Value j, Value value) {
+    values[key(buffer, map, j)] = value;
+  }
+  /// A value stored to the element: what was held of the buffer under
+  /// other maps or elements may be stale, so it goes.
+  void holdStored(Value buffer, AffineMap map, Value j, Value value);
+
+private:
+  using Key = std::tuple<const void *, const void *, const void *>;
+  static Key key(Value buffer, AffineMap map, Value j) {
+    return {buffer.getAsOpaquePointer(), map.getAsOpaquePointer(),
+            j.getAsOpaquePointer()};
+  }
+  std::map<Key, Value> values;
+};
+
 class ReductionEmitter {
 public:
   ReductionEmitter(ReductionPlan &plan, OpBuilder &b, Location loc)
@@ -86,6 +116,14 @@ public:
   /// code (accumulateOverThreads); 0 keeps every loop.
   void setMaxUnrolledStrides(int64_t strides) { maxUnrolledStrides = strides; }
 
+  /// A chain's thread elements (straight-line, computed once for all its
+  /// stages) and the elements it holds: reductions take held inputs from
+  /// registers and hold what they load.
+  void setHeldElements(ArrayRef<Value> elements, HeldRowElements *held) {
+    threadElements = elements;
+    heldElements = held;
+  }
+
   Value index(int64_t v);
   /// Row-major indices of `linear` over `sizes`.
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> sizes);
@@ -93,8 +131,9 @@ public:
   SmallVector<Value> apply(AffineMap map, ArrayRef<Value> loopIndices);
   Value combine(const ReducedOutput &out, Value acc, Value partial);
   Value identity(const ReducedOutput &out);
-  /// The partial of every output at the loop indices.
-  SmallVector<Value> partials(ArrayRef<Value> loopIndices);
+  /// The partial of every output at the loop indices (of row element `j`,
+  /// when known, for held elements).
+  SmallVector<Value> partials(ArrayRef<Value> loopIndices, Value j = {});
   /// for (j = start; j < end; j += step) accs = combine(accs, element(j)).
   SmallVector<Value>
   accumulate(Value start, int64_t end, Value step,
@@ -149,6 +188,8 @@ private:
   Location loc;
   const llvm::DenseMap<Value, Value> *rowScalars = nullptr;
   int64_t maxUnrolledStrides = 8;
+  ArrayRef<Value> threadElements;
+  HeldRowElements *heldElements = nullptr;
 };
 
 /// Whether several full reductions can share one batched launch pair: one

@@ -16,15 +16,22 @@
 
 // Softmax f32: row max, sum of exp(x - max), divide; 4 rows of 128, a block
 // of 128 threads per row. The max and the sum never go through memory.
+// By default (UNROLL) the thread's one element is straight-line code,
+// loaded once and held in a register for the sum and the divide: the row
+// is read from memory once.
 // UNROLL-LABEL: func.func @softmax
 //   UNROLL-NOT: scf.for
 //       UNROLL: gpu.launch
-//       UNROLL: memref.load
+//       UNROLL: %[[V:.+]] = memref.load %{{.+}} : memref<4x128xf32>
+//   UNROLL-NOT: memref.load
 //       UNROLL: gpu.all_reduce maximumf
+//       UNROLL: arith.subf %[[V]]
 //       UNROLL: math.exp
 //       UNROLL: gpu.all_reduce add
+//       UNROLL: arith.subf %[[V]]
 //       UNROLL: math.exp
 //       UNROLL: arith.divf
+//   UNROLL-NOT: memref.load
 //       UNROLL: memref.store
 //   UNROLL-NOT: scf.for
 //       UNROLL: gpu.terminator
