@@ -37,6 +37,17 @@ Value rootBuffer(Value value) {
   return value;
 }
 
+/// A buffer no other root can alias: an allocation, a global, or an
+/// argument of the function (whose buffers are distinct from its own
+/// allocations). Anything else (a select of buffers, a call's result) may
+/// be any buffer.
+bool isDistinctObject(Value root) {
+  if (auto arg = dyn_cast<BlockArgument>(root))
+    return isa<func::FuncOp>(arg.getOwner()->getParentOp());
+  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp,
+                         memref::GetGlobalOp>(root.getDefiningOp());
+}
+
 /// A load and a store of one element of `memref` at the same indices.
 struct Accumulator {
   memref::LoadOp load;
@@ -85,7 +96,7 @@ SmallVector<Accumulator> findAccumulators(scf::ForOp loop) {
       if (other == buffer && l && !load && l.getIndices() == store.getIndices() &&
           op.isBeforeInBlock(store))
         load = l;
-      else if (rootBuffer(other) == root)
+      else if (rootBuffer(other) == root || !isDistinctObject(rootBuffer(other)))
         sound = false;
     }
     if (sound && load)
@@ -105,11 +116,12 @@ void carryInRegisters(RewriterBase &rewriter, scf::ForOp loop,
                                            acc.load.getIndices()));
   auto yieldValues = [&](OpBuilder &, Location,
                          ArrayRef<BlockArgument> carried) {
-    SmallVector<Value> yielded;
-    for (auto [acc, value] : llvm::zip(accumulators, carried)) {
+    // Every load replaced first: one accumulator may store another's load.
+    for (auto [acc, value] : llvm::zip(accumulators, carried))
       rewriter.replaceAllUsesWith(acc.load.getResult(), value);
+    SmallVector<Value> yielded;
+    for (Accumulator acc : accumulators)
       yielded.push_back(acc.store.getValueToStore());
-    }
     return yielded;
   };
   FailureOr<LoopLikeOpInterface> grown =

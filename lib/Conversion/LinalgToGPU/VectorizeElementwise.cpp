@@ -37,7 +37,8 @@ enum class Access { Vector, Uniform, Unsupported };
 /// bytes (i1) or not numbers.
 unsigned elementBytes(MemRefType memref) {
   Type element = memref.getElementType();
-  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8)
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 ||
+      !llvm::isPowerOf2_32(element.getIntOrFloatBitWidth()))
     return 0;
   return element.getIntOrFloatBitWidth() / 8;
 }
@@ -113,11 +114,37 @@ int64_t chooseWidth(scf::ParallelOp loop, int64_t maxWidth) {
   }
   if (!anyVector)
     return 0;
-  int64_t width = std::min<int64_t>(maxWidth, 16 / narrowest);
+  // Powers of two only: the alignment claimed is the vector's bytes.
+  int64_t width = llvm::bit_floor(
+      static_cast<uint64_t>(std::min<int64_t>(maxWidth, 16 / narrowest)));
   while (width > 1 && *ub % width)
     width /= 2;
   if (width < 2)
     return 0;
+  // Indices must not vary across a vector's lanes: each is the innermost
+  // index (classified below), another loop index, defined outside the loop,
+  // or computed in the body from those only (a gather's index read from
+  // memory would become a vector of indices).
+  auto uniformIndex = [&](Value index) {
+    auto invariant = [&](Value v) {
+      return v != inner && (llvm::is_contained(loop.getInductionVars(), v) ||
+                            loop.isDefinedOutsideOfLoop(v));
+    };
+    if (index == inner || invariant(index))
+      return true;
+    Operation *def = index.getDefiningOp();
+    return def && !isa<memref::LoadOp>(def) &&
+           llvm::all_of(def->getOperands(), invariant);
+  };
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      indices = load.getIndices();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      indices = store.getIndices();
+    if (!llvm::all_of(indices, uniformIndex))
+      return 0;
+  }
   // Every access must take the chosen width.
   for (Operation &op : loop.getBody()->without_terminator()) {
     Access access = Access::Uniform;
@@ -222,11 +249,12 @@ private:
       return rewriteLaneByLane(op);
     SmallVector<Value> operands =
         llvm::map_to_vector(op->getOperands(), [&](Value v) {
-          // arith.select keeps a scalar condition for vector values.
-          if (isa<arith::SelectOp>(op) && v == op->getOperand(0))
-            return v;
-          return asVector(v);
+          return v;
         });
+    // arith.select keeps a scalar condition for vector values.
+    for (unsigned i = 0; i < operands.size(); ++i)
+      if (!(isa<arith::SelectOp>(op) && i == 0))
+        operands[i] = asVector(operands[i]);
     SmallVector<Type> types = llvm::map_to_vector(
         op->getResultTypes(), [&](Type t) -> Type { return vectorOf(t); });
     OperationState state(op->getLoc(), op->getName(), operands, types,

@@ -123,3 +123,49 @@ func.func @moving_index(%in: memref<8xf32>) -> memref<8xf32> {
   }
   return %a : memref<8xf32>
 }
+
+// -----
+
+// One accumulator stores the other's old value (A := B, B := B + x): both
+// are carried, the first yielding the second's iter_arg.
+// CHECK-LABEL: func.func @cross
+//       CHECK:   scf.for {{.+}} iter_args(%[[A:.+]] = %{{.+}}, %[[B:.+]] = %{{.+}}) -> (f32, f32)
+//       CHECK:     %[[S:.+]] = arith.addf %[[B]], %{{.+}} : f32
+//       CHECK:     scf.yield %[[B]], %[[S]] : f32, f32
+func.func @cross(%in: memref<8xf32>, %j: index) -> (memref<16xf32>, memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %a = memref.alloc() : memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  scf.for %k = %c0 to %c8 step %c1 {
+    %x = memref.load %in[%k] : memref<8xf32>
+    %p = memref.load %a[%j] : memref<16xf32>
+    %q = memref.load %b[%j] : memref<16xf32>
+    memref.store %q, %a[%j] : memref<16xf32>
+    %q1 = arith.addf %q, %x : f32
+    memref.store %q1, %b[%j] : memref<16xf32>
+  }
+  return %a, %b : memref<16xf32>, memref<16xf32>
+}
+
+// -----
+
+// A buffer chosen by a select may be the accumulated one: left alone.
+// CHECK-LABEL: func.func @selected
+//   CHECK-NOT:   iter_args
+func.func @selected(%c: i1, %j: index) -> memref<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %a = memref.alloc() : memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  %p = arith.select %c, %a, %b : memref<8xf32>
+  scf.for %k = %c0 to %c8 step %c1 {
+    %x = memref.load %p[%k] : memref<8xf32>
+    %s0 = memref.load %a[%j] : memref<8xf32>
+    %s = arith.addf %s0, %x : f32
+    memref.store %s, %a[%j] : memref<8xf32>
+  }
+  return %a : memref<8xf32>
+}

@@ -151,3 +151,24 @@ func.func @unchanged(%a: memref<8x8xf32>, %m: memref<8x8xi1>, %v: memref<8xf32, 
   memref.store %r, %sum[] : memref<f32>
   return
 }
+
+// -----
+
+// A gather along the last axis: the column index is read from memory, so it
+// would vary across lanes. The loop stays scalar.
+// CHECK-LABEL: func.func @gather
+//   CHECK-NOT:   vector.
+func.func @gather(%idx: memref<8xi64>, %table: memref<4x100xf32>, %out: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    %t = memref.load %idx[%j] : memref<8xi64>
+    %c = arith.index_cast %t : i64 to index
+    %v = memref.load %table[%i, %c] : memref<4x100xf32>
+    memref.store %v, %out[%i, %j] : memref<4x8xf32>
+    scf.reduce
+  }
+  return
+}
