@@ -127,6 +127,8 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   target.chip = options.chip;
   target.toolkit = options.toolkit;
   pm.addPass(amp::createGPUCheckTargetPass(target));
+  // Data-parallel collectives become NCCL calls first, on tensors.
+  pm.addPass(amp::createConvertAMPCollectivesToNCCLPass());
   // 1. amp -> linalg on tensors; one kernel per elementwise chain (each op
   // still rounds to its own result type, as on the CPU); contractions are
   // kept apart for cuBLASLt.

@@ -153,10 +153,6 @@ LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
   if (dpReduction != "mean" && dpReduction != "sum")
     check.fail(optionPrefix.str() + "dp-reduction must be mean or sum, got '" +
                dpReduction + "'");
-  if (dataParallel && target != TrainingTarget::CPU)
-    check.fail(optionPrefix.str() +
-               "data-parallel runs on the CPU (MPI) only; the GPU's NCCL "
-               "lowering does not exist yet");
 #ifndef AMP_HAS_MPI
   if (dataParallel)
     check.fail(optionPrefix.str() +

@@ -44,6 +44,7 @@ namespace cuda {
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy_v2)                                                        \
   X(cuStreamSynchronize)                                                       \
+  X(cuStreamQuery)                                                             \
   X(cuStreamWaitEvent)                                                         \
   X(cuEventCreate)                                                             \
   X(cuEventDestroy_v2)                                                         \

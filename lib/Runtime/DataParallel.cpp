@@ -357,9 +357,11 @@ const char *takeStepError() {
 
 int32_t checkReplicas() { return runtime().checkReplicas; }
 
-constexpr amp_dp_hooks kHooks = {init,          rankOf,    worldSize,
-                                 broadcast,     mean,      checkSame,
-                                 takeStepError, checkReplicas};
+double timeoutSeconds() { return runtime().timeoutSeconds; }
+
+constexpr amp_dp_hooks kHooks = {init,          rankOf,        worldSize,
+                                 broadcast,     mean,          checkSame,
+                                 takeStepError, checkReplicas, timeoutSeconds};
 
 } // namespace
 

@@ -29,6 +29,9 @@
 
 // Defined only in libraries built with --data-parallel (amp_dp_runtime).
 extern "C" __attribute__((weak)) const amp_dp_hooks *amp_dp_hooks_get(void);
+// Defined only in GPU libraries (CUDACollectives.cpp).
+extern "C" __attribute__((weak)) int32_t
+amp_gpu_dp_synchronize(const char **error);
 
 namespace {
 thread_local std::string lastError;
@@ -133,6 +136,7 @@ enum class Freshness {
 } // namespace
 
 namespace {
+int32_t waitForDataParallelStep();
 int32_t finishDataParallelStep(float *loss);
 } // namespace
 
@@ -343,6 +347,8 @@ struct amp_state {
     for (int32_t i = 0; i < entry.num_results; ++i)
       pointers.push_back(resultPointer(results, i));
     entry.entry(pointers.data());
+    if (int32_t status = waitForDataParallelStep())
+      return status;
     if (int32_t status = finishDataParallelStep(nullptr)) {
       if (device) // the caller may write page-locked inputs being copied
         device->synchronize();
@@ -854,8 +860,8 @@ int32_t startDataParallel(amp_state &state) {
   const char *error = nullptr;
   if (hooks->init(&error))
     return fail(error);
-  if (model().device)
-    return fail("data parallelism runs on the CPU only");
+  // Before the first step the state is on the host (HostNewer): what is
+  // broadcast there is what the first step uploads.
   for (int32_t i = 0; i < model().num_tensors; ++i) {
     int32_t role = model().tensors[i].role;
     if (role == AMP_ROLE_INPUT || role == AMP_ROLE_LABEL)
@@ -864,6 +870,17 @@ int32_t startDataParallel(amp_state &state) {
                          &error))
       return fail(error);
   }
+  return 0;
+}
+
+/// On a GPU, waits for the step's NCCL calls at most AMP_DP_TIMEOUT
+/// seconds: a rank that stopped fails the step instead of hanging it.
+int32_t waitForDataParallelStep() {
+  if (!model().device || !dataParallel() || !amp_gpu_dp_synchronize)
+    return 0;
+  const char *error = nullptr;
+  if (amp_gpu_dp_synchronize(&error))
+    return fail(error ? error : "the data-parallel GPU step failed");
   return 0;
 }
 
@@ -894,18 +911,23 @@ static int32_t broadcastBuffers(amp_state &state) {
   if (!hooks || hooks->world_size() == 1)
     return 0;
   const char *error = nullptr;
-  for (int32_t i = 0; i < model().num_tensors; ++i)
-    if (model().tensors[i].role == AMP_ROLE_BUFFER &&
-        hooks->broadcast(state.tensors[i].data.get(), state.tensors[i].size,
-                         &error))
+  for (int32_t i = 0; i < model().num_tensors; ++i) {
+    if (model().tensors[i].role != AMP_ROLE_BUFFER)
+      continue;
+    // On a GPU: downloaded, broadcast, uploaded by the next step.
+    void *data = state.hostTensorForWriting(i);
+    if (!data)
+      return 1;
+    if (hooks->broadcast(data, state.tensors[i].size, &error))
       return fail(error);
+  }
   return 0;
 }
 
 /// The state of every replica must stay bit-identical; a check for tests
 /// and debugging (rank 0's AMP_DP_CHECK_REPLICAS=1) compares every state
 /// tensor after each step.
-static int32_t checkReplicas(const amp_state &state) {
+static int32_t checkReplicas(amp_state &state) {
   const amp_dp_hooks *hooks = dataParallel();
   if (!hooks || !hooks->check_replicas())
     return 0;
@@ -914,7 +936,8 @@ static int32_t checkReplicas(const amp_state &state) {
     const amp_tensor_info &info = model().tensors[i];
     if (info.role == AMP_ROLE_INPUT || info.role == AMP_ROLE_LABEL)
       continue;
-    if (hooks->check_same(state.tensors[i].data.get(), state.tensors[i].size,
+    if (state.syncToHost(i) ||
+        hooks->check_same(state.tensors[i].data.get(), state.tensors[i].size,
                           info.name, &error))
       return fail(error);
   }

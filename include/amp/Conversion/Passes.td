@@ -60,6 +60,43 @@ def ConvertAMPCollectivesToRuntimePass
   ];
 }
 
+def ConvertAMPCollectivesToNCCLPass
+    : Pass<"convert-amp-collectives-to-nccl", "::mlir::ModuleOp"> {
+  let summary = "Lower the data-parallel collectives to NCCL calls on the "
+                "GPU step's stream";
+  let description = [{
+    The GPU pipeline's counterpart of convert-amp-collectives-to-runtime
+    (docs/DataParallel.md, "The NCCL lowering"). Runs first, on tensors.
+    Each bucket becomes one NCCL group of out-of-place all-reduces, queued
+    on the step's stream where the bucket starts (the runtime's calls are
+    amp_gpu_dp_*, include/amp/Runtime/DataParallel.h):
+
+      amp.all_reduce_start -> amp_gpu_dp_group_begin(stream)
+                              amp_gpu_dp_all_reduce(in, out, n, dtype, op,
+                                                    stream)   per tensor
+                              amp_gpu_dp_group_end(stream)
+      amp.all_reduce_wait  -> each `out` as a tensor
+
+    An input is read through `bufferization.to_buffer` (read only); each
+    output is a fresh buffer allocated at the start, returned at the wait by
+    `bufferization.to_tensor`. Nothing is read on the host: with an `active`
+    operand (gradient accumulation) the bucket is reduced every micro-step
+    and the result chosen on the device (`active ? reduced : input`), and
+    `amp.all_reduce_any` becomes an f32 all-reduce with max of its flag
+    (0 or 1) compared with 0. Every call takes a null stream here, the
+    runtime's; amp-gemm-calls-on-stream later gives it the step's token.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def ContractionsToGemmCallsPass
     : Pass<"amp-contractions-to-gemm-calls", "::mlir::ModuleOp"> {
   let summary = "Replace matrix-product linalg ops on device buffers with "
@@ -127,6 +164,9 @@ def GemmCallsOnStreamPass
     it (the end of the step). Consecutive GEMM calls share the token. When
     the call is followed by anything but a new stream (another host side
     effect, the end of a region), the wait is kept, after the call.
+    The data-parallel calls of convert-amp-collectives-to-nccl
+    (amp_gpu_dp_*) take the stream the same way and chain with GEMM calls
+    and each other: an NCCL group stays on one stream.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

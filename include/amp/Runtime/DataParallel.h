@@ -56,9 +56,32 @@ typedef struct amp_dp_hooks {
      AMP_DP_CHECK_REPLICAS=1, so that every rank runs the same collectives
      whatever its own environment. */
   int32_t (*check_replicas)(void);
+  /* AMP_DP_TIMEOUT: how long any wait for the other ranks may take. */
+  double (*timeout_seconds)(void);
 } amp_dp_hooks;
 
 const amp_dp_hooks *amp_dp_hooks_get(void);
+
+/* The GPU's collectives (lib/Runtime/CUDACollectives.cpp, in the CUDA
+   runtime; convert-amp-collectives-to-nccl emits the calls). Each is queued
+   on `stream`, the step's stream (null: the runtime's, which is the same
+   one), as NCCL calls on the library's communicator, created at the first
+   call from the rank and world size of amp_dp_hooks (rank 0's unique id is
+   broadcast through MPI). A bucket is one NCCL group: begin, one all-reduce
+   per tensor, end. `send` and `recv` are device buffers of `count` elements
+   of `dtype` (an AMP_DTYPE_* float type); `op` an amp_gpu_dp_op. Failures
+   become the CUDA runtime's sticky error, reported after the step. */
+enum amp_gpu_dp_op { AMP_GPU_DP_SUM = 0, AMP_GPU_DP_MEAN = 1, AMP_GPU_DP_MAX = 2 };
+void amp_gpu_dp_group_begin(void *stream);
+void amp_gpu_dp_all_reduce(const void *send, void *recv, int64_t count,
+                           int32_t dtype, int32_t op, void *stream);
+void amp_gpu_dp_group_end(void *stream);
+/* What the model runtime calls after queueing a data-parallel step: waits
+   for the stream at most AMP_DP_TIMEOUT seconds, polling NCCL's
+   asynchronous error, and aborts the communicator on a timeout (a rank that
+   stopped), so that the step fails instead of hanging. 0 on success, else 1
+   with the reason in *error. */
+int32_t amp_gpu_dp_synchronize(const char **error);
 
 #ifdef __cplusplus
 }
@@ -70,6 +93,9 @@ constexpr const char kDPBucketStart[] = "amp_dp_bucket_start";
 constexpr const char kDPBucketWait[] = "amp_dp_bucket_wait";
 constexpr const char kDPBucketUnpack[] = "amp_dp_bucket_unpack";
 constexpr const char kDPAny[] = "amp_dp_any";
+constexpr const char kGPUDPGroupBegin[] = "amp_gpu_dp_group_begin";
+constexpr const char kGPUDPAllReduce[] = "amp_gpu_dp_all_reduce";
+constexpr const char kGPUDPGroupEnd[] = "amp_gpu_dp_group_end";
 #endif
 
 #endif /* AMP_RUNTIME_DATAPARALLEL_H */

@@ -8,7 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/GemmMatch.h"
+#include "CollectiveCalls.h"
+
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Runtime/DataParallel.h"
@@ -65,9 +66,7 @@ private:
 
 func::CallOp RuntimeCalls::call(Location loc, StringRef name, ValueRange args,
                                 TypeRange results) {
-  auto type = b.getFunctionType(args.getTypes(), results);
-  func::FuncOp callee = getOrDeclareLibraryFunc(module, name, type);
-  return func::CallOp::create(b, loc, callee, args);
+  return callRuntime(b, module, loc, name, args, results);
 }
 
 Value RuntimeCalls::flagOf(Location loc, Value tensor) {
@@ -79,14 +78,6 @@ Value RuntimeCalls::activeFlag(Location loc, Value active) {
   return active ? flagOf(loc, active) : i32(loc, 1);
 }
 
-int32_t dtypeCode(Type element) {
-  if (element.isF16())
-    return AMP_DTYPE_F16;
-  if (element.isBF16())
-    return AMP_DTYPE_BF16;
-  return AMP_DTYPE_F32;
-}
-
 void RuntimeCalls::forEachTensor(Location loc, StringRef name, Value handle,
                                  TypeRange types,
                                  function_ref<Value(unsigned)> buffers) {
@@ -96,7 +87,7 @@ void RuntimeCalls::forEachTensor(Location loc, StringRef name, Value handle,
     Value pointer = bufferPointer(b, loc, buffers(index));
     call(loc, name,
          {handle, i64(loc, offset), pointer, i64(loc, tensor.getNumElements()),
-          i32(loc, dtypeCode(tensor.getElementType()))});
+          i32(loc, collectiveDtype(tensor.getElementType()))});
     offset += tensor.getNumElements();
   }
 }

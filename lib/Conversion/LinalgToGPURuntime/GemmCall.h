@@ -2,12 +2,15 @@
 //
 // The names of the functions amp-contractions-to-gemm-calls calls
 // (include/amp/Runtime/CUDAKernels.h) and amp-gemm-calls-on-stream puts on
-// the step's stream; both take the stream as their last operand.
+// the step's stream, with the data-parallel calls that do the same; all take
+// the stream as their last operand.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_LIB_CONVERSION_LINALGTOGPURUNTIME_GEMMCALL_H
 #define AMP_LIB_CONVERSION_LINALGTOGPURUNTIME_GEMMCALL_H
+
+#include "amp/Runtime/DataParallel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -27,6 +30,18 @@ inline bool isGemmCall(Operation *op) {
   return call && (call.getCallee() == kGemmFunc ||
                   call.getCallee() == kGemmEpilogueFunc ||
                   call.getCallee() == kGemmExFunc);
+}
+
+/// Whether `op` calls a runtime function that only queues work on the
+/// stream given as its last operand: a GEMM or a data-parallel collective
+/// (include/amp/Runtime/DataParallel.h).
+inline bool isStreamCall(Operation *op) {
+  auto call = dyn_cast_or_null<func::CallOp>(op);
+  return call && (isGemmCall(call) ||
+                  llvm::is_contained({StringRef(kGPUDPGroupBegin),
+                                      StringRef(kGPUDPAllReduce),
+                                      StringRef(kGPUDPGroupEnd)},
+                                     call.getCallee()));
 }
 
 } // namespace mlir::amp

@@ -22,7 +22,7 @@ namespace mlir::amp {
 } // namespace mlir::amp
 
 using namespace mlir;
-using mlir::amp::isGemmCall;
+using mlir::amp::isStreamCall;
 
 namespace {
 
@@ -63,7 +63,7 @@ struct GemmCallsOnStreamPass
   void runOnOperation() override {
     SmallVector<func::CallOp> calls;
     getOperation().walk([&](func::CallOp call) {
-      if (isGemmCall(call))
+      if (isStreamCall(call))
         calls.push_back(call);
     });
     // The token each rewritten call runs on, for the calls that follow it.
@@ -85,7 +85,7 @@ struct GemmCallsOnStreamPass
     if (gpu::WaitOp wait = hostWaitForOneToken(before)) {
       token = wait.getAsyncDependencies().front();
       wait->erase();
-    } else if (isGemmCall(before) && tokens.count(before)) {
+    } else if (isStreamCall(before) && tokens.count(before)) {
       token = tokens.lookup(before);
     } else {
       return nullptr;
@@ -104,7 +104,7 @@ struct GemmCallsOnStreamPass
     if (gpu::WaitOp fresh = newStream(after)) {
       fresh.getAsyncToken().replaceAllUsesWith(token);
       fresh->erase();
-    } else if (!isGemmCall(after)) {
+    } else if (!isStreamCall(after)) {
       builder.setInsertionPointAfter(call);
       gpu::WaitOp::create(builder, loc, Type(), ValueRange{token});
     }

@@ -182,6 +182,9 @@ bool amp::emulator::isStream(const void *stream) {
 
 AMP_EMU_EXPORT CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
 
+// Work is done when it is issued: a stream is always complete.
+AMP_EMU_EXPORT CUresult cuStreamQuery(CUstream) { return CUDA_SUCCESS; }
+
 AMP_EMU_EXPORT CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
   return CUDA_SUCCESS;
 }

@@ -183,7 +183,8 @@ public:
   LogicalResult writeFile(StringRef path, StringRef contents);
   LogicalResult linkLibrary(StringRef glue, ArrayRef<std::string> objects,
                             StringRef output);
-  /// Whether the step calls the data-parallel runtime (MPI).
+  /// Whether the step calls the data-parallel runtime (MPI; on the GPU,
+  /// NCCL with MPI for the rendezvous).
   bool dataParallel = false;
 
   LogicalResult error(const Twine &text) {
@@ -310,8 +311,9 @@ LogicalResult mlir::amp::compileLibrary(ModuleOp module,
   std::string glue = (directory + "/glue.cpp").str();
   std::string library = (directory + "/model.so").str();
   std::string blob = (directory + "/initial-values.bin").str();
-  builder.dataParallel = bool(module.lookupSymbol(kDPBucketBegin)) ||
-                         bool(module.lookupSymbol(kDPAny));
+  builder.dataParallel = llvm::any_of(
+      ArrayRef<StringRef>{kDPBucketBegin, kDPAny, kGPUDPAllReduce},
+      [&](StringRef name) { return bool(module.lookupSymbol(name)); });
   if (failed(builder.writeObjects(module, directory, objects)) ||
       failed(builder.writeFile(blob, initial.blob)) ||
       failed(

@@ -1,0 +1,39 @@
+//===- CollectiveCalls.h - what both collective lowerings share -*- C++ -*-===//
+//
+// convert-amp-collectives-to-runtime (MPI, the CPU) and
+// convert-amp-collectives-to-nccl (the GPU) both turn collectives into calls
+// of C functions that take buffer pointers and AMP_DTYPE_* codes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_LIB_CONVERSION_AMPCOLLECTIVESTORUNTIME_COLLECTIVECALLS_H
+#define AMP_LIB_CONVERSION_AMPCOLLECTIVESTORUNTIME_COLLECTIVECALLS_H
+
+#include "amp/Conversion/GemmMatch.h"
+#include "amp/Runtime/ModelABI.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::amp {
+
+/// Calls the C function `name`, declaring it in `module` on first use.
+inline func::CallOp callRuntime(OpBuilder &b, ModuleOp module, Location loc,
+                                StringRef name, ValueRange args,
+                                TypeRange results = {}) {
+  auto type = b.getFunctionType(args.getTypes(), results);
+  func::FuncOp callee = getOrDeclareLibraryFunc(module, name, type);
+  return func::CallOp::create(b, loc, callee, args);
+}
+
+/// The runtime's code of a collective's float element type.
+inline int32_t collectiveDtype(Type element) {
+  if (element.isF16())
+    return AMP_DTYPE_F16;
+  if (element.isBF16())
+    return AMP_DTYPE_BF16;
+  return AMP_DTYPE_F32;
+}
+
+} // namespace mlir::amp
+
+#endif // AMP_LIB_CONVERSION_AMPCOLLECTIVESTORUNTIME_COLLECTIVECALLS_H

@@ -1,0 +1,219 @@
+//===- CollectivesToNCCL.cpp - collectives to NCCL calls on the GPU -------===//
+//
+// The convert-amp-collectives-to-nccl pass (Passes.td): on the GPU, each
+// bucket of amp-data-parallel becomes one NCCL group of out-of-place
+// all-reduces queued on the step's stream (include/amp/Runtime/
+// DataParallel.h, lib/Runtime/CUDACollectives.cpp). The host never reads
+// device memory inside the step, so choices the CPU lowering makes on the
+// host (an inactive micro-step, the overflow flag) are made on the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CollectiveCalls.h"
+
+#include "amp/Conversion/Passes.h"
+#include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "amp/Runtime/DataParallel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_CONVERTAMPCOLLECTIVESTONCCLPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+/// Builds the NCCL calls of one module's collectives.
+class NCCLCalls {
+public:
+  explicit NCCLCalls(ModuleOp module)
+      : module(module), b(module.getContext()) {}
+
+  /// Queues the bucket's group where it starts; returns its output buffers.
+  SmallVector<Value> lowerStart(AllReduceStartOp start);
+  void lowerWait(AllReduceWaitOp wait, AllReduceStartOp start,
+                 ArrayRef<Value> outputs);
+  void lowerAny(AllReduceAnyOp any);
+
+private:
+  /// The stream operand: null, the runtime's stream, until
+  /// amp-gemm-calls-on-stream gives the call the step's token.
+  Value nullStream(Location loc) {
+    return LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(ctx()));
+  }
+  Value i32(Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  }
+  Value i64(Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  }
+  MLIRContext *ctx() { return module.getContext(); }
+
+  /// A tensor's buffer, only read by the runtime.
+  Value readOnlyBuffer(Location loc, Value tensor);
+  /// A fresh buffer the size of `tensor`.
+  Value freshBuffer(Location loc, Type tensor);
+  /// `buffer` as the tensor of type `type` nothing else aliases.
+  Value asTensor(Location loc, Value buffer, Type type);
+  /// `active ? reduced : input`, element by element, on the device.
+  Value selectActive(Location loc, Value active, Value reduced, Value input);
+  /// amp_gpu_dp_all_reduce(in, out, n, dtype, op, null).
+  void allReduce(Location loc, Value in, Value out, Type tensor,
+                 amp_gpu_dp_op op);
+
+  ModuleOp module;
+  OpBuilder b;
+};
+
+Value NCCLCalls::readOnlyBuffer(Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto buffer = bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor);
+  buffer.setReadOnly(true);
+  return buffer;
+}
+
+Value NCCLCalls::freshBuffer(Location loc, Type tensor) {
+  auto type = cast<RankedTensorType>(tensor);
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+}
+
+Value NCCLCalls::asTensor(Location loc, Value buffer, Type type) {
+  auto tensor = bufferization::ToTensorOp::create(b, loc, type, buffer);
+  // The buffer is fresh and only this tensor reads it.
+  tensor.setRestrict(true);
+  tensor.setWritable(true);
+  return tensor;
+}
+
+Value NCCLCalls::selectActive(Location loc, Value active, Value reduced,
+                              Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  unsigned rank = type.getRank();
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap scalar = AffineMap::get(rank, 0, {}, ctx());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto select = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{active, reduced, input},
+      ValueRange{init},
+      ArrayRef<AffineMap>{scalar, identity, identity, identity}, iterators,
+      [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value chosen = arith::SelectOp::create(nested, nestedLoc, args[0],
+                                               args[1], args[2]);
+        linalg::YieldOp::create(nested, nestedLoc, chosen);
+      });
+  return select.getResult(0);
+}
+
+void NCCLCalls::allReduce(Location loc, Value in, Value out, Type tensor,
+                          amp_gpu_dp_op op) {
+  auto type = cast<RankedTensorType>(tensor);
+  callRuntime(b, module, loc, kGPUDPAllReduce,
+              {bufferPointer(b, loc, in), bufferPointer(b, loc, out),
+               i64(loc, type.getNumElements()),
+               i32(loc, collectiveDtype(type.getElementType())), i32(loc, op),
+               nullStream(loc)});
+}
+
+SmallVector<Value> NCCLCalls::lowerStart(AllReduceStartOp start) {
+  Location loc = start.getLoc();
+  b.setInsertionPoint(start);
+  // Buffers first, so that the group's calls follow each other and share
+  // the step's stream (amp-gemm-calls-on-stream).
+  SmallVector<Value> inputs, outputs;
+  for (Value input : start.getInputs()) {
+    inputs.push_back(readOnlyBuffer(loc, input));
+    outputs.push_back(freshBuffer(loc, input.getType()));
+  }
+  amp_gpu_dp_op op = start.getKind() == ReductionKind::Mean ? AMP_GPU_DP_MEAN
+                                                             : AMP_GPU_DP_SUM;
+  callRuntime(b, module, loc, kGPUDPGroupBegin, nullStream(loc));
+  for (auto [in, out, input] :
+       llvm::zip_equal(inputs, outputs, start.getInputs()))
+    allReduce(loc, in, out, input.getType(), op);
+  callRuntime(b, module, loc, kGPUDPGroupEnd, nullStream(loc));
+  return outputs;
+}
+
+void NCCLCalls::lowerWait(AllReduceWaitOp wait, AllReduceStartOp start,
+                          ArrayRef<Value> outputs) {
+  Location loc = wait.getLoc();
+  b.setInsertionPoint(wait);
+  SmallVector<Value> results;
+  for (auto [buffer, type, input] :
+       llvm::zip_equal(outputs, wait.getResultTypes(), start.getInputs())) {
+    Value reduced = asTensor(loc, buffer, type);
+    // Every rank has the same `active`: all reduce, the device chooses.
+    if (Value active = start.getActive())
+      reduced = selectActive(loc, active, reduced, input);
+    results.push_back(reduced);
+  }
+  wait->replaceAllUsesWith(results);
+  wait.erase();
+}
+
+void NCCLCalls::lowerAny(AllReduceAnyOp any) {
+  Location loc = any.getLoc();
+  b.setInsertionPoint(any);
+  auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
+  Value flag = tensor::ExtractOp::create(b, loc, any.getFlag(), ValueRange{});
+  Value flagF32 = arith::UIToFPOp::create(b, loc, b.getF32Type(), flag);
+  Value input =
+      tensor::FromElementsOp::create(b, loc, f32Scalar, ValueRange{flagF32});
+  Value in = readOnlyBuffer(loc, input);
+  Value out = freshBuffer(loc, f32Scalar);
+  allReduce(loc, in, out, f32Scalar, AMP_GPU_DP_MAX);
+  Value reduced = tensor::ExtractOp::create(
+      b, loc, asTensor(loc, out, f32Scalar), ValueRange{});
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  Value result = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                       reduced, zero);
+  if (Value active = any.getActive()) {
+    Value isActive = tensor::ExtractOp::create(b, loc, active, ValueRange{});
+    result = arith::SelectOp::create(b, loc, isActive, result, flag);
+  }
+  Value flagTensor = tensor::FromElementsOp::create(b, loc, any.getType(),
+                                                   ValueRange{result});
+  any.getResult().replaceAllUsesWith(flagTensor);
+  any.erase();
+}
+
+struct ConvertAMPCollectivesToNCCLPass
+    : amp::impl::ConvertAMPCollectivesToNCCLPassBase<
+          ConvertAMPCollectivesToNCCLPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> collectives;
+    module.walk([&](Operation *op) {
+      if (isa<AllReduceStartOp, AllReduceAnyOp>(op))
+        collectives.push_back(op);
+    });
+    NCCLCalls calls(module);
+    for (Operation *op : collectives) {
+      if (auto any = dyn_cast<AllReduceAnyOp>(op)) {
+        calls.lowerAny(any);
+        continue;
+      }
+      auto start = cast<AllReduceStartOp>(op);
+      SmallVector<Value> outputs = calls.lowerStart(start);
+      calls.lowerWait(start.getWait(), start, outputs);
+      start.erase();
+    }
+  }
+};
+
+} // namespace
