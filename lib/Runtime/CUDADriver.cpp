@@ -17,6 +17,8 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <mutex>
 
@@ -43,6 +45,9 @@ struct State {
   bool initStarted = false;
   bool initSucceeded = false;
   int requestedOrdinal = 0;
+  /// Whether mgpuSetDefaultDevice chose the device (else the launcher's
+  /// local rank does).
+  bool ordinalRequested = false;
 
   void *library = nullptr;
   DriverAPI api;
@@ -208,6 +213,21 @@ bool initDriver(State &s) {
   return check(result, "initializing the NVIDIA driver (cuInit)");
 }
 
+/// The process's rank on its node when a launcher started several (mpirun,
+/// srun, torchrun), else 0: each data-parallel rank takes its own GPU of
+/// the node, as NCCL needs.
+int launcherLocalRank() {
+  for (const char *name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                           "SLURM_LOCALID", "LOCAL_RANK"}) {
+    const char *text = std::getenv(name);
+    char *end = nullptr;
+    long rank = text ? std::strtol(text, &end, 10) : -1;
+    if (text && end != text && !*end && rank >= 0 && rank < INT_MAX)
+      return int(rank);
+  }
+  return 0;
+}
+
 bool selectDevice(State &s) {
   int count = 0;
   CUresult result = s.api.cuDeviceGetCount(&count);
@@ -216,7 +236,8 @@ bool selectDevice(State &s) {
   if (!check(result, "counting CUDA devices (cuDeviceGetCount)"))
     return false;
   DeviceInfo &d = s.device;
-  d.ordinal = s.requestedOrdinal;
+  d.ordinal = s.ordinalRequested ? s.requestedOrdinal
+                                 : launcherLocalRank() % count;
   if (d.ordinal < 0 || d.ordinal >= count)
     return fail("CUDA device " + std::to_string(d.ordinal) +
                 " was requested, but the driver finds " +
@@ -373,6 +394,7 @@ bool amp::cuda::setDefaultDevice(int ordinal) {
   std::lock_guard<std::mutex> lock(s.initMutex);
   if (!s.initStarted) {
     s.requestedOrdinal = ordinal;
+    s.ordinalRequested = true;
     return true;
   }
   if (ordinal == s.requestedOrdinal)

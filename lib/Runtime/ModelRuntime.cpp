@@ -924,6 +924,14 @@ static int32_t broadcastBuffers(amp_state &state) {
   return 0;
 }
 
+/// Gradient accumulators (amp-accumulate-gradients: "<name>.grad_accum",
+/// "<name>.grad_accumN") hold each rank's own sums between the all-reduces
+/// of the last micro-step; every other state tensor is replicated.
+static bool isRankLocal(const amp_tensor_info &info) {
+  return info.role == AMP_ROLE_OPTIMIZER_STATE &&
+         std::strstr(info.name, ".grad_accum") != nullptr;
+}
+
 /// The state of every replica must stay bit-identical; a check for tests
 /// and debugging (rank 0's AMP_DP_CHECK_REPLICAS=1) compares every state
 /// tensor after each step.
@@ -934,7 +942,8 @@ static int32_t checkReplicas(amp_state &state) {
   const char *error = nullptr;
   for (int32_t i = 0; i < model().num_tensors; ++i) {
     const amp_tensor_info &info = model().tensors[i];
-    if (info.role == AMP_ROLE_INPUT || info.role == AMP_ROLE_LABEL)
+    if (info.role == AMP_ROLE_INPUT || info.role == AMP_ROLE_LABEL ||
+        isRankLocal(info))
       continue;
     if (state.syncToHost(i) ||
         hooks->check_same(state.tensors[i].data.get(), state.tensors[i].size,

@@ -65,6 +65,12 @@ private:
   Value freshBuffer(Location loc, Type tensor);
   /// `buffer` as the tensor of type `type` nothing else aliases.
   Value asTensor(Location loc, Value buffer, Type type);
+  /// A linalg.generic of type `type` over `inputs` (each of that shape or
+  /// 0-d, broadcast) whose body `body` builds from the inputs' elements:
+  /// work on the device, where the host must not touch the tensors.
+  Value elementwise(
+      Location loc, RankedTensorType type, ValueRange inputs,
+      function_ref<Value(OpBuilder &, Location, ValueRange)> body);
   /// `active ? reduced : input`, element by element, on the device.
   Value selectActive(Location loc, Value active, Value reduced, Value input);
   /// amp_gpu_dp_all_reduce(in, out, n, dtype, op, null).
@@ -97,26 +103,40 @@ Value NCCLCalls::asTensor(Location loc, Value buffer, Type type) {
   return tensor;
 }
 
-Value NCCLCalls::selectActive(Location loc, Value active, Value reduced,
-                              Value input) {
-  auto type = cast<RankedTensorType>(input.getType());
+Value NCCLCalls::elementwise(
+    Location loc, RankedTensorType type, ValueRange inputs,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   unsigned rank = type.getRank();
   Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
                                        type.getElementType());
   AffineMap identity = b.getMultiDimIdentityMap(rank);
-  AffineMap scalar = AffineMap::get(rank, 0, {}, ctx());
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 0
+                       ? AffineMap::get(rank, 0, {}, ctx())
+                       : identity);
+  maps.push_back(identity);
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  auto select = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{active, reduced, input},
-      ValueRange{init},
-      ArrayRef<AffineMap>{scalar, identity, identity, identity}, iterators,
-      [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value chosen = arith::SelectOp::create(nested, nestedLoc, args[0],
-                                               args[1], args[2]);
-        linalg::YieldOp::create(nested, nestedLoc, chosen);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value result = body(nested, nestedLoc, args.drop_back());
+        linalg::YieldOp::create(nested, nestedLoc, result);
       });
-  return select.getResult(0);
+  return generic.getResult(0);
+}
+
+Value NCCLCalls::selectActive(Location loc, Value active, Value reduced,
+                              Value input) {
+  return elementwise(loc, cast<RankedTensorType>(input.getType()),
+                     {active, reduced, input},
+                     [](OpBuilder &nested, Location nestedLoc,
+                        ValueRange args) -> Value {
+                       return arith::SelectOp::create(nested, nestedLoc,
+                                                      args[0], args[1],
+                                                      args[2]);
+                     });
 }
 
 void NCCLCalls::allReduce(Location loc, Value in, Value out, Type tensor,
@@ -170,25 +190,33 @@ void NCCLCalls::lowerAny(AllReduceAnyOp any) {
   Location loc = any.getLoc();
   b.setInsertionPoint(any);
   auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
-  Value flag = tensor::ExtractOp::create(b, loc, any.getFlag(), ValueRange{});
-  Value flagF32 = arith::UIToFPOp::create(b, loc, b.getF32Type(), flag);
-  Value input =
-      tensor::FromElementsOp::create(b, loc, f32Scalar, ValueRange{flagF32});
-  Value in = readOnlyBuffer(loc, input);
+  Value flag = any.getFlag();
+  Value input = elementwise(
+      loc, f32Scalar, flag,
+      [](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
+        return arith::UIToFPOp::create(nested, nestedLoc,
+                                       nested.getF32Type(), args[0]);
+      });
   Value out = freshBuffer(loc, f32Scalar);
-  allReduce(loc, in, out, f32Scalar, AMP_GPU_DP_MAX);
-  Value reduced = tensor::ExtractOp::create(
-      b, loc, asTensor(loc, out, f32Scalar), ValueRange{});
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  Value result = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
-                                       reduced, zero);
-  if (Value active = any.getActive()) {
-    Value isActive = tensor::ExtractOp::create(b, loc, active, ValueRange{});
-    result = arith::SelectOp::create(b, loc, isActive, result, flag);
-  }
-  Value flagTensor = tensor::FromElementsOp::create(b, loc, any.getType(),
-                                                   ValueRange{result});
-  any.getResult().replaceAllUsesWith(flagTensor);
+  allReduce(loc, readOnlyBuffer(loc, input), out, f32Scalar, AMP_GPU_DP_MAX);
+  SmallVector<Value> operands = {asTensor(loc, out, f32Scalar), flag};
+  if (Value active = any.getActive())
+    operands.push_back(active);
+  // The flag is set on some rank when the maximum is not 0; a rank that
+  // is not active keeps its own.
+  Value result = elementwise(
+      loc, cast<RankedTensorType>(any.getType()), operands,
+      [](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
+        Value zero = arith::ConstantOp::create(nested, nestedLoc,
+                                               nested.getF32FloatAttr(0));
+        Value set = arith::CmpFOp::create(
+            nested, nestedLoc, arith::CmpFPredicate::UNE, args[0], zero);
+        if (args.size() < 3)
+          return set;
+        return arith::SelectOp::create(nested, nestedLoc, args[2], set,
+                                       args[1]);
+      });
+  any.getResult().replaceAllUsesWith(result);
   any.erase();
 }
 

@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -57,6 +58,12 @@ double timeoutSeconds() {
   return text && end != text && seconds > 0 ? seconds : 300;
 }
 
+std::string formatSeconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", seconds);
+  return text;
+}
+
 /// Waits for `request` at most AMP_DP_TIMEOUT seconds.
 ncclResult_t waitBounded(Communicator &c, MPI_Request &request,
                          const char *what) {
@@ -74,8 +81,9 @@ ncclResult_t waitBounded(Communicator &c, MPI_Request &request,
       return c.asyncError = failWith(
                  ncclRemoteError,
                  std::string(what) + " did not complete within " +
-                     std::to_string(int64_t(seconds)) +
-                     " s on the emulated NCCL: another rank stopped");
+                     formatSeconds(seconds) +
+                     " s (AMP_DP_TIMEOUT): another rank stopped, failed or "
+                     "is stuck");
   }
 }
 
