@@ -85,25 +85,24 @@ bool checkNCCL(Collectives &c, ncclResult_t result, const std::string &what) {
 }
 
 bool load(Collectives &c) {
-  c.library = dlopen(AMP_NCCL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 #ifdef AMP_NCCL_FALLBACK_DIR
-  if (!c.library)
-    c.library = dlopen(AMP_NCCL_FALLBACK_DIR "/" AMP_NCCL_LIBRARY,
-                       RTLD_NOW | RTLD_LOCAL);
+  const char *fallbackDir = AMP_NCCL_FALLBACK_DIR;
+#else
+  const char *fallbackDir = "";
 #endif
-  if (!c.library) {
-    const char *reason = dlerror();
-    return fail(std::string("data-parallel training on the GPU needs NCCL: " AMP_NCCL_LIBRARY
-                            " cannot be loaded (") +
-                (reason ? reason : "unknown reason") +
-                "); install NCCL or add its directory to LD_LIBRARY_PATH");
-  }
+  std::string reason;
+  c.library = openLibrary(AMP_NCCL_LIBRARY, fallbackDir, reason);
+  if (!c.library)
+    return fail(
+        "data-parallel training on the GPU needs NCCL: " AMP_NCCL_LIBRARY
+        " cannot be loaded (" +
+        reason + "); install NCCL or add its directory to LD_LIBRARY_PATH");
 #define AMP_NCCL_RESOLVE(name)                                                 \
-  c.nccl.name = reinterpret_cast<decltype(c.nccl.name)>(                       \
-      dlsym(c.library, #name));                                                \
+  c.nccl.name =                                                                \
+      reinterpret_cast<decltype(c.nccl.name)>(dlsym(c.library, #name));        \
   if (!c.nccl.name)                                                            \
     return fail(AMP_NCCL_LIBRARY " lacks " #name                               \
-                ", which amp needs (NCCL 2.13 or newer)");
+                                 ", which amp needs (NCCL 2.13 or newer)");
   AMP_NCCL_FUNCTIONS(AMP_NCCL_RESOLVE)
 #undef AMP_NCCL_RESOLVE
   return true;
@@ -133,8 +132,8 @@ bool joinCommunicator(Collectives &c) {
   if (!rendezvous.ok)
     return fail(rankPrefix(c) + "NCCL: rank 0 could not create the "
                                 "communicator's id (ncclGetUniqueId)");
-  return checkNCCL(c, c.nccl.ncclCommInitRank(&c.comm, size, rendezvous.id,
-                                               rank),
+  return checkNCCL(c,
+                   c.nccl.ncclCommInitRank(&c.comm, size, rendezvous.id, rank),
                    "joining the communicator of " + std::to_string(size) +
                        " ranks (ncclCommInitRank)");
 }
@@ -244,8 +243,8 @@ int32_t amp_gpu_dp_synchronize(const char **error) {
     return 1;
   }
   double seconds = c.hooks->timeout_seconds();
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration<double>(seconds);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   for (;;) {
     CUresult query = api().cuStreamQuery(amp::cuda::stream());
     if (query == CUDA_SUCCESS)

@@ -18,8 +18,8 @@
 
 #include <atomic>
 #include <climits>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 using namespace amp::cuda;
@@ -140,20 +140,18 @@ template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
 //===----------------------------------------------------------------------===//
 
 bool openDriver(State &s) {
-  // RTLD_LOCAL: the driver's symbols must not satisfy anyone else's
-  // references by accident.
-  s.library = dlopen(AMP_CUDA_DRIVER_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 #ifdef AMP_CUDA_DRIVER_FALLBACK_DIR
-  if (!s.library)
-    s.library = dlopen(AMP_CUDA_DRIVER_FALLBACK_DIR "/" AMP_CUDA_DRIVER_LIBRARY,
-                       RTLD_NOW | RTLD_LOCAL);
+  const char *fallbackDir = AMP_CUDA_DRIVER_FALLBACK_DIR;
+#else
+  const char *fallbackDir = "";
 #endif
+  std::string reason;
+  s.library = openLibrary(AMP_CUDA_DRIVER_LIBRARY, fallbackDir, reason);
   if (s.library)
     return true;
-  const char *reason = dlerror();
-  return fail(std::string("no NVIDIA driver: " AMP_CUDA_DRIVER_LIBRARY
-                          " cannot be loaded (") +
-              (reason ? reason : "unknown reason") +
+  return fail("no NVIDIA driver: " AMP_CUDA_DRIVER_LIBRARY
+              " cannot be loaded (" +
+              reason +
               "); a GPU library needs a machine with an NVIDIA GPU and its "
               "driver (build it with amp-compile --target=cuda-emulator to "
               "run it on the emulated device instead)");
@@ -236,8 +234,8 @@ bool selectDevice(State &s) {
   if (!check(result, "counting CUDA devices (cuDeviceGetCount)"))
     return false;
   DeviceInfo &d = s.device;
-  d.ordinal = s.ordinalRequested ? s.requestedOrdinal
-                                 : launcherLocalRank() % count;
+  d.ordinal =
+      s.ordinalRequested ? s.requestedOrdinal : launcherLocalRank() % count;
   if (d.ordinal < 0 || d.ordinal >= count)
     return fail("CUDA device " + std::to_string(d.ordinal) +
                 " was requested, but the driver finds " +
@@ -409,6 +407,24 @@ bool amp::cuda::synchronizeStream(const char *what) {
   if (!ready())
     return false;
   return check(api().cuStreamSynchronize(stream()), what);
+}
+
+void *amp::cuda::openLibrary(const char *name, const char *fallbackDir,
+                             std::string &error) {
+  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (library)
+    return library;
+  const char *reason = dlerror();
+  error = reason ? reason : "unknown reason";
+  if (!*fallbackDir)
+    return nullptr;
+  std::string fallback = std::string(fallbackDir) + "/" + name;
+  library = dlopen(fallback.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library)
+    return library;
+  reason = dlerror();
+  error += "; " + (reason ? std::string(reason) : fallback);
+  return nullptr;
 }
 
 std::string amp::cuda::smName() {

@@ -111,6 +111,13 @@ bool failed();
 /// The first error, or "" when there was none. The pointer stays valid.
 const char *lastError();
 
+/// dlopen(name) (RTLD_LOCAL: its symbols must not satisfy anyone else's
+/// references by accident), then dlopen(fallbackDir/name) when fallbackDir
+/// is not empty; null, with the loader's reasons in `error`, when neither
+/// loads.
+void *openLibrary(const char *name, const char *fallbackDir,
+                  std::string &error);
+
 /// "<what> failed: CUDA_ERROR_X (<driver's description>)".
 std::string describe(CUresult result, const std::string &what);
 /// Records describe(result, what) when result is not CUDA_SUCCESS.

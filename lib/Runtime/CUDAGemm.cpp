@@ -272,18 +272,12 @@ bool checkLt(const Gemm &g, cublasStatus_t status, const std::string &what) {
 /// The default search path first (LD_LIBRARY_PATH, the system's), then the
 /// toolkit amp was configured with.
 bool openCublasLt(Gemm &g) {
-  const char *soname = AMP_CUBLASLT_LIBRARY;
-  g.library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+  std::string reason;
+  g.library =
+      openLibrary(AMP_CUBLASLT_LIBRARY, AMP_CUBLASLT_FALLBACK_DIR, reason);
   if (g.library)
     return true;
-  std::string firstError = dlerror();
-  std::string fallback = std::string(AMP_CUBLASLT_FALLBACK_DIR) + "/" + soname;
-  g.library = dlopen(fallback.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (g.library)
-    return true;
-  const char *secondError = dlerror();
-  return fail("cuBLASLt cannot be loaded: " + firstError + "; " +
-              (secondError ? secondError : fallback) +
+  return fail("cuBLASLt cannot be loaded: " + reason +
               " (GEMMs need the CUDA 13 toolkit's libcublasLt.so.13: install "
               "it or add its directory to LD_LIBRARY_PATH)");
 }

@@ -10,6 +10,7 @@
 #define AMP_LIB_CONVERSION_AMPCOLLECTIVESTORUNTIME_COLLECTIVECALLS_H
 
 #include "amp/Conversion/GemmMatch.h"
+#include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Runtime/ModelABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,6 +33,29 @@ inline int32_t collectiveDtype(Type element) {
   if (element.isBF16())
     return AMP_DTYPE_BF16;
   return AMP_DTYPE_F32;
+}
+
+/// Lowers every collective of `module`, in program order: `bucket` for each
+/// all-reduce start with its wait (the start is erased after it), `any` for
+/// each all_reduce_any.
+inline void
+lowerCollectives(ModuleOp module,
+                 function_ref<void(AllReduceStartOp, AllReduceWaitOp)> bucket,
+                 function_ref<void(AllReduceAnyOp)> any) {
+  SmallVector<Operation *> collectives;
+  module.walk([&](Operation *op) {
+    if (isa<AllReduceStartOp, AllReduceAnyOp>(op))
+      collectives.push_back(op);
+  });
+  for (Operation *op : collectives) {
+    if (auto flag = dyn_cast<AllReduceAnyOp>(op)) {
+      any(flag);
+      continue;
+    }
+    auto start = cast<AllReduceStartOp>(op);
+    bucket(start, start.getWait());
+    start.erase();
+  }
 }
 
 } // namespace mlir::amp

@@ -68,9 +68,9 @@ private:
   /// A linalg.generic of type `type` over `inputs` (each of that shape or
   /// 0-d, broadcast) whose body `body` builds from the inputs' elements:
   /// work on the device, where the host must not touch the tensors.
-  Value elementwise(
-      Location loc, RankedTensorType type, ValueRange inputs,
-      function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+  Value
+  elementwise(Location loc, RankedTensorType type, ValueRange inputs,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body);
   /// `active ? reduced : input`, element by element, on the device.
   Value selectActive(Location loc, Value active, Value reduced, Value input);
   /// amp_gpu_dp_all_reduce(in, out, n, dtype, op, null).
@@ -107,8 +107,8 @@ Value NCCLCalls::elementwise(
     Location loc, RankedTensorType type, ValueRange inputs,
     function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   unsigned rank = type.getRank();
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   SmallVector<AffineMap> maps;
   for (Value input : inputs)
@@ -129,14 +129,12 @@ Value NCCLCalls::elementwise(
 
 Value NCCLCalls::selectActive(Location loc, Value active, Value reduced,
                               Value input) {
-  return elementwise(loc, cast<RankedTensorType>(input.getType()),
-                     {active, reduced, input},
-                     [](OpBuilder &nested, Location nestedLoc,
-                        ValueRange args) -> Value {
-                       return arith::SelectOp::create(nested, nestedLoc,
-                                                      args[0], args[1],
-                                                      args[2]);
-                     });
+  return elementwise(
+      loc, cast<RankedTensorType>(input.getType()), {active, reduced, input},
+      [](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
+        return arith::SelectOp::create(nested, nestedLoc, args[0], args[1],
+                                       args[2]);
+      });
 }
 
 void NCCLCalls::allReduce(Location loc, Value in, Value out, Type tensor,
@@ -159,8 +157,8 @@ SmallVector<Value> NCCLCalls::lowerStart(AllReduceStartOp start) {
     inputs.push_back(readOnlyBuffer(loc, input));
     outputs.push_back(freshBuffer(loc, input.getType()));
   }
-  amp_gpu_dp_op op = start.getKind() == ReductionKind::Mean ? AMP_GPU_DP_MEAN
-                                                             : AMP_GPU_DP_SUM;
+  amp_gpu_dp_op op =
+      start.getKind() == ReductionKind::Mean ? AMP_GPU_DP_MEAN : AMP_GPU_DP_SUM;
   callRuntime(b, module, loc, kGPUDPGroupBegin, nullStream(loc));
   for (auto [in, out, input] :
        llvm::zip_equal(inputs, outputs, start.getInputs()))
@@ -194,8 +192,8 @@ void NCCLCalls::lowerAny(AllReduceAnyOp any) {
   Value input = elementwise(
       loc, f32Scalar, flag,
       [](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
-        return arith::UIToFPOp::create(nested, nestedLoc,
-                                       nested.getF32Type(), args[0]);
+        return arith::UIToFPOp::create(nested, nestedLoc, nested.getF32Type(),
+                                       args[0]);
       });
   Value out = freshBuffer(loc, f32Scalar);
   allReduce(loc, readOnlyBuffer(loc, input), out, f32Scalar, AMP_GPU_DP_MAX);
@@ -224,23 +222,14 @@ struct ConvertAMPCollectivesToNCCLPass
     : amp::impl::ConvertAMPCollectivesToNCCLPassBase<
           ConvertAMPCollectivesToNCCLPass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<Operation *> collectives;
-    module.walk([&](Operation *op) {
-      if (isa<AllReduceStartOp, AllReduceAnyOp>(op))
-        collectives.push_back(op);
-    });
-    NCCLCalls calls(module);
-    for (Operation *op : collectives) {
-      if (auto any = dyn_cast<AllReduceAnyOp>(op)) {
-        calls.lowerAny(any);
-        continue;
-      }
-      auto start = cast<AllReduceStartOp>(op);
-      SmallVector<Value> outputs = calls.lowerStart(start);
-      calls.lowerWait(start.getWait(), start, outputs);
-      start.erase();
-    }
+    NCCLCalls calls(getOperation());
+    lowerCollectives(
+        getOperation(),
+        [&](AllReduceStartOp start, AllReduceWaitOp wait) {
+          SmallVector<Value> outputs = calls.lowerStart(start);
+          calls.lowerWait(wait, start, outputs);
+        },
+        [&](AllReduceAnyOp any) { calls.lowerAny(any); });
   }
 };
 

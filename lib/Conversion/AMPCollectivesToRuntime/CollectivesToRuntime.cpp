@@ -98,12 +98,11 @@ Value RuntimeCalls::lowerStart(AllReduceStartOp start) {
   int64_t elements = 0;
   for (Type type : start.getInputs().getTypes())
     elements += cast<RankedTensorType>(type).getNumElements();
-  Value handle =
-      call(loc, kDPBucketBegin,
-           {i64(loc, elements), i32(loc, int64_t(start.getKind())),
-            activeFlag(loc, start.getActive())},
-           b.getI64Type())
-          .getResult(0);
+  Value handle = call(loc, kDPBucketBegin,
+                      {i64(loc, elements), i32(loc, int64_t(start.getKind())),
+                       activeFlag(loc, start.getActive())},
+                      b.getI64Type())
+                     .getResult(0);
   forEachTensor(loc, kDPBucketPack, handle, start.getInputs().getTypes(),
                 [&](unsigned i) -> Value {
                   Value input = start.getInputs()[i];
@@ -152,8 +151,8 @@ void RuntimeCalls::lowerAny(AllReduceAnyOp any) {
                       .getResult(0);
   Value result = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                        reduced, i32(loc, 0));
-  Value flagTensor = tensor::FromElementsOp::create(b, loc, any.getType(),
-                                                   ValueRange{result});
+  Value flagTensor =
+      tensor::FromElementsOp::create(b, loc, any.getType(), ValueRange{result});
   any.getResult().replaceAllUsesWith(flagTensor);
   any.erase();
 }
@@ -162,24 +161,14 @@ struct ConvertAMPCollectivesToRuntimePass
     : amp::impl::ConvertAMPCollectivesToRuntimePassBase<
           ConvertAMPCollectivesToRuntimePass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<Operation *> collectives;
-    module.walk([&](Operation *op) {
-      if (isa<AllReduceStartOp, AllReduceAnyOp>(op))
-        collectives.push_back(op);
-    });
-    RuntimeCalls calls(module);
-    for (Operation *op : collectives) {
-      if (auto any = dyn_cast<AllReduceAnyOp>(op)) {
-        calls.lowerAny(any);
-        continue;
-      }
-      auto start = cast<AllReduceStartOp>(op);
-      AllReduceWaitOp wait = start.getWait();
-      Value handle = calls.lowerStart(start);
-      calls.lowerWait(wait, handle);
-      start.erase();
-    }
+    RuntimeCalls calls(getOperation());
+    lowerCollectives(
+        getOperation(),
+        [&](AllReduceStartOp start, AllReduceWaitOp wait) {
+          Value handle = calls.lowerStart(start);
+          calls.lowerWait(wait, handle);
+        },
+        [&](AllReduceAnyOp any) { calls.lowerAny(any); });
   }
 };
 

@@ -37,11 +37,11 @@ inline bool isGemmCall(Operation *op) {
 /// (include/amp/Runtime/DataParallel.h).
 inline bool isStreamCall(Operation *op) {
   auto call = dyn_cast_or_null<func::CallOp>(op);
-  return call && (isGemmCall(call) ||
-                  llvm::is_contained({StringRef(kGPUDPGroupBegin),
-                                      StringRef(kGPUDPAllReduce),
-                                      StringRef(kGPUDPGroupEnd)},
-                                     call.getCallee()));
+  return call &&
+         (isGemmCall(call) || llvm::is_contained({StringRef(kGPUDPGroupBegin),
+                                                  StringRef(kGPUDPAllReduce),
+                                                  StringRef(kGPUDPGroupEnd)},
+                                                 call.getCallee()));
 }
 
 } // namespace mlir::amp

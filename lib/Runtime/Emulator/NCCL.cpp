@@ -68,8 +68,8 @@ std::string formatSeconds(double seconds) {
 ncclResult_t waitBounded(Communicator &c, MPI_Request &request,
                          const char *what) {
   double seconds = timeoutSeconds();
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration<double>(seconds);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   for (;;) {
     int done = 0;
     if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -148,12 +148,11 @@ AMP_EMU_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
   MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &c->size);
   if (c->rank != rank || c->size != nranks)
-    return failWith(ncclInvalidArgument,
-                    "rank " + std::to_string(rank) + " of " +
-                        std::to_string(nranks) +
-                        " is not this process's MPI rank " +
-                        std::to_string(c->rank) + " of " +
-                        std::to_string(c->size));
+    return failWith(
+        ncclInvalidArgument,
+        "rank " + std::to_string(rank) + " of " + std::to_string(nranks) +
+            " is not this process's MPI rank " + std::to_string(c->rank) +
+            " of " + std::to_string(c->size));
   MPI_Request request;
   MPI_Comm_idup(MPI_COMM_WORLD, &c->comm, &request);
   if (ncclResult_t result =
@@ -182,8 +181,7 @@ AMP_EMU_EXPORT ncclResult_t ncclGroupStart() { return ncclSuccess; }
 AMP_EMU_EXPORT ncclResult_t ncclGroupEnd() { return ncclSuccess; }
 
 AMP_EMU_EXPORT ncclResult_t ncclAllReduce(const void *send, void *recv,
-                                          size_t count,
-                                          ncclDataType_t datatype,
+                                          size_t count, ncclDataType_t datatype,
                                           ncclRedOp_t op, ncclComm_t comm,
                                           cudaStream_t) {
   auto &c = *reinterpret_cast<Communicator *>(comm);
