@@ -30,6 +30,10 @@ using namespace amp::cuda;
 #ifndef AMP_NCCL_LIBRARY
 #define AMP_NCCL_LIBRARY "libnccl.so.2"
 #endif
+// Where NCCL is looked for after the default search path ("": not).
+#ifndef AMP_NCCL_FALLBACK_DIR
+#define AMP_NCCL_FALLBACK_DIR ""
+#endif
 
 // Defined only in libraries built with --data-parallel (amp_dp_runtime).
 extern "C" __attribute__((weak)) const amp_dp_hooks *amp_dp_hooks_get(void);
@@ -85,13 +89,8 @@ bool checkNCCL(Collectives &c, ncclResult_t result, const std::string &what) {
 }
 
 bool load(Collectives &c) {
-#ifdef AMP_NCCL_FALLBACK_DIR
-  const char *fallbackDir = AMP_NCCL_FALLBACK_DIR;
-#else
-  const char *fallbackDir = "";
-#endif
   std::string reason;
-  c.library = openLibrary(AMP_NCCL_LIBRARY, fallbackDir, reason);
+  c.library = openLibrary(AMP_NCCL_LIBRARY, AMP_NCCL_FALLBACK_DIR, reason);
   if (!c.library)
     return fail(
         "data-parallel training on the GPU needs NCCL: " AMP_NCCL_LIBRARY

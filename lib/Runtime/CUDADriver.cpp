@@ -29,6 +29,10 @@ using namespace amp::cuda;
 #ifndef AMP_CUDA_DRIVER_LIBRARY
 #define AMP_CUDA_DRIVER_LIBRARY "libcuda.so.1"
 #endif
+// Where the driver is looked for after the default search path ("": not).
+#ifndef AMP_CUDA_DRIVER_FALLBACK_DIR
+#define AMP_CUDA_DRIVER_FALLBACK_DIR ""
+#endif
 
 namespace {
 
@@ -140,13 +144,9 @@ template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
 //===----------------------------------------------------------------------===//
 
 bool openDriver(State &s) {
-#ifdef AMP_CUDA_DRIVER_FALLBACK_DIR
-  const char *fallbackDir = AMP_CUDA_DRIVER_FALLBACK_DIR;
-#else
-  const char *fallbackDir = "";
-#endif
   std::string reason;
-  s.library = openLibrary(AMP_CUDA_DRIVER_LIBRARY, fallbackDir, reason);
+  s.library =
+      openLibrary(AMP_CUDA_DRIVER_LIBRARY, AMP_CUDA_DRIVER_FALLBACK_DIR, reason);
   if (s.library)
     return true;
   return fail("no NVIDIA driver: " AMP_CUDA_DRIVER_LIBRARY
