@@ -860,6 +860,19 @@ int32_t startDataParallel(amp_state &state) {
   const char *error = nullptr;
   if (hooks->init(&error))
     return fail(error);
+  // A launcher without MPI (torchrun) leaves MPI a world of one: every
+  // process would train alone.
+  const char *variable = nullptr;
+  int64_t launched = launcherWorldSize(variable);
+  if (launched > 1 && launched != hooks->world_size())
+    return fail("this process is one of " + std::to_string(launched) + " (" +
+                variable + "=" + std::to_string(launched) +
+                ") but MPI sees a world of " +
+                std::to_string(hooks->world_size()) +
+                ": data-parallel libraries meet through MPI, so start them "
+                "with mpirun -np " +
+                std::to_string(launched) +
+                " (a launch without MPI, such as torchrun, is not supported)");
   // Before the first step the state is on the host (HostNewer): what is
   // broadcast there is what the first step uploads.
   for (int32_t i = 0; i < model().num_tensors; ++i) {
