@@ -45,6 +45,8 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(amp::createCPUCollapseLoopsPass());
   if (options.outlineKernels)
     pm.addPass(amp::createCPUOutlineKernelsPass());
+  if (options.outlineKernels && options.parallelKernels)
+    pm.addPass(amp::createCPUParallelKernelsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -75,6 +77,8 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.outlineKernels && options.parallelKernels)
+    pm.addPass(amp::createCPUDispatchParallelPass());
 }
 
 void mlir::amp::registerAMPPipelines() {

@@ -279,6 +279,8 @@ void mlir::amp::buildTargetPipeline(OpPassManager &pm,
   if (options.target == TrainingTarget::CPU) {
     CPUPipelineOptions cpu;
     cpu.modelABI = options.modelABI;
+    // Model libraries link the runtime's threads (amp_cpu_parallel_for).
+    cpu.parallelKernels = options.modelABI;
     buildCPUPipeline(pm, cpu);
     return;
   }

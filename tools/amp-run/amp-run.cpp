@@ -94,9 +94,9 @@ cl::opt<std::string> profilePath(
 // Registered as --threads in main (libLLVM has an option of that name).
 cl::opt<int> threads(
     "amp-run-threads",
-    cl::desc("Threads of the BLAS (OpenBLAS) that CPU libraries call for "
-             "matrix products (default: $AMP_NUM_THREADS, else the BLAS's "
-             "own default)"),
+    cl::desc("Threads of a CPU library's parallel loops and of the BLAS "
+             "(OpenBLAS) it calls for matrix products (default: "
+             "$AMP_NUM_THREADS, else one per core)"),
     cl::init(0), cl::cat(category));
 cl::opt<double> learningRate("lr", cl::desc("Set the 'lr' hyper-parameter"),
                              cl::cat(category));
@@ -152,6 +152,8 @@ struct Model {
   decltype(&amp_dp_world_size) dpWorldSize = nullptr;
   /// OpenBLAS's thread count, in CPU libraries (which link it).
   void (*setBlasThreads)(int) = nullptr;
+  /// The runtime's threads for parallel loops (absent in older libraries).
+  int32_t (*setThreads)(int32_t) = nullptr;
 };
 
 template <typename T>
@@ -206,6 +208,7 @@ std::optional<Model> loadModel(std::string &error) {
   resolve(library, "amp_dp_rank", m.dpRank);
   resolve(library, "amp_dp_world_size", m.dpWorldSize);
   resolve(library, "openblas_set_num_threads", m.setBlasThreads);
+  resolve(library, "amp_set_num_threads", m.setThreads);
   if (!ok) {
     error = "it is not a library made by amp-compile (the model ABI is "
             "missing)";
@@ -1115,6 +1118,9 @@ int prepare(std::optional<Model> &model,
   model = loadModel(error);
   if (!model)
     return fail("cannot load '" + libraryPath + "': " + error);
+  if (threads > 0 && model->setThreads && model->setThreads(threads) != 0)
+    return fail("--threads " + llvm::Twine(threads) +
+                " is more threads than the model runtime takes (4096)");
   if (threads > 0 && model->setBlasThreads)
     model->setBlasThreads(threads);
   if (evalOnly && !model->hasEval())

@@ -303,6 +303,68 @@ def CPUCollapseLoopsPass
   ];
 }
 
+def CPUParallelKernelsPass
+    : Pass<"amp-cpu-parallel-kernels", "::mlir::ModuleOp"> {
+  let summary = "Split the outermost parallel dimension of large kernels "
+                "into tasks for the runtime's threads";
+  let description = [{
+    Runs after amp-cpu-outline-kernels, before linalg-to-loops. A kernel
+    (a private function whose body is one linalg op on buffers of static
+    shape, and constants) whose loop dimension 0 is parallel and whose
+    iteration space has at least `min-work` points becomes
+
+      @k(args)       -> call @k.range(args, 0, tasks)
+      @k.range(args, %lo, %hi) {amp_parallel_tasks = tasks}
+                     -> scf.for over tiles lo..hi of dimension 0, each
+                        tile the linalg op on subviews (linalg tiling)
+
+    with tiles of about `task-work` points (dimension 0's tile divides it
+    when a divisor is close). amp-cpu-dispatch-parallel later turns the
+    call into amp_cpu_parallel_for, which gives each thread a contiguous
+    range of tiles. Each iteration of a parallel dimension writes its own
+    elements and keeps its sums' order, so the results do not depend on
+    the number of threads. A kernel whose output is also passed as another
+    operand at some call is left alone (its iterations could read what
+    others write).
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
+           "Smallest iteration space (points) worth splitting">,
+    Option<"taskWork", "task-work", "int64_t", /*default=*/"16384",
+           "Iteration-space points per tile">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def CPUDispatchParallelPass
+    : Pass<"amp-cpu-dispatch-parallel", "::mlir::ModuleOp"> {
+  let summary = "Run the calls of amp-cpu-parallel-kernels' range functions "
+                "on the runtime's threads";
+  let description = [{
+    Runs on the LLVM dialect, after func-to-llvm. Each call of a function
+    marked `amp_parallel_tasks` (its last two parameters the range of
+    tasks) becomes
+
+      %context = llvm.alloca N x i64      one slot per other argument
+      llvm.store ...                       the arguments
+      llvm.call @amp_cpu_parallel_for(@<f>.task, %context, %lo, %hi)
+
+    where `@<f>.task(context, lo, hi)` loads the arguments back and calls
+    the function on its range (include/amp/Runtime/ParallelFor.h). A call
+    with an argument that does not fit a slot (wider than 64 bits) stays a
+    plain call.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
 def CPUOutlineKernelsPass
     : Pass<"amp-cpu-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Move each loop nest of a function into its own function, "

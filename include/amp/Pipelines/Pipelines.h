@@ -35,6 +35,14 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "distinct nest (amp-cpu-outline-kernels), so LLVM "
                      "compiles many small functions instead of one huge one"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> parallelKernels{
+      *this, "parallel-kernels",
+      llvm::cl::desc("Split large kernels' outermost parallel dimension into "
+                     "tasks run by the model runtime's threads "
+                     "(amp-cpu-parallel-kernels, amp-cpu-dispatch-parallel; "
+                     "needs outline-kernels and the runtime's "
+                     "amp_cpu_parallel_for, which model libraries link)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Compute f32 erf, exp, log and tanh with polynomial "

@@ -1,0 +1,208 @@
+//===- ParallelKernels.cpp - large kernels split into tasks ---------------===//
+//
+// The amp-cpu-parallel-kernels pass (Passes.td): a kernel of
+// amp-cpu-outline-kernels that is one large linalg op with a parallel
+// outermost dimension gets a range function over tiles of that dimension,
+// which amp-cpu-dispatch-parallel runs on the model runtime's threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_CPUPARALLELKERNELSPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+
+namespace {
+
+/// The attribute amp-cpu-dispatch-parallel looks for: the number of tasks
+/// of a range function.
+constexpr StringLiteral kParallelTasksAttr = "amp_parallel_tasks";
+
+/// How a kernel is split: tiles of `tile` iterations of dimension 0 (of
+/// `extent`), `tasks` of them.
+struct Split {
+  linalg::LinalgOp op;
+  int64_t extent = 0;
+  int64_t tile = 0;
+  int64_t tasks = 0;
+};
+
+/// The kernel's one linalg op, when everything else is a constant.
+linalg::LinalgOp soleLinalgOp(func::FuncOp kernel) {
+  if (!kernel.isPrivate() || kernel.isExternal() ||
+      !kernel.getBody().hasOneBlock())
+    return nullptr;
+  linalg::LinalgOp found;
+  for (Operation &op : kernel.getBody().front()) {
+    if (isa<func::ReturnOp>(op) || op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || found)
+      return nullptr;
+    found = linalgOp;
+  }
+  return found;
+}
+
+/// A tile of about `taskWork` points; a divisor of the extent when one is
+/// at most twice that, so that tiles keep a static size.
+int64_t chooseTile(int64_t extent, int64_t inner, int64_t taskWork) {
+  int64_t tile = std::max<int64_t>(1, (taskWork + inner - 1) / inner);
+  for (int64_t d = tile; d <= std::min(2 * tile, extent); ++d)
+    if (extent % d == 0)
+      return d;
+  return std::min(tile, extent);
+}
+
+std::optional<Split> planSplit(func::FuncOp kernel, int64_t minWork,
+                               int64_t taskWork) {
+  linalg::LinalgOp op = soleLinalgOp(kernel);
+  if (!op || !op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      op.getIteratorTypesArray().front() != utils::IteratorType::parallel)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t work = 1;
+  for (int64_t range : ranges) {
+    if (ShapedType::isDynamic(range) || range <= 0)
+      return std::nullopt;
+    work *= range;
+  }
+  if (work < minWork || ranges.front() < 2)
+    return std::nullopt;
+  Split split{op, ranges.front()};
+  split.tile = chooseTile(split.extent, work / split.extent, taskWork);
+  split.tasks = (split.extent + split.tile - 1) / split.tile;
+  if (split.tasks < 2)
+    return std::nullopt;
+  return split;
+}
+
+/// Whether iterations of dimension 0 may read what others write: an output
+/// also read through another map, or passed at a call as another operand
+/// too.
+bool mayOverlap(func::FuncOp kernel, linalg::LinalgOp op,
+                const SymbolTable::UseRange &uses) {
+  for (OpOperand &init : op.getDpsInitsMutable())
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (input->get() == init.get() &&
+          op.getMatchingIndexingMap(input) != op.getMatchingIndexingMap(&init))
+        return true;
+  for (const SymbolTable::SymbolUse &use : uses) {
+    auto call = dyn_cast<func::CallOp>(use.getUser());
+    if (!call)
+      return true; // its address is taken: callers unknown
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto argument = dyn_cast<BlockArgument>(init.get());
+      if (!argument || argument.getOwner()->getParentOp() != kernel)
+        return true;
+      Value passed = call.getOperand(argument.getArgNumber());
+      for (auto [index, operand] : llvm::enumerate(call.getOperands()))
+        if (operand == passed && index != argument.getArgNumber())
+          return true;
+    }
+  }
+  return false;
+}
+
+/// `@<kernel>.range(args..., %lo, %hi)`: the op tiled along dimension 0,
+/// tiles lo..hi only.
+LogicalResult buildRange(func::FuncOp range, const Split &split) {
+  Location loc = range.getLoc();
+  MLIRContext *context = range.getContext();
+  unsigned count = range.getNumArguments();
+  IndexType index = IndexType::get(context);
+  if (failed(range.insertArgument(count, index, {}, loc)) ||
+      failed(range.insertArgument(count + 1, index, {}, loc)))
+    return failure();
+  linalg::LinalgOp op = soleLinalgOp(range);
+  IRRewriter rewriter(context);
+  rewriter.setInsertionPoint(op);
+  SmallVector<int64_t> tileSizes(op.getNumLoops(), 0);
+  tileSizes.front() = split.tile;
+  linalg::LinalgTilingOptions options;
+  options.setTileSizes(tileSizes);
+  FailureOr<linalg::TiledLinalgOp> tiled =
+      linalg::tileLinalgOp(rewriter, op, options);
+  if (failed(tiled) || tiled->loops.empty())
+    return failure();
+  rewriter.eraseOp(op);
+  auto loop = cast<scf::ForOp>(tiled->loops.front());
+  rewriter.setInsertionPoint(loop);
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  Value tile = constant(split.tile);
+  Value lower =
+      arith::MulIOp::create(rewriter, loc, range.getArgument(count), tile);
+  Value upper = arith::MinSIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(rewriter, loc, range.getArgument(count + 1), tile),
+      constant(split.extent));
+  loop.setLowerBound(lower);
+  loop.setUpperBound(upper);
+  range->setAttr(kParallelTasksAttr,
+                 IntegerAttr::get(IntegerType::get(context, 64), split.tasks));
+  return success();
+}
+
+/// The kernel's body becomes `call @range(args..., 0, tasks)`.
+void callRange(func::FuncOp kernel, func::FuncOp range, const Split &split) {
+  Block &body = kernel.getBody().front();
+  while (!body.empty())
+    body.back().erase();
+  auto b = OpBuilder::atBlockEnd(&body);
+  Location loc = kernel.getLoc();
+  SmallVector<Value> operands(body.getArguments());
+  operands.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+  operands.push_back(arith::ConstantIndexOp::create(b, loc, split.tasks));
+  func::CallOp::create(b, loc, range, operands);
+  func::ReturnOp::create(b, loc);
+}
+
+struct CPUParallelKernelsPass
+    : amp::impl::CPUParallelKernelsPassBase<CPUParallelKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (minWork < 1 || taskWork < 1) {
+      module.emitError("amp-cpu-parallel-kernels: min-work and task-work "
+                       "must be at least 1");
+      return signalPassFailure();
+    }
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> kernels(module.getOps<func::FuncOp>());
+    for (func::FuncOp kernel : kernels) {
+      std::optional<Split> split = planSplit(kernel, minWork, taskWork);
+      if (!split)
+        continue;
+      std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(kernel, module);
+      if (!uses || mayOverlap(kernel, split->op, *uses))
+        continue;
+      func::FuncOp range = kernel.clone();
+      range.setName((kernel.getName() + ".range").str());
+      symbols.insert(range, std::next(Block::iterator(kernel)));
+      if (failed(buildRange(range, *split))) {
+        symbols.erase(range);
+        continue;
+      }
+      callRange(kernel, range, *split);
+    }
+  }
+};
+
+} // namespace
