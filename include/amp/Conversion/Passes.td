@@ -310,22 +310,23 @@ def CPUParallelKernelsPass
   let description = [{
     Runs after amp-cpu-outline-kernels, before linalg-to-loops. A kernel
     (a private function whose body is one linalg op on buffers of static
-    shape, and constants) whose loop dimension 0 is parallel and whose
-    iteration space has at least `min-work` points becomes
+    shape, and constants) whose outermost loop dimension of more than one
+    iteration (leading dimensions of extent 1 are skipped) is parallel and
+    whose iteration space has at least `min-work` points becomes
 
       @k(args)       -> call @k.range(args, 0, tasks)
       @k.range(args, %lo, %hi) {amp_parallel_tasks = tasks}
-                     -> scf.for over tiles lo..hi of dimension 0, each
+                     -> scf.for over tiles lo..hi of that dimension, each
                         tile the linalg op on subviews (linalg tiling)
 
-    with tiles of about `task-work` points (dimension 0's tile divides it
+    with tiles of about `task-work` points (the tile divides the extent
     when a divisor is close). amp-cpu-dispatch-parallel later turns the
     call into amp_cpu_parallel_for, which gives each thread a contiguous
     range of tiles. Each iteration of a parallel dimension writes its own
     elements and keeps its sums' order, so the results do not depend on
-    the number of threads. A kernel whose output is also passed as another
-    operand at some call is left alone (its iterations could read what
-    others write).
+    the number of threads. A kernel whose output is also read through
+    another map, or passed at some call as another operand too, is left
+    alone (its iterations could read what others write).
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"65536",

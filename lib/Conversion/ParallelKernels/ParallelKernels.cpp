@@ -31,10 +31,11 @@ namespace {
 /// of a range function.
 constexpr StringLiteral kParallelTasksAttr = "amp_parallel_tasks";
 
-/// How a kernel is split: tiles of `tile` iterations of dimension 0 (of
-/// `extent`), `tasks` of them.
+/// How a kernel is split: tiles of `tile` iterations of loop dimension
+/// `dim` (of `extent`), `tasks` of them.
 struct Split {
   linalg::LinalgOp op;
+  unsigned dim = 0;
   int64_t extent = 0;
   int64_t tile = 0;
   int64_t tasks = 0;
@@ -70,8 +71,7 @@ int64_t chooseTile(int64_t extent, int64_t inner, int64_t taskWork) {
 std::optional<Split> planSplit(func::FuncOp kernel, int64_t minWork,
                                int64_t taskWork) {
   linalg::LinalgOp op = soleLinalgOp(kernel);
-  if (!op || !op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-      op.getIteratorTypesArray().front() != utils::IteratorType::parallel)
+  if (!op || !op.hasPureBufferSemantics() || op.getNumLoops() == 0)
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t work = 1;
@@ -80,9 +80,15 @@ std::optional<Split> planSplit(func::FuncOp kernel, int64_t minWork,
       return std::nullopt;
     work *= range;
   }
-  if (work < minWork || ranges.front() < 2)
+  // The outermost dimension of more than one iteration (leading ones of
+  // extent 1, such as a convolution's single group, do not count).
+  unsigned dim = 0;
+  while (dim + 1 < ranges.size() && ranges[dim] == 1)
+    ++dim;
+  if (work < minWork || ranges[dim] < 2 ||
+      op.getIteratorTypesArray()[dim] != utils::IteratorType::parallel)
     return std::nullopt;
-  Split split{op, ranges.front()};
+  Split split{op, dim, ranges[dim]};
   split.tile = chooseTile(split.extent, work / split.extent, taskWork);
   split.tasks = (split.extent + split.tile - 1) / split.tile;
   if (split.tasks < 2)
@@ -90,7 +96,8 @@ std::optional<Split> planSplit(func::FuncOp kernel, int64_t minWork,
   return split;
 }
 
-/// Whether iterations of dimension 0 may read what others write: an output
+/// Whether iterations of the split dimension may read what others write: an
+/// output
 /// also read through another map, or passed at a call as another operand
 /// too.
 bool mayOverlap(func::FuncOp kernel, linalg::LinalgOp op,
@@ -117,8 +124,8 @@ bool mayOverlap(func::FuncOp kernel, linalg::LinalgOp op,
   return false;
 }
 
-/// `@<kernel>.range(args..., %lo, %hi)`: the op tiled along dimension 0,
-/// tiles lo..hi only.
+/// `@<kernel>.range(args..., %lo, %hi)`: the op tiled along the split
+/// dimension, tiles lo..hi only.
 LogicalResult buildRange(func::FuncOp range, const Split &split) {
   Location loc = range.getLoc();
   MLIRContext *context = range.getContext();
@@ -131,7 +138,7 @@ LogicalResult buildRange(func::FuncOp range, const Split &split) {
   IRRewriter rewriter(context);
   rewriter.setInsertionPoint(op);
   SmallVector<int64_t> tileSizes(op.getNumLoops(), 0);
-  tileSizes.front() = split.tile;
+  tileSizes[split.dim] = split.tile;
   linalg::LinalgTilingOptions options;
   options.setTileSizes(tileSizes);
   FailureOr<linalg::TiledLinalgOp> tiled =

@@ -147,3 +147,19 @@ func.func @aliasing_step(%a: memref<16x8xf32>) {
   call @aliased_kernel(%a, %a) : (memref<16x8xf32>, memref<16x8xf32>) -> ()
   return
 }
+
+// -----
+
+// Leading dimensions of extent 1 (a convolution's single group) are
+// skipped: the split is along the first dimension of more than one
+// iteration, here the 16 images of 1x16x8x8, one per task (64 points
+// each, above task-work).
+
+// CHECK-LABEL: func.func private @grouped_kernel.range
+// CHECK-SAME: amp_parallel_tasks = 16 : i64
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c1
+// CHECK: memref.subview %{{.*}}[0, %[[I]], 0, 0] [1, 1, 8, 8] [1, 1, 1, 1]
+func.func private @grouped_kernel(%a: memref<1x16x8x8xf32>, %b: memref<1x16x8x8xf32>) {
+  linalg.copy ins(%a : memref<1x16x8x8xf32>) outs(%b : memref<1x16x8x8xf32>)
+  return
+}
