@@ -65,6 +65,8 @@ struct Collectives {
   NCCLAPI nccl;
   const amp_dp_hooks *hooks = nullptr;
   ncclComm_t comm = nullptr;
+  /// Between a successful ncclGroupStart and its ncclGroupEnd.
+  bool groupOpen = false;
 };
 
 Collectives &collectives() {
@@ -115,12 +117,24 @@ struct Rendezvous {
   ncclUniqueId id = {};
 };
 
-bool joinCommunicator(Collectives &c) {
-  c.hooks = amp_dp_hooks_get ? amp_dp_hooks_get() : nullptr;
-  if (!c.hooks)
-    return fail("a data-parallel collective was called in a library without "
-                "the data-parallel runtime (build it with amp-compile "
-                "--data-parallel)");
+/// Whether every rank loaded NCCL: a collective every rank takes part in,
+/// whatever its own outcome, so that one rank's failure fails all of them
+/// (within AMP_DP_TIMEOUT) instead of leaving the others waiting in the
+/// rendezvous.
+bool everyRankLoaded(Collectives &c, bool loaded) {
+  float share = loaded ? 1.0f : 0.0f;
+  const char *error = nullptr;
+  if (c.hooks->mean(&share, &error))
+    return fail(error);
+  if (share == 1.0f)
+    return true;
+  return loaded ? fail(rankPrefix(c) + "another rank could not load NCCL")
+                : false;
+}
+
+bool joinCommunicator(Collectives &c, bool loaded) {
+  if (!everyRankLoaded(c, loaded))
+    return false;
   int rank = c.hooks->rank(), size = c.hooks->world_size();
   Rendezvous rendezvous;
   if (rank == 0)
@@ -143,7 +157,13 @@ bool prepared() {
   Collectives &c = collectives();
   if (!c.attempted) {
     c.attempted = true;
-    c.ready = ready() && load(c) && joinCommunicator(c);
+    c.hooks = amp_dp_hooks_get ? amp_dp_hooks_get() : nullptr;
+    if (!c.hooks)
+      return fail("a data-parallel collective was called in a library "
+                  "without the data-parallel runtime (build it with "
+                  "amp-compile --data-parallel)");
+    bool loaded = ready() && load(c);
+    c.ready = joinCommunicator(c, loaded);
   }
   return c.ready && !failed();
 }
@@ -203,9 +223,10 @@ int32_t abandon(Collectives &c, const std::string &message,
 extern "C" {
 
 void amp_gpu_dp_group_begin(void *) {
-  if (prepared())
-    checkNCCL(collectives(), collectives().nccl.ncclGroupStart(),
-              "starting a bucket's group (ncclGroupStart)");
+  Collectives &c = collectives();
+  if (prepared() && checkNCCL(c, c.nccl.ncclGroupStart(),
+                              "starting a bucket's group (ncclGroupStart)"))
+    c.groupOpen = true;
 }
 
 void amp_gpu_dp_all_reduce(const void *send, void *recv, int64_t count,
@@ -228,30 +249,37 @@ void amp_gpu_dp_all_reduce(const void *send, void *recv, int64_t count,
 }
 
 void amp_gpu_dp_group_end(void *) {
-  if (prepared())
-    checkNCCL(collectives(), collectives().nccl.ncclGroupEnd(),
-              "queueing a bucket's all-reduces (ncclGroupEnd)");
+  // Closed even after a failure inside the group: NCCL keeps an open
+  // group per thread.
+  Collectives &c = collectives();
+  if (!c.groupOpen)
+    return;
+  c.groupOpen = false;
+  checkNCCL(c, c.nccl.ncclGroupEnd(),
+            "queueing a bucket's all-reduces (ncclGroupEnd)");
 }
 
 int32_t amp_gpu_dp_synchronize(const char **error) {
   Collectives &c = collectives();
-  if (!c.comm || failed()) {
-    if (synchronizeStream("running the data-parallel GPU step"))
-      return 0;
+  auto failure = [&] {
     *error = lastError();
     return 1;
+  };
+  if (!c.comm) {
+    // No collective was queued, or the communicator was never made (the
+    // error says why).
+    if (!synchronizeStream("running the data-parallel GPU step") || failed())
+      return failure();
+    return 0;
   }
   double seconds = c.hooks->timeout_seconds();
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   for (;;) {
     CUresult query = api().cuStreamQuery(amp::cuda::stream());
-    if (query == CUDA_SUCCESS)
-      return 0;
-    if (query != CUDA_ERROR_NOT_READY) {
+    if (query != CUDA_SUCCESS && query != CUDA_ERROR_NOT_READY) {
       check(query, "running the data-parallel GPU step");
-      *error = lastError();
-      return 1;
+      return failure();
     }
     ncclResult_t asyncError = ncclSuccess;
     c.nccl.ncclCommGetAsyncError(c.comm, &asyncError);
@@ -260,6 +288,10 @@ int32_t amp_gpu_dp_synchronize(const char **error) {
                      rankPrefix(c) + "NCCL failed during the step: " +
                          c.nccl.ncclGetErrorString(asyncError),
                      error);
+    // An all-reduce that failed when it was queued fails the step: its
+    // results were not reduced.
+    if (query == CUDA_SUCCESS)
+      return failed() ? failure() : 0;
     if (std::chrono::steady_clock::now() > deadline) {
       char text[32];
       std::snprintf(text, sizeof(text), "%g", seconds);

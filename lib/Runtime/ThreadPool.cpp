@@ -22,6 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sched.h>
+
 namespace {
 
 using Task = void (*)(void *, int64_t, int64_t);
@@ -132,7 +135,8 @@ private:
   bool stopping = false;
 };
 
-/// $AMP_NUM_THREADS when it is a positive integer, else one per core.
+/// $AMP_NUM_THREADS when it is a positive integer, else one per core this
+/// process may run on (its affinity: mpirun and taskset narrow it).
 int32_t defaultThreads() {
   if (const char *text = std::getenv("AMP_NUM_THREADS")) {
     char *end = nullptr;
@@ -140,16 +144,32 @@ int32_t defaultThreads() {
     if (end != text && !*end && threads >= 1 && threads <= 4096)
       return int32_t(threads);
   }
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 0)
+    return int32_t(std::min(CPU_COUNT(&cpus), 4096));
   return int32_t(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+std::atomic<ThreadPool *> instance{nullptr};
+std::once_flag created;
+
+/// A child of fork() has none of its parent's workers (and maybe a lock
+/// another parent thread held): it gets a pool of its own, serial until
+/// amp_set_num_threads sizes it (no threads are started in the fork
+/// handler); the parent's is left as it is.
+void forgetPoolInChild() {
+  if (instance.load())
+    instance.store(new ThreadPool());
+}
+
 ThreadPool &pool() {
-  static ThreadPool *instance = [] {
-    auto *created = new ThreadPool();
-    created->resize(defaultThreads());
-    return created;
-  }();
-  return *instance;
+  std::call_once(created, [] {
+    auto *fresh = new ThreadPool();
+    fresh->resize(defaultThreads());
+    instance.store(fresh);
+    pthread_atfork(nullptr, nullptr, forgetPoolInChild);
+  });
+  return *instance.load();
 }
 
 } // namespace

@@ -69,7 +69,9 @@ def ConvertAMPCollectivesToNCCLPass
     (docs/DataParallel.md, "The NCCL lowering"). Runs first, on tensors.
     Each bucket becomes one NCCL group of out-of-place all-reduces, queued
     on the step's stream where the bucket starts (the runtime's calls are
-    amp_gpu_dp_*, include/amp/Runtime/DataParallel.h):
+    amp_gpu_dp_*, include/amp/Runtime/DataParallel.h). As on the CPU the
+    reduction is in f32: an f16 or bf16 gradient is widened by a kernel
+    before its all-reduce and rounded once after it.
 
       amp.all_reduce_start -> amp_gpu_dp_group_begin(stream)
                               amp_gpu_dp_all_reduce(in, out, n, dtype, op,

@@ -71,6 +71,7 @@ private:
   Value
   elementwise(Location loc, RankedTensorType type, ValueRange inputs,
               function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+  Value widened(Location loc, Value tensor);
   /// `active ? reduced : input`, element by element, on the device.
   Value selectActive(Location loc, Value active, Value reduced, Value input);
   /// amp_gpu_dp_all_reduce(in, out, n, dtype, op, null).
@@ -147,22 +148,36 @@ void NCCLCalls::allReduce(Location loc, Value in, Value out, Type tensor,
                nullStream(loc)});
 }
 
+/// `tensor` in f32: the all-reduce's operand (a widening kernel for f16
+/// and bf16, which NCCL would reduce in their own precision).
+Value NCCLCalls::widened(Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getElementType().isF32())
+    return tensor;
+  return elementwise(
+      loc, type.clone(b.getF32Type()), tensor,
+      [](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
+        return arith::ExtFOp::create(nested, nestedLoc, nested.getF32Type(),
+                                     args[0]);
+      });
+}
+
 SmallVector<Value> NCCLCalls::lowerStart(AllReduceStartOp start) {
   Location loc = start.getLoc();
   b.setInsertionPoint(start);
   // Buffers first, so that the group's calls follow each other and share
   // the step's stream (amp-gemm-calls-on-stream).
-  SmallVector<Value> inputs, outputs;
+  SmallVector<Value> operands, inputs, outputs;
   for (Value input : start.getInputs()) {
-    inputs.push_back(readOnlyBuffer(loc, input));
-    outputs.push_back(freshBuffer(loc, input.getType()));
+    operands.push_back(widened(loc, input));
+    inputs.push_back(readOnlyBuffer(loc, operands.back()));
+    outputs.push_back(freshBuffer(loc, operands.back().getType()));
   }
   amp_gpu_dp_op op =
       start.getKind() == ReductionKind::Mean ? AMP_GPU_DP_MEAN : AMP_GPU_DP_SUM;
   callRuntime(b, module, loc, kGPUDPGroupBegin, nullStream(loc));
-  for (auto [in, out, input] :
-       llvm::zip_equal(inputs, outputs, start.getInputs()))
-    allReduce(loc, in, out, input.getType(), op);
+  for (auto [in, out, operand] : llvm::zip_equal(inputs, outputs, operands))
+    allReduce(loc, in, out, operand.getType(), op);
   callRuntime(b, module, loc, kGPUDPGroupEnd, nullStream(loc));
   return outputs;
 }
@@ -174,7 +189,17 @@ void NCCLCalls::lowerWait(AllReduceWaitOp wait, AllReduceStartOp start,
   SmallVector<Value> results;
   for (auto [buffer, type, input] :
        llvm::zip_equal(outputs, wait.getResultTypes(), start.getInputs())) {
-    Value reduced = asTensor(loc, buffer, type);
+    auto resultType = cast<RankedTensorType>(type);
+    Value reduced = asTensor(loc, buffer, resultType.clone(b.getF32Type()));
+    // Rounded once to the gradient's type, as the CPU's runtime does.
+    if (!resultType.getElementType().isF32())
+      reduced = elementwise(
+          loc, resultType, reduced,
+          [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            return arith::TruncFOp::create(nested, nestedLoc,
+                                           resultType.getElementType(), args[0])
+                .getResult();
+          });
     // Every rank has the same `active`: all reduce, the device chooses.
     if (Value active = start.getActive())
       reduced = selectActive(loc, active, reduced, input);

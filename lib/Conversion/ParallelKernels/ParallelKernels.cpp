@@ -17,6 +17,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_CPUPARALLELKERNELSPASS
@@ -58,6 +59,25 @@ linalg::LinalgOp soleLinalgOp(func::FuncOp kernel) {
   return found;
 }
 
+/// Whether every output is indexed by loop dimension `dim` itself, so that
+/// tiles of it write disjoint elements.
+bool indexesEveryOutput(linalg::LinalgOp op, unsigned dim) {
+  return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+    return llvm::any_of(op.getMatchingIndexingMap(&init).getResults(),
+                        [&](AffineExpr e) {
+                          auto d = dyn_cast<AffineDimExpr>(e);
+                          return d && d.getPosition() == dim;
+                        });
+  });
+}
+
+/// The buffer `value` is a view of (through subviews, casts, reshapes).
+Value baseBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
 /// A tile of about `taskWork` points; a divisor of the extent when one is
 /// at most twice that, so that tiles keep a static size.
 int64_t chooseTile(int64_t extent, int64_t inner, int64_t taskWork) {
@@ -86,7 +106,8 @@ std::optional<Split> planSplit(func::FuncOp kernel, int64_t minWork,
   while (dim + 1 < ranges.size() && ranges[dim] == 1)
     ++dim;
   if (work < minWork || ranges[dim] < 2 ||
-      op.getIteratorTypesArray()[dim] != utils::IteratorType::parallel)
+      op.getIteratorTypesArray()[dim] != utils::IteratorType::parallel ||
+      !indexesEveryOutput(op, dim))
     return std::nullopt;
   Split split{op, dim, ranges[dim]};
   split.tile = chooseTile(split.extent, work / split.extent, taskWork);
@@ -97,9 +118,8 @@ std::optional<Split> planSplit(func::FuncOp kernel, int64_t minWork,
 }
 
 /// Whether iterations of the split dimension may read what others write: an
-/// output
-/// also read through another map, or passed at a call as another operand
-/// too.
+/// output also read through another map, or a view of the same buffer as
+/// another operand at some call.
 bool mayOverlap(func::FuncOp kernel, linalg::LinalgOp op,
                 const SymbolTable::UseRange &uses) {
   for (OpOperand &init : op.getDpsInitsMutable())
@@ -115,9 +135,10 @@ bool mayOverlap(func::FuncOp kernel, linalg::LinalgOp op,
       auto argument = dyn_cast<BlockArgument>(init.get());
       if (!argument || argument.getOwner()->getParentOp() != kernel)
         return true;
-      Value passed = call.getOperand(argument.getArgNumber());
+      Value passed = baseBuffer(call.getOperand(argument.getArgNumber()));
       for (auto [index, operand] : llvm::enumerate(call.getOperands()))
-        if (operand == passed && index != argument.getArgNumber())
+        if (index != argument.getArgNumber() &&
+            isa<MemRefType>(operand.getType()) && baseBuffer(operand) == passed)
           return true;
     }
   }

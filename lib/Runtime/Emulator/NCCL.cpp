@@ -156,8 +156,11 @@ AMP_EMU_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
   MPI_Request request;
   MPI_Comm_idup(MPI_COMM_WORLD, &c->comm, &request);
   if (ncclResult_t result =
-          waitBounded(*c, request, "joining the communicator"))
+          waitBounded(*c, request, "joining the communicator")) {
+    // MPI may still write the new communicator's handle: left allocated.
+    (void)c.release();
     return result;
+  }
   *comm = reinterpret_cast<ncclComm_t>(c.release());
   return ncclSuccess;
 }
@@ -194,14 +197,18 @@ AMP_EMU_EXPORT ncclResult_t ncclAllReduce(const void *send, void *recv,
   if (count > size_t(INT32_MAX))
     return failWith(ncclInvalidArgument,
                     "the emulated NCCL reduces at most 2^31-1 elements");
-  std::vector<float> values(count);
+  // Heap memory that outlives a timed-out all-reduce, which MPI may still
+  // write into: freed only when the reduction completed.
+  auto values = std::make_unique<float[]>(count);
   for (size_t i = 0; i < count; ++i)
     values[i] = float(amp::loadValue(send, dtype, int64_t(i)));
   MPI_Request request;
-  MPI_Iallreduce(MPI_IN_PLACE, values.data(), int(count), MPI_FLOAT,
+  MPI_Iallreduce(MPI_IN_PLACE, values.get(), int(count), MPI_FLOAT,
                  op == ncclMax ? MPI_MAX : MPI_SUM, c.comm, &request);
-  if (ncclResult_t result = waitBounded(c, request, "an all-reduce"))
+  if (ncclResult_t result = waitBounded(c, request, "an all-reduce")) {
+    (void)values.release();
     return result;
+  }
   for (size_t i = 0; i < count; ++i) {
     float value = op == ncclAvg ? values[i] / float(c.size) : values[i];
     amp::storeValue(recv, dtype, int64_t(i), value);

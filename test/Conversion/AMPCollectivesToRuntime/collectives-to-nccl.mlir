@@ -3,15 +3,18 @@
 
 // A bucket of an f16 and an f32 tensor is one NCCL group: each tensor is
 // all-reduced out of place (read through a read-only to_buffer, written to
-// a fresh buffer allocated before the group) with its dtype
-// (AMP_DTYPE_F16 = 1, AMP_DTYPE_F32 = 0) and the mean (AMP_GPU_DP_MEAN =
-// 1); the wait only returns the buffers as tensors. Every call takes a null
-// stream here.
+// a fresh buffer allocated before the group) with the mean
+// (AMP_GPU_DP_MEAN = 1), in f32 as on the CPU: the f16 gradient is widened
+// by a kernel before the group (AMP_DTYPE_F32 = 0 for both calls) and
+// rounded once after the wait. Every call takes a null stream here.
 
 // CHECK-LABEL: func.func @bucket
 // CHECK-SAME: (%[[G0:.*]]: tensor<4x8xf16>, %[[G1:.*]]: tensor<8xf32>)
-// CHECK: %[[B0:.*]] = bufferization.to_buffer %[[G0]] read_only : tensor<4x8xf16> to memref<4x8xf16>
-// CHECK-NEXT: %[[O0:.*]] = memref.alloc() : memref<4x8xf16>
+// CHECK: %[[WIDE:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[G0]] : tensor<4x8xf16>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[B0:.*]] = bufferization.to_buffer %[[WIDE]] read_only : tensor<4x8xf32> to memref<4x8xf32>
+// CHECK-NEXT: %[[O0:.*]] = memref.alloc() : memref<4x8xf32>
 // CHECK-NEXT: %[[B1:.*]] = bufferization.to_buffer %[[G1]] read_only : tensor<8xf32> to memref<8xf32>
 // CHECK-NEXT: %[[O1:.*]] = memref.alloc() : memref<8xf32>
 // CHECK-NEXT: %[[S0:.*]] = llvm.mlir.zero : !llvm.ptr
@@ -19,19 +22,22 @@
 // CHECK: memref.extract_aligned_pointer_as_index %[[B0]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[O0]]
 // CHECK: %[[N0:.*]] = arith.constant 32 : i64
-// CHECK-NEXT: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[F32:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: %[[MEAN:.*]] = arith.constant 1 : i32
 // CHECK-NEXT: %[[S1:.*]] = llvm.mlir.zero : !llvm.ptr
-// CHECK-NEXT: call @amp_gpu_dp_all_reduce(%{{.*}}, %{{.*}}, %[[N0]], %[[F16]], %[[MEAN]], %[[S1]]) : (!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr) -> ()
+// CHECK-NEXT: call @amp_gpu_dp_all_reduce(%{{.*}}, %{{.*}}, %[[N0]], %[[F32]], %[[MEAN]], %[[S1]]) : (!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr) -> ()
 // CHECK: memref.extract_aligned_pointer_as_index %[[B1]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[O1]]
 // CHECK: %[[N1:.*]] = arith.constant 8 : i64
-// CHECK-NEXT: %[[F32:.*]] = arith.constant 0 : i32
-// CHECK: call @amp_gpu_dp_all_reduce(%{{.*}}, %{{.*}}, %[[N1]], %[[F32]],
+// CHECK-NEXT: %[[F32B:.*]] = arith.constant 0 : i32
+// CHECK: call @amp_gpu_dp_all_reduce(%{{.*}}, %{{.*}}, %[[N1]], %[[F32B]],
 // CHECK: call @amp_gpu_dp_group_end(
-// CHECK-NEXT: %[[R0:.*]] = bufferization.to_tensor %[[O0]] restrict writable
-// CHECK-NEXT: %[[R1:.*]] = bufferization.to_tensor %[[O1]] restrict writable
-// CHECK-NEXT: return %[[R0]], %[[R1]]
+// CHECK-NEXT: %[[R0:.*]] = bufferization.to_tensor %[[O0]] restrict writable : memref<4x8xf32> to tensor<4x8xf32>
+// CHECK: %[[NARROW:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[R0]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4x8xf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: %[[R1:.*]] = bufferization.to_tensor %[[O1]] restrict writable
+// CHECK-NEXT: return %[[NARROW]], %[[R1]]
 // CHECK-DAG: func.func private @amp_gpu_dp_group_begin(!llvm.ptr)
 // CHECK-DAG: func.func private @amp_gpu_dp_all_reduce(!llvm.ptr, !llvm.ptr, i64, i32, i32, !llvm.ptr)
 // CHECK-DAG: func.func private @amp_gpu_dp_group_end(!llvm.ptr)
@@ -47,18 +53,20 @@ func.func @bucket(%g0: tensor<4x8xf16>, %g1: tensor<8xf32>)
 // -----
 
 // Nothing is read on the host. With `active` (gradient accumulation) every
-// micro-step reduces (a sum: AMP_GPU_DP_SUM = 0; bf16: AMP_DTYPE_BF16 = 2)
+// micro-step reduces (a sum: AMP_GPU_DP_SUM = 0; the bf16 gradient in f32)
 // and the device keeps the result only when active. found_inf becomes an
 // f32 all-reduce with max (AMP_GPU_DP_MAX = 2) of 0 or 1, compared with 0,
 // the rank's own flag when not active.
 
 // CHECK-LABEL: func.func @flags
 // CHECK-SAME: (%[[G:.*]]: tensor<4xbf16>, %[[F:.*]]: tensor<i1>, %[[LAST:.*]]: tensor<i1>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
 // CHECK: %[[N:.*]] = arith.constant 4 : i64
-// CHECK-NEXT: %[[BF16:.*]] = arith.constant 2 : i32
+// CHECK-NEXT: %[[F32G:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: %[[SUM:.*]] = arith.constant 0 : i32
-// CHECK: call @amp_gpu_dp_all_reduce(%{{.*}}, %{{.*}}, %[[N]], %[[BF16]], %[[SUM]],
-// CHECK: %[[REDUCED:.*]] = bufferization.to_tensor
+// CHECK: call @amp_gpu_dp_all_reduce(%{{.*}}, %{{.*}}, %[[N]], %[[F32G]], %[[SUM]],
+// CHECK: %[[REDUCED:.*]] = linalg.generic
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4xbf16>
 // CHECK: %[[CHOSEN:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[LAST]], %[[REDUCED]], %[[G]] : tensor<i1>, tensor<4xbf16>, tensor<4xbf16>) outs(%[[EMPTY]] : tensor<4xbf16>)

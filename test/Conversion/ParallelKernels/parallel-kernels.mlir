@@ -163,3 +163,46 @@ func.func private @grouped_kernel(%a: memref<1x16x8x8xf32>, %b: memref<1x16x8x8x
   linalg.copy ins(%a : memref<1x16x8x8xf32>) outs(%b : memref<1x16x8x8xf32>)
   return
 }
+
+// -----
+
+// Left alone: an output that the split dimension does not index (tiles
+// would write the same elements), and a call passing two views of one
+// buffer (the output overlaps the input).
+
+// CHECK-LABEL: func.func private @unindexed_kernel
+// CHECK-NEXT: linalg.generic
+func.func private @unindexed_kernel(%a: memref<16x8xf32>, %b: memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<16x8xf32>) outs(%b : memref<8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func private @views_kernel
+// CHECK-NEXT: linalg.generic
+func.func private @views_kernel(%a: memref<16x8xf32, strided<[8, 1]>>,
+                                %b: memref<16x8xf32, strided<[8, 1], offset: 8>>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<16x8xf32, strided<[8, 1]>>)
+      outs(%b : memref<16x8xf32, strided<[8, 1], offset: 8>>) {
+  ^bb0(%x: f32, %out: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+func.func @views_step(%buffer: memref<17x8xf32>) {
+  %first = memref.subview %buffer[0, 0] [16, 8] [1, 1]
+      : memref<17x8xf32> to memref<16x8xf32, strided<[8, 1]>>
+  %second = memref.subview %buffer[1, 0] [16, 8] [1, 1]
+      : memref<17x8xf32> to memref<16x8xf32, strided<[8, 1], offset: 8>>
+  call @views_kernel(%first, %second)
+      : (memref<16x8xf32, strided<[8, 1]>>, memref<16x8xf32, strided<[8, 1], offset: 8>>) -> ()
+  return
+}
