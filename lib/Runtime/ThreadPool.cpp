@@ -29,8 +29,9 @@ namespace {
 
 using Task = void (*)(void *, int64_t, int64_t);
 
-/// Polls before a worker sleeps: about as long as a short kernel.
-constexpr int kSpinPolls = 20000;
+/// Polls (with a pause) before a worker sleeps or the caller yields: some
+/// tens of microseconds, about as long as a short kernel.
+constexpr int kSpinPolls = 2000;
 
 /// Never destroyed (like the CUDA runtime's state): a worker asleep at exit
 /// is left asleep.
@@ -60,6 +61,7 @@ public:
         task(context, begin, end);
       return;
     }
+    bool anyAsleep;
     {
       std::lock_guard<std::mutex> guard(wakeMutex);
       job = {task, context, begin, end, parts};
@@ -67,11 +69,18 @@ public:
       // reads this job when the next one is written.
       remaining.store(int64_t(workers.size()), std::memory_order_relaxed);
       generation.fetch_add(1, std::memory_order_release);
+      anyAsleep = asleep != 0;
     }
-    wake.notify_all();
+    // Spinning workers see the generation change without a system call.
+    if (anyAsleep)
+      wake.notify_all();
     runPart(0);
-    while (remaining.load(std::memory_order_acquire) != 0)
-      std::this_thread::yield();
+    for (int poll = 0; remaining.load(std::memory_order_acquire) != 0; ++poll) {
+      if (poll < kSpinPolls)
+        pause();
+      else
+        std::this_thread::yield();
+    }
   }
 
 private:
@@ -88,16 +97,28 @@ private:
     job.task(job.context, lo, hi);
   }
 
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+
   /// Waits for the next loop (or the end); false when stopping.
   bool waitForJob(uint64_t &seen) {
     for (int poll = 0; poll < kSpinPolls; ++poll) {
-      if (generation.load(std::memory_order_acquire) != seen)
-        break;
+      uint64_t now = generation.load(std::memory_order_acquire);
+      if (now != seen) {
+        seen = now;
+        return true;
+      }
+      pause();
     }
     std::unique_lock<std::mutex> lock(wakeMutex);
+    ++asleep;
     wake.wait(lock, [&] {
       return stopping || generation.load(std::memory_order_acquire) != seen;
     });
+    --asleep;
     if (stopping)
       return false;
     seen = generation.load(std::memory_order_acquire);
@@ -132,6 +153,8 @@ private:
   Job job;
   std::atomic<uint64_t> generation{0};
   std::atomic<int64_t> remaining{0};
+  /// Workers waiting on `wake` (guarded by wakeMutex).
+  int32_t asleep = 0;
   bool stopping = false;
 };
 
