@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParallelTasks.h"
+
 #include "amp/Conversion/Passes.h"
 #include "amp/Runtime/ParallelFor.h"
 
@@ -20,10 +22,10 @@ namespace mlir::amp {
 } // namespace mlir::amp
 
 using namespace mlir;
+using mlir::amp::kParallelTasksAttr;
 
 namespace {
 
-constexpr StringLiteral kParallelTasksAttr = "amp_parallel_tasks";
 
 /// Whether a value of `type` fits a 64-bit slot of the context.
 bool fitsSlot(Type type) {

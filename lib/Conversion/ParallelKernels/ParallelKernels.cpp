@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParallelTasks.h"
+
 #include "amp/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,12 +27,10 @@ namespace mlir::amp {
 } // namespace mlir::amp
 
 using namespace mlir;
+using mlir::amp::kParallelTasksAttr;
 
 namespace {
 
-/// The attribute amp-cpu-dispatch-parallel looks for: the number of tasks
-/// of a range function.
-constexpr StringLiteral kParallelTasksAttr = "amp_parallel_tasks";
 
 /// How a kernel is split: tiles of `tile` iterations of loop dimension
 /// `dim` (of `extent`), `tasks` of them.
