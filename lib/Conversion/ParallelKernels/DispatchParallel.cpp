@@ -26,7 +26,6 @@ using mlir::amp::kParallelTasksAttr;
 
 namespace {
 
-
 /// Whether a value of `type` fits a 64-bit slot of the context.
 bool fitsSlot(Type type) {
   if (isa<LLVM::LLVMPointerType>(type))

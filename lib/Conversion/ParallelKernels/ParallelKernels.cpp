@@ -31,7 +31,6 @@ using mlir::amp::kParallelTasksAttr;
 
 namespace {
 
-
 /// How a kernel is split: tiles of `tile` iterations of loop dimension
 /// `dim` (of `extent`), `tasks` of them.
 struct Split {
