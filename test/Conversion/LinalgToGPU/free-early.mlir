@@ -1,4 +1,6 @@
 // RUN: amp-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(amp-gpu-free-early))" | FileCheck %s
+// The same through the pass's own flag (implicitly nested on functions).
+// RUN: amp-opt %s -split-input-file --amp-gpu-free-early | FileCheck %s
 
 // Each temporary is freed right after its last use, counting uses of
 // values derived from it (a view, its aligned pointer as a GEMM call takes

@@ -1,4 +1,6 @@
 // RUN: amp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(gpu-async-region,amp-gemm-calls-on-stream))' | FileCheck %s
+// The same through the passes' own flags (implicitly nested on functions).
+// RUN: amp-opt %s -split-input-file --gpu-async-region --amp-gemm-calls-on-stream | FileCheck %s
 
 // gpu-async-region makes the host wait before every call and starts a new
 // stream after it; amp_gpu_gemm calls take the stream instead (the token
