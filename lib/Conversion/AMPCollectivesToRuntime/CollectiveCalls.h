@@ -13,18 +13,35 @@
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Runtime/ModelABI.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::amp {
 
-/// Calls the C function `name`, declaring it in `module` on first use.
-inline func::CallOp callRuntime(OpBuilder &b, ModuleOp module, Location loc,
-                                StringRef name, ValueRange args,
-                                TypeRange results = {}) {
-  auto type = b.getFunctionType(args.getTypes(), results);
-  func::FuncOp callee = getOrDeclareLibraryFunc(module, name, type);
-  return func::CallOp::create(b, loc, callee, args);
-}
+/// What the builders of both lowerings share: the module, a builder, the
+/// constants they pass and the calls of the runtime's C functions.
+class CollectiveBuilder {
+protected:
+  explicit CollectiveBuilder(ModuleOp module)
+      : module(module), b(module.getContext()) {}
+
+  Value i32(Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  }
+  Value i64(Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  }
+  /// Calls the C function `name`, declaring it in the module on first use.
+  func::CallOp call(Location loc, StringRef name, ValueRange args,
+                    TypeRange results = {}) {
+    auto type = b.getFunctionType(args.getTypes(), results);
+    func::FuncOp callee = getOrDeclareLibraryFunc(module, name, type);
+    return func::CallOp::create(b, loc, callee, args);
+  }
+
+  ModuleOp module;
+  OpBuilder b;
+};
 
 /// The runtime's code of a collective's float element type.
 inline int32_t collectiveDtype(Type element) {

@@ -34,10 +34,9 @@ using namespace mlir::amp;
 namespace {
 
 /// Builds the NCCL calls of one module's collectives.
-class NCCLCalls {
+class NCCLCalls : CollectiveBuilder {
 public:
-  explicit NCCLCalls(ModuleOp module)
-      : module(module), b(module.getContext()) {}
+  explicit NCCLCalls(ModuleOp module) : CollectiveBuilder(module) {}
 
   /// Queues the bucket's group where it starts; returns its output buffers.
   SmallVector<Value> lowerStart(AllReduceStartOp start);
@@ -50,12 +49,6 @@ private:
   /// amp-gemm-calls-on-stream gives the call the step's token.
   Value nullStream(Location loc) {
     return LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(ctx()));
-  }
-  Value i32(Location loc, int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 32);
-  }
-  Value i64(Location loc, int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 64);
   }
   MLIRContext *ctx() { return module.getContext(); }
 
@@ -77,9 +70,6 @@ private:
   /// amp_gpu_dp_all_reduce(in, out, n, dtype, op, null).
   void allReduce(Location loc, Value in, Value out, Type tensor,
                  amp_gpu_dp_op op);
-
-  ModuleOp module;
-  OpBuilder b;
 };
 
 Value NCCLCalls::readOnlyBuffer(Location loc, Value tensor) {
@@ -141,11 +131,11 @@ Value NCCLCalls::selectActive(Location loc, Value active, Value reduced,
 void NCCLCalls::allReduce(Location loc, Value in, Value out, Type tensor,
                           amp_gpu_dp_op op) {
   auto type = cast<RankedTensorType>(tensor);
-  callRuntime(b, module, loc, kGPUDPAllReduce,
-              {bufferPointer(b, loc, in), bufferPointer(b, loc, out),
-               i64(loc, type.getNumElements()),
-               i32(loc, collectiveDtype(type.getElementType())), i32(loc, op),
-               nullStream(loc)});
+  call(loc, kGPUDPAllReduce,
+       {bufferPointer(b, loc, in), bufferPointer(b, loc, out),
+        i64(loc, type.getNumElements()),
+        i32(loc, collectiveDtype(type.getElementType())), i32(loc, op),
+        nullStream(loc)});
 }
 
 /// `tensor` in f32: the all-reduce's operand (a widening kernel for f16
@@ -175,10 +165,10 @@ SmallVector<Value> NCCLCalls::lowerStart(AllReduceStartOp start) {
   }
   amp_gpu_dp_op op =
       start.getKind() == ReductionKind::Mean ? AMP_GPU_DP_MEAN : AMP_GPU_DP_SUM;
-  callRuntime(b, module, loc, kGPUDPGroupBegin, nullStream(loc));
+  call(loc, kGPUDPGroupBegin, nullStream(loc));
   for (auto [in, out, operand] : llvm::zip_equal(inputs, outputs, operands))
     allReduce(loc, in, out, operand.getType(), op);
-  callRuntime(b, module, loc, kGPUDPGroupEnd, nullStream(loc));
+  call(loc, kGPUDPGroupEnd, nullStream(loc));
   return outputs;
 }
 

@@ -33,24 +33,15 @@ using namespace mlir::amp;
 namespace {
 
 /// Builds the runtime calls of one module's collectives.
-class RuntimeCalls {
+class RuntimeCalls : CollectiveBuilder {
 public:
-  explicit RuntimeCalls(ModuleOp module)
-      : module(module), b(module.getContext()) {}
+  explicit RuntimeCalls(ModuleOp module) : CollectiveBuilder(module) {}
 
   Value lowerStart(AllReduceStartOp start);
   void lowerWait(AllReduceWaitOp wait, Value handle);
   void lowerAny(AllReduceAnyOp any);
 
 private:
-  func::CallOp call(Location loc, StringRef name, ValueRange args,
-                    TypeRange results = {});
-  Value i32(Location loc, int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 32);
-  }
-  Value i64(Location loc, int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 64);
-  }
   /// A 0-d i1 tensor's flag as the runtime's i32 (0 or 1).
   Value flagOf(Location loc, Value tensor);
   /// The flag of an optional `active` operand (1 when absent).
@@ -59,15 +50,7 @@ private:
   /// tensor of a bucket, `buffers` giving each one's buffer.
   void forEachTensor(Location loc, StringRef name, Value handle,
                      TypeRange types, function_ref<Value(unsigned)> buffers);
-
-  ModuleOp module;
-  OpBuilder b;
 };
-
-func::CallOp RuntimeCalls::call(Location loc, StringRef name, ValueRange args,
-                                TypeRange results) {
-  return callRuntime(b, module, loc, name, args, results);
-}
 
 Value RuntimeCalls::flagOf(Location loc, Value tensor) {
   Value bit = tensor::ExtractOp::create(b, loc, tensor, ValueRange{});
