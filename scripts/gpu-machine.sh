@@ -19,8 +19,9 @@
 # run: each check under a time limit, going on after a failure, its output
 # in OUT/<check>.txt; a line per check "PASS name" / "FAIL name" in
 # OUT/summary.txt; exit 1 if any failed. Checks (environment CHECKS, default
-# all but torch_compile): runtime (amp-cuda-runtime-check: gpu and the
-# emulated device's exact GEMM and epilogue checks), gpu_vs_cpu,
+# all but torch_compile): runtime (amp-cuda-runtime-check: gpu, the
+# emulated device's exact GEMM and epilogue checks, and the data-parallel
+# collectives as one rank on NCCL), gpu_vs_cpu,
 # checkpoint (10 steps == 5 + resume 5, byte for byte), overflow (fp16 with
 # an initial scale of 2^24 skips steps and halves the scale, as on the CPU),
 # bench (bench/run_gpu_benchmarks.sh without torch.compile, with a kernel
@@ -29,7 +30,7 @@
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 # ---------------------------------------------------------------------------
@@ -106,11 +107,12 @@ prepare() {
 # run (GPU machine)
 # ---------------------------------------------------------------------------
 
-# cuBLASLt from the toolkit, else from the nvidia-* wheels PyTorch brings.
-find_cublaslt() {
-  local python="${PYTHON:-python3}" found
-  found="$(ls /usr/local/cuda/lib64/libcublasLt.so.13 2>/dev/null)"
-  [ -z "$found" ] && found="$("$python" - <<'EOF' 2>/dev/null
+# The directory of a CUDA library (libcublasLt.so.13, libnccl.so.2): the
+# toolkit's, else the one in the nvidia-* wheels PyTorch brings.
+find_cuda_library() {
+  local python="${PYTHON:-python3}" name="$1" found
+  found="$(ls "/usr/local/cuda/lib64/$name" 2>/dev/null)"
+  [ -z "$found" ] && found="$(NAME="$name" "$python" - <<'EOF' 2>/dev/null
 import glob, os
 try:
     import nvidia
@@ -118,7 +120,7 @@ try:
 except ImportError:
     roots = []
 for r in roots:
-    for f in glob.glob(os.path.join(r, "**", "libcublasLt.so.13"), recursive=True):
+    for f in glob.glob(os.path.join(r, "**", os.environ["NAME"]), recursive=True):
         print(f); break
 EOF
 )"
@@ -129,7 +131,7 @@ EOF
 # (test/Runtime/GemmChecks.h), each in its own process (errors are sticky).
 check_runtime() {
   local status=0 mode
-  for mode in gpu gemm-exact gemm-epilogue gemm-apart; do
+  for mode in gpu gemm-exact gemm-epilogue gemm-apart nccl; do
     echo "== amp-cuda-runtime-check $mode"
     "$bin/amp-cuda-runtime-check" "$mode" || status=1
   done
@@ -209,10 +211,15 @@ run_checks() {
   dir="$(cd "$1" && pwd)"; out="$2"; bin="$dir/bin"
   mkdir -p "$out" && out="$(cd "$out" && pwd)"
   work="$(mktemp -d)"
-  local lt; lt="$(find_cublaslt)"
-  [ -n "$lt" ] && export LD_LIBRARY_PATH="$lt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  { date -u; nvidia-smi; echo "cuBLASLt from: ${lt:-not found}"; } \
-    > "$out/system.txt" 2>&1
+  local lt nccl found
+  lt="$(find_cuda_library libcublasLt.so.13)"
+  nccl="$(find_cuda_library libnccl.so.2)"
+  for found in "$lt" "$nccl"; do
+    [ -n "$found" ] &&
+      export LD_LIBRARY_PATH="$found${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  done
+  { date -u; nvidia-smi; echo "cuBLASLt from: ${lt:-not found}"
+    echo "NCCL from: ${nccl:-not found}"; } > "$out/system.txt" 2>&1
   local failed=0 check limit
   : > "$out/summary.txt"
   for check in ${CHECKS:-runtime gpu_vs_cpu checkpoint overflow bench}; do

@@ -148,3 +148,15 @@ def _has_cuda_gpu():
 
 if config.amp_has_cuda_toolkit and _has_cuda_gpu():
     config.available_features.add("cuda-gpu")
+    # NCCL where the runtime would open it: on the library path or in the
+    # toolkit (lib/Runtime/CUDACollectives.cpp).
+    import ctypes
+
+    for nccl in ["libnccl.so.2",
+                 os.path.join(config.amp_cuda_root, "lib64", "libnccl.so.2")]:
+        try:
+            ctypes.CDLL(nccl)
+            config.available_features.add("nccl")
+            break
+        except OSError:
+            pass

@@ -18,8 +18,6 @@ extern "C" void *mgpuStreamCreate();
 
 namespace amp::check {
 
-namespace {
-
 /// Values in `dtype`: multiples of 1/8 in [-2, 2], so that every product and
 /// partial sum below is exact in f32 and the result is the exact one,
 /// rounded once to the output type.
@@ -72,6 +70,8 @@ const char *dtypeName(int32_t dtype) {
          : dtype == AMP_DTYPE_F16 ? "f16"
                                   : "bf16";
 }
+
+namespace {
 
 /// Row-major C = alpha op(A) op(B) + beta C, with A, B, C as amp_gpu_gemm
 /// takes them (CUDAKernels.h), against a direct computation.

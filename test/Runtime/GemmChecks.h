@@ -46,6 +46,18 @@ template <typename T> std::vector<T> toHost(const T *pointer, size_t count) {
   return values;
 }
 
+/// Values in [-2, 2] with 1/8 steps: sums and products of a few are exact
+/// in f32, so results are exact and rounded once to their type.
+std::vector<float> dyadic(size_t count, uint32_t seed);
+size_t dtypeBytes(int32_t dtype);
+const char *dtypeName(int32_t dtype);
+/// `values` as a new device buffer of `dtype` (f32, f16 or bf16).
+void *upload(int32_t dtype, const std::vector<float> &values);
+/// `count` values of `dtype` at device `pointer`, widened to f32.
+std::vector<float> download(int32_t dtype, const void *pointer, size_t count);
+/// `value` rounded to `dtype`.
+float roundTo(int32_t dtype, double value);
+
 /// amp_gpu_gemm: every dtype pair, transpose and batch stride.
 int checkGemms();
 /// amp_gpu_gemm_epilogue: the bias (f32 for an f32 C, C's type otherwise)
@@ -64,6 +76,9 @@ int checkEpilogueCase(int32_t aType, int32_t cType, int32_t epilogue,
                       int transA, int transB);
 /// TF32 rounds f32 inputs to 10 mantissa bits; f32 does not.
 int checkTF32();
+/// amp_gpu_dp_* (CollectiveChecks.cpp) as one rank: every dtype and
+/// reduction in one NCCL group on the step's stream, compared exactly.
+int checkCollectives();
 
 } // namespace amp::check
 

@@ -14,6 +14,8 @@
 //   gemm-exact, gemm-epilogue, gemm-apart, gemm-tf32
 //                           the GEMM checks the emulated device runs
 //                           (GemmChecks.h), on the GPU
+//   nccl                    amp_gpu_dp_* as one rank on the device's NCCL
+//                           (CollectiveChecks.cpp; needs a GPU and NCCL)
 //   epilogue-case A C E TA TB  one amp_gpu_gemm_epilogue case: dtypes A and
 //                           C (f32, f16, bf16), epilogue E (bias, bgrad,
 //                           bias-c), transposes TA and TB (0 or 1)
@@ -635,17 +637,18 @@ int main(int argc, char **argv) {
     return checkEpilogueCase(argv);
   // The emulated device's exact GEMM checks, on the GPU.
   if (mode == "gemm-exact" || mode == "gemm-epilogue" || mode == "gemm-apart" ||
-      mode == "gemm-tf32") {
+      mode == "gemm-tf32" || mode == "nccl") {
     if (checkInit() != 0)
       return 1;
     return mode == "gemm-exact"      ? amp::check::checkGemms()
            : mode == "gemm-epilogue" ? amp::check::checkEpilogues()
            : mode == "gemm-apart"    ? amp::check::checkGemmsApart()
+           : mode == "nccl"          ? amp::check::checkCollectives()
                                      : amp::check::checkTF32();
   }
   std::fprintf(stderr, "usage: amp-cuda-runtime-check init|no-gpu|gemm-error "
                        "dtype|gemm-error size|pool-sizes|driver-symbols LIB|"
                        "cublaslt|gpu|load-file IMAGE|load-newer-ptx|gemm-exact|"
-                       "gemm-epilogue|gemm-apart|gemm-tf32\n");
+                       "gemm-epilogue|gemm-apart|gemm-tf32|nccl\n");
   return 2;
 }

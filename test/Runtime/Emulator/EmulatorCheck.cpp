@@ -31,6 +31,8 @@
 //   gemm-stream       a GEMM queued on something that is not a stream is an
 //                     error
 //   corrupt WHAT      loading a damaged object: magic, version, elf, table
+//   nccl              amp_gpu_dp_* as one rank on the emulated NCCL
+//                     (CollectiveChecks.cpp; built with MPI only)
 //   mlir-kernels      the kernels of test/Target/Emulator/Inputs/
 //                     kernels.mlir, compiled by the emulator target (KERNELS
 //                     is then the kernel object itself)
@@ -44,6 +46,11 @@
 #include "amp/Runtime/EmulatorABI.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
+
+#ifdef AMP_CHECK_HAS_MPI
+#define OMPI_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -431,6 +438,17 @@ int main(int argc, char **argv) {
     return checkGemmRefused(64, true); // the stream is a device buffer
   if (mode == "mlir-kernels")
     return checkMlirKernels();
+#ifdef AMP_CHECK_HAS_MPI
+  if (mode == "nccl") {
+    // The emulated NCCL runs over the launcher's MPI, which the
+    // data-parallel runtime initializes in a model library: here, this
+    // process is a world of one.
+    MPI_Init(nullptr, nullptr);
+    int status = checkCollectives();
+    MPI_Finalize();
+    return status;
+  }
+#endif
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;
 }
