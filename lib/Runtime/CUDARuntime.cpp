@@ -135,11 +135,90 @@ void unpinHost(void *host) {
     api().cuMemHostUnregister(host);
 }
 
+//===----------------------------------------------------------------------===//
+// The upload stream and events (asynchronous steps)
+//===----------------------------------------------------------------------===//
+
+/// Created at the first asynchronous step; non-blocking like the step
+/// stream, and kept for the life of the process as that one is.
+CUstream uploadStream() {
+  static CUstream upload = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (ready())
+      check(api().cuStreamCreate(&upload, CU_STREAM_NON_BLOCKING),
+            "creating the CUDA upload stream (cuStreamCreate)");
+  });
+  return upload;
+}
+
+CUstream streamNamed(int32_t which) {
+  return which == AMP_DEVICE_UPLOAD_STREAM ? uploadStream() : stream();
+}
+
+void *eventCreate() {
+  CUevent event = nullptr;
+  if (!ready() || !check(api().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+                         "creating a CUDA event (cuEventCreate)"))
+    return nullptr;
+  return event;
+}
+
+void eventDestroy(void *event) {
+  if (event && initialize())
+    api().cuEventDestroy_v2(static_cast<CUevent>(event));
+}
+
+int32_t eventRecord(void *event, int32_t which) {
+  if (!ready() || !streamNamed(which))
+    return 1;
+  checkLazily(api().cuEventRecord(static_cast<CUevent>(event), streamNamed(which)),
+              [] { return std::string("recording a CUDA event (cuEventRecord)"); });
+  return status();
+}
+
+int32_t streamWaitEvent(int32_t which, void *event) {
+  if (!ready() || !streamNamed(which))
+    return 1;
+  checkLazily(
+      api().cuStreamWaitEvent(streamNamed(which), static_cast<CUevent>(event), 0),
+      [] { return std::string("ordering the CUDA streams (cuStreamWaitEvent)"); });
+  return status();
+}
+
+/// Also where an asynchronous failure of the work before the event surfaces.
+int32_t eventSynchronize(void *event) {
+  if (!ready())
+    return 1;
+  check(api().cuEventSynchronize(static_cast<CUevent>(event)),
+        "waiting for the GPU (cuEventSynchronize)");
+  return status();
+}
+
+int32_t copyAsync(void *to, const void *from, size_t bytes, int32_t toDevice,
+                  int32_t which) {
+  if (!ready() || !streamNamed(which))
+    return 1;
+  if (bytes == 0)
+    return 0;
+  CUstream on = streamNamed(which);
+  if (toDevice)
+    checkLazily(api().cuMemcpyHtoDAsync_v2(devicePointer(to), from, bytes, on),
+                [&] { return copyWhat("to the GPU (cuMemcpyHtoDAsync)", bytes); });
+  else
+    checkLazily(api().cuMemcpyDtoHAsync_v2(to, devicePointer(from), bytes, on),
+                [&] {
+                  return copyWhat("from the GPU (cuMemcpyDtoHAsync)", bytes);
+                });
+  return status();
+}
+
 const amp_device_ops kCudaOps = {
-    "cuda",       deviceInit, deviceLastError,   deviceName,
-    deviceAlloc,  deviceFree, copyToDevice,      copyToHost,
-    copyOnDevice, memsetZero, deviceSynchronize, pinHost,
-    unpinHost,
+    "cuda",          deviceInit,      deviceLastError,   deviceName,
+    deviceAlloc,     deviceFree,      copyToDevice,      copyToHost,
+    copyOnDevice,    memsetZero,      deviceSynchronize, pinHost,
+    unpinHost,       eventCreate,     eventDestroy,      eventRecord,
+    streamWaitEvent, eventSynchronize, copyAsync,
 };
 
 //===----------------------------------------------------------------------===//

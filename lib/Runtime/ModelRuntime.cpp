@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
 #include <memory>
 #include <string>
@@ -138,6 +139,60 @@ enum class Freshness {
 namespace {
 int32_t waitForDataParallelStep();
 int32_t finishDataParallelStep(float *loss);
+
+bool isStreamed(const amp_tensor_info &info) {
+  return info.role == AMP_ROLE_INPUT || info.role == AMP_ROLE_LABEL;
+}
+
+/// At most this many steps begun and not finished (amp_train_step_begin):
+/// one running, one whose inputs are being uploaded.
+constexpr size_t kMaxStepsInFlight = 2;
+
+/// A step amp_train_step_begin started: queued on the device (its loss and
+/// skipped flag land in `slot` of the pipeline), or run at once.
+struct BegunStep {
+  bool queued = false;
+  int32_t slot = 0;
+  float loss = 0;
+  int32_t skipped = 0;
+};
+
+/// What overlapped steps need on a device, made at the first
+/// amp_train_step_begin: a second set of input and label buffers (the next
+/// step's upload fills one set while the running step reads the other),
+/// events ordering the two streams, and page-locked slots that receive each
+/// begun step's loss and skipped flag.
+struct StepPipeline {
+  /// The host slot of one begun step: the loss, then the skipped flag.
+  static constexpr size_t kSlotBytes = 64, kFieldBytes = 32;
+
+  explicit StepPipeline(const amp_device_ops *device) : device(device) {}
+  StepPipeline(const StepPipeline &) = delete;
+  ~StepPipeline() {
+    device->synchronize();
+    for (void *event : {uploaded, spareFree, done[0], done[1]})
+      if (event)
+        device->event_destroy(event);
+    if (slotsPinned)
+      device->unpin_host(slots.data.get());
+  }
+
+  const amp_device_ops *device;
+  /// Tensor index and the buffer of the other set, per input and label.
+  std::vector<std::pair<int32_t, DeviceBuffer>> spare;
+  /// Upload stream: this step's inputs are on the device.
+  void *uploaded = nullptr;
+  /// Step stream: every reader of the spare set has run.
+  void *spareFree = nullptr;
+  bool spareFreeRecorded = false;
+  /// Step stream: the step in slot k has run and its results were copied.
+  void *done[kMaxStepsInFlight] = {};
+  Buffer slots{kMaxStepsInFlight * kSlotBytes};
+  bool slotsPinned = false;
+  uint64_t begun = 0;
+
+  char *slot(int32_t k) { return slots.data.get() + size_t(k) * kSlotBytes; }
+};
 } // namespace
 
 struct amp_state {
@@ -148,8 +203,12 @@ struct amp_state {
   std::vector<void *> pinned; // page-locked host copies (pinStreamedTensors)
   ResultBuffers stepResults;
   ResultBuffers evalResults;
+  /// amp_train_step_begin's steps not finished yet, oldest first.
+  std::deque<BegunStep> begun;
+  std::unique_ptr<StepPipeline> pipeline;
 
   ~amp_state() {
+    pipeline.reset(); // drains the streams before anything is freed
     if (device)
       unpinStreamedTensors();
   }
@@ -253,13 +312,17 @@ struct amp_state {
   /// Uploads what the host wrote: inputs, labels and hyper-parameters every
   /// time (callers fill them in place through a pointer they keep), state
   /// tensors when written since the last upload.
-  int32_t syncToDevice(const amp_entry_descriptor &entry) {
+  /// With `streamedUploaded`, inputs and labels are already there
+  /// (uploadNextInputs).
+  int32_t syncToDevice(const amp_entry_descriptor &entry,
+                       bool streamedUploaded = false) {
     for (int32_t i = 0; i < entry.num_args; ++i) {
       int32_t index = entry.args[i];
-      int32_t role = model().tensors[index].role;
-      bool alwaysFromHost = role == AMP_ROLE_INPUT || role == AMP_ROLE_LABEL ||
-                            role == AMP_ROLE_HYPERPARAMETER;
-      if (!alwaysFromHost && freshness[index] != Freshness::HostNewer)
+      const amp_tensor_info &info = model().tensors[index];
+      bool alwaysFromHost =
+          isStreamed(info) || info.role == AMP_ROLE_HYPERPARAMETER;
+      if ((!alwaysFromHost && freshness[index] != Freshness::HostNewer) ||
+          (streamedUploaded && isStreamed(info)))
         continue;
       if (device->copy_to_device(deviceTensors[index].data,
                                  tensors[index].data.get(),
@@ -337,41 +400,32 @@ struct amp_state {
     return 0;
   }
 
-  int32_t run(const amp_entry_descriptor &entry, ResultBuffers &results,
-              float *loss, int32_t *skipped) {
-    if (checkLabels(entry) || (device && syncToDevice(entry)))
-      return 1;
+  /// Runs (on a device: queues) the entry point on the current buffers.
+  void callEntry(const amp_entry_descriptor &entry, ResultBuffers &results) {
     std::vector<void *> pointers;
     for (int32_t i = 0; i < entry.num_args; ++i)
       pointers.push_back(argumentPointer(entry.args[i]));
     for (int32_t i = 0; i < entry.num_results; ++i)
       pointers.push_back(resultPointer(results, i));
     entry.entry(pointers.data());
-    if (int32_t status = waitForDataParallelStep())
-      return status;
-    if (int32_t status = finishDataParallelStep(nullptr)) {
-      if (device) // the caller may write page-locked inputs being copied
-        device->synchronize();
-      return status;
-    }
+  }
+
+  void applyUpdates(const amp_entry_descriptor &entry, ResultBuffers &results) {
     for (int32_t i = 0; i < entry.num_results; ++i)
       if (entry.result_updates[i] >= 0)
         updateTensor(results, i, entry.result_updates[i]);
-    if (resultToHost(results, entry.loss_result) ||
-        resultToHost(results, entry.skipped_result))
-      return 1;
-    if (device && device->synchronize() != 0)
-      return deviceError("the GPU step failed");
-    if (loss && entry.loss_result >= 0)
-      *loss = *reinterpret_cast<float *>(
-          results.host[entry.loss_result].data.get());
-    if (loss && finishDataParallelStep(loss))
-      return 1;
+  }
+
+  /// The loss and skipped flag of a step that ran, from host copies of its
+  /// results (null where the entry has none); fails after the step if the
+  /// scaler is stuck.
+  int32_t reportStep(const void *lossData, const void *skippedData,
+                     float *loss, int32_t *skipped) {
+    if (loss && lossData)
+      std::memcpy(loss, lossData, sizeof(float));
     if (skipped)
-      *skipped = entry.skipped_result >= 0
-                     ? *reinterpret_cast<uint8_t *>(
-                           results.host[entry.skipped_result].data.get()) != 0
-                     : 0;
+      *skipped =
+          skippedData ? *static_cast<const uint8_t *>(skippedData) != 0 : 0;
     // The step ran and its results are in place; the error tells the caller
     // that training cannot go on usefully.
     if (int32_t stuck = stuckScaler(); stuck >= 0)
@@ -379,6 +433,151 @@ struct amp_state {
                   "' is stuck at its minimum: a gradient overflowed at "
                   "min-scale (error-at-min)");
     return 0;
+  }
+
+  const void *hostResult(const ResultBuffers &results, int32_t index) const {
+    return index >= 0 ? results.host[index].data.get() : nullptr;
+  }
+
+  int32_t run(const amp_entry_descriptor &entry, ResultBuffers &results,
+              float *loss, int32_t *skipped) {
+    if (checkLabels(entry) || (device && syncToDevice(entry)))
+      return 1;
+    callEntry(entry, results);
+    if (int32_t status = waitForDataParallelStep())
+      return status;
+    if (int32_t status = finishDataParallelStep(nullptr)) {
+      if (device) // the caller may write page-locked inputs being copied
+        device->synchronize();
+      return status;
+    }
+    applyUpdates(entry, results);
+    if (resultToHost(results, entry.loss_result) ||
+        resultToHost(results, entry.skipped_result))
+      return 1;
+    if (device && device->synchronize() != 0)
+      return deviceError("the GPU step failed");
+    const void *lossData = hostResult(results, entry.loss_result);
+    float averaged = 0;
+    if (loss && lossData) {
+      std::memcpy(&averaged, lossData, sizeof(float));
+      if (finishDataParallelStep(&averaged))
+        return 1;
+      lossData = &averaged;
+    }
+    return reportStep(lossData, hostResult(results, entry.skipped_result),
+                      loss, skipped);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Overlapped steps (amp_train_step_begin)
+  //===--------------------------------------------------------------------===//
+
+  /// Whether steps can overlap their uploads: a device with a second stream.
+  bool canOverlapSteps() const {
+    return device && device->event_create && device->copy_async &&
+           device->stream_wait_event && device->event_synchronize;
+  }
+
+  int32_t preparePipeline() {
+    if (pipeline)
+      return 0;
+    const amp_entry_descriptor &entry = model().train_step;
+    auto p = std::make_unique<StepPipeline>(device);
+    for (int32_t i = 0; i < entry.num_args; ++i) {
+      int32_t index = entry.args[i];
+      if (!isStreamed(model().tensors[index]))
+        continue;
+      p->spare.emplace_back(index, DeviceBuffer(device, tensors[index].size));
+      if (!p->spare.back().second.data)
+        return deviceError("cannot allocate a second buffer for '" +
+                           std::string(model().tensors[index].name) +
+                           "' on the GPU (asynchronous steps)");
+    }
+    for (void **event : {&p->uploaded, &p->spareFree, &p->done[0],
+                         &p->done[1]})
+      if (!(*event = device->event_create()))
+        return deviceError("cannot create a GPU event");
+    if (!p->slots.data)
+      return fail("out of memory for the step results' slots");
+    // A pageable slot still works: its copy then waits for the step.
+    p->slotsPinned = device->pin_host &&
+                     device->pin_host(p->slots.data.get(), p->slots.size) == 0;
+    pipeline = std::move(p);
+    return 0;
+  }
+
+  /// Uploads the inputs and labels into the spare set on the upload stream
+  /// once every reader of that set has run, and makes it the current set;
+  /// returns when the host copies may be written again.
+  int32_t uploadNextInputs() {
+    StepPipeline &p = *pipeline;
+    if (p.spareFreeRecorded &&
+        device->stream_wait_event(AMP_DEVICE_UPLOAD_STREAM, p.spareFree))
+      return deviceError("cannot order the upload after the step before");
+    for (auto &[index, buffer] : p.spare)
+      if (device->copy_async(buffer.data, tensors[index].data.get(),
+                             tensors[index].size, 1, AMP_DEVICE_UPLOAD_STREAM))
+        return deviceError(std::string("cannot copy '") +
+                           model().tensors[index].name + "' to the GPU");
+    if (device->event_record(p.uploaded, AMP_DEVICE_UPLOAD_STREAM) ||
+        device->event_synchronize(p.uploaded) ||
+        device->stream_wait_event(AMP_DEVICE_STEP_STREAM, p.uploaded))
+      return deviceError("cannot upload the step's inputs");
+    for (auto &[index, buffer] : p.spare)
+      std::swap(deviceTensors[index].data, buffer.data);
+    // What the step stream holds so far read the set that is now spare.
+    if (device->event_record(p.spareFree, AMP_DEVICE_STEP_STREAM))
+      return deviceError("cannot record a GPU event");
+    p.spareFreeRecorded = true;
+    return 0;
+  }
+
+  /// Queues copies of the step's loss and skipped flag into its slot, and
+  /// the slot's event after them.
+  int32_t queueStepReport(const amp_entry_descriptor &entry, int32_t slot) {
+    StepPipeline &p = *pipeline;
+    int32_t fields[2] = {entry.loss_result, entry.skipped_result};
+    for (int32_t f = 0; f < 2; ++f) {
+      int32_t index = fields[f];
+      if (index < 0)
+        continue;
+      if (stepResults.host[index].size > StepPipeline::kFieldBytes)
+        return fail("a step's loss or skipped flag is larger than " +
+                    std::to_string(StepPipeline::kFieldBytes) + " bytes");
+      if (device->copy_async(p.slot(slot) + f * StepPipeline::kFieldBytes,
+                             stepResults.device[index].data,
+                             stepResults.host[index].size, 0,
+                             AMP_DEVICE_STEP_STREAM))
+        return deviceError("cannot read the step's loss from the GPU");
+    }
+    if (device->event_record(p.done[slot], AMP_DEVICE_STEP_STREAM))
+      return deviceError("cannot record a GPU event");
+    return 0;
+  }
+
+  int32_t beginStep(BegunStep &step) {
+    const amp_entry_descriptor &entry = model().train_step;
+    if (checkLabels(entry) || preparePipeline() || uploadNextInputs() ||
+        syncToDevice(entry, /*streamedUploaded=*/true))
+      return 1;
+    callEntry(entry, stepResults);
+    applyUpdates(entry, stepResults);
+    step.queued = true;
+    step.slot = int32_t(pipeline->begun++ % kMaxStepsInFlight);
+    return queueStepReport(entry, step.slot);
+  }
+
+  int32_t finishStep(const BegunStep &step, float *loss, int32_t *skipped) {
+    const amp_entry_descriptor &entry = model().train_step;
+    if (device->event_synchronize(pipeline->done[step.slot]))
+      return deviceError("the GPU step failed");
+    const char *slot = pipeline->slot(step.slot);
+    return reportStep(entry.loss_result >= 0 ? slot : nullptr,
+                      entry.skipped_result >= 0
+                          ? slot + StepPipeline::kFieldBytes
+                          : nullptr,
+                      loss, skipped);
   }
 };
 
@@ -1061,6 +1260,39 @@ int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped) {
   if (int32_t status = broadcastBuffers(*state))
     return status;
   return checkReplicas(*state);
+}
+
+int32_t amp_train_step_begin(amp_state *state) {
+  if (state->begun.size() >= kMaxStepsInFlight)
+    return fail("amp_train_step_begin: " + std::to_string(kMaxStepsInFlight) +
+                " steps are begun and not finished; call "
+                "amp_train_step_finish first");
+  BegunStep step;
+  if (state->canOverlapSteps() && !dataParallel()) {
+    if (state->beginStep(step))
+      return 1;
+  } else if (int32_t status =
+                 amp_train_step(state, &step.loss, &step.skipped)) {
+    return status;
+  }
+  state->begun.push_back(step);
+  return 0;
+}
+
+int32_t amp_train_step_finish(amp_state *state, float *loss,
+                              int32_t *skipped) {
+  if (state->begun.empty())
+    return fail("amp_train_step_finish: no step is begun "
+                "(amp_train_step_begin)");
+  BegunStep step = state->begun.front();
+  state->begun.pop_front();
+  if (step.queued)
+    return state->finishStep(step, loss, skipped);
+  if (loss)
+    *loss = step.loss;
+  if (skipped)
+    *skipped = step.skipped;
+  return 0;
 }
 
 int32_t amp_eval(amp_state *state, float *loss) {

@@ -54,7 +54,30 @@ typedef struct amp_device_ops {
      (the next copy_to_host or synchronize). Optional (null). */
   int32_t (*pin_host)(void *host, size_t bytes);
   void (*unpin_host)(void *host);
+
+  /* Asynchronous steps (amp_train_step_begin in ModelABI.h): inputs are
+     uploaded on a second stream, the upload stream, while the step stream
+     still runs the step before; events order the two. Optional (all null
+     where unsupported: steps then run synchronously). `stream` is an
+     amp_device_stream. */
+  void *(*event_create)(void);
+  void (*event_destroy)(void *event);
+  int32_t (*event_record)(void *event, int32_t stream);
+  /* Work queued on `stream` after this call waits for `event`. */
+  int32_t (*stream_wait_event)(int32_t stream, void *event);
+  /* The host waits for `event`; returns the sticky error if any. */
+  int32_t (*event_synchronize)(void *event);
+  /* A copy queued on `stream` that returns at once: a page-locked `host`
+     is read or written while the stream runs it, so the caller leaves it
+     alone until an event recorded after the copy has completed. */
+  int32_t (*copy_async)(void *to, const void *from, size_t bytes,
+                        int32_t toDevice, int32_t stream);
 } amp_device_ops;
+
+enum amp_device_stream {
+  AMP_DEVICE_STEP_STREAM = 0,
+  AMP_DEVICE_UPLOAD_STREAM = 1
+};
 
 /* The CUDA backend (lib/Runtime/CUDARuntime.cpp, libamp_cuda_runtime.a). */
 const amp_device_ops *amp_cuda_device_ops(void);

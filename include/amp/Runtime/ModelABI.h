@@ -105,6 +105,28 @@ int32_t amp_set_hyperparameter(amp_state *state, const char *name,
    [0, label_range) fails the step (naming the label, the element and its
    value) and leaves the state as it was. */
 int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped);
+/* Asynchronous steps, so that the upload of one step's inputs overlaps the
+   step before it on a GPU (a data loader's prefetch, done by the runtime).
+   amp_train_step_begin checks the labels, uploads the inputs and labels as
+   they are now, queues the step and returns once the host copies of the
+   inputs may be written again; the step may still be running.
+   amp_train_step_finish waits for the oldest begun step and gives its loss
+   and skipped flag as amp_train_step does. At most two steps are begun and
+   not finished (a third begin fails). The usual loop:
+
+     fill batch 0; begin;
+     for k = 1..n-1: fill batch k; begin; finish (step k-1)
+     finish (step n-1)
+
+   Every other call (amp_state_tensor, amp_eval, save, load, another
+   amp_train_step) sees the state after every begun step, as if each had
+   finished. Where steps cannot overlap (the CPU, data parallelism), begin
+   runs the step at once and finish returns what it gave. A failure is
+   returned by the call that finds it: begin for labels and uploads, finish
+   for the step itself. */
+int32_t amp_train_step_begin(amp_state *state);
+int32_t amp_train_step_finish(amp_state *state, float *loss,
+                              int32_t *skipped);
 /* The forward model on the current inputs (no update), in evaluation mode
    as PyTorch's model.eval(): batch norm uses the running statistics,
    dropout is off. `*loss` is the loss the library trains (amp-compile

@@ -1,0 +1,237 @@
+//===- step-pipeline-check.cpp - overlapped steps against plain ones ------===//
+//
+// amp-step-pipeline-check LIB STEPS SEED: trains the model library LIB
+// twice from the same seed on a new synthetic batch every step, once with
+// amp_train_step and once with amp_train_step_begin/finish as a data
+// loader would drive them (batch k+1 written and begun before step k is
+// finished, so that on a GPU its upload overlaps step k). The same kernels
+// on the same data give the same bits: the losses, skipped flags and every
+// state tensor afterwards must be identical. A batch uploaded into buffers
+// a running step still reads, or a loss read from the wrong step, shows as
+// a difference. Then the API's misuse: a finish with no step begun and a
+// begin with two steps in flight are errors.
+//
+// Needs only the library (no LLVM): scripts/gpu-machine.sh runs it on GPUs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Runtime/ModelABI.h"
+#include "amp/Runtime/Numerics.h"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Library {
+  decltype(&amp_num_tensors) numTensors;
+  decltype(&amp_tensor) tensor;
+  decltype(&amp_state_create) create;
+  decltype(&amp_state_destroy) destroy;
+  decltype(&amp_state_tensor) stateTensor;
+  decltype(&amp_train_step) step;
+  decltype(&amp_train_step_begin) begin;
+  decltype(&amp_train_step_finish) finish;
+  decltype(&amp_last_error) lastError;
+};
+
+template <typename T> bool resolve(void *handle, const char *name, T &to) {
+  to = reinterpret_cast<T>(dlsym(handle, name));
+  if (!to)
+    std::printf("error: the library lacks %s\n", name);
+  return to != nullptr;
+}
+
+bool load(const char *path, Library &lib) {
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    std::printf("error: %s\n", dlerror());
+    return false;
+  }
+  return resolve(handle, "amp_num_tensors", lib.numTensors) &&
+         resolve(handle, "amp_tensor", lib.tensor) &&
+         resolve(handle, "amp_state_create", lib.create) &&
+         resolve(handle, "amp_state_destroy", lib.destroy) &&
+         resolve(handle, "amp_state_tensor", lib.stateTensor) &&
+         resolve(handle, "amp_train_step", lib.step) &&
+         resolve(handle, "amp_train_step_begin", lib.begin) &&
+         resolve(handle, "amp_train_step_finish", lib.finish) &&
+         resolve(handle, "amp_last_error", lib.lastError);
+}
+
+bool isStreamed(const amp_tensor_info &info) {
+  return info.role == AMP_ROLE_INPUT || info.role == AMP_ROLE_LABEL;
+}
+
+/// Batch `step`'s inputs and labels: N(0, 1) floats, integer labels in
+/// their range, from a generator seeded by (seed, step).
+bool fillBatch(const Library &lib, amp_state *state, uint64_t seed,
+               int64_t step) {
+  amp::Random random{seed * 1000003u + uint64_t(step)};
+  for (int32_t i = 0; i < lib.numTensors(); ++i) {
+    const amp_tensor_info &info = *lib.tensor(i);
+    if (!isStreamed(info))
+      continue;
+    void *data = lib.stateTensor(state, info.name);
+    if (!data)
+      return false;
+    for (int64_t e = 0; e < info.num_elements; ++e) {
+      if (amp::isFloatDtype(info.dtype)) {
+        amp::storeValue(data, info.dtype, e, random.normal());
+        continue;
+      }
+      int64_t range = info.label_range > 0 ? info.label_range : 2;
+      amp::storeValue(data, info.dtype, e, double(random.next() % range));
+    }
+  }
+  return true;
+}
+
+struct Outcome {
+  std::vector<float> losses;
+  std::vector<int32_t> skipped;
+  /// Every state tensor after the last step, by index (inputs empty).
+  std::vector<std::vector<char>> state;
+};
+
+bool readState(const Library &lib, amp_state *state, Outcome &outcome) {
+  for (int32_t i = 0; i < lib.numTensors(); ++i) {
+    const amp_tensor_info &info = *lib.tensor(i);
+    std::vector<char> bytes;
+    size_t size = 0;
+    if (!isStreamed(info) && amp::tensorBytes(info, size)) {
+      const char *data =
+          static_cast<const char *>(lib.stateTensor(state, info.name));
+      if (!data)
+        return false;
+      bytes.assign(data, data + size);
+    }
+    outcome.state.push_back(std::move(bytes));
+  }
+  return true;
+}
+
+bool trainPlain(const Library &lib, amp_state *state, uint64_t seed,
+                int64_t steps, Outcome &outcome) {
+  for (int64_t k = 0; k < steps; ++k) {
+    float loss = 0;
+    int32_t skipped = 0;
+    if (!fillBatch(lib, state, seed, k) || lib.step(state, &loss, &skipped))
+      return false;
+    outcome.losses.push_back(loss);
+    outcome.skipped.push_back(skipped);
+  }
+  return readState(lib, state, outcome);
+}
+
+bool finishOne(const Library &lib, amp_state *state, Outcome &outcome) {
+  float loss = 0;
+  int32_t skipped = 0;
+  if (lib.finish(state, &loss, &skipped))
+    return false;
+  outcome.losses.push_back(loss);
+  outcome.skipped.push_back(skipped);
+  return true;
+}
+
+/// Batch k+1 is written and begun while step k may still run.
+bool trainPipelined(const Library &lib, amp_state *state, uint64_t seed,
+                    int64_t steps, Outcome &outcome) {
+  for (int64_t k = 0; k < steps; ++k) {
+    if (!fillBatch(lib, state, seed, k) || lib.begin(state))
+      return false;
+    if (k > 0 && !finishOne(lib, state, outcome))
+      return false;
+  }
+  if (steps > 0 && !finishOne(lib, state, outcome))
+    return false;
+  return readState(lib, state, outcome);
+}
+
+int compare(const Library &lib, const Outcome &plain,
+            const Outcome &pipelined) {
+  int differences = 0;
+  for (size_t k = 0; k < plain.losses.size(); ++k) {
+    bool same = std::memcmp(&plain.losses[k], &pipelined.losses[k],
+                            sizeof(float)) == 0 &&
+                plain.skipped[k] == pipelined.skipped[k];
+    std::printf("step %zu: loss %.6f skipped %d, pipelined %.6f skipped %d%s\n",
+                k + 1, plain.losses[k], plain.skipped[k], pipelined.losses[k],
+                pipelined.skipped[k], same ? "" : "  DIFFERENT");
+    differences += !same;
+  }
+  for (size_t i = 0; i < plain.state.size(); ++i)
+    if (plain.state[i] != pipelined.state[i]) {
+      std::printf("state tensor '%s' differs\n", lib.tensor(int32_t(i))->name);
+      ++differences;
+    }
+  return differences;
+}
+
+/// Misuse of the API is an error naming the call, and leaves the state
+/// usable.
+int checkMisuse(const Library &lib, amp_state *state, uint64_t seed) {
+  int failures = 0;
+  float loss = 0;
+  int32_t skipped = 0;
+  if (lib.finish(state, &loss, &skipped) == 0) {
+    std::printf("FAIL: a finish with no step begun succeeded\n");
+    ++failures;
+  } else {
+    std::printf("finish with no step begun: %s\n", lib.lastError());
+  }
+  if (!fillBatch(lib, state, seed, 0) || lib.begin(state) || lib.begin(state))
+    return failures + 1;
+  if (lib.begin(state) == 0) {
+    std::printf("FAIL: a third begin succeeded\n");
+    ++failures;
+  } else {
+    std::printf("third begin: %s\n", lib.lastError());
+  }
+  if (lib.finish(state, &loss, &skipped) || lib.finish(state, &loss, &skipped))
+    return failures + 1;
+  return failures;
+}
+
+int run(const Library &lib, int64_t steps, uint64_t seed) {
+  Outcome plain, pipelined;
+  amp_state *a = lib.create(seed);
+  amp_state *b = a ? lib.create(seed) : nullptr;
+  bool ok = a && b && trainPlain(lib, a, seed, steps, plain) &&
+            trainPipelined(lib, b, seed, steps, pipelined);
+  int failures = 0;
+  if (!ok) {
+    std::printf("error: %s\n", lib.lastError());
+    failures = 1;
+  } else {
+    failures = compare(lib, plain, pipelined);
+    if (failures == 0)
+      std::printf("%lld steps: pipelined steps identical to plain ones\n",
+                  (long long)steps);
+    failures += checkMisuse(lib, b, seed);
+  }
+  if (b)
+    lib.destroy(b);
+  if (a)
+    lib.destroy(a);
+  return failures == 0 ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: amp-step-pipeline-check LIB STEPS SEED\n");
+    return 2;
+  }
+  Library lib;
+  if (!load(argv[1], lib))
+    return 1;
+  return run(lib, std::atoll(argv[2]), std::strtoull(argv[3], nullptr, 10));
+}
