@@ -137,6 +137,34 @@ class AmpLibrary:
             raise RuntimeError("amp_train_step: " + self.error())
         return loss.value, skipped.value
 
+    def has_pipeline(self):
+        return hasattr(self.lib, "amp_train_step_begin")
+
+    def begin(self):
+        if self.lib.amp_train_step_begin(self.state):
+            raise RuntimeError("amp_train_step_begin: " + self.error())
+
+    def finish(self):
+        loss, skipped = ctypes.c_float(), ctypes.c_int32()
+        if self.lib.amp_train_step_finish(self.state, ctypes.byref(loss),
+                                          ctypes.byref(skipped)):
+            raise RuntimeError("amp_train_step_finish: " + self.error())
+        return loss.value, skipped.value
+
+    def steps(self, count, pipelined):
+        """`count` steps; pipelined: each begun before the one before it is
+        finished, so that its upload overlaps that step (on a GPU)."""
+        if not pipelined:
+            return [self.step() for _ in range(count)]
+        results = []
+        for k in range(count):
+            self.begin()
+            if k:
+                results.append(self.finish())
+        if count:
+            results.append(self.finish())
+        return results
+
 
 def compile_libraries(amp_compile, out_dir, target, sizes_name, sizes, lr,
                       weight_decay, workloads, precisions):
@@ -330,29 +358,27 @@ def trace_kernels(step, path, timeline=False):
                 r["kernel"][:150]))
 
 
-def run_amp(library, data, seed, device, warmup, steps, trace=None):
+def run_amp(library, data, seed, device, warmup, steps, trace=None,
+            pipelined=False):
     if device == "cuda":
         gc.collect()
         torch.cuda.empty_cache()
         used_before = device_used_bytes()
     lib = AmpLibrary(library)
+    if pipelined and not lib.has_pipeline():
+        raise Unavailable("the library has no amp_train_step_begin")
     lib.create(seed)
     try:
         for name, value in data.items():
             lib.view(name).copy_(value)
         params = lib.parameters()
         lr = float(lib.view("lr")) if "lr" in lib.tensors else None
-        losses, skipped = [], 0
-        for _ in range(warmup):
-            loss, s = lib.step()
-            losses.append(loss)
-            skipped += s
+        results = lib.steps(warmup, pipelined)
         start = time.perf_counter()
-        for _ in range(steps):
-            loss, s = lib.step()
-            losses.append(loss)
-            skipped += s
+        results += lib.steps(steps, pipelined)
         seconds = time.perf_counter() - start
+        losses = [loss for loss, _ in results]
+        skipped = sum(s for _, s in results)
         memory = (device_used_bytes() - used_before) if device == "cuda" else None
         if trace and device == "cuda":
             trace_kernels(lib.step, trace, timeline=True)
@@ -507,6 +533,10 @@ def main():
     p.add_argument("--fused-adamw", action="store_true",
                    help="torch AdamW(fused=True) on cuda (default: torch's "
                    "default implementation)")
+    p.add_argument("--no-pipelined", action="store_true",
+                   help="skip the run of amp with overlapped steps "
+                   "(amp_train_step_begin/finish: the next step's upload "
+                   "runs while the step before computes)")
     p.add_argument("--fresh-batch", action="store_true",
                    help="torch copies x and target from (pinned) host memory "
                    "to the GPU every step, as amp's runtime uploads its "
@@ -603,6 +633,16 @@ def main():
                 lr = lib_lr if lib_lr is not None else lr
             except Exception as e:  # report and go on with torch
                 runs["amp"] = dict(error="%s: %s" % (type(e).__name__, e))
+            if entry is not None and not a.no_pipelined:
+                try:
+                    runs["amp-pipelined"] = run_amp(
+                        os.path.join(libs_dir, entry["file"]), data, a.seed,
+                        a.device, warmup, steps, pipelined=True)[0]
+                except Unavailable as e:
+                    runs["amp-pipelined"] = dict(error="unavailable: %s" % e)
+                except Exception as e:
+                    runs["amp-pipelined"] = dict(
+                        error="%s: %s" % (type(e).__name__, e))
             variants = [("eager", False, False, False)]
             if w == "gpt2_block" and not a.no_sdpa:
                 variants.append(("eager-sdpa", False, True, False))
@@ -658,6 +698,17 @@ def main():
                 rows.append([date, machine, w, prec, label, "%.2f" % rate,
                              "%.0f" % (rate * tokens), fmt(mem, "%.0f"),
                              "" if label == "amp" else fmt(ratio, "%.2f"), note])
+            pipe = runs.get("amp-pipelined", {})
+            if "seconds" in pipe:
+                pipe_rate = steps / pipe["seconds"]
+                ratios = ["%s %.2fx" % (label, pipe_rate * r["seconds"] / steps)
+                          for label, r in runs.items()
+                          if label not in ("amp", "amp-pipelined")
+                          and "seconds" in r]
+                same = pipe["losses"] == amp.get("losses")
+                print("  amp-pipelined against: %s; its losses %s amp's"
+                      % (", ".join(ratios) or "-",
+                         "are identical to" if same else "DIFFER from"))
             reference = next((label for label in ("eager", "eager-fp32")
                               if "losses" in runs.get(label, {})), None)
             k = min(warmup, len(amp.get("losses", [])))

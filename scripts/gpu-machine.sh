@@ -24,13 +24,15 @@
 # collectives as one rank on NCCL), gpu_vs_cpu,
 # checkpoint (10 steps == 5 + resume 5, byte for byte), overflow (fp16 with
 # an initial scale of 2^24 skips steps and halves the scale, as on the CPU),
-# bench (bench/run_gpu_benchmarks.sh without torch.compile, with a kernel
+# pipeline (amp-step-pipeline-check: overlapped steps identical to plain
+# ones on every case and two benchmark libraries), bench
+# (bench/run_gpu_benchmarks.sh without torch.compile, with a kernel
 # trace), bench_fresh (torch copies its batch from the host every step, as
 # amp does), torch_compile (with torch.compile).
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 # ---------------------------------------------------------------------------
@@ -73,7 +75,8 @@ prepare() {
   fi
   rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/cases" "$dir/models" &&
     touch "$dir/.gpu-machine" || return 1
-  cp "$run" "$build/bin/amp-cuda-runtime-check" "$dir/bin/" || return 1
+  cp "$run" "$build/bin/amp-cuda-runtime-check" \
+    "$build/bin/amp-step-pipeline-check" "$dir/bin/" || return 1
   if ldd "$dir/bin/amp-run" | grep -q libLLVM; then
     echo "gpu-machine: $run links libLLVM, which GPU machines lack" >&2
     return 1
@@ -186,6 +189,22 @@ check_overflow() {
   "$bin/amp-run" "$c/inf-gpu.so" --steps 2 --seed 2 --load "$c/inf-cpu.ckpt"
 }
 
+# Overlapped steps (amp_train_step_begin/finish) against plain ones, a new
+# batch every step, bit for bit: every correctness case, then the benchmark
+# libraries, whose steps are long enough for an upload to race a step that
+# still reads its buffers.
+check_pipeline() {
+  local status=0 lib
+  for lib in "$dir"/cases/*-cuda.so "$dir"/gpu-libs/gpt2_block_bf16.so \
+             "$dir"/gpu-libs/mlp_stack_fp16.so; do
+    echo "== $(basename "$lib")"
+    "$bin/amp-step-pipeline-check" "$lib" 8 7 > "$work/pipeline.txt" 2>&1 ||
+      status=1
+    grep -E "DIFFERENT|differs|error|identical|begin" "$work/pipeline.txt"
+  done
+  return $status
+}
+
 check_bench() {
   PARTS="gemm mlp_stack gpt2_block" "$root/bench/run_gpu_benchmarks.sh" \
     "$dir/gpu-libs" "$out/bench" -- --no-compile --kernel-trace "$out/bench"
@@ -222,7 +241,7 @@ run_checks() {
     echo "NCCL from: ${nccl:-not found}"; } > "$out/system.txt" 2>&1
   local failed=0 check limit
   : > "$out/summary.txt"
-  for check in ${CHECKS:-runtime gpu_vs_cpu checkpoint overflow bench}; do
+  for check in ${CHECKS:-runtime gpu_vs_cpu checkpoint overflow pipeline bench}; do
     limit="${GPU_CHECK_TIMEOUT:-300}"
     local start=$SECONDS
     export root dir out bin work

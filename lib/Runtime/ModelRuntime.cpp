@@ -140,8 +140,11 @@ namespace {
 int32_t waitForDataParallelStep();
 int32_t finishDataParallelStep(float *loss);
 
-bool isStreamed(const amp_tensor_info &info) {
-  return info.role == AMP_ROLE_INPUT || info.role == AMP_ROLE_LABEL;
+/// What the host uploads before every step: callers write inputs, labels
+/// and hyper-parameters in place through pointers they keep.
+bool isUploadedEveryStep(const amp_tensor_info &info) {
+  return info.role == AMP_ROLE_INPUT || info.role == AMP_ROLE_LABEL ||
+         info.role == AMP_ROLE_HYPERPARAMETER;
 }
 
 /// At most this many steps begun and not finished (amp_train_step_begin):
@@ -178,7 +181,8 @@ struct StepPipeline {
   }
 
   const amp_device_ops *device;
-  /// Tensor index and the buffer of the other set, per input and label.
+  /// Tensor index and the buffer of the other set, per tensor uploaded
+  /// every step.
   std::vector<std::pair<int32_t, DeviceBuffer>> spare;
   /// Upload stream: this step's inputs are on the device.
   void *uploaded = nullptr;
@@ -312,17 +316,15 @@ struct amp_state {
   /// Uploads what the host wrote: inputs, labels and hyper-parameters every
   /// time (callers fill them in place through a pointer they keep), state
   /// tensors when written since the last upload.
-  /// With `streamedUploaded`, inputs and labels are already there
+  /// With `everyStepUploaded`, what isUploadedEveryStep is already there
   /// (uploadNextInputs).
   int32_t syncToDevice(const amp_entry_descriptor &entry,
-                       bool streamedUploaded = false) {
+                       bool everyStepUploaded = false) {
     for (int32_t i = 0; i < entry.num_args; ++i) {
       int32_t index = entry.args[i];
-      const amp_tensor_info &info = model().tensors[index];
-      bool alwaysFromHost =
-          isStreamed(info) || info.role == AMP_ROLE_HYPERPARAMETER;
+      bool alwaysFromHost = isUploadedEveryStep(model().tensors[index]);
       if ((!alwaysFromHost && freshness[index] != Freshness::HostNewer) ||
-          (streamedUploaded && isStreamed(info)))
+          (everyStepUploaded && alwaysFromHost))
         continue;
       if (device->copy_to_device(deviceTensors[index].data,
                                  tensors[index].data.get(),
@@ -486,7 +488,9 @@ struct amp_state {
     auto p = std::make_unique<StepPipeline>(device);
     for (int32_t i = 0; i < entry.num_args; ++i) {
       int32_t index = entry.args[i];
-      if (!isStreamed(model().tensors[index]))
+      // Hyper-parameters too: a copy from pageable memory on the step
+      // stream may wait for the step before.
+      if (!isUploadedEveryStep(model().tensors[index]))
         continue;
       p->spare.emplace_back(index, DeviceBuffer(device, tensors[index].size));
       if (!p->spare.back().second.data)
@@ -507,9 +511,9 @@ struct amp_state {
     return 0;
   }
 
-  /// Uploads the inputs and labels into the spare set on the upload stream
-  /// once every reader of that set has run, and makes it the current set;
-  /// returns when the host copies may be written again.
+  /// Uploads inputs, labels and hyper-parameters into the spare set on the
+  /// upload stream once every reader of that set has run, and makes it the
+  /// current set; returns when the host copies may be written again.
   int32_t uploadNextInputs() {
     StepPipeline &p = *pipeline;
     if (p.spareFreeRecorded &&
@@ -559,7 +563,7 @@ struct amp_state {
   int32_t beginStep(BegunStep &step) {
     const amp_entry_descriptor &entry = model().train_step;
     if (checkLabels(entry) || preparePipeline() || uploadNextInputs() ||
-        syncToDevice(entry, /*streamedUploaded=*/true))
+        syncToDevice(entry, /*everyStepUploaded=*/true))
       return 1;
     callEntry(entry, stepResults);
     applyUpdates(entry, stepResults);
