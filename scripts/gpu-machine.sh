@@ -28,11 +28,12 @@
 # ones on every case and two benchmark libraries), bench
 # (bench/run_gpu_benchmarks.sh without torch.compile, with a kernel
 # trace), bench_fresh (torch copies its batch from the host every step, as
-# amp does), torch_compile (with torch.compile).
+# amp does), torch_compile (with torch.compile). BENCH_PARTS: the bench
+# check's parts (default "gemm mlp_stack gpt2_block").
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 # ---------------------------------------------------------------------------
@@ -206,7 +207,8 @@ check_pipeline() {
 }
 
 check_bench() {
-  PARTS="gemm mlp_stack gpt2_block" "$root/bench/run_gpu_benchmarks.sh" \
+  PARTS="${BENCH_PARTS:-gemm mlp_stack gpt2_block}" \
+    "$root/bench/run_gpu_benchmarks.sh" \
     "$dir/gpu-libs" "$out/bench" -- --no-compile --kernel-trace "$out/bench"
 }
 
