@@ -1,4 +1,5 @@
 """amp.compile and the Trainer it returns."""
+import collections
 import inspect
 import io
 import json
@@ -496,23 +497,28 @@ class Trainer:
                                            dtype=np.int64).reshape(
                                                self._by_name[name]["shape"]))
 
-    def step(self, *batch, lr=None):
-        """One training step on `batch` (the model's inputs, then the
-        labels); returns the loss as a float. `lr` sets this step's learning
-        rate (else the schedule's, else the compiled one)."""
+    def _load_batch(self, batch, lr, step, caller):
+        """Writes `batch` (the model's inputs, then the labels) and the
+        learning rate of optimizer update number `step` into the state."""
         count = len(self._input_names)
         inputs, labels = batch[:count], batch[count:]
         if len(labels) != len(self._labels):
-            raise TypeError("step() takes the model's %d input(s) and %d "
-                            "label tensor(s), got %d argument(s)" %
-                            (count, len(self._labels), len(batch)))
+            raise TypeError("%s takes the model's %d input(s) and %d "
+                            "label tensor(s), got %d" %
+                            (caller, count, len(self._labels), len(batch)))
         self._set_inputs(inputs)
         for name, value in zip(self._labels, labels):
             self._set(name, value, "labels '%s'" % name)
         if lr is None and self.lr_schedule is not None:
-            lr = self.lr_schedule(self.steps)
+            lr = self.lr_schedule(step)
         if lr is not None:
             self.set_lr(lr)
+
+    def step(self, *batch, lr=None):
+        """One training step on `batch` (the model's inputs, then the
+        labels); returns the loss as a float. `lr` sets this step's learning
+        rate (else the schedule's, else the compiled one)."""
+        self._load_batch(batch, lr, self.steps, "step()")
         loss, skipped = (self._finder or self._state).train_step()
         self.micro_steps += 1
         # With accumulation the step's micro-batch counter is back at zero
@@ -522,6 +528,48 @@ class Trainer:
         if self.updated:
             self.steps += 1
             self.skipped_steps += int(skipped)
+        return float(loss)
+
+    def train(self, batches):
+        """Trains on each batch of the iterable `batches` (tuples as step()
+        takes them: the model's inputs, then the labels) and yields each
+        step's loss, as step() returns it.
+
+        On a GPU each batch is uploaded while the step before it runs
+        (amp_train_step_begin/finish, docs/Driver.md), as a data loader's
+        prefetch would; the losses and the trained state are the same bits
+        as step()'s. So the next batch is taken from `batches` (and
+        trained on) before the loss of the one before is yielded: leaving
+        the loop early still finishes the steps begun, one batch more than
+        the losses received. With gradient accumulation or amp.debug's
+        finder each batch goes through step()."""
+        if self._finder is not None or self.accumulate != 1:
+            for batch in batches:
+                yield self.step(*batch)
+            return
+        # The state each begun step runs on (a batch of another size moves
+        # to another compiled step, _switch_batch), oldest first.
+        begun = collections.deque()
+        try:
+            for batch in batches:
+                self._load_batch(tuple(batch), None, self.steps + len(begun),
+                                 "train()")
+                self._state.begin_step()
+                begun.append(self._state)
+                if len(begun) == 2:
+                    yield self._finish_step(begun.popleft())
+            while begun:
+                yield self._finish_step(begun.popleft())
+        finally:
+            while begun:  # the loop was left early: the steps still run
+                self._finish_step(begun.popleft())
+
+    def _finish_step(self, state):
+        loss, skipped = state.finish_step()
+        self.micro_steps += 1
+        self.steps += 1
+        self.updated = True
+        self.skipped_steps += int(skipped)
         return float(loss)
 
     @property

@@ -280,6 +280,35 @@ public:
     return {loss, skipped != 0};
   }
 
+  /// Overlapped steps (amp_train_step_begin/finish, ModelABI.h).
+  void beginStep() {
+    if (!abi().beginStep || !abi().finishStep)
+      throw AmpError("the library predates overlapped steps: compile it "
+                     "again");
+    int32_t status;
+    {
+      py::gil_scoped_release release;
+      status = abi().beginStep(state);
+    }
+    if (status)
+      library->fail("the training step failed");
+  }
+
+  std::pair<float, bool> finishStep() {
+    if (!abi().finishStep)
+      throw AmpError("the library predates overlapped steps: compile it "
+                     "again");
+    float loss = 0;
+    int32_t skipped = 0, status;
+    {
+      py::gil_scoped_release release;
+      status = abi().finishStep(state, &loss, &skipped);
+    }
+    if (status)
+      library->fail("the training step failed");
+    return {loss, skipped != 0};
+  }
+
   /// The forward model's results, copied out.
   py::list eval() {
     if (!abi().hasEval())
@@ -445,6 +474,8 @@ PYBIND11_MODULE(_amp, m) {
       .def("set", &State::set)
       .def("set_hyperparameter", &State::setHyperparameter)
       .def("train_step", &State::trainStep)
+      .def("begin_step", &State::beginStep)
+      .def("finish_step", &State::finishStep)
       .def("eval", &State::eval)
       .def("save", &State::save)
       .def("load", &State::load);

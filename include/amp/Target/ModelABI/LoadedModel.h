@@ -16,8 +16,8 @@
 
 namespace mlir::amp {
 
-/// The model ABI's functions; the eval-result accessors are null in
-/// libraries older than them.
+/// The model ABI's functions; the optional ones (eval results, data
+/// parallelism, overlapped steps) are null in libraries older than them.
 #define AMP_MODEL_ABI_FUNCTIONS(X)                                             \
   X(amp_abi_version, abiVersion)                                               \
   X(amp_last_error, lastError)                                                 \
@@ -37,7 +37,9 @@ namespace mlir::amp {
   X(amp_eval_result_info, evalResultInfo)                                      \
   X(amp_eval_result, evalResult)                                               \
   X(amp_dp_rank, dpRank)                                                       \
-  X(amp_dp_world_size, dpWorldSize)
+  X(amp_dp_world_size, dpWorldSize)                                            \
+  X(amp_train_step_begin, beginStep)                                           \
+  X(amp_train_step_finish, finishStep)
 
 class LoadedModel {
 public:
