@@ -497,15 +497,15 @@ class Trainer:
                                            dtype=np.int64).reshape(
                                                self._by_name[name]["shape"]))
 
-    def _load_batch(self, batch, lr, step, caller):
+    def _load_batch(self, batch, lr, step, mismatch):
         """Writes `batch` (the model's inputs, then the labels) and the
-        learning rate of optimizer update number `step` into the state."""
+        learning rate of optimizer update number `step` into the state;
+        `mismatch` is the message (inputs, labels, got) of a batch with
+        another number of tensors."""
         count = len(self._input_names)
         inputs, labels = batch[:count], batch[count:]
         if len(labels) != len(self._labels):
-            raise TypeError("%s takes the model's %d input(s) and %d "
-                            "label tensor(s), got %d" %
-                            (caller, count, len(self._labels), len(batch)))
+            raise TypeError(mismatch % (count, len(self._labels), len(batch)))
         self._set_inputs(inputs)
         for name, value in zip(self._labels, labels):
             self._set(name, value, "labels '%s'" % name)
@@ -518,7 +518,9 @@ class Trainer:
         """One training step on `batch` (the model's inputs, then the
         labels); returns the loss as a float. `lr` sets this step's learning
         rate (else the schedule's, else the compiled one)."""
-        self._load_batch(batch, lr, self.steps, "step()")
+        self._load_batch(batch, lr, self.steps,
+                         "step() takes the model's %d input(s) and %d label "
+                         "tensor(s), got %d argument(s)")
         loss, skipped = (self._finder or self._state).train_step()
         self.micro_steps += 1
         # With accumulation the step's micro-batch counter is back at zero
@@ -553,7 +555,9 @@ class Trainer:
         try:
             for batch in batches:
                 self._load_batch(tuple(batch), None, self.steps + len(begun),
-                                 "train()")
+                                 "train() takes batches of the model's %d "
+                                 "input(s) and %d label tensor(s), got a "
+                                 "batch of %d")
                 self._state.begin_step()
                 begun.append(self._state)
                 if len(begun) == 2:

@@ -76,3 +76,13 @@ def counted(items):
 trainer = make("cuda-emulator")
 next(iter(trainer.train(counted(batches))))
 print("batches taken when the first loss is yielded:", len(taken))
+
+# A bad batch in the middle fails with the reason; the steps begun before
+# it are finished, so the trainer goes on.
+# CHECK: bad batch -> TypeError: train() takes batches of the model's 1 input(s) and 1 label tensor(s), got a batch of 1; steps 2
+trainer = make("cuda-emulator")
+try:
+    for _ in trainer.train(batches[:2] + [(batches[2][0],)]):
+        pass
+except TypeError as e:
+    print("bad batch -> TypeError: %s; steps %d" % (e, trainer.steps))
