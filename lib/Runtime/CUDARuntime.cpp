@@ -172,17 +172,21 @@ void eventDestroy(void *event) {
 int32_t eventRecord(void *event, int32_t which) {
   if (!ready() || !streamNamed(which))
     return 1;
-  checkLazily(api().cuEventRecord(static_cast<CUevent>(event), streamNamed(which)),
-              [] { return std::string("recording a CUDA event (cuEventRecord)"); });
+  checkLazily(
+      api().cuEventRecord(static_cast<CUevent>(event), streamNamed(which)),
+      [] { return std::string("recording a CUDA event (cuEventRecord)"); });
   return status();
 }
 
 int32_t streamWaitEvent(int32_t which, void *event) {
   if (!ready() || !streamNamed(which))
     return 1;
-  checkLazily(
-      api().cuStreamWaitEvent(streamNamed(which), static_cast<CUevent>(event), 0),
-      [] { return std::string("ordering the CUDA streams (cuStreamWaitEvent)"); });
+  checkLazily(api().cuStreamWaitEvent(streamNamed(which),
+                                      static_cast<CUevent>(event), 0),
+              [] {
+                return std::string(
+                    "ordering the CUDA streams (cuStreamWaitEvent)");
+              });
   return status();
 }
 
@@ -203,21 +207,21 @@ int32_t copyAsync(void *to, const void *from, size_t bytes, int32_t toDevice,
     return 0;
   CUstream on = streamNamed(which);
   if (toDevice)
-    checkLazily(api().cuMemcpyHtoDAsync_v2(devicePointer(to), from, bytes, on),
-                [&] { return copyWhat("to the GPU (cuMemcpyHtoDAsync)", bytes); });
+    checkLazily(
+        api().cuMemcpyHtoDAsync_v2(devicePointer(to), from, bytes, on),
+        [&] { return copyWhat("to the GPU (cuMemcpyHtoDAsync)", bytes); });
   else
-    checkLazily(api().cuMemcpyDtoHAsync_v2(to, devicePointer(from), bytes, on),
-                [&] {
-                  return copyWhat("from the GPU (cuMemcpyDtoHAsync)", bytes);
-                });
+    checkLazily(
+        api().cuMemcpyDtoHAsync_v2(to, devicePointer(from), bytes, on),
+        [&] { return copyWhat("from the GPU (cuMemcpyDtoHAsync)", bytes); });
   return status();
 }
 
 const amp_device_ops kCudaOps = {
-    "cuda",          deviceInit,      deviceLastError,   deviceName,
-    deviceAlloc,     deviceFree,      copyToDevice,      copyToHost,
-    copyOnDevice,    memsetZero,      deviceSynchronize, pinHost,
-    unpinHost,       eventCreate,     eventDestroy,      eventRecord,
+    "cuda",          deviceInit,       deviceLastError,   deviceName,
+    deviceAlloc,     deviceFree,       copyToDevice,      copyToHost,
+    copyOnDevice,    memsetZero,       deviceSynchronize, pinHost,
+    unpinHost,       eventCreate,      eventDestroy,      eventRecord,
     streamWaitEvent, eventSynchronize, copyAsync,
 };
 

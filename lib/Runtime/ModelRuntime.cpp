@@ -421,8 +421,8 @@ struct amp_state {
   /// The loss and skipped flag of a step that ran, from host copies of its
   /// results (null where the entry has none); fails after the step if the
   /// scaler is stuck.
-  int32_t reportStep(const void *lossData, const void *skippedData,
-                     float *loss, int32_t *skipped) {
+  int32_t reportStep(const void *lossData, const void *skippedData, float *loss,
+                     int32_t *skipped) {
     if (loss && lossData)
       std::memcpy(loss, lossData, sizeof(float));
     if (skipped)
@@ -467,8 +467,8 @@ struct amp_state {
         return 1;
       lossData = &averaged;
     }
-    return reportStep(lossData, hostResult(results, entry.skipped_result),
-                      loss, skipped);
+    return reportStep(lossData, hostResult(results, entry.skipped_result), loss,
+                      skipped);
   }
 
   //===--------------------------------------------------------------------===//
@@ -498,8 +498,7 @@ struct amp_state {
                            std::string(model().tensors[index].name) +
                            "' on the GPU (asynchronous steps)");
     }
-    for (void **event : {&p->uploaded, &p->spareFree, &p->done[0],
-                         &p->done[1]})
+    for (void **event : {&p->uploaded, &p->spareFree, &p->done[0], &p->done[1]})
       if (!(*event = device->event_create()))
         return deviceError("cannot create a GPU event");
     if (!p->slots.data)
@@ -577,11 +576,10 @@ struct amp_state {
     if (device->event_synchronize(pipeline->done[step.slot]))
       return deviceError("the GPU step failed");
     const char *slot = pipeline->slot(step.slot);
-    return reportStep(entry.loss_result >= 0 ? slot : nullptr,
-                      entry.skipped_result >= 0
-                          ? slot + StepPipeline::kFieldBytes
-                          : nullptr,
-                      loss, skipped);
+    return reportStep(
+        entry.loss_result >= 0 ? slot : nullptr,
+        entry.skipped_result >= 0 ? slot + StepPipeline::kFieldBytes : nullptr,
+        loss, skipped);
   }
 };
 
@@ -1016,7 +1014,6 @@ int32_t matchCheckpoint(const std::string &path,
 }
 } // namespace
 
-
 //===----------------------------------------------------------------------===//
 // Data parallelism (docs/DataParallel.md)
 //===----------------------------------------------------------------------===//
@@ -1283,8 +1280,7 @@ int32_t amp_train_step_begin(amp_state *state) {
   return 0;
 }
 
-int32_t amp_train_step_finish(amp_state *state, float *loss,
-                              int32_t *skipped) {
+int32_t amp_train_step_finish(amp_state *state, float *loss, int32_t *skipped) {
   if (state->begun.empty())
     return fail("amp_train_step_finish: no step is begun "
                 "(amp_train_step_begin)");

@@ -268,23 +268,11 @@ public:
       library->fail("cannot set '" + name + "'");
   }
 
-  std::pair<float, bool> trainStep() {
-    float loss = 0;
-    int32_t skipped = 0, status;
-    {
-      py::gil_scoped_release release;
-      status = abi().trainStep(state, &loss, &skipped);
-    }
-    if (status)
-      library->fail("the training step failed");
-    return {loss, skipped != 0};
-  }
+  std::pair<float, bool> trainStep() { return runStep(abi().trainStep); }
 
   /// Overlapped steps (amp_train_step_begin/finish, ModelABI.h).
   void beginStep() {
-    if (!abi().beginStep || !abi().finishStep)
-      throw AmpError("the library predates overlapped steps: compile it "
-                     "again");
+    requireOverlappedSteps();
     int32_t status;
     {
       py::gil_scoped_release release;
@@ -295,18 +283,27 @@ public:
   }
 
   std::pair<float, bool> finishStep() {
-    if (!abi().finishStep)
-      throw AmpError("the library predates overlapped steps: compile it "
-                     "again");
+    requireOverlappedSteps();
+    return runStep(abi().finishStep);
+  }
+
+  /// amp_train_step or amp_train_step_finish, without the GIL.
+  std::pair<float, bool> runStep(decltype(&amp_train_step) step) {
     float loss = 0;
     int32_t skipped = 0, status;
     {
       py::gil_scoped_release release;
-      status = abi().finishStep(state, &loss, &skipped);
+      status = step(state, &loss, &skipped);
     }
     if (status)
       library->fail("the training step failed");
     return {loss, skipped != 0};
+  }
+
+  void requireOverlappedSteps() const {
+    if (!abi().beginStep || !abi().finishStep)
+      throw AmpError("the library predates overlapped steps: compile it "
+                     "again");
   }
 
   /// The forward model's results, copied out.

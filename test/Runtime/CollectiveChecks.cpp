@@ -44,8 +44,8 @@ const char *noStepError() { return nullptr; }
 int32_t noReplicaCheck() { return 0; }
 double tenSeconds() { return 10.0; }
 
-const amp_dp_hooks kOneRank = {initOneRank,     rankZero,     worldOfOne,
-                               broadcastToSelf, meanOfOne,    sameOnOne,
+const amp_dp_hooks kOneRank = {initOneRank,     rankZero,       worldOfOne,
+                               broadcastToSelf, meanOfOne,      sameOnOne,
                                noStepError,     noReplicaCheck, tenSeconds};
 
 } // namespace

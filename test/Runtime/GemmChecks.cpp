@@ -192,9 +192,11 @@ void epilogueCase(int32_t aType, int32_t cType, int32_t epilogue, int64_t batch,
   char name[160];
   std::snprintf(name, sizeof(name), "gemm %s%s %s->%s batch %lld %s%s",
                 apart ? "apart " : "",
-                bias ? "bias" : grad ? "bgrad_a" : "none", dtypeName(aType),
-                dtypeName(cType), (long long)batch, transA ? "T" : "N",
-                transB ? "T" : "N");
+                bias   ? "bias"
+                : grad ? "bgrad_a"
+                       : "none",
+                dtypeName(aType), dtypeName(cType), (long long)batch,
+                transA ? "T" : "N", transB ? "T" : "N");
   expect(ok, name);
   for (void *buffer : {dA, dB, dC, dV})
     ops().free(buffer);
@@ -278,8 +280,8 @@ int checkEpilogueError(const std::string &what) {
   int32_t epilogue = what == "unknown" ? 4
                      : grad            ? AMP_GEMM_EPILOGUE_BGRAD_A
                                        : AMP_GEMM_EPILOGUE_BIAS;
-  int32_t type = what == "f32-bias" || what == "bgrad-f16" ? AMP_DTYPE_F16
-                                                           : AMP_DTYPE_F32;
+  int32_t type =
+      what == "f32-bias" || what == "bgrad-f16" ? AMP_DTYPE_F16 : AMP_DTYPE_F32;
   amp_gpu_gemm_epilogue(type, type, what == "batch" ? 2 : 1, 4, 4, 4,
                         what == "bgrad-nn" ? 0 : 1, 0, a, 16, b, 16, c, 1.0f,
                         0.0f, 0, epilogue, what == "null" ? nullptr : v,

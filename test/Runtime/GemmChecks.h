@@ -1,4 +1,5 @@
-//===- GemmChecks.h - amp_gpu_gemm checks shared by both devices -*- C++ -*-===//
+//===- GemmChecks.h - amp_gpu_gemm checks shared by both devices -*- C++
+//-*-===//
 //
 // The GEMM checks of the CUDA runtime (include/amp/Runtime/CUDAKernels.h),
 // written against the device ABI alone, so that the same checks run on the

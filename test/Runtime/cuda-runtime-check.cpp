@@ -594,8 +594,9 @@ int checkGPU() {
 }
 
 int32_t dtypeCode(const std::string &name) {
-  return name == "f16" ? AMP_DTYPE_F16 : name == "bf16" ? AMP_DTYPE_BF16
-                                                        : AMP_DTYPE_F32;
+  return name == "f16"    ? AMP_DTYPE_F16
+         : name == "bf16" ? AMP_DTYPE_BF16
+                          : AMP_DTYPE_F32;
 }
 
 int checkEpilogueCase(char **argv) {

@@ -125,8 +125,7 @@ int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped);
    returned by the call that finds it: begin for labels and uploads, finish
    for the step itself. */
 int32_t amp_train_step_begin(amp_state *state);
-int32_t amp_train_step_finish(amp_state *state, float *loss,
-                              int32_t *skipped);
+int32_t amp_train_step_finish(amp_state *state, float *loss, int32_t *skipped);
 /* The forward model on the current inputs (no update), in evaluation mode
    as PyTorch's model.eval(): batch norm uses the running statistics,
    dropout is off. `*loss` is the loss the library trains (amp-compile

@@ -105,7 +105,6 @@ void *kernel(const char *name) {
   return function;
 }
 
-
 void launch(const char *name, const uint32_t grid[3], const uint32_t block[3],
             std::vector<void *> params, int32_t sharedBytes = 0) {
   mgpuLaunchKernel(kernel(name), grid[0], grid[1], grid[2], block[0], block[1],
