@@ -28,12 +28,13 @@
 # ones on every case and two benchmark libraries), bench
 # (bench/run_gpu_benchmarks.sh without torch.compile, with a kernel
 # trace), bench_fresh (torch copies its batch from the host every step, as
-# amp does), torch_compile (with torch.compile). BENCH_PARTS: the bench
-# check's parts (default "gemm mlp_stack gpt2_block").
+# amp does), torch_compile (with torch.compile). BENCH_PARTS: the parts of
+# bench and torch_compile (default "gemm mlp_stack gpt2_block" and
+# "mlp_stack gpt2_block").
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 # ---------------------------------------------------------------------------
@@ -220,8 +221,8 @@ check_bench_fresh() {
 }
 
 check_torch_compile() {
-  PARTS="mlp_stack gpt2_block" "$root/bench/run_gpu_benchmarks.sh" \
-    "$dir/gpu-libs" "$out/compile"
+  PARTS="${BENCH_PARTS:-mlp_stack gpt2_block}" \
+    "$root/bench/run_gpu_benchmarks.sh" "$dir/gpu-libs" "$out/compile"
 }
 
 run_checks() {
