@@ -47,6 +47,7 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
     pm.addPass(amp::createCPUOutlineKernelsPass());
   if (options.outlineKernels && options.parallelKernels)
     pm.addPass(amp::createCPUParallelKernelsPass());
+  pm.addNestedPass<func::FuncOp>(amp::createCPUTileTransposesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
