@@ -43,6 +43,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <unistd.h>
 
@@ -91,6 +92,14 @@ cl::opt<std::string> profilePath(
              "during the steps as JSON lines and print a per-kernel summary "
              "(libraries compiled with --target=cuda-emulator)"),
     cl::value_desc("FILE"), cl::cat(category));
+cl::opt<bool> overlapSteps(
+    "overlap-steps", cl::init(true),
+    cl::desc("On a GPU, upload each step's batch while the step before runs "
+             "(amp_train_step_begin/finish), where nothing of the state is "
+             "read between steps: not with a loss scale to print, gradient "
+             "accumulation, --eval, --eval-output, --find-nonfinite or "
+             "--profile (default on; --overlap-steps=false for plain steps)"),
+    cl::cat(category));
 // Registered as --threads in main (libLLVM has an option of that name).
 cl::opt<int> threads(
     "amp-run-threads",
@@ -147,6 +156,9 @@ struct Model {
   decltype(&amp_state_load) load;
   /// Only in libraries compiled for --target=cuda.
   decltype(&amp_cuda_device_ops) cudaDevice = nullptr;
+  /// Overlapped steps (absent in libraries older than them).
+  decltype(&amp_train_step_begin) beginStep = nullptr;
+  decltype(&amp_train_step_finish) finishStep = nullptr;
   /// Data parallelism (absent in libraries older than it).
   decltype(&amp_dp_rank) dpRank = nullptr;
   decltype(&amp_dp_world_size) dpWorldSize = nullptr;
@@ -205,6 +217,8 @@ std::optional<Model> loadModel(std::string &error) {
             resolve(library, "amp_state_save", m.save) &&
             resolve(library, "amp_state_load", m.load);
   resolve(library, "amp_cuda_device_ops", m.cudaDevice);
+  resolve(library, "amp_train_step_begin", m.beginStep);
+  resolve(library, "amp_train_step_finish", m.finishStep);
   resolve(library, "amp_dp_rank", m.dpRank);
   resolve(library, "amp_dp_world_size", m.dpWorldSize);
   resolve(library, "openblas_set_num_threads", m.setBlasThreads);
@@ -414,8 +428,7 @@ public:
     batch = first.info->shape[0];
     if (first.samples < batch * ranks)
       return fail("--data: " + llvm::Twine(first.samples) +
-                  " samples are fewer than one batch of " +
-                  llvm::Twine(batch) +
+                  " samples are fewer than one batch of " + llvm::Twine(batch) +
                   (ranks > 1 ? " on each of " + llvm::Twine(ranks) + " ranks"
                              : llvm::Twine()));
     return 0;
@@ -592,13 +605,16 @@ private:
 /// Reads the loss scales of the model, one per loss (scaler-state tensors
 /// named "...scale"), in the model's order; none without loss scaling.
 /// False when a scale cannot be read (from a GPU whose step failed).
+bool isLossScale(const amp_tensor_info &info) {
+  return info.role == AMP_ROLE_SCALER_STATE &&
+         StringRef(info.name).ends_with("scale") && info.dtype == AMP_DTYPE_F32;
+}
+
 bool readLossScales(const Model &model, amp_state *state,
                     llvm::SmallVectorImpl<float> &scales) {
   for (int32_t i = 0; i < model.numTensors(); ++i) {
     const amp_tensor_info *info = model.tensor(i);
-    if (info->role != AMP_ROLE_SCALER_STATE ||
-        !StringRef(info->name).ends_with("scale") ||
-        info->dtype != AMP_DTYPE_F32)
+    if (!isLossScale(*info))
       continue;
     auto *scale = static_cast<float *>(model.stateTensor(state, info->name));
     if (!scale)
@@ -876,8 +892,7 @@ struct StepOutcome {
 /// is their mean.
 int runMicroBatches(const Model &model, amp_state *state,
                     EvalOutputs *evalOutputs, DataStreams *data, int64_t step,
-                    mlir::amp::NonfiniteFinder *finder,
-                    StepOutcome &outcome) {
+                    mlir::amp::NonfiniteFinder *finder, StepOutcome &outcome) {
   // Far above any real accumulation: a library whose counter never returns
   // to zero is an error, not a hang.
   constexpr int64_t kMaxMicroBatches = int64_t(1) << 24;
@@ -913,10 +928,38 @@ int runMicroBatches(const Model &model, amp_state *state,
   } while (!evalOnly && !completedUpdate(model, state) &&
            calls < kMaxMicroBatches);
   if (!completedUpdate(model, state))
-    return fail(llvm::Twine("step ") + llvm::Twine(step) + ": no update after " +
-                llvm::Twine(calls) + " micro-batches");
+    return fail(llvm::Twine("step ") + llvm::Twine(step) +
+                ": no update after " + llvm::Twine(calls) + " micro-batches");
   outcome.loss = float(lossSum / double(calls));
   return 0;
+}
+
+/// Sets step `step`'s learning rate from --lr-schedule, if any.
+int scheduleLearningRate(const Model &model, amp_state *state, int64_t step,
+                         std::optional<double> &lr) {
+  if (lrScheduleSpec.empty())
+    return 0;
+  lr = lrSchedule.rate(learningRate, step - 1);
+  if (model.setHyperparameter(state, "lr", *lr) != 0)
+    return fail(llvm::Twine("--lr-schedule: step ") + llvm::Twine(step) + ": " +
+                model.lastError());
+  return 0;
+}
+
+/// Counts step `step` in the summary, prints its progress line and writes
+/// its metrics.
+void reportStep(int64_t step, const StepOutcome &outcome,
+                llvm::ArrayRef<float> scales, std::optional<double> lr,
+                Metrics *metrics, Summary &summary, bool live) {
+  summary.seconds += outcome.seconds;
+  summary.skipped += outcome.skipped;
+  if (step == 1)
+    summary.firstLoss = outcome.loss;
+  summary.lastLoss = outcome.loss;
+  printProgress(step, outcome.loss, scales, lr, summary, live);
+  if (metrics)
+    metrics->write(step, outcome.loss, scales, outcome.skipped, outcome.seconds,
+                   lr);
 }
 
 int run(const Model &model, amp_state *state, Metrics *metrics,
@@ -928,30 +971,80 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
   for (int64_t done = 0; done < steps; ++done) {
     int64_t step = done + 1;
     std::optional<double> lr;
-    if (!lrScheduleSpec.empty()) {
-      lr = lrSchedule.rate(learningRate, done);
-      if (model.setHyperparameter(state, "lr", *lr) != 0)
-        return fail(llvm::Twine("--lr-schedule: step ") + llvm::Twine(step) +
-                    ": " + model.lastError());
-    }
+    if (scheduleLearningRate(model, state, step, lr) != 0)
+      return 1;
     StepOutcome outcome;
     if (runMicroBatches(model, state, evalOutputs, data, step, finder,
                         outcome) != 0)
       return 1;
-    summary.seconds += outcome.seconds;
-    summary.skipped += outcome.skipped;
-    if (step == 1)
-      summary.firstLoss = outcome.loss;
-    summary.lastLoss = outcome.loss;
     llvm::SmallVector<float> scales;
     if (!readLossScales(model, state, scales))
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model.lastError());
-    printProgress(step, outcome.loss, scales, lr, summary, live);
-    if (metrics)
-      metrics->write(step, outcome.loss, scales, outcome.skipped,
-                     outcome.seconds, lr);
+    reportStep(step, outcome, scales, lr, metrics, summary, live);
   }
+  if (live && steps > 0)
+    llvm::errs() << "\n";
+  return 0;
+}
+
+/// Whether the run can overlap its steps (--overlap-steps): a GPU library
+/// with amp_train_step_begin, and nothing of the state to read between
+/// steps (a loss scale to print, gradient accumulation's counter, the
+/// debugger's or the evaluation's outputs).
+bool canOverlapSteps(const Model &model, bool evalOutputs, bool finder) {
+  if (!overlapSteps || !model.cudaDevice || !model.beginStep ||
+      !model.finishStep || evalOnly || evalOutputs || finder ||
+      !profilePath.empty() || accumulatesGradients(model))
+    return false;
+  for (int32_t i = 0; i < model.numTensors(); ++i)
+    if (isLossScale(*model.tensor(i)))
+      return false;
+  return true;
+}
+
+/// Step k+1's batch is written and begun before step k is finished, so
+/// that its upload overlaps step k on the GPU. A step's seconds are the
+/// time since the step before it finished.
+int runOverlapped(const Model &model, amp_state *state, Metrics *metrics,
+                  DataStreams *data, Summary &summary) {
+  bool live = llvm::sys::Process::StandardErrIsDisplayed();
+  struct Begun {
+    int64_t step;
+    std::optional<double> lr;
+  };
+  std::deque<Begun> begun;
+  auto last = std::chrono::steady_clock::now();
+  auto finishOne = [&]() -> int {
+    Begun oldest = begun.front();
+    begun.pop_front();
+    StepOutcome outcome;
+    if (model.finishStep(state, &outcome.loss, &outcome.skipped) != 0)
+      return fail(llvm::Twine("step ") + llvm::Twine(oldest.step) + ": " +
+                  model.lastError());
+    auto now = std::chrono::steady_clock::now();
+    outcome.seconds = std::chrono::duration<double>(now - last).count();
+    last = now;
+    reportStep(oldest.step, outcome, {}, oldest.lr, metrics, summary, live);
+    return 0;
+  };
+  for (int64_t done = 0; done < steps; ++done) {
+    Begun next{done + 1, std::nullopt};
+    if (scheduleLearningRate(model, state, next.step, next.lr) != 0 ||
+        (data && data->fill(model, state) != 0))
+      return 1;
+    if (done == 0)
+      last = std::chrono::steady_clock::now();
+    if (model.beginStep(state) != 0)
+      return fail(llvm::Twine("step ") + llvm::Twine(next.step) + ": " +
+                  model.lastError());
+    begun.push_back(next);
+    if (begun.size() == 2 && finishOne() != 0)
+      return 1;
+  }
+  while (!begun.empty())
+    if (finishOne() != 0)
+      return 1;
   if (live && steps > 0)
     llvm::errs() << "\n";
   return 0;
@@ -1202,9 +1295,19 @@ int main(int argc, char **argv) {
   if (data && data->open(*model) != 0)
     return 1;
   Summary summary;
-  if (run(*model, state.get(), metrics ? &*metrics : nullptr,
-          evalOutputs ? &*evalOutputs : nullptr, data ? &*data : nullptr,
-          summary, finder.get()) != 0)
+  bool overlapped =
+      canOverlapSteps(*model, evalOutputs.has_value(), finder != nullptr);
+  if (overlapped && dpRank == 0)
+    llvm::errs() << "amp-run: each step's upload overlaps the step before "
+                    "(--overlap-steps)\n";
+  int status =
+      overlapped
+          ? runOverlapped(*model, state.get(), metrics ? &*metrics : nullptr,
+                          data ? &*data : nullptr, summary)
+          : run(*model, state.get(), metrics ? &*metrics : nullptr,
+                evalOutputs ? &*evalOutputs : nullptr, data ? &*data : nullptr,
+                summary, finder.get());
+  if (status != 0)
     return 1;
   printSummary(summary);
   // The --find-nonfinite report is what a diverged run is for: written even
