@@ -58,29 +58,54 @@ std::string copyWhat(const char *direction, size_t bytes) {
   return std::string("copying ") + formatBytes(double(bytes)) + " " + direction;
 }
 
-/// Queued on the stream. A pageable host buffer is staged by the driver
-/// before the call returns, so the caller may reuse it at once; a pinned one
-/// (pinHost) is read while the stream runs the copy.
-int32_t copyToDevice(void *to, const void *from, size_t bytes) {
-  if (!ready())
+/// Created at the first asynchronous step; non-blocking like the step
+/// stream, and kept for the life of the process as that one is.
+CUstream uploadStream() {
+  static CUstream upload = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (ready())
+      check(api().cuStreamCreate(&upload, CU_STREAM_NON_BLOCKING),
+            "creating the CUDA upload stream (cuStreamCreate)");
+  });
+  return upload;
+}
+
+CUstream streamNamed(int32_t which) {
+  return which == AMP_DEVICE_UPLOAD_STREAM ? uploadStream() : stream();
+}
+
+/// Queued on stream `which`. A pageable host buffer is staged by the driver
+/// before the call returns (to the device) or the copy completes (to the
+/// host); a pinned one (pinHost) is read or written while the stream runs
+/// the copy.
+int32_t copyAsync(void *to, const void *from, size_t bytes, int32_t toDevice,
+                  int32_t which) {
+  if (!ready() || !streamNamed(which))
     return 1;
   if (bytes == 0)
     return 0;
-  checkLazily(
-      api().cuMemcpyHtoDAsync_v2(devicePointer(to), from, bytes, stream()),
-      [&] { return copyWhat("to the GPU (cuMemcpyHtoDAsync)", bytes); });
+  CUstream on = streamNamed(which);
+  if (toDevice)
+    checkLazily(
+        api().cuMemcpyHtoDAsync_v2(devicePointer(to), from, bytes, on),
+        [&] { return copyWhat("to the GPU (cuMemcpyHtoDAsync)", bytes); });
+  else
+    checkLazily(
+        api().cuMemcpyDtoHAsync_v2(to, devicePointer(from), bytes, on),
+        [&] { return copyWhat("from the GPU (cuMemcpyDtoHAsync)", bytes); });
   return status();
+}
+
+int32_t copyToDevice(void *to, const void *from, size_t bytes) {
+  return copyAsync(to, from, bytes, /*toDevice=*/1, AMP_DEVICE_STEP_STREAM);
 }
 
 /// The host reads `to` when this returns, so the stream is drained: this is
 /// also where asynchronous kernel failures surface.
 int32_t copyToHost(void *to, const void *from, size_t bytes) {
-  if (!ready())
+  if (copyAsync(to, from, bytes, /*toDevice=*/0, AMP_DEVICE_STEP_STREAM))
     return 1;
-  if (bytes != 0)
-    checkLazily(
-        api().cuMemcpyDtoHAsync_v2(to, devicePointer(from), bytes, stream()),
-        [&] { return copyWhat("from the GPU (cuMemcpyDtoHAsync)", bytes); });
   synchronizeStream("waiting for the GPU to finish a copy to the host "
                     "(cuStreamSynchronize)");
   return status();
@@ -136,25 +161,8 @@ void unpinHost(void *host) {
 }
 
 //===----------------------------------------------------------------------===//
-// The upload stream and events (asynchronous steps)
+// Events (asynchronous steps)
 //===----------------------------------------------------------------------===//
-
-/// Created at the first asynchronous step; non-blocking like the step
-/// stream, and kept for the life of the process as that one is.
-CUstream uploadStream() {
-  static CUstream upload = nullptr;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (ready())
-      check(api().cuStreamCreate(&upload, CU_STREAM_NON_BLOCKING),
-            "creating the CUDA upload stream (cuStreamCreate)");
-  });
-  return upload;
-}
-
-CUstream streamNamed(int32_t which) {
-  return which == AMP_DEVICE_UPLOAD_STREAM ? uploadStream() : stream();
-}
 
 void *eventCreate() {
   CUevent event = nullptr;
@@ -196,24 +204,6 @@ int32_t eventSynchronize(void *event) {
     return 1;
   check(api().cuEventSynchronize(static_cast<CUevent>(event)),
         "waiting for the GPU (cuEventSynchronize)");
-  return status();
-}
-
-int32_t copyAsync(void *to, const void *from, size_t bytes, int32_t toDevice,
-                  int32_t which) {
-  if (!ready() || !streamNamed(which))
-    return 1;
-  if (bytes == 0)
-    return 0;
-  CUstream on = streamNamed(which);
-  if (toDevice)
-    checkLazily(
-        api().cuMemcpyHtoDAsync_v2(devicePointer(to), from, bytes, on),
-        [&] { return copyWhat("to the GPU (cuMemcpyHtoDAsync)", bytes); });
-  else
-    checkLazily(
-        api().cuMemcpyDtoHAsync_v2(to, devicePointer(from), bytes, on),
-        [&] { return copyWhat("from the GPU (cuMemcpyDtoHAsync)", bytes); });
   return status();
 }
 
@@ -481,15 +471,7 @@ void mgpuStreamSynchronize(CUstream /*stream*/) {
 void mgpuStreamWaitEvent(CUstream /*stream*/, CUevent /*event*/) {}
 
 /// declare ptr @mgpuEventCreate()
-CUevent mgpuEventCreate() {
-  if (!ready())
-    return nullptr;
-  CUevent event = nullptr;
-  if (!check(api().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
-             "creating a CUDA event (cuEventCreate)"))
-    return nullptr;
-  return event;
-}
+CUevent mgpuEventCreate() { return static_cast<CUevent>(eventCreate()); }
 
 /// declare void @mgpuEventDestroy(ptr)
 void mgpuEventDestroy(CUevent event) {

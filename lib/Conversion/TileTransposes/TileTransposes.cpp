@@ -118,10 +118,27 @@ void copyRows(RewriterBase &rewriter, linalg::GenericOp op, int64_t row) {
   rewriter.eraseOp(op);
 }
 
-/// Whether a loop of `extent` iterations (dynamic: unknown, so large) is
-/// worth tiling by `tile`.
-bool exceedsTile(int64_t extent, int64_t tile) {
-  return ShapedType::isDynamic(extent) || extent > tile;
+/// The tile sizes of a transposition: `tile` for each of `dims` with more
+/// iterations (a dynamic count: unknown, so large), 0 (whole) for one with
+/// fewer and for the common suffix after them, 1 for the dimensions before;
+/// none when neither of `dims` has more than `tile` iterations.
+std::optional<SmallVector<int64_t>>
+tileSizes(linalg::GenericOp op, TransposedDims dims, int64_t tile) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  // Past the output's dimension is the common suffix (the input's
+  // dimension comes before it).
+  for (unsigned d = dims.output + 1; d < sizes.size(); ++d)
+    sizes[d] = 0;
+  bool tiled = false;
+  for (unsigned d : {dims.output, dims.input}) {
+    bool large = ShapedType::isDynamic(ranges[d]) || ranges[d] > tile;
+    sizes[d] = large ? tile : 0;
+    tiled |= large;
+  }
+  if (!tiled)
+    return std::nullopt;
+  return sizes;
 }
 
 struct CPUTileTransposesPass
@@ -135,35 +152,27 @@ struct CPUTileTransposesPass
           << static_cast<int64_t>(tile);
       return signalPassFailure();
     }
-    SmallVector<std::pair<linalg::GenericOp, TransposedDims>> transpositions;
+    struct Transposition {
+      linalg::GenericOp op;
+      TransposedDims dims;
+      SmallVector<int64_t> sizes;
+    };
+    SmallVector<Transposition> transpositions;
     getOperation().walk([&](linalg::GenericOp op) {
-      std::optional<TransposedDims> dims = matchTransposition(op);
-      if (!dims)
-        return;
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      if (exceedsTile(ranges[dims->output], tile) ||
-          exceedsTile(ranges[dims->input], tile))
-        transpositions.emplace_back(op, *dims);
+      if (std::optional<TransposedDims> dims = matchTransposition(op))
+        if (auto sizes = tileSizes(op, *dims, tile))
+          transpositions.push_back({op, *dims, std::move(*sizes)});
     });
     IRRewriter rewriter(&getContext());
-    for (auto [op, dims] : transpositions)
-      if (failed(tileTransposition(rewriter, op, dims)))
+    for (Transposition &t : transpositions)
+      if (failed(tileTransposition(rewriter, t.op, t.dims, t.sizes)))
         return signalPassFailure();
   }
 
-  /// Tiles `dims` by `tile` (one that has no more iterations stays whole)
-  /// and the dimensions before them by 1; the common suffix stays whole
-  /// (tile size 0).
+  /// Tiles `op` by `sizes` (tileSizes), then copies the tile's rows.
   LogicalResult tileTransposition(IRRewriter &rewriter, linalg::GenericOp op,
-                                  TransposedDims dims) {
-    unsigned n = op.getNumLoops();
-    unsigned suffix = std::max(dims.output, dims.input) + 1;
-    SmallVector<int64_t> sizes(n, 1);
-    for (unsigned d = suffix; d < n; ++d)
-      sizes[d] = 0;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    for (unsigned d : {dims.output, dims.input})
-      sizes[d] = exceedsTile(ranges[d], tile) ? int64_t(tile) : 0;
+                                  TransposedDims dims,
+                                  ArrayRef<int64_t> sizes) {
     rewriter.setInsertionPoint(op);
     linalg::LinalgTilingOptions options;
     options.setTileSizes(sizes).setLoopType(
