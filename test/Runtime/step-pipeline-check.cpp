@@ -230,8 +230,19 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: amp-step-pipeline-check LIB STEPS SEED\n");
     return 2;
   }
+  char *stepsEnd = nullptr, *seedEnd = nullptr;
+  long long steps = std::strtoll(argv[2], &stepsEnd, 10);
+  unsigned long long seed = std::strtoull(argv[3], &seedEnd, 10);
+  if (*argv[2] == '\0' || *stepsEnd || steps < 1 || *argv[3] == '\0' ||
+      *seedEnd) {
+    std::fprintf(stderr,
+                 "amp-step-pipeline-check: STEPS must be a positive integer "
+                 "and SEED an integer, got '%s' and '%s'\n",
+                 argv[2], argv[3]);
+    return 1;
+  }
   Library lib;
   if (!load(argv[1], lib))
     return 1;
-  return run(lib, std::atoll(argv[2]), std::strtoull(argv[3], nullptr, 10));
+  return run(lib, steps, seed);
 }
