@@ -195,14 +195,21 @@ def main():
                         default=os.path.join(ROOT, "data", "devices.json"))
     parser.add_argument("--json", help="write the records to this file")
     parser.add_argument("--sizes", default="issue", choices=("issue", "small"))
-    parser.add_argument("--build", default=os.path.join(ROOT, "build", "bin"))
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+                        help="amp's build directory (its bin/ holds "
+                        "amp-compile and amp-opt), as the other bench "
+                        "scripts take it")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--weight-decay", type=float, default=0.01)
     args = parser.parse_args()
     device = load_device(args.devices, args.device)
     sizes = make_gpu_models.SIZES[args.sizes]
-    amp_compile = os.path.join(args.build, "amp-compile")
-    amp_opt = os.path.join(args.build, "amp-opt")
+    amp_compile = os.path.join(args.build, "bin", "amp-compile")
+    amp_opt = os.path.join(args.build, "bin", "amp-opt")
+    for tool in (amp_compile, amp_opt):
+        if not os.access(tool, os.X_OK):
+            sys.exit("gpu_model: %s is missing: --build names amp's build "
+                     "directory (./scripts/build.sh makes it)" % tool)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         models = make_gpu_models.write_models(tmp, sizes, WORKLOADS)
