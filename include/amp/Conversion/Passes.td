@@ -500,11 +500,16 @@ def GPUPrepareLinalgPass
       reduction sequentially, instead of a host loop of launches;
     - column sums over the same loops reading a common buffer (LayerNorm's
       weight and bias gradients) are merged into one generic; a long column
-      sum with few columns is split into partial sums of row ranges and a
-      parallel loop summing the partials from the output's zero-fill
-      constant (the fill goes) or its value.
+      sum with few columns is split into partial sums of row ranges (a
+      parallel loop over range and column, each thread storing its sum
+      into a [columns, ranges] buffer that needs no fill) and a row
+      reduction of the partials (a gpu.launch with a block per column) from
+      the output's zero-fill constant (the fill goes) or its value.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
 }
 

@@ -11,7 +11,9 @@
 // - a long sum over the rows with few columns (a bias or LayerNorm weight
 //   gradient over 16384 tokens: 2048 threads cannot keep the memory busy,
 //   docs/CostModel.md) is first split: partial sums of row ranges into a
-//   temporary [ranges, columns] buffer, then a sum of the partials;
+//   temporary [columns, ranges] buffer (loops, one thread per range and
+//   column), then a row reduction of the partials (a launch, a block per
+//   column; RowReductions.h);
 // - column sums over the same loops reading the same buffer (LayerNorm's
 //   weight and bias gradients, both summing the output gradient) are first
 //   merged into one generic, so that the gradient is read once.
@@ -21,6 +23,7 @@
 #include "amp/Conversion/Passes.h"
 
 #include "LinalgToGPUUtils.h"
+#include "RowReductions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,16 +42,23 @@ namespace mlir::amp {
 
 using namespace mlir;
 using mlir::amp::gpu_lowering::isDenseMemRef;
+using mlir::amp::gpu_lowering::ReductionEmitter;
+using mlir::amp::gpu_lowering::ReductionPlan;
+using mlir::amp::gpu_lowering::analyzeReduction;
 
 namespace {
 /// Column reductions are split when they have fewer output elements than
 /// this (threads of the one-thread-per-output kernel) ...
 constexpr int64_t kSplitBelowOutputs = 65536;
 /// ... and at least this many rows; the partials' kernel gets about
-/// kSplitThreads threads and at least kMinRowsPerThread rows per thread.
+/// kSplitThreads threads (above the 135168 an H100 or H200 holds resident,
+/// so that it can keep the memory busy) and at least kMinRowsPerThread rows
+/// per thread.
 constexpr int64_t kSplitMinRows = 4096;
-constexpr int64_t kSplitThreads = 131072;
-constexpr int64_t kMinRowsPerThread = 64;
+constexpr int64_t kSplitThreads = 262144;
+constexpr int64_t kMinRowsPerThread = 32;
+/// At most this many threads per output sum its partials (stage 2).
+constexpr int64_t kSumPartialsThreads = 256;
 
 /// Whether every output of `generic` (one at least) is an f32 sum
 /// `out + f(ins)` over its reduction loops.
@@ -206,54 +216,110 @@ Value takeFillConstant(Value out, Operation *reader) {
   return constant;
 }
 
-/// Stage 2 of a split column sum at `generic`: a parallel loop over the
-/// outputs, each summing its partials in a register from the output's
-/// initial value (the constant of its zero fill, which goes, and one
-/// launch with it; or its loaded value), in the order of the rows.
+/// `generic` with its parallel loops first, in their order, then its
+/// reductions (interchanged in place when they are not).
+linalg::GenericOp interchangeParallelFirst(IRRewriter &rewriter,
+                                           linalg::GenericOp generic) {
+  SmallVector<unsigned> parallel, reduction;
+  for (auto [i, type] : llvm::enumerate(generic.getIteratorTypesArray()))
+    (type == utils::IteratorType::parallel ? parallel : reduction).push_back(i);
+  if (parallel.empty() || reduction.empty() ||
+      reduction.front() > parallel.back())
+    return generic;
+  SmallVector<unsigned> order(parallel);
+  order.append(reduction);
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  return succeeded(interchanged) ? *interchanged : generic;
+}
+
+/// Stage 1 of a split column sum, `stage1` (its parallel loops first: the
+/// range, then the outputs' loops), as loops: a parallel loop over them,
+/// each thread summing its rows in registers from the combiner's identity
+/// and storing its sums into the partials, which therefore need no fill (a
+/// launch fewer). False, with nothing changed, when the body is not one
+/// analyzeReduction takes.
+bool emitPartialSums(IRRewriter &rewriter, linalg::GenericOp stage1) {
+  std::optional<ReductionPlan> plan =
+      analyzeReduction(stage1, /*minRowLength=*/1, /*requireRowMajor=*/false);
+  if (!plan)
+    return false;
+  Location loc = stage1.getLoc();
+  rewriter.setInsertionPoint(stage1);
+  ArrayRef<int64_t> ranges(plan->ranges);
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t size : ranges.take_front(plan->numParallel)) {
+    lbs.push_back(arith::ConstantIndexOp::create(rewriter, loc, 0));
+    ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
+    steps.push_back(arith::ConstantIndexOp::create(rewriter, loc, 1));
+  }
+  scf::ParallelOp::create(
+      rewriter, loc, lbs, ubs, steps,
+      [&](OpBuilder &b, Location loc, ValueRange loopIvs) {
+        SmallVector<Value> ivs(loopIvs);
+        ReductionEmitter emitter(*plan, b, loc);
+        SmallVector<Value> sums = emitter.accumulate(
+            emitter.index(0), plan->rowLength, emitter.index(1),
+            [&](Value j) {
+              SmallVector<Value> indices(ivs);
+              llvm::append_range(
+                  indices, emitter.delinearize(
+                               j, ranges.drop_front(plan->numParallel)));
+              return emitter.partials(indices);
+            });
+        for (auto [init, sum] : llvm::zip_equal(stage1.getDpsInitsMutable(),
+                                                sums))
+          memref::StoreOp::create(
+              b, loc, sum, init.get(),
+              emitter.apply(stage1.getMatchingIndexingMap(&init), ivs));
+      });
+  rewriter.eraseOp(stage1);
+  return true;
+}
+
+/// Stage 2 of a split column sum replacing `generic`: out[o] = out[o] + the
+/// sum of partials[o, 0..split), a row reduction (ReductionEmitter: one
+/// block per output, its threads over the partials, gpu.all_reduce) from
+/// the output's value or the constant of its zero fill (which goes).
 void sumPartials(IRRewriter &rewriter, Location loc, ArrayRef<Value> partials,
                  linalg::GenericOp generic) {
   SmallVector<Value> outs(generic.getDpsInits());
   SmallVector<Value> fillConstants;
   for (Value out : outs)
     fillConstants.push_back(takeFillConstant(out, generic));
-  auto outType = cast<MemRefType>(outs.front().getType());
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
-  };
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t size : outType.getShape()) {
-    lbs.push_back(index(0));
-    ubs.push_back(index(size));
-    steps.push_back(index(1));
-  }
-  Value split = index(cast<MemRefType>(partials.front().getType()).getDimSize(0));
-  Value zero = index(0), one = index(1);
-  scf::ParallelOp::create(
-      rewriter, loc, lbs, ubs, steps,
-      [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        SmallVector<Value> inits;
-        for (auto [out, constant] : llvm::zip(outs, fillConstants))
-          inits.push_back(constant ? constant
-                                   : memref::LoadOp::create(b, loc, out, ivs));
-        auto sum = scf::ForOp::create(
-            b, loc, zero, split, one, inits,
-            [&](OpBuilder &b, Location loc, Value s, ValueRange accs) {
-              SmallVector<Value> indices{s};
-              llvm::append_range(indices, ivs);
-              SmallVector<Value> next;
-              for (auto [buffer, acc] : llvm::zip(partials, accs))
-                next.push_back(arith::AddFOp::create(
-                    b, loc, acc,
-                    memref::LoadOp::create(b, loc, buffer, indices)));
-              scf::YieldOp::create(b, loc, next);
-            });
-        for (auto [out, total] : llvm::zip(outs, sum.getResults()))
-          memref::StoreOp::create(b, loc, total, out, ivs);
+  auto partialType = cast<MemRefType>(partials.front().getType());
+  unsigned rank = partialType.getRank();
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<AffineMap> maps(partials.size(),
+                              AffineMap::getMultiDimIdentityMap(rank, ctx));
+  maps.append(outs.size(),
+              AffineMap::getMultiDimIdentityMap(rank, ctx).dropResult(rank - 1));
+  SmallVector<utils::IteratorType> iterators(rank - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  rewriter.setInsertionPoint(generic);
+  auto stage2 = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{}, partials, outs, maps, iterators,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SmallVector<Value> sums;
+        for (unsigned i = 0, e = outs.size(); i < e; ++i)
+          sums.push_back(arith::AddFOp::create(b, loc, args[partials.size() + i],
+                                               args[i]));
+        linalg::YieldOp::create(b, loc, sums);
       });
+  std::optional<ReductionPlan> plan =
+      analyzeReduction(stage2, /*minRowLength=*/1);
+  assert(plan && "a sum of partials is a row reduction");
+  OpBuilder b(stage2);
+  ReductionEmitter emitter(*plan, b, loc);
+  emitter.setInitialValues(fillConstants);
+  emitter.emitRows(kSumPartialsThreads);
+  rewriter.eraseOp(stage2);
 }
 
-/// Splits a long column sum: `partials[s, out...] = sum over the rows of
-/// range s`, then `out += sum over s of partials[s, out...]`; one partials
+/// Splits a long column sum: `partials[out..., s] = sum over the rows of
+/// range s`, then `out += sum over s of partials[out..., s]`; one partials
 /// buffer per output when the generic computes several sums.
 void splitColumnSum(IRRewriter &rewriter, linalg::GenericOp generic) {
   if (!isColumnSum(generic))
@@ -316,17 +382,14 @@ void splitColumnSum(IRRewriter &rewriter, linalg::GenericOp generic) {
   Location loc = generic.getLoc();
   rewriter.setInsertionPoint(generic);
 
-  // partials: [split, out...] f32, zero, one per output.
-  SmallVector<int64_t> partialShape{split};
-  llvm::append_range(partialShape, outType.getShape());
+  // partials: [out..., split] f32, one per output (each output's ranges
+  // contiguous: stage 2 reads them as rows).
+  SmallVector<int64_t> partialShape(outType.getShape());
+  partialShape.push_back(split);
   auto partialType = MemRefType::get(partialShape, rewriter.getF32Type());
-  Value zero =
-      arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0));
   SmallVector<Value> partials;
-  for (unsigned i = 0, e = generic.getNumDpsInits(); i < e; ++i) {
+  for (unsigned i = 0, e = generic.getNumDpsInits(); i < e; ++i)
     partials.push_back(memref::AllocOp::create(rewriter, loc, partialType));
-    linalg::FillOp::create(rewriter, loc, zero, partials.back());
-  }
 
   // Stage 1: loops (s, original loops) with the row loop r' of
   // rowsPerRange; each input indexed by the rows is viewed with its row
@@ -357,9 +420,10 @@ void splitColumnSum(IRRewriter &rewriter, linalg::GenericOp generic) {
         rewriter, loc, expanded->second, input->get(), groups));
   }
   AffineMap outMap = generic.getMatchingIndexingMap(init);
-  SmallVector<AffineExpr> partialResults{getAffineDimExpr(0, ctx)};
+  SmallVector<AffineExpr> partialResults;
   for (AffineExpr e : outMap.getResults())
     partialResults.push_back(e.shiftDims(numLoops, 1));
+  partialResults.push_back(getAffineDimExpr(0, ctx));
   maps.append(partials.size(),
               AffineMap::get(numLoops + 1, 0, partialResults, ctx));
   SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
@@ -368,8 +432,17 @@ void splitColumnSum(IRRewriter &rewriter, linalg::GenericOp generic) {
                                           partials, maps, iterators);
   rewriter.inlineRegionBefore(generic.getRegion(), stage1.getRegion(),
                               stage1.getRegion().begin());
+  stage1 = interchangeParallelFirst(rewriter, stage1);
+  if (!emitPartialSums(rewriter, stage1)) {
+    // Left to the loop mapping, accumulating into zeroed partials.
+    rewriter.setInsertionPoint(stage1);
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0));
+    for (Value buffer : partials)
+      linalg::FillOp::create(rewriter, loc, zero, buffer);
+  }
 
-  // Stage 2: out = out + sum over s of partials[s, out...].
+  // Stage 2: out = out + sum over s of partials[out..., s].
   sumPartials(rewriter, loc, partials, generic);
   for (Value buffer : partials)
     memref::DeallocOp::create(rewriter, loc, buffer);
@@ -403,19 +476,8 @@ struct GPUPrepareLinalgPass
     generics.clear();
     getOperation().walk(
         [&](linalg::GenericOp generic) { generics.push_back(generic); });
-    for (linalg::GenericOp generic : generics) {
-      SmallVector<unsigned> parallel, reduction;
-      for (auto [i, type] : llvm::enumerate(generic.getIteratorTypesArray()))
-        (type == utils::IteratorType::parallel ? parallel : reduction)
-            .push_back(i);
-      if (parallel.empty() || reduction.empty() ||
-          reduction.front() > parallel.back())
-        continue;
-      SmallVector<unsigned> order(parallel);
-      order.append(reduction);
-      rewriter.setInsertionPoint(generic);
-      (void)linalg::interchangeGenericOp(rewriter, generic, order);
-    }
+    for (linalg::GenericOp generic : generics)
+      interchangeParallelFirst(rewriter, generic);
   }
 };
 } // namespace

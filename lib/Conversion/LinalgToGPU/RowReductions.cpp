@@ -109,6 +109,12 @@ bool isStaticMemRef(Value v) {
   return type && type.hasStaticShape();
 }
 
+bool isDimsAndConstants(AffineMap map) {
+  return llvm::all_of(map.getResults(), [](AffineExpr expr) {
+    return isa<AffineConstantExpr, AffineDimExpr>(expr);
+  });
+}
+
 /// Loop dimensions and constants only; dimensions in increasing order (no
 /// transposed read), so that reduced dimensions are the innermost ones.
 bool isRowMajorAccess(AffineMap map) {
@@ -125,7 +131,8 @@ bool isRowMajorAccess(AffineMap map) {
 }
 
 std::optional<ReductionPlan> analyzeReduction(linalg::GenericOp op,
-                                              int64_t minRowLength) {
+                                              int64_t minRowLength,
+                                              bool requireRowMajor) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() == 0)
     return std::nullopt;
   for (Value operand : op->getOperands())
@@ -164,7 +171,8 @@ std::optional<ReductionPlan> analyzeReduction(linalg::GenericOp op,
         return std::nullopt;
   }
   for (OpOperand *input : op.getDpsInputOperands()) {
-    if (!isRowMajorAccess(op.getMatchingIndexingMap(input)))
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (requireRowMajor ? !isRowMajorAccess(map) : !isDimsAndConstants(map))
       return std::nullopt;
     if (llvm::is_contained(op.getDpsInits(), input->get()))
       return std::nullopt;
@@ -419,11 +427,13 @@ void ReductionEmitter::onThreadZero(Value tid, function_ref<void()> fn) {
 void ReductionEmitter::storeResults(ArrayRef<Value> parallelIndices,
                                     ValueRange totals) {
   linalg::GenericOp op = plan.op;
-  for (auto [out, init, total] :
-       llvm::zip_equal(plan.outputs, op.getDpsInitsMutable(), totals)) {
+  for (auto [i, out, init, total] : llvm::enumerate(
+           plan.outputs, op.getDpsInitsMutable(), totals)) {
     SmallVector<Value> indices =
         apply(op.getMatchingIndexingMap(&init), parallelIndices);
-    Value old = memref::LoadOp::create(b, loc, init.get(), indices);
+    Value old = i < initialValues.size() && initialValues[i]
+                    ? initialValues[i]
+                    : memref::LoadOp::create(b, loc, init.get(), indices);
     memref::StoreOp::create(b, loc, combine(out, old, total), init.get(),
                             indices);
   }

@@ -55,10 +55,16 @@ bool isStaticMemRef(Value v);
 /// transposed read), so that reduced dimensions are the innermost ones.
 bool isRowMajorAccess(AffineMap map);
 
+/// Loop dimensions and constants only.
+bool isDimsAndConstants(AffineMap map);
+
 /// The plan of a reduction generic gpu.all_reduce can reduce, if `op` is
 /// one; rows (with parallel loops) shorter than `minRowLength` are refused.
+/// Inputs must be read row-major unless `requireRowMajor` is false (a
+/// caller emitting its own loops, which coalesce along another dimension).
 std::optional<ReductionPlan> analyzeReduction(linalg::GenericOp op,
-                                              int64_t minRowLength);
+                                              int64_t minRowLength,
+                                              bool requireRowMajor = true);
 
 /// Threads for a reduction of `n` elements: a power of two in [32, max].
 int64_t threadsFor(int64_t n, int64_t maxThreads);
@@ -123,6 +129,11 @@ public:
     threadElements = elements;
     heldElements = held;
   }
+
+  /// Per output, the value its reduction starts from instead of the
+  /// output's loaded value (the constant of a zero fill that then goes), or
+  /// null to load it.
+  void setInitialValues(ArrayRef<Value> values) { initialValues = values; }
 
   Value index(int64_t v);
   /// Row-major indices of `linear` over `sizes`.
@@ -190,6 +201,7 @@ private:
   int64_t maxUnrolledStrides = 8;
   ArrayRef<Value> threadElements;
   HeldRowElements *heldElements = nullptr;
+  ArrayRef<Value> initialValues;
 };
 
 /// Whether several full reductions can share one batched launch pair: one

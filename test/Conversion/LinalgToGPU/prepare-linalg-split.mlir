@@ -4,31 +4,36 @@
 // over many tokens) are split by amp-gpu-prepare-linalg: partial sums of
 // row ranges into a temporary (ranges x columns threads instead of one per
 // column, which cannot keep the memory busy; docs/CostModel.md), then a sum
-// of the partials into the output. 8192 rows, 64 columns: 128 ranges of 64
-// rows (128 * 64 threads, at least 64 rows each). The second stage is a
-// parallel loop over the columns summing the partials in a register, from
-// the output's value, or from the constant of the output's zero fill, which
-// then goes (one launch fewer).
+// of the partials into the output. 8192 rows, 64 columns: 256 ranges of 32
+// rows (256 * 64 threads, at least 32 rows each). Stage 1 is a parallel
+// loop over (range, column), each thread summing its rows in a register
+// from -0 (the identity of the sum) and storing it: the partials, laid out
+// [column, range], need no zero fill. Stage 2 is a row reduction: one block
+// per column, a thread per range, gpu.all_reduce, and thread 0 adds the
+// total to the output's value, or to the constant of the output's zero
+// fill, which then goes (one launch fewer).
 
-// CHECK-DAG: #[[STAGE1_IN:.+]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
-// CHECK-DAG: #[[STAGE1_OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @bias_grad
 //  CHECK-SAME:     (%[[X:.+]]: memref<8192x64xbf16>, %[[OUT:.+]]: memref<64xf32>)
-//       CHECK:   %[[PARTIALS:.+]] = memref.alloc() : memref<128x64xf32>
-//       CHECK:   linalg.fill ins(%{{.+}} : f32) outs(%[[PARTIALS]] : memref<128x64xf32>)
-//       CHECK:   %[[VIEW:.+]] = memref.expand_shape %[[X]] {{\[}}[0, 1], [2]] output_shape [128, 64, 64] : memref<8192x64xbf16> into memref<128x64x64xbf16>
-//       CHECK:   linalg.generic {indexing_maps = [#[[STAGE1_IN]], #[[STAGE1_OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
-//  CHECK-SAME:       ins(%[[VIEW]] : memref<128x64x64xbf16>) outs(%[[PARTIALS]] : memref<128x64xf32>)
-//       CHECK:     arith.extf
-//       CHECK:     arith.addf
-//       CHECK:   scf.parallel (%[[COL:.+]]) = (%{{.+}}) to (%{{.+}}) step
-//       CHECK:     %[[INIT:.+]] = memref.load %[[OUT]][%[[COL]]] : memref<64xf32>
-//       CHECK:     %[[SUM:.+]] = scf.for %[[S:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (f32) {
-//       CHECK:       %[[P:.+]] = memref.load %[[PARTIALS]][%[[S]], %[[COL]]] : memref<128x64xf32>
-//       CHECK:       %[[NEXT:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+//       CHECK:   %[[PARTIALS:.+]] = memref.alloc() : memref<64x256xf32>
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   %[[VIEW:.+]] = memref.expand_shape %[[X]] {{\[}}[0, 1], [2]] output_shape [256, 32, 64] : memref<8192x64xbf16> into memref<256x32x64xbf16>
+//       CHECK:   scf.parallel (%[[S:.+]], %[[COL:.+]]) = (%{{.+}}, %{{.+}}) to (%{{.+}}, %{{.+}}) step
+//       CHECK:     %[[ID:.+]] = arith.constant -0.000000e+00 : f32
+//       CHECK:     %[[SUM:.+]] = scf.for %[[R:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[ID]]) -> (f32) {
+//       CHECK:       %[[E:.+]] = memref.load %[[VIEW]][%[[S]], %[[R]], %[[COL]]] : memref<256x32x64xbf16>
+//       CHECK:       %[[W:.+]] = arith.extf %[[E]] : bf16 to f32
+//       CHECK:       %[[NEXT:.+]] = arith.addf %[[ACC]], %[[W]] : f32
 //       CHECK:       scf.yield %[[NEXT]] : f32
-//       CHECK:     memref.store %[[SUM]], %[[OUT]][%[[COL]]] : memref<64xf32>
-//       CHECK:   memref.dealloc %[[PARTIALS]] : memref<128x64xf32>
+//       CHECK:     memref.store %[[SUM]], %[[PARTIALS]][%[[COL]], %[[S]]] : memref<64x256xf32>
+//       CHECK:   gpu.launch blocks(%[[B:[a-z0-9_]+]], {{.+}}) threads(
+//       CHECK:     %[[P:.+]] = memref.load %[[PARTIALS]][%[[B]], %{{.+}}] : memref<64x256xf32>
+//       CHECK:     %[[TOTAL:.+]] = gpu.all_reduce add %{{.+}} uniform
+//       CHECK:     scf.if
+//       CHECK:       %[[OLD:.+]] = memref.load %[[OUT]][%[[B]]] : memref<64xf32>
+//       CHECK:       %[[NEW:.+]] = arith.addf %[[OLD]], %[[TOTAL]] : f32
+//       CHECK:       memref.store %[[NEW]], %[[OUT]][%[[B]]] : memref<64xf32>
+//       CHECK:   memref.dealloc %[[PARTIALS]] : memref<64x256xf32>
 func.func @bias_grad(%x: memref<8192x64xbf16>, %out: memref<64xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
                   iterator_types = ["reduction", "parallel"]}
@@ -44,16 +49,23 @@ func.func @bias_grad(%x: memref<8192x64xbf16>, %out: memref<64xf32>) {
 // -----
 
 // Two reduction loops (batch 8, sequence 1024) and a broadcast input (the
-// LayerNorm weight gradient's shape): the longest loop is split, 128 ranges
-// of 8 positions, the batch loop stays in each thread (64 rows); the
-// per-column input is not expanded.
+// LayerNorm weight gradient's shape): the longest loop is split, 256 ranges
+// of 4 positions, the batch loop stays in each thread (32 rows, batch
+// outermost: one loop over both, delinearized); the per-column input is
+// not expanded.
 // CHECK-LABEL: func.func @weight_grad_3d
-//       CHECK:   %[[PARTIALS:.+]] = memref.alloc() : memref<128x32xf32>
-//       CHECK:   %[[DY:.+]] = memref.expand_shape %arg0 {{\[}}[0], [1, 2], [3]] output_shape [8, 128, 8, 32]
-//       CHECK:   %[[XH:.+]] = memref.expand_shape %arg1 {{\[}}[0], [1, 2], [3]] output_shape [8, 128, 8, 32]
-//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]
-//  CHECK-SAME:       ins(%[[DY]], %[[XH]], %arg2 : memref<8x128x8x32xf32>, memref<8x128x8x32xf32>, memref<32xf32>) outs(%[[PARTIALS]] : memref<128x32xf32>)
-//       CHECK:   scf.parallel
+//       CHECK:   %[[PARTIALS:.+]] = memref.alloc() : memref<32x256xf32>
+//       CHECK:   %[[DY:.+]] = memref.expand_shape %arg0 {{\[}}[0], [1, 2], [3]] output_shape [8, 256, 4, 32]
+//       CHECK:   %[[XH:.+]] = memref.expand_shape %arg1 {{\[}}[0], [1, 2], [3]] output_shape [8, 256, 4, 32]
+//       CHECK:   scf.parallel (%[[S:.+]], %[[COL:.+]]) =
+//       CHECK:     scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step
+//       CHECK:       %[[POS:.+]] = arith.remui %[[J]], %{{.+}} : index
+//       CHECK:       %[[BATCH:.+]] = arith.divui %[[J]], %{{.+}} : index
+//       CHECK:       memref.load %[[DY]][%[[BATCH]], %[[S]], %[[POS]], %[[COL]]]
+//       CHECK:       memref.load %[[XH]][%[[BATCH]], %[[S]], %[[POS]], %[[COL]]]
+//       CHECK:       memref.load %arg2[%[[COL]]]
+//       CHECK:     memref.store %{{.+}}, %[[PARTIALS]][%[[COL]], %[[S]]]
+//       CHECK:   gpu.launch
 //       CHECK:     memref.load %[[PARTIALS]]
 //       CHECK:     memref.store %{{.+}}, %arg3
 func.func @weight_grad_3d(%dy: memref<8x1024x32xf32>, %xhat: memref<8x1024x32xf32>, %w: memref<32xf32>, %out: memref<32xf32>) {
@@ -107,33 +119,37 @@ func.func @short_or_max(%x: memref<2048x64xf32>, %out: memref<64xf32>, %y: memre
 // loops reading the same output gradient %dy (the fill of the second's
 // output between them) become one generic with two outputs, split as one:
 // stage 1 reads %dy once for both sums, one partials buffer per output,
-// stage 2 sums both in one loop, the bias gradient from its fill's constant
-// (the fill goes), the weight gradient from its value.
+// stage 2 sums both in one launch, the bias gradient from its fill's
+// constant (the fill goes), the weight gradient from its value.
 // CHECK-LABEL: func.func @norm_weight_and_bias_grads
 //  CHECK-SAME:     (%[[DY:.+]]: memref<8192x64xf32>, %[[XH:.+]]: memref<8192x64xf32>, %[[WG:.+]]: memref<64xf32>)
 //       CHECK:   %[[BG:.+]] = memref.alloc() : memref<64xf32>
 //       CHECK:   %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
-//   CHECK-NOT:   linalg.fill ins(%{{.+}} : f32) outs(%[[BG]]
-//       CHECK:   %[[P0:.+]] = memref.alloc() : memref<128x64xf32>
-//       CHECK:   linalg.fill ins(%{{.+}} : f32) outs(%[[P0]] : memref<128x64xf32>)
-//       CHECK:   %[[P1:.+]] = memref.alloc() : memref<128x64xf32>
-//       CHECK:   linalg.fill ins(%{{.+}} : f32) outs(%[[P1]] : memref<128x64xf32>)
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   %[[P0:.+]] = memref.alloc() : memref<64x256xf32>
+//       CHECK:   %[[P1:.+]] = memref.alloc() : memref<64x256xf32>
 //       CHECK:   %[[VDY:.+]] = memref.expand_shape %[[DY]]
 //       CHECK:   %[[VXH:.+]] = memref.expand_shape %[[XH]]
-//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
-//  CHECK-SAME:       ins(%[[VDY]], %[[VXH]] : memref<128x64x64xf32>, memref<128x64x64xf32>) outs(%[[P0]], %[[P1]] : memref<128x64xf32>, memref<128x64xf32>)
-//       CHECK:     ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %[[O0:.+]]: f32, %[[O1:.+]]: f32):
-//       CHECK:     %[[M:.+]] = arith.mulf %[[A]], %[[B]] : f32
-//       CHECK:     %[[S0:.+]] = arith.addf %[[O0]], %[[M]] : f32
-//       CHECK:     %[[S1:.+]] = arith.addf %[[O1]], %[[A]] : f32
-//       CHECK:     linalg.yield %[[S0]], %[[S1]] : f32, f32
-//       CHECK:   scf.parallel (%[[COL:.+]]) =
-//       CHECK:     %[[W0:.+]] = memref.load %[[WG]][%[[COL]]]
-//       CHECK:     %[[SUMS:.+]]:2 = scf.for %[[S:.+]] = {{.+}} iter_args(%[[A0:.+]] = %[[W0]], %[[A1:.+]] = %[[ZERO]]) -> (f32, f32)
-//       CHECK:       memref.load %[[P0]][%[[S]], %[[COL]]]
-//       CHECK:       memref.load %[[P1]][%[[S]], %[[COL]]]
-//       CHECK:     memref.store %[[SUMS]]#0, %[[WG]][%[[COL]]]
-//       CHECK:     memref.store %[[SUMS]]#1, %[[BG]][%[[COL]]]
+//       CHECK:   scf.parallel (%[[S:.+]], %[[COL:.+]]) =
+//       CHECK:     %[[SUMS:.+]]:2 = scf.for {{.+}} -> (f32, f32)
+//       CHECK:       %[[A:.+]] = memref.load %[[VDY]]
+//       CHECK:       %[[B:.+]] = memref.load %[[VXH]]
+//       CHECK:       %[[M:.+]] = arith.mulf %[[A]], %[[B]] : f32
+//       CHECK:       arith.addf %{{.+}}, %[[M]] : f32
+//       CHECK:       arith.addf %{{.+}}, %[[A]] : f32
+//       CHECK:     memref.store %[[SUMS]]#0, %[[P0]][%[[COL]], %[[S]]]
+//       CHECK:     memref.store %[[SUMS]]#1, %[[P1]][%[[COL]], %[[S]]]
+//       CHECK:   gpu.launch blocks(%[[ROW:[a-z0-9_]+]], %{{.+}}, %{{.+}}) in
+//       CHECK:     memref.load %[[P0]][%[[ROW]], %{{.+}}]
+//       CHECK:     memref.load %[[P1]][%[[ROW]], %{{.+}}]
+//       CHECK:     %[[T0:.+]] = gpu.all_reduce add
+//       CHECK:     %[[T1:.+]] = gpu.all_reduce add
+//       CHECK:     scf.if
+//       CHECK:       %[[W0:.+]] = memref.load %[[WG]][%[[ROW]]]
+//       CHECK:       %[[N0:.+]] = arith.addf %[[W0]], %[[T0]]
+//       CHECK:       memref.store %[[N0]], %[[WG]][%[[ROW]]]
+//       CHECK:       %[[N1:.+]] = arith.addf %[[ZERO]], %[[T1]]
+//       CHECK:       memref.store %[[N1]], %[[BG]][%[[ROW]]]
 //   CHECK-DAG:   memref.dealloc %[[P0]]
 //   CHECK-DAG:   memref.dealloc %[[P1]]
 //   CHECK-NOT:   linalg.generic
@@ -165,8 +181,8 @@ func.func @norm_weight_and_bias_grads(%dy: memref<8192x64xf32>, %xhat: memref<81
 // Not merged: the second sum reads the first's output, or an op between
 // them writes memory, or they read no buffer in common.
 // CHECK-LABEL: func.func @not_merged
-// CHECK-COUNT-4: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK-NOT: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-COUNT-4: scf.for {{.+}} -> (f32) {
+// CHECK-NOT: scf.for
 func.func @not_merged(%dy: memref<8192x64xf32>, %y: memref<8192x64xf32>, %o0: memref<64xf32>, %o1: memref<64x64xf32>,
                       %o2: memref<64xf32>, %o3: memref<64xf32>, %o4: memref<64xf32>, %o5: memref<64xf32>,
                       %o6: memref<64xf32>, %o7: memref<64xf32>) {
