@@ -36,6 +36,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -575,6 +576,70 @@ private:
     return runs;
   }
 
+  /// How many threads of the launch select each case of `sw` (by value)
+  /// when its selector depends on the block and thread ids in x: per block
+  /// its case, or per thread where a block's threads select several. None
+  /// when the selector is unknown for some thread or the grid is large.
+  std::optional<std::map<int64_t, double>>
+  threadsPerCase(scf::IndexSwitchOp sw) {
+    if (grid[0] > 65536 || grid[1] * grid[2] * block[1] * block[2] != 1)
+      return std::nullopt;
+    llvm::DenseMap<Value, Interval> saved = std::move(known);
+    std::map<int64_t, double> counts;
+    auto selected = [&](int64_t blockId, std::optional<int64_t> threadId) {
+      known = bindings;
+      for (gpu::BlockIdOp id : blockIds)
+        if (id.getDimension() == gpu::Dimension::x)
+          known[id] = {blockId, blockId};
+      for (gpu::ThreadIdOp id : threadIds)
+        if (threadId && id.getDimension() == gpu::Dimension::x)
+          known[id] = {*threadId, *threadId};
+      return interval(sw.getArg());
+    };
+    bool complete = true;
+    for (int64_t b = 0; b < grid[0] && complete; ++b) {
+      std::optional<Interval> all = selected(b, std::nullopt);
+      if (all && all->lo == all->hi) {
+        counts[all->lo] += double(block[0]);
+        continue;
+      }
+      for (int64_t t = 0; t < block[0] && complete; ++t) {
+        std::optional<Interval> one = selected(b, t);
+        complete = one && one->lo == one->hi;
+        if (complete)
+          counts[one->lo] += 1;
+      }
+    }
+    known = std::move(saved);
+    if (!complete)
+      return std::nullopt;
+    return counts;
+  }
+
+  /// A switch on an index made of the block and thread ids (the merged
+  /// loops of amp-gpu-batch-loops: a range of threads per loop): each case
+  /// is visited for the threads that select it, out of the `times` that
+  /// reach the switch, which are the threads selecting a case (those past
+  /// the end select the default and are kept out by the tiling's guard).
+  bool visitByThreads(scf::IndexSwitchOp sw, double times) {
+    std::optional<std::map<int64_t, double>> counts = threadsPerCase(sw);
+    if (!counts)
+      return false;
+    ArrayRef<int64_t> cases = sw.getCases();
+    double selecting = 0;
+    for (auto [value, n] : *counts)
+      if (llvm::is_contained(cases, value))
+        selecting += n;
+    if (selecting == 0)
+      return false;
+    for (auto [value, n] : *counts) {
+      const int64_t *it = llvm::find(cases, value);
+      if (it != cases.end())
+        visit(sw.getCaseRegions()[it - cases.begin()], times * n / selecting);
+    }
+    return true;
+  }
+
   /// A switch on a value derived from the block id (batched reductions: a
   /// range of blocks per input) or on a loop's induction variable (one case
   /// per iteration): each case is visited for the share of threads or
@@ -588,6 +653,8 @@ private:
     SmallVector<Value> driver = blockIds;
     Interval range{0, grid[0] - 1};
     auto runs = casesBy(sw, driver, range);
+    if (!runs && visitByThreads(sw, times))
+      return;
     if (!runs) {
       std::optional<Interval> selector = interval(sw.getArg());
       if (selector) {

@@ -181,6 +181,8 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(amp::createGPUVectorizeElementwisePass());
   // One dimension per loop, the innermost fastest: coalesced threads.
   pm.addNestedPass<func::FuncOp>(amp::createGPUCoalesceParallelLoopsPass());
+  // Independent loops side by side: one launch (the optimizer's updates).
+  pm.addNestedPass<func::FuncOp>(amp::createGPUBatchLoopsPass());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
       {kThreadsPerBlock}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());

@@ -50,7 +50,10 @@
 // MLP-NOT: all_reduce
 // No reduction is left in a single-thread kernel: those only update 0-d
 // state (the loss scale, its trackers).
-// 25 launches: the f16 weight gradients are written by their GEMMs where
+// 19 launches: independent elementwise loops side by side are one launch
+// (amp-gpu-batch-loops: the SGD updates, the weight casts; 28 before), and
+// the loss sum starts from its zero fill's constant (the fill goes). 25
+// before that: the f16 weight gradients are written by their GEMMs where
 // the copies that rounded them were (amp-contractions-to-gemm-calls), so
 // fc1's bias gradient is dW1's epilogue (two copies, a fill and a column sum
 // fewer: 29 before); LayerNorm's weight and bias gradients are one column
@@ -61,7 +64,7 @@
 // beside f16 weight gradients as column sums (cuBLASLt computes no f32 bias
 // gradient there).
 // MLP: single-thread launches with a loop: 0
-// MLP-NEXT: launches: 28
+// MLP-NEXT: launches: 19
 
 // The transformer block: every LayerNorm (32 tokens of 64; forward, its
 // recomputation in the backward, and the backward) and every attention
@@ -89,17 +92,22 @@
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
 // TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0
+// 48 launches: independent elementwise loops side by side are one launch
+// (amp-gpu-batch-loops: AdamW's updates of all 16 parameters in a few
+// launches, the weight casts; 88 before), and reductions start from their
+// outputs' zero-fill constants (the fills go).
 // (One launch rounds the f32 bias of the 16-bit GEMM with a bias epilogue;
 // eight are bias gradients beside 16-bit weight gradients, which cuBLASLt
 // does not compute in the GEMM: 81 before both. 90 before the causal mask
 // and the masked scores were recomputed in each reader instead of stored,
 // amp-gpu-fuse-elementwise.)
-// TRANSFORMER-NEXT: launches: 88
+// TRANSFORMER-NEXT: launches: 48
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm
 // sums the squares of each of the 16 gradients separately: one launch pair
 // for all of them (34 blocks in stage 1: 1 or 2 per small gradient, 8 per
-// 256x64 weight), 83 launches (one rounds a 16-bit GEMM's f32 bias for its
+// 256x64 weight), 45 launches (83 before amp-gpu-batch-loops and the
+// reductions' fills going; one rounds a 16-bit GEMM's f32 bias for its
 // epilogue; 85 before the causal mask and masked scores were recomputed by
 // their readers; 84 before the bias rounding, 89 before the rounding copies went, 106
 // before the bias corrections were shared and the LayerNorm weight and bias
@@ -111,7 +119,7 @@
 // CLIP: launch 34x1x1 x 256x1x1: loop all_reduce
 // CLIP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
 // CLIP: single-thread launches with a loop: 0
-// CLIP-NEXT: launches: 83
+// CLIP-NEXT: launches: 45
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).

@@ -553,6 +553,31 @@ def GPUCoalesceParallelLoopsPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def GPUBatchLoopsPass : Pass<"amp-gpu-batch-loops", "::mlir::func::FuncOp"> {
+  let summary = "Independent consecutive parallel loops become one launch";
+  let description = [{
+    Every one-dimensional scf.parallel (from 0 by 1, no reductions, not
+    nested in another or in a gpu.launch) becomes a launch of its own, and a
+    launch costs microseconds even when it has little to do: the optimizer
+    update of each parameter, the cast of each weight. This pass merges
+    consecutive such loops of a block that do not depend on each other
+    (neither writes a buffer the other reads or writes; distinct function
+    arguments are distinct buffers) into one loop over the concatenation of
+    their iteration spaces. Its body finds the loop an index falls in and
+    runs that loop's body in an `scf.index_switch` case, with the index
+    made relative to that loop: Apex's multi_tensor_apply, by the compiler.
+    The merged loop stands where the last loop of the batch stood, so the
+    ops between the loops must not touch the batch's buffers (a batch ends
+    at one that does: a GEMM call, a launch, a host store); ops without
+    memory effects and allocations stay where they are, and deallocations
+    of the batch's buffers move after the merged loop. Run after
+    amp-gpu-coalesce-parallel-loops (which makes the loops
+    one-dimensional) and before the tiling.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GPURegisterAccumulatorsPass
     : Pass<"amp-gpu-register-accumulators", "::mlir::func::FuncOp"> {
   let summary = "Carry a loop's load-update-store of one element in a "

@@ -2,7 +2,8 @@
 //-*-===//
 //
 // Internal to lib/Conversion/LinalgToGPU: where an op runs (host or
-// kernel) and which buffers are dense.
+// kernel), which buffers are dense, which may alias and which an op
+// touches (BufferEffects.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,31 @@ inline bool isDenseMemRef(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
   return type && type.getLayout().isIdentity();
 }
+
+/// The buffer `v` is a view of.
+Value rootOf(Value v);
+
+/// Whether two memrefs may share memory: views of the same buffer, or
+/// neither a fresh allocation.
+bool mayAlias(Value a, Value c);
+bool mayAliasAny(Value v, ArrayRef<Value> buffers);
+
+/// mayAlias, but distinct arguments of the function are distinct buffers:
+/// the step's arguments and its results (out-parameters after
+/// buffer-results-to-out-params) are values of a tensor program, which the
+/// runtime passes in buffers of their own.
+bool mayAliasInStep(Value a, Value c);
+bool mayAliasAnyInStep(Value v, ArrayRef<Value> buffers);
+
+/// Appends the buffers `op` (and what it contains) accesses to `touched`,
+/// those it writes or frees to `written`; false when some are unknown.
+bool collectEffects(Operation *op, SmallVectorImpl<Value> &touched,
+                    SmallVectorImpl<Value> &written);
+
+/// The constant the fresh buffer `out` was filled with, if that fill is its
+/// only use before `reader` (the fill then goes: `reader` starts from the
+/// constant instead), else null.
+Value takeFillConstant(Value out, Operation *reader);
 
 } // namespace mlir::amp::gpu_lowering
 

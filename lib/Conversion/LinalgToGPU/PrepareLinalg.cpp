@@ -42,6 +42,7 @@ namespace mlir::amp {
 
 using namespace mlir;
 using mlir::amp::gpu_lowering::isDenseMemRef;
+using mlir::amp::gpu_lowering::takeFillConstant;
 using mlir::amp::gpu_lowering::ReductionEmitter;
 using mlir::amp::gpu_lowering::ReductionPlan;
 using mlir::amp::gpu_lowering::analyzeReduction;
@@ -191,29 +192,6 @@ int64_t splitCount(int64_t loopRows, int64_t rows, int64_t outputs) {
          rows / (2 * ranges) >= kMinRowsPerThread)
     ranges *= 2;
   return ranges;
-}
-
-/// The constant the fresh buffer `out` was filled with, if that fill is its
-/// only use before `reader` (the fill then goes: `reader` starts from the
-/// constant instead), else null.
-Value takeFillConstant(Value out, Operation *reader) {
-  if (!out.getDefiningOp<memref::AllocOp>())
-    return nullptr;
-  linalg::FillOp fill;
-  for (Operation *user : out.getUsers()) {
-    if (user == reader || user->getBlock() != reader->getBlock() ||
-        reader->isBeforeInBlock(user))
-      continue;
-    auto userFill = dyn_cast<linalg::FillOp>(user);
-    if (!userFill || fill)
-      return nullptr;
-    fill = userFill;
-  }
-  if (!fill)
-    return nullptr;
-  Value constant = fill.getInputs().front();
-  fill->erase();
-  return constant;
 }
 
 /// `generic` with its parallel loops first, in their order, then its

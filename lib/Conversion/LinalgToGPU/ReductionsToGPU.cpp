@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinalgToGPUUtils.h"
 #include "RowReductions.h"
 
 #include "amp/Conversion/Passes.h"
@@ -44,52 +45,6 @@ using namespace mlir;
 using namespace mlir::amp::gpu_lowering;
 
 namespace {
-/// The buffer `v` is a view of.
-Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
-    if (view.getViewDest() != v)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
-
-/// Whether two memrefs may share memory: views of the same buffer, or
-/// neither a fresh allocation.
-bool mayAlias(Value a, Value c) {
-  Value ra = rootOf(a), rc = rootOf(c);
-  if (ra == rc)
-    return true;
-  auto fresh = [](Value v) {
-    return v.getDefiningOp<memref::AllocOp>() ||
-           v.getDefiningOp<memref::AllocaOp>();
-  };
-  return !fresh(ra) && !fresh(rc);
-}
-
-bool mayAliasAny(Value v, ArrayRef<Value> buffers) {
-  return llvm::any_of(buffers, [&](Value other) { return mayAlias(v, other); });
-}
-
-/// Appends the buffers `op` (and what it contains) accesses to `touched`,
-/// those it writes or frees to `written`; false when some are unknown.
-bool collectEffects(Operation *op, SmallVectorImpl<Value> &touched,
-                    SmallVectorImpl<Value> &written) {
-  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-      getEffectsRecursively(op);
-  if (!effects)
-    return false;
-  for (MemoryEffects::EffectInstance &effect : *effects) {
-    Value value = effect.getValue();
-    if (!value)
-      return false;
-    touched.push_back(value);
-    if (!isa<MemoryEffects::Read>(effect.getEffect()))
-      written.push_back(value);
-  }
-  return true;
-}
-
 /// Full reductions of one block being batched: emitted together at the
 /// last one, so every op between them must leave their buffers alone.
 struct Batch {
@@ -145,26 +100,6 @@ bool isElementwiseOver(linalg::GenericOp op, ArrayRef<int64_t> ranges) {
            llvm::all_of(op.getMatchingIndexingMap(&operand).getResults(),
                         llvm::IsaPred<AffineDimExpr, AffineConstantExpr>);
   });
-}
-
-/// mayAlias, but distinct arguments of the function are distinct buffers:
-/// the step's arguments and its results (out-parameters after
-/// buffer-results-to-out-params) are values of a tensor program, which the
-/// runtime passes in buffers of their own.
-bool mayAliasInStep(Value a, Value c) {
-  Value ra = rootOf(a), rc = rootOf(c);
-  auto isArgument = [](Value v) {
-    auto arg = dyn_cast<BlockArgument>(v);
-    return arg && isa<func::FuncOp>(arg.getOwner()->getParentOp());
-  };
-  if (ra != rc && isArgument(ra) && isArgument(rc))
-    return false;
-  return mayAlias(a, c);
-}
-
-bool mayAliasAnyInStep(Value v, ArrayRef<Value> buffers) {
-  return llvm::any_of(buffers,
-                      [&](Value other) { return mayAliasInStep(v, other); });
 }
 
 /// The first all-parallel generic after the full reduction `plan` in its
@@ -224,6 +159,12 @@ struct GPUParallelReductionsPass
       OpBuilder b(op);
       ReductionEmitter emitter(*plan, b, op.getLoc());
       emitter.setMaxUnrolledStrides(maxUnrolledStrides);
+      // Outputs filled with a constant just for this reduction start from
+      // it: the fill (a launch) goes.
+      SmallVector<Value> initialValues;
+      for (Value out : op.getDpsInits())
+        initialValues.push_back(takeFillConstant(out, op));
+      emitter.setInitialValues(initialValues);
       int64_t perBlock = blockSize * elementsPerThread;
       int64_t blocks = std::min<int64_t>(
           llvm::divideCeil(plan->rowLength, perBlock), maxBlocks);

@@ -1,0 +1,123 @@
+//===- BufferEffects.cpp - which buffers ops touch, which may alias -------===//
+//
+// Shared by the LinalgToGPU passes that move or merge work on bufferized IR
+// (amp-gpu-parallel-reductions, amp-gpu-prepare-linalg,
+// amp-gpu-batch-loops): the buffer a view is of, whether two buffers may
+// share memory, the buffers an op reads and writes, and the constant a
+// fresh buffer was filled with (LinalgToGPUUtils.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgToGPUUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::amp::gpu_lowering {
+
+/// The buffer `v` is a view of.
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewDest() != v)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// Whether two memrefs may share memory: views of the same buffer, or
+/// neither a fresh allocation.
+bool mayAlias(Value a, Value c) {
+  Value ra = rootOf(a), rc = rootOf(c);
+  if (ra == rc)
+    return true;
+  auto fresh = [](Value v) {
+    return v.getDefiningOp<memref::AllocOp>() ||
+           v.getDefiningOp<memref::AllocaOp>();
+  };
+  return !fresh(ra) && !fresh(rc);
+}
+
+bool mayAliasAny(Value v, ArrayRef<Value> buffers) {
+  return llvm::any_of(buffers, [&](Value other) { return mayAlias(v, other); });
+}
+
+/// Appends the buffers `op` (and what it contains) accesses to `touched`,
+/// those it writes or frees to `written`; false when some are unknown.
+/// Block-level collectives and barriers in a launch (gpu.all_reduce,
+/// gpu.barrier) exchange values through workgroup memory only.
+bool collectEffects(Operation *op, SmallVectorImpl<Value> &touched,
+                    SmallVectorImpl<Value> &written) {
+  WalkResult result = op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+    if (isa<gpu::AllReduceOp, gpu::BarrierOp>(nested))
+      return WalkResult::skip();
+    auto effecting = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!effecting)
+      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    effecting.getEffects(effects);
+    for (MemoryEffects::EffectInstance &effect : effects) {
+      Value value = effect.getValue();
+      if (!value)
+        return WalkResult::interrupt();
+      touched.push_back(value);
+      if (!isa<MemoryEffects::Read>(effect.getEffect()))
+        written.push_back(value);
+    }
+    return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+               ? WalkResult::advance()
+               : WalkResult::skip();
+  });
+  return !result.wasInterrupted();
+}
+
+/// mayAlias, but distinct arguments of the function are distinct buffers:
+/// the step's arguments and its results (out-parameters after
+/// buffer-results-to-out-params) are values of a tensor program, which the
+/// runtime passes in buffers of their own.
+bool mayAliasInStep(Value a, Value c) {
+  Value ra = rootOf(a), rc = rootOf(c);
+  auto isArgument = [](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && isa<func::FuncOp>(arg.getOwner()->getParentOp());
+  };
+  if (ra != rc && isArgument(ra) && isArgument(rc))
+    return false;
+  return mayAlias(a, c);
+}
+
+bool mayAliasAnyInStep(Value v, ArrayRef<Value> buffers) {
+  return llvm::any_of(buffers,
+                      [&](Value other) { return mayAliasInStep(v, other); });
+}
+
+/// The constant the fresh buffer `out` was filled with, if that fill is its
+/// only use before `reader` (the fill then goes: `reader` starts from the
+/// constant instead), else null.
+Value takeFillConstant(Value out, Operation *reader) {
+  if (!out.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  linalg::FillOp fill;
+  for (Operation *user : out.getUsers()) {
+    if (user == reader || user->getBlock() != reader->getBlock() ||
+        reader->isBeforeInBlock(user))
+      continue;
+    auto userFill = dyn_cast<linalg::FillOp>(user);
+    if (!userFill || fill)
+      return nullptr;
+    fill = userFill;
+  }
+  if (!fill)
+    return nullptr;
+  Value constant = fill.getInputs().front();
+  fill->erase();
+  return constant;
+}
+
+} // namespace mlir::amp::gpu_lowering
