@@ -158,6 +158,8 @@ struct BegunStep {
   int32_t slot = 0;
   float loss = 0;
   int32_t skipped = 0;
+  /// The loss scales after the step (a step that ran at once).
+  std::vector<float> scales;
 };
 
 /// What overlapped steps need on a device, made at the first
@@ -166,10 +168,14 @@ struct BegunStep {
 /// events ordering the two streams, and page-locked slots that receive each
 /// begun step's loss and skipped flag.
 struct StepPipeline {
-  /// The host slot of one begun step: the loss, then the skipped flag.
-  static constexpr size_t kSlotBytes = 64, kFieldBytes = 32;
+  /// The host slot of one begun step: the loss, the skipped flag, then the
+  /// loss scales (4 bytes each, from kScalesOffset).
+  static constexpr size_t kFieldBytes = 32, kScalesOffset = 64;
 
-  explicit StepPipeline(const amp_device_ops *device) : device(device) {}
+  StepPipeline(const amp_device_ops *device, size_t numScales)
+      : device(device),
+        slotBytes((kScalesOffset + 4 * numScales + 63) / 64 * 64),
+        slots(kMaxStepsInFlight * slotBytes) {}
   StepPipeline(const StepPipeline &) = delete;
   ~StepPipeline() {
     device->synchronize();
@@ -191,11 +197,12 @@ struct StepPipeline {
   bool spareFreeRecorded = false;
   /// Step stream: the step in slot k has run and its results were copied.
   void *done[kMaxStepsInFlight] = {};
-  Buffer slots{kMaxStepsInFlight * kSlotBytes};
+  size_t slotBytes;
+  Buffer slots;
   bool slotsPinned = false;
   uint64_t begun = 0;
 
-  char *slot(int32_t k) { return slots.data.get() + size_t(k) * kSlotBytes; }
+  char *slot(int32_t k) { return slots.data.get() + size_t(k) * slotBytes; }
 };
 } // namespace
 
@@ -210,6 +217,10 @@ struct amp_state {
   /// amp_train_step_begin's steps not finished yet, oldest first.
   std::deque<BegunStep> begun;
   std::unique_ptr<StepPipeline> pipeline;
+  /// The loss scales after the step amp_train_step_finish returned last;
+  /// whether one has.
+  std::vector<float> finishedScales;
+  bool finishedAny = false;
 
   ~amp_state() {
     pipeline.reset(); // drains the streams before anything is freed
@@ -351,6 +362,31 @@ struct amp_state {
 
   /// The scaler's sticky "stuck at the minimum scale" flag, if one is set
   /// (amp-loss-scaling with error-at-min); -1 otherwise.
+  /// The loss scales' tensors (scaler state named "...scale"), in order.
+  static std::vector<int32_t> lossScaleTensors() {
+    std::vector<int32_t> indices;
+    for (int32_t i = 0; i < model().num_tensors; ++i) {
+      const amp_tensor_info &info = model().tensors[i];
+      size_t length = std::strlen(info.name);
+      if (info.role == AMP_ROLE_SCALER_STATE && info.dtype == AMP_DTYPE_F32 &&
+          length >= 5 && std::strcmp(info.name + length - 5, "scale") == 0)
+        indices.push_back(i);
+    }
+    return indices;
+  }
+
+  /// The loss scales as the state holds them now.
+  int32_t readScales(std::vector<float> &scales) {
+    for (int32_t index : lossScaleTensors()) {
+      if (syncToHost(index))
+        return 1;
+      float scale;
+      std::memcpy(&scale, tensors[index].data.get(), sizeof(float));
+      scales.push_back(scale);
+    }
+    return 0;
+  }
+
   int32_t stuckScaler() {
     for (int32_t i = 0; i < model().num_tensors; ++i) {
       const amp_tensor_info &info = model().tensors[i];
@@ -485,7 +521,8 @@ struct amp_state {
     if (pipeline)
       return 0;
     const amp_entry_descriptor &entry = model().train_step;
-    auto p = std::make_unique<StepPipeline>(device);
+    auto p =
+        std::make_unique<StepPipeline>(device, lossScaleTensors().size());
     for (int32_t i = 0; i < entry.num_args; ++i) {
       int32_t index = entry.args[i];
       // Hyper-parameters too: a copy from pageable memory on the step
@@ -554,6 +591,14 @@ struct amp_state {
                              AMP_DEVICE_STEP_STREAM))
         return deviceError("cannot read the step's loss from the GPU");
     }
+    // The step's new loss scales: the state's buffers hold them once its
+    // updates are applied (applyUpdates swapped them in).
+    std::vector<int32_t> scales = lossScaleTensors();
+    for (size_t k = 0; k < scales.size(); ++k)
+      if (device->copy_async(p.slot(slot) + StepPipeline::kScalesOffset + 4 * k,
+                             deviceTensors[scales[k]].data, sizeof(float), 0,
+                             AMP_DEVICE_STEP_STREAM))
+        return deviceError("cannot read the step's loss scale from the GPU");
     if (device->event_record(p.done[slot], AMP_DEVICE_STEP_STREAM))
       return deviceError("cannot record a GPU event");
     return 0;
@@ -576,6 +621,9 @@ struct amp_state {
     if (device->event_synchronize(pipeline->done[step.slot]))
       return deviceError("the GPU step failed");
     const char *slot = pipeline->slot(step.slot);
+    finishedScales.resize(lossScaleTensors().size());
+    std::memcpy(finishedScales.data(), slot + StepPipeline::kScalesOffset,
+                finishedScales.size() * sizeof(float));
     return reportStep(
         entry.loss_result >= 0 ? slot : nullptr,
         entry.skipped_result >= 0 ? slot + StepPipeline::kFieldBytes : nullptr,
@@ -1275,8 +1323,10 @@ int32_t amp_train_step_begin(amp_state *state) {
   } else if (int32_t status =
                  amp_train_step(state, &step.loss, &step.skipped)) {
     return status;
+  } else if (state->readScales(step.scales)) {
+    return 1;
   }
-  state->begun.push_back(step);
+  state->begun.push_back(std::move(step));
   return 0;
 }
 
@@ -1284,15 +1334,34 @@ int32_t amp_train_step_finish(amp_state *state, float *loss, int32_t *skipped) {
   if (state->begun.empty())
     return fail("amp_train_step_finish: no step is begun "
                 "(amp_train_step_begin)");
-  BegunStep step = state->begun.front();
+  BegunStep step = std::move(state->begun.front());
   state->begun.pop_front();
+  state->finishedAny = true;
   if (step.queued)
     return state->finishStep(step, loss, skipped);
+  state->finishedScales = std::move(step.scales);
   if (loss)
     *loss = step.loss;
   if (skipped)
     *skipped = step.skipped;
   return 0;
+}
+
+int32_t amp_train_step_finished_scales(amp_state *state, float *scales,
+                                       int32_t capacity) {
+  if (!state->finishedAny) {
+    fail("amp_train_step_finished_scales: no step begun with "
+         "amp_train_step_begin has finished");
+    return -1;
+  }
+  if (capacity < 0 || (capacity > 0 && !scales)) {
+    fail("amp_train_step_finished_scales: a negative capacity or no array");
+    return -1;
+  }
+  int32_t count = int32_t(state->finishedScales.size());
+  std::copy_n(state->finishedScales.begin(), std::min(count, capacity),
+              scales);
+  return count;
 }
 
 int32_t amp_eval(amp_state *state, float *loss) {

@@ -5,11 +5,13 @@
 // amp_train_step and once with amp_train_step_begin/finish as a data
 // loader would drive them (batch k+1 written and begun before step k is
 // finished, so that on a GPU its upload overlaps step k). The same kernels
-// on the same data give the same bits: the losses, skipped flags and every
-// state tensor afterwards must be identical. A batch uploaded into buffers
+// on the same data give the same bits: the losses, skipped flags, loss
+// scales (amp_train_step_finished_scales against the state after each
+// plain step) and every state tensor afterwards must be identical. A batch uploaded into buffers
 // a running step still reads, or a loss read from the wrong step, shows as
-// a difference. Then the API's misuse: a finish with no step begun and a
-// begin with two steps in flight are errors.
+// a difference. Then the API's misuse: a finish with no step begun, the
+// scales before any finish and a begin with two steps in flight are
+// errors.
 //
 // Needs only the library (no LLVM): scripts/gpu-machine.sh runs it on GPUs.
 //
@@ -20,6 +22,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +42,7 @@ struct Library {
   decltype(&amp_train_step) step;
   decltype(&amp_train_step_begin) begin;
   decltype(&amp_train_step_finish) finish;
+  decltype(&amp_train_step_finished_scales) finishedScales;
   decltype(&amp_last_error) lastError;
 };
 
@@ -62,6 +67,8 @@ bool load(const char *path, Library &lib) {
          resolve(handle, "amp_train_step", lib.step) &&
          resolve(handle, "amp_train_step_begin", lib.begin) &&
          resolve(handle, "amp_train_step_finish", lib.finish) &&
+         resolve(handle, "amp_train_step_finished_scales",
+                 lib.finishedScales) &&
          resolve(handle, "amp_last_error", lib.lastError);
 }
 
@@ -96,6 +103,8 @@ bool fillBatch(const Library &lib, amp_state *state, uint64_t seed,
 struct Outcome {
   std::vector<float> losses;
   std::vector<int32_t> skipped;
+  /// Each step's loss scales (scaler state named "...scale").
+  std::vector<std::vector<float>> scales;
   /// Every state tensor after the last step, by index (inputs empty).
   std::vector<std::vector<char>> state;
 };
@@ -117,6 +126,12 @@ bool readState(const Library &lib, amp_state *state, Outcome &outcome) {
   return true;
 }
 
+bool isLossScale(const amp_tensor_info &info) {
+  size_t length = std::strlen(info.name);
+  return info.role == AMP_ROLE_SCALER_STATE && info.dtype == AMP_DTYPE_F32 &&
+         length >= 5 && std::strcmp(info.name + length - 5, "scale") == 0;
+}
+
 bool trainPlain(const Library &lib, amp_state *state, uint64_t seed,
                 int64_t steps, Outcome &outcome) {
   for (int64_t k = 0; k < steps; ++k) {
@@ -126,6 +141,17 @@ bool trainPlain(const Library &lib, amp_state *state, uint64_t seed,
       return false;
     outcome.losses.push_back(loss);
     outcome.skipped.push_back(skipped);
+    std::vector<float> scales;
+    for (int32_t i = 0; i < lib.numTensors(); ++i) {
+      const amp_tensor_info &info = *lib.tensor(i);
+      if (!isLossScale(info))
+        continue;
+      const void *data = lib.stateTensor(state, info.name);
+      if (!data)
+        return false;
+      scales.push_back(*static_cast<const float *>(data));
+    }
+    outcome.scales.push_back(std::move(scales));
   }
   return readState(lib, state, outcome);
 }
@@ -137,6 +163,13 @@ bool finishOne(const Library &lib, amp_state *state, Outcome &outcome) {
     return false;
   outcome.losses.push_back(loss);
   outcome.skipped.push_back(skipped);
+  int32_t count = lib.finishedScales(state, nullptr, 0);
+  if (count < 0)
+    return false;
+  std::vector<float> scales(count);
+  if (lib.finishedScales(state, scales.data(), count) != count)
+    return false;
+  outcome.scales.push_back(std::move(scales));
   return true;
 }
 
@@ -160,10 +193,16 @@ int compare(const Library &lib, const Outcome &plain,
   for (size_t k = 0; k < plain.losses.size(); ++k) {
     bool same = std::memcmp(&plain.losses[k], &pipelined.losses[k],
                             sizeof(float)) == 0 &&
-                plain.skipped[k] == pipelined.skipped[k];
-    std::printf("step %zu: loss %.6f skipped %d, pipelined %.6f skipped %d%s\n",
+                plain.skipped[k] == pipelined.skipped[k] &&
+                plain.scales[k] == pipelined.scales[k];
+    std::printf("step %zu: loss %.6f skipped %d, pipelined %.6f skipped %d",
                 k + 1, plain.losses[k], plain.skipped[k], pipelined.losses[k],
-                pipelined.skipped[k], same ? "" : "  DIFFERENT");
+                pipelined.skipped[k]);
+    const std::vector<float> &a = plain.scales[k], &b = pipelined.scales[k];
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i)
+      std::printf(" scale %g/%g", i < a.size() ? a[i] : NAN,
+                  i < b.size() ? b[i] : NAN);
+    std::printf("%s\n", same ? "" : "  DIFFERENT");
     differences += !same;
   }
   for (size_t i = 0; i < plain.state.size(); ++i)
@@ -215,6 +254,13 @@ int run(const Library &lib, int64_t steps, uint64_t seed) {
       std::printf("%lld steps: pipelined steps identical to plain ones\n",
                   (long long)steps);
     failures += checkMisuse(lib, b, seed);
+    // `a` has only taken plain steps: no begun step has finished.
+    if (lib.finishedScales(a, nullptr, 0) != -1) {
+      std::printf("FAIL: loss scales read before any finish\n");
+      ++failures;
+    } else {
+      std::printf("scales before a finish: %s\n", lib.lastError());
+    }
   }
   if (b)
     lib.destroy(b);

@@ -96,9 +96,9 @@ cl::opt<bool> overlapSteps(
     "overlap-steps", cl::init(true),
     cl::desc("On a GPU, upload each step's batch while the step before runs "
              "(amp_train_step_begin/finish), where nothing of the state is "
-             "read between steps: not with a loss scale to print, gradient "
-             "accumulation, --eval, --eval-output, --find-nonfinite or "
-             "--profile (default on; --overlap-steps=false for plain steps)"),
+             "read between steps: not with gradient accumulation, --eval, "
+             "--eval-output, --find-nonfinite or --profile (default on; "
+             "--overlap-steps=false for plain steps)"),
     cl::cat(category));
 // Registered as --threads in main (libLLVM has an option of that name).
 cl::opt<int> threads(
@@ -159,6 +159,7 @@ struct Model {
   /// Overlapped steps (absent in libraries older than them).
   decltype(&amp_train_step_begin) beginStep = nullptr;
   decltype(&amp_train_step_finish) finishStep = nullptr;
+  decltype(&amp_train_step_finished_scales) finishedScales = nullptr;
   /// Data parallelism (absent in libraries older than it).
   decltype(&amp_dp_rank) dpRank = nullptr;
   decltype(&amp_dp_world_size) dpWorldSize = nullptr;
@@ -219,6 +220,7 @@ std::optional<Model> loadModel(std::string &error) {
   resolve(library, "amp_cuda_device_ops", m.cudaDevice);
   resolve(library, "amp_train_step_begin", m.beginStep);
   resolve(library, "amp_train_step_finish", m.finishStep);
+  resolve(library, "amp_train_step_finished_scales", m.finishedScales);
   resolve(library, "amp_dp_rank", m.dpRank);
   resolve(library, "amp_dp_world_size", m.dpWorldSize);
   resolve(library, "openblas_set_num_threads", m.setBlasThreads);
@@ -990,13 +992,17 @@ int run(const Model &model, amp_state *state, Metrics *metrics,
 
 /// Whether the run can overlap its steps (--overlap-steps): a GPU library
 /// with amp_train_step_begin, and nothing of the state to read between
-/// steps (a loss scale to print, gradient accumulation's counter, the
-/// debugger's or the evaluation's outputs).
+/// steps (gradient accumulation's counter, the debugger's or the
+/// evaluation's outputs). The loss scales each step prints come with its
+/// finish (amp_train_step_finished_scales; a library without it runs plain
+/// steps when it scales its loss).
 bool canOverlapSteps(const Model &model, bool evalOutputs, bool finder) {
   if (!overlapSteps || !model.cudaDevice || !model.beginStep ||
       !model.finishStep || evalOnly || evalOutputs || finder ||
       !profilePath.empty() || accumulatesGradients(model))
     return false;
+  if (model.finishedScales)
+    return true;
   for (int32_t i = 0; i < model.numTensors(); ++i)
     if (isLossScale(*model.tensor(i)))
       return false;
@@ -1025,7 +1031,17 @@ int runOverlapped(const Model &model, amp_state *state, Metrics *metrics,
     auto now = std::chrono::steady_clock::now();
     outcome.seconds = std::chrono::duration<double>(now - last).count();
     last = now;
-    reportStep(oldest.step, outcome, {}, oldest.lr, metrics, summary, live);
+    llvm::SmallVector<float> scales;
+    if (model.finishedScales) {
+      int32_t count = model.finishedScales(state, nullptr, 0);
+      scales.resize(std::max(count, 0));
+      if (count < 0 ||
+          model.finishedScales(state, scales.data(), count) != count)
+        return fail(llvm::Twine("step ") + llvm::Twine(oldest.step) +
+                    ": cannot read its loss scales: " + model.lastError());
+    }
+    reportStep(oldest.step, outcome, scales, oldest.lr, metrics, summary,
+               live);
     return 0;
   };
   for (int64_t done = 0; done < steps; ++done) {

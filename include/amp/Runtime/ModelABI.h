@@ -126,6 +126,14 @@ int32_t amp_train_step(amp_state *state, float *loss, int32_t *skipped);
    for the step itself. */
 int32_t amp_train_step_begin(amp_state *state);
 int32_t amp_train_step_finish(amp_state *state, float *loss, int32_t *skipped);
+/* The loss scales (the scaler-state tensors named "...scale", in the
+   model's order; one per loss with dynamic loss scaling) after the step
+   amp_train_step_finish returned last: what amp_state_tensor gives after
+   amp_train_step. Writes up to `capacity` of them to `scales` and returns
+   how many the model has (0 without loss scaling), or -1 before a begun
+   step has finished (the reason in amp_last_error()). */
+int32_t amp_train_step_finished_scales(amp_state *state, float *scales,
+                                       int32_t capacity);
 /* The forward model on the current inputs (no update), in evaluation mode
    as PyTorch's model.eval(): batch norm uses the running statistics,
    dropout is off. `*loss` is the loss the library trains (amp-compile

@@ -39,7 +39,8 @@ namespace mlir::amp {
   X(amp_dp_rank, dpRank)                                                       \
   X(amp_dp_world_size, dpWorldSize)                                            \
   X(amp_train_step_begin, beginStep)                                           \
-  X(amp_train_step_finish, finishStep)
+  X(amp_train_step_finish, finishStep)                                         \
+  X(amp_train_step_finished_scales, finishedScales)
 
 class LoadedModel {
 public:
