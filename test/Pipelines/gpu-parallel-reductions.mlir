@@ -50,9 +50,10 @@
 // MLP-NOT: all_reduce
 // No reduction is left in a single-thread kernel: those only update 0-d
 // state (the loss scale, its trackers).
-// 19 launches: independent elementwise loops side by side are one launch
-// (amp-gpu-batch-loops: the SGD updates, the weight casts; 28 before), and
-// the loss sum starts from its zero fill's constant (the fill goes). 25
+// 18 launches: independent elementwise loops side by side are one launch
+// (amp-gpu-batch-loops: the SGD updates, the weight casts, also across the
+// GEMM calls that leave their buffers alone; 28 before), and the loss sum
+// starts from its zero fill's constant (the fill goes). 25
 // before that: the f16 weight gradients are written by their GEMMs where
 // the copies that rounded them were (amp-contractions-to-gemm-calls), so
 // fc1's bias gradient is dW1's epilogue (two copies, a fill and a column sum
@@ -64,7 +65,7 @@
 // beside f16 weight gradients as column sums (cuBLASLt computes no f32 bias
 // gradient there).
 // MLP: single-thread launches with a loop: 0
-// MLP-NEXT: launches: 19
+// MLP-NEXT: launches: 18
 
 // The transformer block: every LayerNorm (32 tokens of 64; forward, its
 // recomputation in the backward, and the backward) and every attention
@@ -92,21 +93,22 @@
 // TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
 // TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0
-// 48 launches: independent elementwise loops side by side are one launch
+// 41 launches: independent elementwise loops side by side are one launch
 // (amp-gpu-batch-loops: AdamW's updates of all 16 parameters in a few
-// launches, the weight casts; 88 before), and reductions start from their
-// outputs' zero-fill constants (the fills go).
+// launches, the weight casts, also across GEMM calls that leave their
+// buffers alone; 88 before), and reductions start from their outputs'
+// zero-fill constants (the fills go).
 // (One launch rounds the f32 bias of the 16-bit GEMM with a bias epilogue;
 // eight are bias gradients beside 16-bit weight gradients, which cuBLASLt
 // does not compute in the GEMM: 81 before both. 90 before the causal mask
 // and the masked scores were recomputed in each reader instead of stored,
 // amp-gpu-fuse-elementwise.)
-// TRANSFORMER-NEXT: launches: 48
+// TRANSFORMER-NEXT: launches: 41
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm
 // sums the squares of each of the 16 gradients separately: one launch pair
 // for all of them (34 blocks in stage 1: 1 or 2 per small gradient, 8 per
-// 256x64 weight), 45 launches (83 before amp-gpu-batch-loops and the
+// 256x64 weight), 40 launches (83 before amp-gpu-batch-loops and the
 // reductions' fills going; one rounds a 16-bit GEMM's f32 bias for its
 // epilogue; 85 before the causal mask and masked scores were recomputed by
 // their readers; 84 before the bias rounding, 89 before the rounding copies went, 106
@@ -119,7 +121,7 @@
 // CLIP: launch 34x1x1 x 256x1x1: loop all_reduce
 // CLIP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
 // CLIP: single-thread launches with a loop: 0
-// CLIP-NEXT: launches: 45
+// CLIP-NEXT: launches: 40
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).

@@ -811,6 +811,14 @@ def GPUParallelReductionsPass
       input's output, in order (the overflow check and the gradient norm of
       a training step: two launches instead of two per gradient). When all
       inputs together are small, one block reduces them in one launch.
+      A full reduction of several blocks computes, in its first stage, the
+      all-parallel generic after it over the same loops (a companion: the
+      mse gradient with the mse loss), and then a column sum of that
+      companion's output over the same loops (a bias gradient) when
+      nothing between writes its inputs and each thread stays in one
+      column: each thread stores its column's partial sum, a block per
+      column sums them where the column sum stood, and a companion output
+      nothing else reads is not written at all.
 
     Everything else (column reductions, transposed reads, other combiners
     or accumulator types, dynamic shapes) is left alone for the loop

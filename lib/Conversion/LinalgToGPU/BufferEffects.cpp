@@ -10,7 +10,9 @@
 
 #include "LinalgToGPUUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -46,15 +48,64 @@ bool mayAliasAny(Value v, ArrayRef<Value> buffers) {
   return llvm::any_of(buffers, [&](Value other) { return mayAlias(v, other); });
 }
 
+namespace {
+/// The buffer a pointer argument of a GEMM call was taken from
+/// (amp-contractions-to-gemm-calls: memref.extract_aligned_pointer_as_index,
+/// arith.index_cast, llvm.inttoptr); a null Value for the null placeholder
+/// of the stream; failure for anything else.
+FailureOr<Value> pointerBuffer(Value pointer) {
+  if (pointer.getDefiningOp<LLVM::ZeroOp>())
+    return Value();
+  auto toPointer = pointer.getDefiningOp<LLVM::IntToPtrOp>();
+  auto cast = toPointer ? toPointer.getArg().getDefiningOp<arith::IndexCastOp>()
+                        : nullptr;
+  auto extract =
+      cast ? cast.getIn()
+                 .getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
+           : nullptr;
+  if (!extract)
+    return failure();
+  return extract.getSource();
+}
+
+/// The buffers a call of the runtime's GEMM entry points (amp_gpu_gemm*)
+/// reads or writes: those its pointer arguments were taken from. False for
+/// any other call, or a pointer of unknown origin.
+bool gemmCallBuffers(func::CallOp call, SmallVectorImpl<Value> &buffers) {
+  if (!call.getCallee().starts_with("amp_gpu_gemm"))
+    return false;
+  for (Value operand : call.getArgOperands()) {
+    if (!isa<LLVM::LLVMPointerType>(operand.getType()))
+      continue;
+    FailureOr<Value> buffer = pointerBuffer(operand);
+    if (failed(buffer))
+      return false;
+    if (*buffer)
+      buffers.push_back(*buffer);
+  }
+  return true;
+}
+} // namespace
+
 /// Appends the buffers `op` (and what it contains) accesses to `touched`,
 /// those it writes or frees to `written`; false when some are unknown.
 /// Block-level collectives and barriers in a launch (gpu.all_reduce,
-/// gpu.barrier) exchange values through workgroup memory only.
+/// gpu.barrier) exchange values through workgroup memory only; a GEMM call
+/// of the runtime touches the buffers whose pointers it takes.
 bool collectEffects(Operation *op, SmallVectorImpl<Value> &touched,
                     SmallVectorImpl<Value> &written) {
   WalkResult result = op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
     if (isa<gpu::AllReduceOp, gpu::BarrierOp>(nested))
       return WalkResult::skip();
+    // A GEMM call may read and write every buffer it was given.
+    if (auto call = dyn_cast<func::CallOp>(nested)) {
+      SmallVector<Value> buffers;
+      if (!gemmCallBuffers(call, buffers))
+        return WalkResult::interrupt();
+      llvm::append_range(touched, buffers);
+      llvm::append_range(written, buffers);
+      return WalkResult::skip();
+    }
     auto effecting = dyn_cast<MemoryEffectOpInterface>(nested);
     if (!effecting)
       return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()

@@ -45,7 +45,9 @@ bool mayAliasInStep(Value a, Value c);
 bool mayAliasAnyInStep(Value v, ArrayRef<Value> buffers);
 
 /// Appends the buffers `op` (and what it contains) accesses to `touched`,
-/// those it writes or frees to `written`; false when some are unknown.
+/// those it writes or frees to `written`; false when some are unknown. A
+/// call of the runtime's GEMMs (amp_gpu_gemm*) touches and writes the
+/// buffers its pointer arguments were taken from.
 bool collectEffects(Operation *op, SmallVectorImpl<Value> &touched,
                     SmallVectorImpl<Value> &written);
 

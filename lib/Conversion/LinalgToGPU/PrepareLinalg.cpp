@@ -46,6 +46,7 @@ using mlir::amp::gpu_lowering::takeFillConstant;
 using mlir::amp::gpu_lowering::ReductionEmitter;
 using mlir::amp::gpu_lowering::ReductionPlan;
 using mlir::amp::gpu_lowering::analyzeReduction;
+using mlir::amp::gpu_lowering::emitPartialsSum;
 
 namespace {
 /// Column reductions are split when they have fewer output elements than
@@ -257,43 +258,16 @@ bool emitPartialSums(IRRewriter &rewriter, linalg::GenericOp stage1) {
 }
 
 /// Stage 2 of a split column sum replacing `generic`: out[o] = out[o] + the
-/// sum of partials[o, 0..split), a row reduction (ReductionEmitter: one
-/// block per output, its threads over the partials, gpu.all_reduce) from
-/// the output's value or the constant of its zero fill (which goes).
+/// sum of partials[o, 0..split) (emitPartialsSum), from the output's value
+/// or the constant of its zero fill (which goes).
 void sumPartials(IRRewriter &rewriter, Location loc, ArrayRef<Value> partials,
                  linalg::GenericOp generic) {
-  SmallVector<Value> outs(generic.getDpsInits());
   SmallVector<Value> fillConstants;
-  for (Value out : outs)
+  for (Value out : generic.getDpsInits())
     fillConstants.push_back(takeFillConstant(out, generic));
-  auto partialType = cast<MemRefType>(partials.front().getType());
-  unsigned rank = partialType.getRank();
-  MLIRContext *ctx = rewriter.getContext();
-  SmallVector<AffineMap> maps(partials.size(),
-                              AffineMap::getMultiDimIdentityMap(rank, ctx));
-  maps.append(outs.size(),
-              AffineMap::getMultiDimIdentityMap(rank, ctx).dropResult(rank - 1));
-  SmallVector<utils::IteratorType> iterators(rank - 1,
-                                             utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  rewriter.setInsertionPoint(generic);
-  auto stage2 = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{}, partials, outs, maps, iterators,
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        SmallVector<Value> sums;
-        for (unsigned i = 0, e = outs.size(); i < e; ++i)
-          sums.push_back(arith::AddFOp::create(b, loc, args[partials.size() + i],
-                                               args[i]));
-        linalg::YieldOp::create(b, loc, sums);
-      });
-  std::optional<ReductionPlan> plan =
-      analyzeReduction(stage2, /*minRowLength=*/1);
-  assert(plan && "a sum of partials is a row reduction");
-  OpBuilder b(stage2);
-  ReductionEmitter emitter(*plan, b, loc);
-  emitter.setInitialValues(fillConstants);
-  emitter.emitRows(kSumPartialsThreads);
-  rewriter.eraseOp(stage2);
+  OpBuilder b(generic);
+  emitPartialsSum(b, loc, partials, generic.getDpsInits(), fillConstants,
+                  kSumPartialsThreads);
 }
 
 /// Splits a long column sum: `partials[out..., s] = sum over the rows of

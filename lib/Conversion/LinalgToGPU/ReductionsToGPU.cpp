@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -128,6 +129,132 @@ linalg::GenericOp findCompanion(const ReductionPlan &plan) {
   return nullptr;
 }
 
+/// The parallel (column) loops of `sum` if it sums over the leading loops
+/// of `ranges` (the rows) into outputs indexed by the trailing ones (the
+/// columns), f32 sums `out + f(ins)` only, every operand static; none
+/// otherwise.
+std::optional<unsigned> columnLoops(linalg::GenericOp sum,
+                                    ArrayRef<int64_t> ranges) {
+  if (!sum.hasPureBufferSemantics() || sum.getNumDpsInits() == 0 ||
+      !llvm::equal(sum.getStaticLoopRanges(), ranges) ||
+      !llvm::all_of(sum->getOperands(), isStaticMemRef))
+    return std::nullopt;
+  auto iterators = sum.getIteratorTypesArray();
+  unsigned rows = 0;
+  while (rows < iterators.size() &&
+         iterators[rows] == utils::IteratorType::reduction)
+    ++rows;
+  unsigned columns = iterators.size() - rows;
+  if (rows == 0 || columns == 0 ||
+      llvm::any_of(ArrayRef(iterators).drop_front(rows), [](auto type) {
+        return type != utils::IteratorType::parallel;
+      }))
+    return std::nullopt;
+  for (OpOperand &init : sum.getDpsInitsMutable()) {
+    AffineMap map = sum.getMatchingIndexingMap(&init);
+    if (map.getNumResults() != columns ||
+        !cast<MemRefType>(init.get().getType()).getLayout().isIdentity() ||
+        !cast<MemRefType>(init.get().getType()).getElementType().isF32())
+      return std::nullopt;
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (expr != getAffineDimExpr(rows + i, sum.getContext()))
+        return std::nullopt;
+  }
+  return columns;
+}
+
+/// The first column sum after the full reduction `plan` in its block, over
+/// the same loops, that reads an output of `companion` and can be summed in
+/// the reduction's first stage (whose threads step by `stride` elements:
+/// a multiple of the columns, so each thread stays in one column): nothing
+/// between writes its inputs (besides `companion`, which that stage runs).
+/// Its plan, columns first, goes to `fused`.
+linalg::GenericOp findColumnSum(const ReductionPlan &plan,
+                                linalg::GenericOp companion, int64_t stride,
+                                std::optional<ReductionPlan> &fusedPlan,
+                                FusedColumnSum &fused) {
+  SmallVector<Value> touched, written;
+  linalg::GenericOp reduction = plan.op;
+  SmallVector<Value> reduced(reduction.getDpsInits());
+  for (Operation *op = reduction->getNextNode(); op; op = op->getNextNode()) {
+    if (op == companion.getOperation())
+      continue;
+    auto sum = dyn_cast<linalg::GenericOp>(op);
+    std::optional<unsigned> columns =
+        sum ? columnLoops(sum, plan.ranges) : std::nullopt;
+    // It reads a companion output, each at the element the stage computes
+    // (the companion's outputs are indexed by the loops in order).
+    auto readsCompanion = [&](OpOperand *in) {
+      return llvm::is_contained(companion.getDpsInits(), in->get());
+    };
+    if (columns &&
+        llvm::any_of(sum.getDpsInputOperands(), readsCompanion) &&
+        llvm::all_of(sum.getDpsInputOperands(),
+                     [&](OpOperand *in) {
+                       return !readsCompanion(in) ||
+                              sum.getMatchingIndexingMap(in).isIdentity();
+                     }) &&
+        llvm::none_of(sum.getDpsInputs(),
+                      [&](Value in) {
+                        return mayAliasAnyInStep(in, written) ||
+                               mayAliasAnyInStep(in, reduced);
+                      })) {
+      int64_t columnCount = 1;
+      for (int64_t range : ArrayRef(plan.ranges).take_back(*columns))
+        columnCount *= range;
+      if (stride % columnCount != 0)
+        return nullptr;
+      // Columns first, then the rows: a row reduction's loop order.
+      unsigned rows = plan.ranges.size() - *columns;
+      SmallVector<unsigned> order;
+      for (unsigned i = 0; i < *columns; ++i)
+        order.push_back(rows + i);
+      for (unsigned i = 0; i < rows; ++i)
+        order.push_back(i);
+      IRRewriter rewriter(sum->getContext());
+      rewriter.setInsertionPoint(sum);
+      FailureOr<linalg::GenericOp> reordered =
+          linalg::interchangeGenericOp(rewriter, sum, order);
+      if (failed(reordered))
+        return nullptr;
+      fusedPlan = analyzeReduction(*reordered, /*minRowLength=*/1,
+                                   /*requireRowMajor=*/false);
+      if (!fusedPlan ||
+          llvm::any_of(fusedPlan->outputs, [](const ReducedOutput &out) {
+            return out.kind != gpu::AllReduceOperation::ADD;
+          }))
+        return nullptr;
+      fused.plan = &*fusedPlan;
+      fused.loops = order;
+      fused.numColumnLoops = *columns;
+      return *reordered;
+    }
+    if (!collectEffects(op, touched, written))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// Erases the companion and, of its outputs that nothing reads any more (a
+/// fused column sum was their only reader), the stores, frees and buffers.
+void eraseCompanion(linalg::GenericOp companion) {
+  SmallVector<memref::AllocOp> unread;
+  for (Value out : companion.getDpsInits()) {
+    auto alloc = out.getDefiningOp<memref::AllocOp>();
+    if (alloc && llvm::all_of(out.getUsers(), [&](Operation *user) {
+          return user == companion.getOperation() ||
+                 isa<memref::StoreOp, memref::DeallocOp>(user);
+        }))
+      unread.push_back(alloc);
+  }
+  companion->erase();
+  for (memref::AllocOp alloc : unread) {
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      user->erase();
+    alloc->erase();
+  }
+}
+
 struct GPUParallelReductionsPass
     : public amp::impl::GPUParallelReductionsPassBase<
           GPUParallelReductionsPass> {
@@ -182,11 +309,55 @@ struct GPUParallelReductionsPass
             out.getDefiningOp()->moveBefore(op);
         absorbed.insert(companion);
       }
-      emitter.emitFull(blocks, blockSize, companion);
+      std::optional<ReductionPlan> columnPlan;
+      FusedColumnSum fused;
+      linalg::GenericOp columnSum =
+          companion ? findColumnSum(*plan, companion, blocks * blockSize,
+                                    columnPlan, fused)
+                    : nullptr;
+      if (columnSum)
+        fused.partials = allocateColumnPartials(b, op.getLoc(), columnSum,
+                                                fused, blocks * blockSize);
+      emitter.emitFull(blocks, blockSize, companion,
+                       columnSum ? &fused : nullptr);
       op->erase();
+      if (columnSum) {
+        sumColumnPartials(columnSum, fused.partials);
+        absorbed.insert(columnSum);
+        columnSum->erase();
+      }
       if (companion)
-        companion->erase();
+        eraseCompanion(companion);
     }
+  }
+
+  /// One [columns..., ranges] f32 buffer per output of the fused column sum,
+  /// a range per column of the stage's `threads`.
+  static SmallVector<Value> allocateColumnPartials(OpBuilder &b, Location loc,
+                                                   linalg::GenericOp sum,
+                                                   const FusedColumnSum &fused,
+                                                   int64_t threads) {
+    auto outType = cast<MemRefType>(sum.getDpsInits().front().getType());
+    SmallVector<int64_t> shape(outType.getShape());
+    shape.push_back(threads / outType.getNumElements());
+    SmallVector<Value> partials;
+    for (unsigned i = 0, e = sum.getNumDpsInits(); i < e; ++i)
+      partials.push_back(memref::AllocOp::create(
+          b, loc, MemRefType::get(shape, b.getF32Type())));
+    return partials;
+  }
+
+  /// Stage 2 of the fused column sum, where it stood: its outputs plus the
+  /// sums of their partials (from a zero fill's constant, which goes).
+  void sumColumnPartials(linalg::GenericOp sum, ArrayRef<Value> partials) {
+    SmallVector<Value> fillConstants;
+    for (Value out : sum.getDpsInits())
+      fillConstants.push_back(takeFillConstant(out, sum));
+    OpBuilder b(sum);
+    emitPartialsSum(b, sum.getLoc(), partials, sum.getDpsInits(),
+                    fillConstants, blockSize);
+    for (Value buffer : partials)
+      memref::DeallocOp::create(b, sum.getLoc(), buffer);
   }
 
   /// Batches of two or more full reductions become one launch pair each.

@@ -361,20 +361,42 @@ SmallVector<Value> ReductionEmitter::partials(ArrayRef<Value> loopIndices,
 
 SmallVector<Value>
 ReductionEmitter::accumulate(Value start, int64_t end, Value step,
-                             function_ref<SmallVector<Value>(Value)> element) {
+                             function_ref<SmallVector<Value>(Value)> element,
+                             ReductionEmitter *also) {
+  // This plan's outputs, then those of `also`, each with its emitter.
+  SmallVector<std::pair<ReductionEmitter *, const ReducedOutput *>> outs;
+  for (ReductionEmitter *emitter : {this, also})
+    if (emitter)
+      for (const ReducedOutput &out : emitter->plan.outputs)
+        outs.push_back({emitter, &out});
   SmallVector<Value> inits;
-  for (const ReducedOutput &out : plan.outputs)
-    inits.push_back(identity(out));
+  for (auto [emitter, out] : outs)
+    inits.push_back(emitter->identity(*out));
   auto loop = scf::ForOp::create(b, loc, start, index(end), step, inits);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   SmallVector<Value> values = element(loop.getInductionVar());
   SmallVector<Value> next;
   for (auto [out, acc, value] :
-       llvm::zip_equal(plan.outputs, loop.getRegionIterArgs(), values))
-    next.push_back(combine(out, acc, value));
+       llvm::zip_equal(outs, loop.getRegionIterArgs(), values))
+    next.push_back(out.first->combine(*out.second, acc, value));
   scf::YieldOp::create(b, loc, next);
   return loop.getResults();
+}
+
+void ReductionEmitter::storeColumnPartials(const FusedColumnSum &columnSum,
+                                           Value thread, ValueRange sums) {
+  ArrayRef<int64_t> columnRanges =
+      ArrayRef(plan.ranges).take_back(columnSum.numColumnLoops);
+  int64_t columns = 1;
+  for (int64_t range : columnRanges)
+    columns *= range;
+  // The thread's column (the same at every element it reads) and range.
+  SmallVector<Value> indices = delinearize(
+      arith::RemUIOp::create(b, loc, thread, index(columns)), columnRanges);
+  indices.push_back(arith::DivUIOp::create(b, loc, thread, index(columns)));
+  for (auto [buffer, sum] : llvm::zip_equal(columnSum.partials, sums))
+    memref::StoreOp::create(b, loc, sum, buffer, indices);
 }
 
 SmallVector<Value> ReductionEmitter::accumulateOverThreads(
@@ -476,8 +498,9 @@ void ReductionEmitter::emitRows(int64_t maxThreads) {
   });
 }
 
-void ReductionEmitter::emitElementwise(linalg::GenericOp op,
-                                       ArrayRef<Value> loopIndices) {
+SmallVector<Value>
+ReductionEmitter::emitElementwise(linalg::GenericOp op,
+                                  ArrayRef<Value> loopIndices) {
   Block *body = op.getBlock();
   IRMapping map;
   for (OpOperand *input : op.getDpsInputOperands()) {
@@ -494,15 +517,20 @@ void ReductionEmitter::emitElementwise(linalg::GenericOp op,
     b.clone(inner, map);
   }
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  SmallVector<Value> stored;
   for (auto [init, value] :
-       llvm::zip_equal(op.getDpsInitsMutable(), yield.getValues()))
+       llvm::zip_equal(op.getDpsInitsMutable(), yield.getValues())) {
+    stored.push_back(map.lookupOrDefault(value));
     memref::StoreOp::create(
-        b, loc, map.lookupOrDefault(value), init.get(),
+        b, loc, stored.back(), init.get(),
         apply(op.getMatchingIndexingMap(&init), loopIndices));
+  }
+  return stored;
 }
 
 void ReductionEmitter::emitFull(int64_t blocks, int64_t threads,
-                                linalg::GenericOp companion) {
+                                linalg::GenericOp companion,
+                                const FusedColumnSum *columnSum) {
   SmallVector<Value> buffers;
   for (const ReducedOutput &out : plan.outputs)
     buffers.push_back(
@@ -510,16 +538,41 @@ void ReductionEmitter::emitFull(int64_t blocks, int64_t threads,
   launch(blocks, threads, [&](Value bid, Value tid) {
     Value start = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, bid, index(threads)), tid);
+    std::optional<ReductionEmitter> columns;
+    if (columnSum)
+      columns.emplace(*columnSum->plan, b, loc);
+    SmallVector<Value> columnValues;
     SmallVector<Value> accs = accumulate(
         start, plan.rowLength, index(blocks * threads), [&](Value j) {
           SmallVector<Value> indices = delinearize(j, reductionRanges());
           SmallVector<Value> values = partials(indices);
           // After the reduction's loads, so that LLVM can reuse them (the
           // companion's stores would keep it from).
+          SmallVector<Value> stored;
           if (companion)
-            emitElementwise(companion, indices);
+            stored = emitElementwise(companion, indices);
+          if (columns) {
+            // The column sum reads the companion's outputs at this element
+            // (findColumnSum): it takes the values, not memory, so that
+            // nothing else need read them.
+            llvm::DenseMap<Value, Value> computed;
+            for (auto [out, value] :
+                 llvm::zip_equal(companion.getDpsInits(), stored))
+              computed[out] = value;
+            columns->setRowScalars(&computed);
+            SmallVector<Value> columnIndices;
+            for (unsigned loop : columnSum->loops)
+              columnIndices.push_back(indices[loop]);
+            llvm::append_range(values, columns->partials(columnIndices));
+          }
           return values;
-        });
+        },
+        columns ? &*columns : nullptr);
+    if (columns) {
+      storeColumnPartials(*columnSum, start,
+                          ArrayRef(accs).drop_front(plan.outputs.size()));
+      accs.truncate(plan.outputs.size());
+    }
     SmallVector<Value> totals = blockReduce(accs);
     onThreadZero(tid, [&] {
       for (auto [buffer, total] : llvm::zip_equal(buffers, totals))
@@ -688,6 +741,38 @@ void emitBatchedFull(MutableArrayRef<ReductionPlan> plans, OpBuilder &b,
     });
   });
   memref::DeallocOp::create(b, loc, buffer);
+}
+
+void emitPartialsSum(OpBuilder &b, Location loc, ArrayRef<Value> partials,
+                     ValueRange outs, ArrayRef<Value> initialValues,
+                     int64_t maxThreads) {
+  auto partialType = cast<MemRefType>(partials.front().getType());
+  unsigned rank = partialType.getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps(partials.size(),
+                              AffineMap::getMultiDimIdentityMap(rank, ctx));
+  maps.append(outs.size(),
+              AffineMap::getMultiDimIdentityMap(rank, ctx).dropResult(rank - 1));
+  SmallVector<utils::IteratorType> iterators(rank - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto sum = linalg::GenericOp::create(
+      b, loc, TypeRange{}, partials, outs, maps, iterators,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SmallVector<Value> sums;
+        for (unsigned i = 0, e = outs.size(); i < e; ++i)
+          sums.push_back(arith::AddFOp::create(
+              b, loc, args[partials.size() + i], args[i]));
+        linalg::YieldOp::create(b, loc, sums);
+      });
+  std::optional<ReductionPlan> plan =
+      analyzeReduction(sum, /*minRowLength=*/1);
+  assert(plan && "a sum of partials is a row reduction");
+  OpBuilder before(sum);
+  ReductionEmitter emitter(*plan, before, loc);
+  emitter.setInitialValues(initialValues);
+  emitter.emitRows(maxThreads);
+  sum->erase();
 }
 
 } // namespace mlir::amp::gpu_lowering

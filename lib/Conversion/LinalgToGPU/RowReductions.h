@@ -106,6 +106,20 @@ private:
   std::map<Key, Value> values;
 };
 
+/// A column sum computed in the first stage of a full reduction over the
+/// same loops (amp-gpu-parallel-reductions): its plan (its loops reordered
+/// columns first), the full reduction's loop of each of its loops, how many
+/// of the innermost loops are columns, and one partials buffer per output,
+/// [columns..., ranges] f32 with a range per column of the stage's threads
+/// (each thread always reads the same column: its stride is a multiple of
+/// the columns).
+struct FusedColumnSum {
+  ReductionPlan *plan = nullptr;
+  SmallVector<unsigned> loops;
+  unsigned numColumnLoops = 0;
+  SmallVector<Value> partials;
+};
+
 class ReductionEmitter {
 public:
   ReductionEmitter(ReductionPlan &plan, OpBuilder &b, Location loc)
@@ -145,10 +159,17 @@ public:
   /// The partial of every output at the loop indices (of row element `j`,
   /// when known, for held elements).
   SmallVector<Value> partials(ArrayRef<Value> loopIndices, Value j = {});
-  /// for (j = start; j < end; j += step) accs = combine(accs, element(j)).
+  /// for (j = start; j < end; j += step) accs = combine(accs, element(j)),
+  /// and with `also`, the outputs of its plan after this one's (element
+  /// gives values for both).
   SmallVector<Value>
   accumulate(Value start, int64_t end, Value step,
-             function_ref<SmallVector<Value>(Value)> element);
+             function_ref<SmallVector<Value>(Value)> element,
+             ReductionEmitter *also = nullptr);
+  /// Stores the fused column sum's partial `sums` of the stage-1 thread
+  /// `thread` at [its column..., its range].
+  void storeColumnPartials(const FusedColumnSum &columnSum, Value thread,
+                           ValueRange sums);
   /// The same over a thread's elements of a row, j = tid + k * threads:
   /// where `threads` divides `length` into at most the maximum unrolled
   /// strides (setMaxUnrolledStrides), straight-line code (the thread's loads issue together, which
@@ -179,12 +200,15 @@ public:
   /// one block reduces the partials into the outputs. A `companion` (an
   /// all-parallel generic over the same loop ranges, see
   /// amp-gpu-parallel-reductions) is computed in the first stage's loop at
-  /// each element the reduction reads.
+  /// each element the reduction reads, and so is a `columnSum`'s partial
+  /// sum, each thread storing its own into the column sum's partials.
   void emitFull(int64_t blocks, int64_t threads,
-                linalg::GenericOp companion = nullptr);
+                linalg::GenericOp companion = nullptr,
+                const FusedColumnSum *columnSum = nullptr);
   /// The body of the all-parallel generic `op` at `loopIndices`: its inputs
-  /// loaded, its outputs stored.
-  void emitElementwise(linalg::GenericOp op, ArrayRef<Value> loopIndices);
+  /// loaded, its outputs stored; the values stored, by output.
+  SmallVector<Value> emitElementwise(linalg::GenericOp op,
+                                     ArrayRef<Value> loopIndices);
 
 private:
   ArrayRef<int64_t> parallelRanges() {
@@ -225,6 +249,15 @@ bool isBatchableFull(const ReductionPlan &plan,
 void emitBatchedFull(MutableArrayRef<ReductionPlan> plans, OpBuilder &b,
                      Location loc, int64_t threads, int64_t perBlock,
                      int64_t maxBlocks);
+
+/// For every output, out[o] = out[o] + the sum of partials[o..., 0..n)
+/// (the partials of a split column sum, [outputs..., ranges] f32, one
+/// buffer per output): a row reduction with a block per output element and
+/// up to `maxThreads` threads over its partials, each output starting from
+/// initialValues[i] where given instead of its value. Emitted at `b`.
+void emitPartialsSum(OpBuilder &b, Location loc, ArrayRef<Value> partials,
+                     ValueRange outs, ArrayRef<Value> initialValues,
+                     int64_t maxThreads);
 
 } // namespace mlir::amp::gpu_lowering
 

@@ -740,3 +740,179 @@ func.func @no_companion(%p: memref<64x2048xf32>, %q: memref<64x2048xf32>,
   }
   return %g, %h : memref<64x2048xf32>, memref<64x2048xf32>
 }
+
+// -----
+
+// A column sum of the companion's f32 output (the bias gradient of the
+// last Linear, summed in f32 before its rounding) after GEMM calls that
+// leave its inputs alone: its partial sums are computed in the loss's first
+// stage too. The stage strides by 64 blocks x 256 threads = 16384
+// elements, a multiple of the 2048 columns, so each thread stays in one
+// column; it adds the gradient value it just computed (not reloaded) into
+// its column's accumulator and stores it into partials [2048, 8] (its
+// column, its range). The f32 gradient is then read by nothing: its stores
+// and buffer go. The sum of the partials (a block per column, the fill's
+// constant as the start) stands where the column sum stood.
+// CHECK-LABEL: func.func @mse_gradient_and_bias_gradient
+//  CHECK-SAME:     (%[[P:.+]]: memref<64x2048xf32>, %[[T:.+]]: memref<64x2048xf32>, %[[S:.+]]: memref<f32>, %[[SUM:.+]]: memref<f32>, %[[W:.+]]: memref<2048x2048xbf16>, %[[DX:.+]]: memref<64x2048xbf16>)
+//   CHECK-NOT:   memref<64x2048xf32> = memref.alloc
+//       CHECK:   %[[GB:.+]] = memref.alloc() : memref<64x2048xbf16>
+//       CHECK:   %[[PARTIALS:.+]] = memref.alloc() : memref<2048x8xf32>
+//       CHECK:   gpu.launch blocks(%[[BID:[a-z0-9_]+]], {{.+}}) threads(%[[TID:[a-z0-9_]+]],
+//       CHECK:     %[[START:.+]] = arith.addi %{{.+}}, %[[TID]] : index
+//       CHECK:     %[[ACCS:.+]]:2 = scf.for %{{.+}} = %[[START]] to %{{.+}} step %{{.+}} iter_args(%[[LOSS:.+]] = %{{.+}}, %[[COL:.+]] = %{{.+}}) -> (f32, f32)
+//       CHECK:       memref.load %[[S]][]
+//       CHECK:       %[[GV:.+]] = arith.mulf
+//  CHECK-NEXT:       %[[R:.+]] = arith.truncf %[[GV]]
+//   CHECK-NOT:       memref.store %[[GV]]
+//       CHECK:       memref.store %[[R]], %[[GB]]
+//   CHECK-DAG:       arith.addf %[[LOSS]], %{{.+}} : f32
+//   CHECK-DAG:       arith.addf %[[COL]], %[[GV]] : f32
+//       CHECK:     %[[C:.+]] = arith.remui %[[START]], %{{.+}} : index
+//       CHECK:     %[[RANGE:.+]] = arith.divui %[[START]], %{{.+}} : index
+//       CHECK:     memref.store %[[ACCS]]#1, %[[PARTIALS]][%[[C]], %[[RANGE]]] : memref<2048x8xf32>
+//       CHECK:     gpu.all_reduce add %[[ACCS]]#0
+//       CHECK:   gpu.launch
+//       CHECK:   call @amp_gpu_gemm
+//       CHECK:   %[[BG:.+]] = memref.alloc() : memref<2048xf32>
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   gpu.launch blocks(%[[COLUMN:[a-z0-9_]+]], {{.+}}) threads(
+//       CHECK:     memref.load %[[PARTIALS]][%[[COLUMN]], %{{.+}}] : memref<2048x8xf32>
+//       CHECK:     gpu.all_reduce add
+//       CHECK:     memref.store %{{.+}}, %[[BG]][%[[COLUMN]]]
+//       CHECK:   memref.dealloc %[[PARTIALS]]
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[GB]], %[[BG]]
+#id4 = affine_map<(d0, d1) -> (d0, d1)>
+#sc4 = affine_map<(d0, d1) -> ()>
+#col4 = affine_map<(d0, d1) -> (d1)>
+func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
+func.func @mse_gradient_and_bias_gradient(
+    %p: memref<64x2048xf32>, %t: memref<64x2048xf32>, %s: memref<f32>,
+    %sum: memref<f32>, %w: memref<2048x2048xbf16>, %dx: memref<64x2048xbf16>)
+    -> (memref<64x2048xbf16>, memref<2048xf32>) {
+  linalg.generic {indexing_maps = [#id4, #id4, #sc4], iterator_types = ["reduction", "reduction"]}
+      ins(%p, %t : memref<64x2048xf32>, memref<64x2048xf32>) outs(%sum : memref<f32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.subf %a, %b : f32
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.addf %acc, %1 : f32
+    linalg.yield %2 : f32
+  }
+  %g = memref.alloc() : memref<64x2048xf32>
+  %gb = memref.alloc() : memref<64x2048xbf16>
+  linalg.generic {indexing_maps = [#id4, #id4, #sc4, #id4, #id4], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %t, %s : memref<64x2048xf32>, memref<64x2048xf32>, memref<f32>)
+      outs(%g, %gb : memref<64x2048xf32>, memref<64x2048xbf16>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32, %ob: bf16):
+    %0 = arith.subf %a, %b : f32
+    %1 = arith.mulf %0, %c : f32
+    %2 = arith.truncf %1 : f32 to bf16
+    linalg.yield %1, %2 : f32, bf16
+  }
+  // dx = dy @ W (bf16): the GEMM reads %gb and %w and writes %dx only.
+  %null = llvm.mlir.zero : !llvm.ptr
+  %ia = memref.extract_aligned_pointer_as_index %gb : memref<64x2048xbf16> -> index
+  %a64 = arith.index_cast %ia : index to i64
+  %pa = llvm.inttoptr %a64 : i64 to !llvm.ptr
+  %ib = memref.extract_aligned_pointer_as_index %w : memref<2048x2048xbf16> -> index
+  %b64 = arith.index_cast %ib : index to i64
+  %pb = llvm.inttoptr %b64 : i64 to !llvm.ptr
+  %id = memref.extract_aligned_pointer_as_index %dx : memref<64x2048xbf16> -> index
+  %d64 = arith.index_cast %id : index to i64
+  %pd = llvm.inttoptr %d64 : i64 to !llvm.ptr
+  %c0 = arith.constant 0 : i32
+  %c2 = arith.constant 2 : i32
+  %one = arith.constant 1 : i64
+  %m = arith.constant 64 : i64
+  %n = arith.constant 2048 : i64
+  %zero64 = arith.constant 0 : i64
+  %alpha = arith.constant 1.0 : f32
+  %beta = arith.constant 0.0 : f32
+  func.call @amp_gpu_gemm(%c2, %c2, %one, %m, %n, %n, %c0, %c0, %pa, %zero64, %pb, %zero64, %pd, %alpha, %beta, %c0, %null)
+      : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr) -> ()
+  %bg = memref.alloc() : memref<2048xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%bg : memref<2048xf32>)
+  linalg.generic {indexing_maps = [#id4, #col4], iterator_types = ["reduction", "parallel"]}
+      ins(%g : memref<64x2048xf32>) outs(%bg : memref<2048xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %g : memref<64x2048xf32>
+  return %gb, %bg : memref<64x2048xbf16>, memref<2048xf32>
+}
+
+// -----
+
+// Not fused: a GEMM call between writes the column sum's input (the f32
+// gradient), so its sum must read what the GEMM left; the loss's stage
+// stores the gradient, and the column sum stays for amp-gpu-prepare-linalg.
+// CHECK-LABEL: func.func @column_sum_input_written_between
+//       CHECK:   %[[G:.+]] = memref.alloc() : memref<64x2048xf32>
+//       CHECK:   gpu.launch
+//       CHECK:     memref.store %{{.+}}, %[[G]]
+//   CHECK-NOT:     memref<2048x8xf32>
+//       CHECK:   call @amp_gpu_gemm
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+//  CHECK-SAME:       ins(%[[G]] : memref<64x2048xf32>)
+#id5 = affine_map<(d0, d1) -> (d0, d1)>
+#sc5 = affine_map<(d0, d1) -> ()>
+#col5 = affine_map<(d0, d1) -> (d1)>
+func.func private @amp_gpu_gemm(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr)
+func.func @column_sum_input_written_between(
+    %p: memref<64x2048xf32>, %t: memref<64x2048xf32>, %s: memref<f32>,
+    %sum: memref<f32>, %w: memref<2048x2048xbf16>)
+    -> (memref<64x2048xbf16>, memref<2048xf32>) {
+  linalg.generic {indexing_maps = [#id5, #id5, #sc5], iterator_types = ["reduction", "reduction"]}
+      ins(%p, %t : memref<64x2048xf32>, memref<64x2048xf32>) outs(%sum : memref<f32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.subf %a, %b : f32
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.addf %acc, %1 : f32
+    linalg.yield %2 : f32
+  }
+  %g = memref.alloc() : memref<64x2048xf32>
+  %gb = memref.alloc() : memref<64x2048xbf16>
+  linalg.generic {indexing_maps = [#id5, #id5, #sc5, #id5, #id5], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %t, %s : memref<64x2048xf32>, memref<64x2048xf32>, memref<f32>)
+      outs(%g, %gb : memref<64x2048xf32>, memref<64x2048xbf16>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32, %ob: bf16):
+    %0 = arith.subf %a, %b : f32
+    %1 = arith.mulf %0, %c : f32
+    %2 = arith.truncf %1 : f32 to bf16
+    linalg.yield %1, %2 : f32, bf16
+  }
+  %null = llvm.mlir.zero : !llvm.ptr
+  %ia = memref.extract_aligned_pointer_as_index %gb : memref<64x2048xbf16> -> index
+  %a64 = arith.index_cast %ia : index to i64
+  %pa = llvm.inttoptr %a64 : i64 to !llvm.ptr
+  %ib = memref.extract_aligned_pointer_as_index %w : memref<2048x2048xbf16> -> index
+  %b64 = arith.index_cast %ib : index to i64
+  %pb = llvm.inttoptr %b64 : i64 to !llvm.ptr
+  %id = memref.extract_aligned_pointer_as_index %g : memref<64x2048xf32> -> index
+  %d64 = arith.index_cast %id : index to i64
+  %pd = llvm.inttoptr %d64 : i64 to !llvm.ptr
+  %c0 = arith.constant 0 : i32
+  %c2 = arith.constant 2 : i32
+  %one = arith.constant 1 : i64
+  %m = arith.constant 64 : i64
+  %n = arith.constant 2048 : i64
+  %zero64 = arith.constant 0 : i64
+  %alpha = arith.constant 1.0 : f32
+  %beta = arith.constant 0.0 : f32
+  func.call @amp_gpu_gemm(%c2, %c0, %one, %m, %n, %n, %c0, %c0, %pa, %zero64, %pb, %zero64, %pd, %alpha, %beta, %c0, %null)
+      : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, !llvm.ptr) -> ()
+  %bg = memref.alloc() : memref<2048xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%bg : memref<2048xf32>)
+  linalg.generic {indexing_maps = [#id5, #col5], iterator_types = ["reduction", "parallel"]}
+      ins(%g : memref<64x2048xf32>) outs(%bg : memref<2048xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %acc, %a : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %g : memref<64x2048xf32>
+  return %gb, %bg : memref<64x2048xbf16>, memref<2048xf32>
+}
