@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -175,6 +176,8 @@ linalg::GenericOp findColumnSum(const ReductionPlan &plan,
                                 FusedColumnSum &fused) {
   SmallVector<Value> touched, written;
   linalg::GenericOp reduction = plan.op;
+  // Its inputs must exist where the first stage runs.
+  DominanceInfo dominance(reduction->getParentOp());
   SmallVector<Value> reduced(reduction.getDpsInits());
   for (Operation *op = reduction->getNextNode(); op; op = op->getNextNode()) {
     if (op == companion.getOperation())
@@ -197,7 +200,8 @@ linalg::GenericOp findColumnSum(const ReductionPlan &plan,
         llvm::none_of(sum.getDpsInputs(),
                       [&](Value in) {
                         return mayAliasAnyInStep(in, written) ||
-                               mayAliasAnyInStep(in, reduced);
+                               mayAliasAnyInStep(in, reduced) ||
+                               !dominance.properlyDominates(in, reduction);
                       })) {
       int64_t columnCount = 1;
       for (int64_t range : ArrayRef(plan.ranges).take_back(*columns))
