@@ -622,8 +622,9 @@ struct amp_state {
       return deviceError("the GPU step failed");
     const char *slot = pipeline->slot(step.slot);
     finishedScales.resize(lossScaleTensors().size());
-    std::memcpy(finishedScales.data(), slot + StepPipeline::kScalesOffset,
-                finishedScales.size() * sizeof(float));
+    if (!finishedScales.empty()) // memcpy takes no null pointer, even for 0
+      std::memcpy(finishedScales.data(), slot + StepPipeline::kScalesOffset,
+                  finishedScales.size() * sizeof(float));
     return reportStep(
         entry.loss_result >= 0 ? slot : nullptr,
         entry.skipped_result >= 0 ? slot + StepPipeline::kFieldBytes : nullptr,
