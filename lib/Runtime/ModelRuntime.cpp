@@ -365,13 +365,9 @@ struct amp_state {
   /// The loss scales' tensors (scaler state named "...scale"), in order.
   static std::vector<int32_t> lossScaleTensors() {
     std::vector<int32_t> indices;
-    for (int32_t i = 0; i < model().num_tensors; ++i) {
-      const amp_tensor_info &info = model().tensors[i];
-      size_t length = std::strlen(info.name);
-      if (info.role == AMP_ROLE_SCALER_STATE && info.dtype == AMP_DTYPE_F32 &&
-          length >= 5 && std::strcmp(info.name + length - 5, "scale") == 0)
+    for (int32_t i = 0; i < model().num_tensors; ++i)
+      if (amp::isLossScale(model().tensors[i]))
         indices.push_back(i);
-    }
     return indices;
   }
 

@@ -126,12 +126,6 @@ bool readState(const Library &lib, amp_state *state, Outcome &outcome) {
   return true;
 }
 
-bool isLossScale(const amp_tensor_info &info) {
-  size_t length = std::strlen(info.name);
-  return info.role == AMP_ROLE_SCALER_STATE && info.dtype == AMP_DTYPE_F32 &&
-         length >= 5 && std::strcmp(info.name + length - 5, "scale") == 0;
-}
-
 bool trainPlain(const Library &lib, amp_state *state, uint64_t seed,
                 int64_t steps, Outcome &outcome) {
   for (int64_t k = 0; k < steps; ++k) {
@@ -144,7 +138,7 @@ bool trainPlain(const Library &lib, amp_state *state, uint64_t seed,
     std::vector<float> scales;
     for (int32_t i = 0; i < lib.numTensors(); ++i) {
       const amp_tensor_info &info = *lib.tensor(i);
-      if (!isLossScale(info))
+      if (!amp::isLossScale(info))
         continue;
       const void *data = lib.stateTensor(state, info.name);
       if (!data)

@@ -607,16 +607,11 @@ private:
 /// Reads the loss scales of the model, one per loss (scaler-state tensors
 /// named "...scale"), in the model's order; none without loss scaling.
 /// False when a scale cannot be read (from a GPU whose step failed).
-bool isLossScale(const amp_tensor_info &info) {
-  return info.role == AMP_ROLE_SCALER_STATE &&
-         StringRef(info.name).ends_with("scale") && info.dtype == AMP_DTYPE_F32;
-}
-
 bool readLossScales(const Model &model, amp_state *state,
                     llvm::SmallVectorImpl<float> &scales) {
   for (int32_t i = 0; i < model.numTensors(); ++i) {
     const amp_tensor_info *info = model.tensor(i);
-    if (!isLossScale(*info))
+    if (!amp::isLossScale(*info))
       continue;
     auto *scale = static_cast<float *>(model.stateTensor(state, info->name));
     if (!scale)
@@ -1004,7 +999,7 @@ bool canOverlapSteps(const Model &model, bool evalOutputs, bool finder) {
   if (model.finishedScales)
     return true;
   for (int32_t i = 0; i < model.numTensors(); ++i)
-    if (isLossScale(*model.tensor(i)))
+    if (amp::isLossScale(*model.tensor(i)))
       return false;
   return true;
 }

@@ -164,6 +164,15 @@ inline bool tensorBytes(const amp_tensor_info &info, size_t &bytes) {
          !__builtin_mul_overflow(elements, elementBytes(info.dtype), &bytes);
 }
 
+/// Whether `info` is a loss scale: loss-scaler state named "...scale" (f32,
+/// one per loss with dynamic loss scaling). The runtime reports these with
+/// each finished step (amp_train_step_finished_scales), amp-run prints them.
+inline bool isLossScale(const amp_tensor_info &info) {
+  size_t length = std::strlen(info.name);
+  return info.role == AMP_ROLE_SCALER_STATE && info.dtype == AMP_DTYPE_F32 &&
+         length >= 5 && std::strcmp(info.name + length - 5, "scale") == 0;
+}
+
 /// The index of the first NaN or infinite element of a float tensor, or -1
 /// (always -1 for integer tensors).
 inline int64_t firstNonFinite(const amp_tensor_info &info, const void *data) {
