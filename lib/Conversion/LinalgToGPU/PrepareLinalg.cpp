@@ -42,11 +42,11 @@ namespace mlir::amp {
 
 using namespace mlir;
 using mlir::amp::gpu_lowering::isDenseMemRef;
-using mlir::amp::gpu_lowering::takeFillConstant;
 using mlir::amp::gpu_lowering::ReductionEmitter;
 using mlir::amp::gpu_lowering::ReductionPlan;
 using mlir::amp::gpu_lowering::analyzeReduction;
-using mlir::amp::gpu_lowering::emitPartialsSum;
+using mlir::amp::gpu_lowering::interchangeParallelFirst;
+using mlir::amp::gpu_lowering::sumPartialsInto;
 
 namespace {
 /// Column reductions are split when they have fewer output elements than
@@ -195,24 +195,6 @@ int64_t splitCount(int64_t loopRows, int64_t rows, int64_t outputs) {
   return ranges;
 }
 
-/// `generic` with its parallel loops first, in their order, then its
-/// reductions (interchanged in place when they are not).
-linalg::GenericOp interchangeParallelFirst(IRRewriter &rewriter,
-                                           linalg::GenericOp generic) {
-  SmallVector<unsigned> parallel, reduction;
-  for (auto [i, type] : llvm::enumerate(generic.getIteratorTypesArray()))
-    (type == utils::IteratorType::parallel ? parallel : reduction).push_back(i);
-  if (parallel.empty() || reduction.empty() ||
-      reduction.front() > parallel.back())
-    return generic;
-  SmallVector<unsigned> order(parallel);
-  order.append(reduction);
-  rewriter.setInsertionPoint(generic);
-  FailureOr<linalg::GenericOp> interchanged =
-      linalg::interchangeGenericOp(rewriter, generic, order);
-  return succeeded(interchanged) ? *interchanged : generic;
-}
-
 /// Stage 1 of a split column sum, `stage1` (its parallel loops first: the
 /// range, then the outputs' loops), as loops: a parallel loop over them,
 /// each thread summing its rows in registers from the combiner's identity
@@ -255,19 +237,6 @@ bool emitPartialSums(IRRewriter &rewriter, linalg::GenericOp stage1) {
       });
   rewriter.eraseOp(stage1);
   return true;
-}
-
-/// Stage 2 of a split column sum replacing `generic`: out[o] = out[o] + the
-/// sum of partials[o, 0..split) (emitPartialsSum), from the output's value
-/// or the constant of its zero fill (which goes).
-void sumPartials(IRRewriter &rewriter, Location loc, ArrayRef<Value> partials,
-                 linalg::GenericOp generic) {
-  SmallVector<Value> fillConstants;
-  for (Value out : generic.getDpsInits())
-    fillConstants.push_back(takeFillConstant(out, generic));
-  OpBuilder b(generic);
-  emitPartialsSum(b, loc, partials, generic.getDpsInits(), fillConstants,
-                  kSumPartialsThreads);
 }
 
 /// Splits a long column sum: `partials[out..., s] = sum over the rows of
@@ -395,7 +364,7 @@ void splitColumnSum(IRRewriter &rewriter, linalg::GenericOp generic) {
   }
 
   // Stage 2: out = out + sum over s of partials[out..., s].
-  sumPartials(rewriter, loc, partials, generic);
+  sumPartialsInto(generic, partials, kSumPartialsThreads);
   for (Value buffer : partials)
     memref::DeallocOp::create(rewriter, loc, buffer);
   rewriter.eraseOp(generic);

@@ -209,19 +209,10 @@ linalg::GenericOp findColumnSum(const ReductionPlan &plan,
       if (stride % columnCount != 0)
         return nullptr;
       // Columns first, then the rows: a row reduction's loop order.
-      unsigned rows = plan.ranges.size() - *columns;
-      SmallVector<unsigned> order;
-      for (unsigned i = 0; i < *columns; ++i)
-        order.push_back(rows + i);
-      for (unsigned i = 0; i < rows; ++i)
-        order.push_back(i);
+      SmallVector<unsigned> order = parallelFirstOrder(sum);
       IRRewriter rewriter(sum->getContext());
-      rewriter.setInsertionPoint(sum);
-      FailureOr<linalg::GenericOp> reordered =
-          linalg::interchangeGenericOp(rewriter, sum, order);
-      if (failed(reordered))
-        return nullptr;
-      fusedPlan = analyzeReduction(*reordered, /*minRowLength=*/1,
+      linalg::GenericOp reordered = interchangeParallelFirst(rewriter, sum);
+      fusedPlan = analyzeReduction(reordered, /*minRowLength=*/1,
                                    /*requireRowMajor=*/false);
       if (!fusedPlan ||
           llvm::any_of(fusedPlan->outputs, [](const ReducedOutput &out) {
@@ -231,7 +222,7 @@ linalg::GenericOp findColumnSum(const ReductionPlan &plan,
       fused.plan = &*fusedPlan;
       fused.loops = order;
       fused.numColumnLoops = *columns;
-      return *reordered;
+      return reordered;
     }
     if (!collectEffects(op, touched, written))
       return nullptr;
@@ -354,12 +345,8 @@ struct GPUParallelReductionsPass
   /// Stage 2 of the fused column sum, where it stood: its outputs plus the
   /// sums of their partials (from a zero fill's constant, which goes).
   void sumColumnPartials(linalg::GenericOp sum, ArrayRef<Value> partials) {
-    SmallVector<Value> fillConstants;
-    for (Value out : sum.getDpsInits())
-      fillConstants.push_back(takeFillConstant(out, sum));
+    sumPartialsInto(sum, partials, blockSize);
     OpBuilder b(sum);
-    emitPartialsSum(b, sum.getLoc(), partials, sum.getDpsInits(),
-                    fillConstants, blockSize);
     for (Value buffer : partials)
       memref::DeallocOp::create(b, sum.getLoc(), buffer);
   }

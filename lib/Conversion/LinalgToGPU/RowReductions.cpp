@@ -7,7 +7,10 @@
 
 #include "RowReductions.h"
 
+#include "LinalgToGPUUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -743,9 +746,33 @@ void emitBatchedFull(MutableArrayRef<ReductionPlan> plans, OpBuilder &b,
   memref::DeallocOp::create(b, loc, buffer);
 }
 
-void emitPartialsSum(OpBuilder &b, Location loc, ArrayRef<Value> partials,
-                     ValueRange outs, ArrayRef<Value> initialValues,
+SmallVector<unsigned> parallelFirstOrder(linalg::GenericOp generic) {
+  SmallVector<unsigned> parallel, reduction;
+  for (auto [i, type] : llvm::enumerate(generic.getIteratorTypesArray()))
+    (type == utils::IteratorType::parallel ? parallel : reduction).push_back(i);
+  parallel.append(reduction);
+  return parallel;
+}
+
+linalg::GenericOp interchangeParallelFirst(RewriterBase &rewriter,
+                                           linalg::GenericOp generic) {
+  SmallVector<unsigned> order = parallelFirstOrder(generic);
+  if (llvm::is_sorted(order))
+    return generic;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  return succeeded(interchanged) ? *interchanged : generic;
+}
+
+void sumPartialsInto(linalg::GenericOp sum, ArrayRef<Value> partials,
                      int64_t maxThreads) {
+  SmallVector<Value> outs(sum.getDpsInits());
+  SmallVector<Value> initialValues;
+  for (Value out : outs)
+    initialValues.push_back(takeFillConstant(out, sum));
+  OpBuilder b(sum);
+  Location loc = sum.getLoc();
   auto partialType = cast<MemRefType>(partials.front().getType());
   unsigned rank = partialType.getRank();
   MLIRContext *ctx = b.getContext();
@@ -756,7 +783,7 @@ void emitPartialsSum(OpBuilder &b, Location loc, ArrayRef<Value> partials,
   SmallVector<utils::IteratorType> iterators(rank - 1,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  auto sum = linalg::GenericOp::create(
+  auto stage2 = linalg::GenericOp::create(
       b, loc, TypeRange{}, partials, outs, maps, iterators,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         SmallVector<Value> sums;
@@ -766,13 +793,13 @@ void emitPartialsSum(OpBuilder &b, Location loc, ArrayRef<Value> partials,
         linalg::YieldOp::create(b, loc, sums);
       });
   std::optional<ReductionPlan> plan =
-      analyzeReduction(sum, /*minRowLength=*/1);
+      analyzeReduction(stage2, /*minRowLength=*/1);
   assert(plan && "a sum of partials is a row reduction");
-  OpBuilder before(sum);
+  OpBuilder before(stage2);
   ReductionEmitter emitter(*plan, before, loc);
   emitter.setInitialValues(initialValues);
   emitter.emitRows(maxThreads);
-  sum->erase();
+  stage2->erase();
 }
 
 } // namespace mlir::amp::gpu_lowering

@@ -250,13 +250,22 @@ void emitBatchedFull(MutableArrayRef<ReductionPlan> plans, OpBuilder &b,
                      Location loc, int64_t threads, int64_t perBlock,
                      int64_t maxBlocks);
 
-/// For every output, out[o] = out[o] + the sum of partials[o..., 0..n)
-/// (the partials of a split column sum, [outputs..., ranges] f32, one
-/// buffer per output): a row reduction with a block per output element and
-/// up to `maxThreads` threads over its partials, each output starting from
-/// initialValues[i] where given instead of its value. Emitted at `b`.
-void emitPartialsSum(OpBuilder &b, Location loc, ArrayRef<Value> partials,
-                     ValueRange outs, ArrayRef<Value> initialValues,
+/// The loops of `generic`, parallel ones first, then the reductions, each
+/// group in order.
+SmallVector<unsigned> parallelFirstOrder(linalg::GenericOp generic);
+
+/// `generic` with its parallel loops first, in their order, then its
+/// reductions (interchanged in place when they are not).
+linalg::GenericOp interchangeParallelFirst(RewriterBase &rewriter,
+                                           linalg::GenericOp generic);
+
+/// Stage 2 of a column sum `sum` split into partials (one [outputs...,
+/// ranges] f32 buffer per output), emitted where `sum` stands: for every
+/// output, out[o] = out[o] + the sum of partials[o..., 0..n), a row
+/// reduction with a block per output element and up to `maxThreads`
+/// threads over its partials; an output filled with a constant only for
+/// `sum` starts from the constant (the fill goes).
+void sumPartialsInto(linalg::GenericOp sum, ArrayRef<Value> partials,
                      int64_t maxThreads);
 
 } // namespace mlir::amp::gpu_lowering
