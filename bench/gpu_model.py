@@ -103,7 +103,9 @@ def amp_row(amp_opt, step_mlir, device_key, device):
     step = amp_cost.train_step(report)
     gemms = [e for e in step["entries"] if e["kind"] == "gemm"]
     ideal = sum(e["flops"] / gemm_peak(device, e["a_dtype"]) for e in gemms)
-    ideal += step["argument_bytes"] / device["hbm_bytes_per_s"]
+    # State updated in place is read and written: moved twice.
+    ideal += (step["argument_bytes"] + step.get("updated_in_place_bytes", 0)) \
+        / device["hbm_bytes_per_s"]
     bd = breakdown(step, device)
     return dict(amp_ms=step["modeled_ms"],
                 amp_gemm_ms=bd["gemm"], amp_sync_ms=bd["sync"],

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Analysis/GPUCost.h"
+#include "amp/Dialect/AMP/IR/TrainingStep.h"
 
 #include "amp/Runtime/CUDAKernels.h"
 #include "amp/Support/OutputFile.h"
@@ -748,6 +749,10 @@ public:
     for (Type type : func.getArgumentTypes())
       if (std::optional<int64_t> bytes = memrefBytes(type))
         cost.argumentBytes += *bytes;
+    for (int32_t argument : getUpdatedInPlace(func))
+      if (std::optional<int64_t> bytes =
+              memrefBytes(func.getArgumentTypes()[argument]))
+        cost.updatedInPlaceBytes += *bytes;
   }
 
   FailureOr<GPUFunctionCost> run() {
@@ -1199,6 +1204,7 @@ llvm::json::Value mlir::amp::toJSON(const GPUCostReport &report) {
                          {"bytes", number(f.totalBytes())},
                          {"flops", number(f.totalFlops())},
                          {"argument_bytes", f.argumentBytes},
+                         {"updated_in_place_bytes", f.updatedInPlaceBytes},
                          {"peak_bytes", f.peakBytes},
                          {"entries", std::move(entries)}};
     if (modeled)

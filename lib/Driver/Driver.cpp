@@ -221,7 +221,8 @@ LogicalResult mlir::amp::compileModel(ModuleOp module,
       failed(runPipeline(
           module,
           [&](OpPassManager &pm) { buildTargetPipeline(pm, options); })) ||
-      failed(checkLowered(module)))
+      failed(checkLowered(module)) ||
+      failed(recordUpdatesInPlace(module, *model)))
     return failure();
   if (request.emit == CompileOutput::LLVM)
     return writeModule(module, request.output, message);

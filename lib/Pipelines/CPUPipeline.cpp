@@ -1,6 +1,7 @@
 //===- CPUPipeline.cpp - the CPU reference pipeline -----------------------===//
 
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -21,15 +22,22 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
                                  const CPUPipelineOptions &options) {
   // Data-parallel collectives become runtime calls first, on tensors.
   pm.addPass(amp::createConvertAMPCollectivesToRuntimePass());
-  pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass());
+  ConvertAMPToLinalgPassOptions toLinalg;
+  toLinalg.stateUpdates = options.modelABI;
+  pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
 
+  // A model library's step updates its state in place where bufferization
+  // finds that safe (no copy of every state tensor after the step).
+  if (options.modelABI)
+    pm.addNestedPass<func::FuncOp>(amp::createAMPStateUpdateDestinationsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   if (options.modelABI) {
+    pm.addPass(amp::createAMPStateUpdatesInPlacePass());
     bufferization::BufferResultsToOutParamsPassOptions outParams;
     outParams.modifyPublicFunctions = true;
     outParams.hoistStaticAllocs = true;

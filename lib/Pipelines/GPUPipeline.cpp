@@ -17,6 +17,7 @@
 
 #include "amp/Analysis/Passes.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"
 
@@ -132,18 +133,26 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   // 1. amp -> linalg on tensors; one kernel per elementwise chain (each op
   // still rounds to its own result type, as on the CPU); contractions are
   // kept apart for cuBLASLt.
-  pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass());
+  ConvertAMPToLinalgPassOptions toLinalg;
+  toLinalg.stateUpdates = options.modelABI;
+  pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(amp::createGPUFuseElementwisePass());
 
   // 2. Buffers. Results become out-parameters (public functions too):
   // buffers the caller provides in device memory. Constants get device
   // buffers; the deallocation pipeline frees every temporary.
+  // A model library's step updates its state in place where bufferization
+  // finds that safe (no second set of parameter and optimizer buffers).
+  if (options.modelABI)
+    pm.addNestedPass<func::FuncOp>(amp::createAMPStateUpdateDestinationsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (options.modelABI)
+    pm.addPass(amp::createAMPStateUpdatesInPlacePass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
   outParams.hoistStaticAllocs = true;

@@ -108,6 +108,9 @@ void initialize(const amp_tensor_info &info, void *data, Random &random) {
 struct DeviceBuffer {
   DeviceBuffer(const amp_device_ops *ops, size_t bytes)
       : ops(ops), data(ops->alloc(std::max<size_t>(bytes, 1))), size(bytes) {}
+  /// No buffer (a result written in place).
+  explicit DeviceBuffer(const amp_device_ops *ops)
+      : ops(ops), data(nullptr), size(0) {}
   DeviceBuffer(DeviceBuffer &&other) noexcept
       : ops(other.ops), data(other.data), size(other.size) {
     other.data = nullptr;
@@ -139,6 +142,12 @@ enum class Freshness {
 namespace {
 int32_t waitForDataParallelStep();
 int32_t finishDataParallelStep(float *loss);
+
+/// Whether the entry writes result `index` into the buffer of the tensor it
+/// updates (it has no buffer of its own).
+bool isInPlace(const amp_entry_descriptor &entry, int32_t index) {
+  return entry.result_in_place && entry.result_in_place[index];
+}
 
 /// What the host uploads before every step: callers write inputs, labels
 /// and hyper-parameters in place through pointers they keep.
@@ -249,6 +258,10 @@ struct amp_state {
     pinStreamedTensors();
     for (ResultBuffers *results : {&stepResults, &evalResults})
       for (const Buffer &result : results->host) {
+        if (result.size == 0) { // written in place (allocateResults)
+          results->device.emplace_back(device);
+          continue;
+        }
         results->device.emplace_back(device, result.size);
         if (!results->device.back().data)
           return deviceError("cannot allocate " + std::to_string(result.size) +
@@ -445,9 +458,15 @@ struct amp_state {
   }
 
   void applyUpdates(const amp_entry_descriptor &entry, ResultBuffers &results) {
-    for (int32_t i = 0; i < entry.num_results; ++i)
-      if (entry.result_updates[i] >= 0)
-        updateTensor(results, i, entry.result_updates[i]);
+    for (int32_t i = 0; i < entry.num_results; ++i) {
+      int32_t update = entry.result_updates[i];
+      if (update < 0)
+        continue;
+      if (!isInPlace(entry, i))
+        updateTensor(results, i, update);
+      else if (device) // the step wrote the tensor's own device buffer
+        freshness[update] = Freshness::DeviceNewer;
+    }
   }
 
   /// The loss and skipped flag of a step that ran, from host copies of its
@@ -630,11 +649,12 @@ struct amp_state {
 
 namespace {
 /// Host out-buffers of one entry point; fails naming the result whose buffer
-/// cannot be allocated.
+/// cannot be allocated. A result written in place gets an empty one.
 int32_t allocateResults(const amp_entry_descriptor &entry,
                         ResultBuffers &results) {
   for (int32_t i = 0; i < entry.num_results; ++i) {
-    results.host.emplace_back(byteSize(entry.results[i]));
+    results.host.emplace_back(isInPlace(entry, i) ? 0
+                                                  : byteSize(entry.results[i]));
     if (!results.host.back().data)
       return outOfMemory(std::string("result '") + entry.results[i].name + "'",
                          results.host.back().size);
@@ -695,7 +715,8 @@ int32_t checkStateFits() {
       return 1;
   auto addResults = [&](const amp_entry_descriptor &entry) {
     for (int32_t i = 0; i < entry.num_results; ++i)
-      if (addBytes(entry.results[i], "result", total, largest, largestName))
+      if (!isInPlace(entry, i) &&
+          addBytes(entry.results[i], "result", total, largest, largestName))
         return 1;
     return 0;
   };

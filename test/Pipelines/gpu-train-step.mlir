@@ -87,11 +87,13 @@
 // TF32: call @amp_gpu_gemm(%c0_i32, %c0_i32, {{.*}}, %c1_i32, %{{.+}}) :
 
 // With model-abi=true results are out-parameters and every memref a bare device
-// pointer (18 arguments and 17 results of the step); device memory comes
-// from mgpuMemAlloc.
+// pointer (18 arguments and 17 results of the step, of which the 15 state
+// updates are written into their arguments' buffers: 2 out-parameters);
+// device memory comes from mgpuMemAlloc.
 // ABI: llvm.func @mlp_train_step(
 // ABI-SAME: %arg0: !llvm.ptr,
-// ABI-SAME: %arg34: !llvm.ptr)
+// ABI-SAME: %arg19: !llvm.ptr)
+// ABI-SAME: amp.updated_in_place = array<i32: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14>
 // ABI-NOT: llvm.load
 // One stream for the whole step; the GEMMs are queued on it with no host
 // wait before them.

@@ -33,9 +33,12 @@
 // STATIC-LABEL: func.func @classifier_train_step(
 // STATIC: 8.000000e+00
 
-// Then lowered for the CPU with the model ABI's calling convention.
+// Then lowered for the CPU with the model ABI's calling convention. SGD
+// writes both parameters into their own buffers (amp-state-updates-in-place):
+// the step takes the weight and bias (arguments 0 and 1), x, the labels,
+// the learning rate and an out-buffer for the loss only.
 // RUN: amp-opt %s --amp-training-pipeline="loss=cross_entropy model-abi=true" | FileCheck %s --check-prefix=LOWER
-// LOWER: llvm.func @classifier_train_step(%{{.*}}: !llvm.ptr
+// LOWER: llvm.func @classifier_train_step(%{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr) attributes {amp.updated_in_place = array<i32: 0, 1>}
 // LOWER-NOT: amp.
 
 // Bad options name the option and the reason.

@@ -69,6 +69,9 @@ struct GPUFunctionCost {
   std::vector<GPUCostEntry> entries;
   /// Memref arguments (parameters, state, inputs, out-parameters).
   int64_t argumentBytes = 0;
+  /// Of those, the arguments the step also writes (its state updated in
+  /// place: amp.updated_in_place).
+  int64_t updatedInPlaceBytes = 0;
   /// Arguments plus the most temporaries live at once.
   int64_t peakBytes = 0;
 

@@ -19,12 +19,23 @@ def ConvertAMPToLinalgPass : Pass<"convert-amp-to-linalg"> {
     lowering patterns (OpConversionPatterns, one dialect conversion with amp
     illegal) rely on it. An amp op without a lowering makes the pass fail
     with an error naming the op.
+
+    The training-graph contract (`amp.role`, `amp.name`, `amp.graph`) ends
+    here. With `state-updates`, its pairing of state results with their
+    arguments stays as `amp.state_updates`, for
+    amp-state-update-destinations and amp-state-updates-in-place (the
+    model-ABI pipelines, whose callers know which state is updated in
+    place).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"stateUpdates", "state-updates", "bool", /*default=*/"false",
+           "Keep the state pairing as amp.state_updates">,
   ];
 }
 

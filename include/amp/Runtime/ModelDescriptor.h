@@ -27,6 +27,10 @@ typedef struct amp_entry_descriptor {
   const amp_tensor_info *results;
   /* Per result: the tensor it replaces after the call, or -1. */
   const int32_t *result_updates;
+  /* Per result: 1 when the call writes it into the buffer of the tensor it
+     updates (state updated in place); its pointer in the packed call is
+     ignored and it has no buffer of its own. */
+  const int32_t *result_in_place;
   int32_t loss_result;    /* -1 if none */
   int32_t skipped_result; /* -1 if none */
 } amp_entry_descriptor;

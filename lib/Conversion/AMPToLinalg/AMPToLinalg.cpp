@@ -1,6 +1,7 @@
 //===- AMPToLinalg.cpp - the convert-amp-to-linalg pass -------------------===//
 
 #include "amp/Conversion/AMPToLinalg/AMPToLinalg.h"
+#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
 
@@ -57,6 +58,8 @@ LogicalResult checkStaticShapes(Operation *op) {
 
 struct ConvertAMPToLinalgPass
     : amp::impl::ConvertAMPToLinalgPassBase<ConvertAMPToLinalgPass> {
+  using ConvertAMPToLinalgPassBase::ConvertAMPToLinalgPassBase;
+
   void runOnOperation() override {
     WalkResult dynamic = getOperation()->walk([](Operation *op) {
       if (isa<AMPDialect>(op->getDialect()) && failed(checkStaticShapes(op)))
@@ -78,8 +81,8 @@ struct ConvertAMPToLinalgPass
       return signalPassFailure();
     // The training-graph contract describes amp tensors; bufferization
     // turns them into buffers it does not describe, so it ends here.
-    getOperation()->walk([](FunctionOpInterface function) {
-      stripContractAttributes(function);
+    getOperation()->walk([&](FunctionOpInterface function) {
+      stripContractAttributes(function, stateUpdates);
     });
   }
 };

@@ -81,20 +81,28 @@ void emitIntArray(llvm::raw_ostream &os, StringRef name,
   os << (values.empty() ? "0" : "") << "};\n";
 }
 
+/// The packed entry takes a pointer per argument and per result; the entry
+/// point takes none for the results it writes in place.
 void emitEntry(llvm::raw_ostream &os, StringRef prefix,
                const EntryDescription &entry) {
-  size_t count = entry.args.size() + entry.results.size();
+  SmallVector<size_t> passed;
+  for (size_t i = 0; i < entry.args.size(); ++i)
+    passed.push_back(i);
+  for (size_t i = 0; i < entry.results.size(); ++i)
+    if (!entry.resultInPlace[i])
+      passed.push_back(entry.args.size() + i);
   os << "extern \"C\" void " << entry.symbol << "(";
-  for (size_t i = 0; i < count; ++i)
+  for (size_t i = 0; i < passed.size(); ++i)
     os << (i ? ", " : "") << "void *";
   os << ");\n";
   os << "static void " << prefix << "_packed(void **b) {\n  " << entry.symbol
      << "(";
-  for (size_t i = 0; i < count; ++i)
-    os << (i ? ", " : "") << "b[" << i << "]";
+  for (size_t i = 0; i < passed.size(); ++i)
+    os << (i ? ", " : "") << "b[" << passed[i] << "]";
   os << ");\n}\n";
   emitIntArray(os, (prefix + "_args").str(), entry.args);
   emitIntArray(os, (prefix + "_updates").str(), entry.resultUpdates);
+  emitIntArray(os, (prefix + "_in_place").str(), entry.resultInPlace);
   emitTensorInfos(os, (prefix + "_results").str(), entry.results);
 }
 
@@ -102,8 +110,8 @@ void emitEntryDescriptor(llvm::raw_ostream &os, StringRef prefix,
                          const EntryDescription &entry) {
   os << "{" << prefix << "_packed, " << entry.args.size() << ", " << prefix
      << "_args, " << entry.results.size() << ", " << prefix << "_results, "
-     << prefix << "_updates, " << entry.lossResult << ", "
-     << entry.skippedResult << "}";
+     << prefix << "_updates, " << prefix << "_in_place, " << entry.lossResult
+     << ", " << entry.skippedResult << "}";
 }
 
 /// `text` as one tab-separated field of a line.

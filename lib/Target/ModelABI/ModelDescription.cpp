@@ -153,6 +153,7 @@ FailureOr<EntryDescription> describeEntry(func::FuncOp function,
     if (role == Role::Skipped)
       entry.skippedResult = i;
     entry.resultUpdates.push_back(update);
+    entry.resultInPlace.push_back(0);
     entry.results.push_back(*result);
   }
   return entry;
@@ -350,8 +351,10 @@ mlir::amp::checkPhysicalMemory(func::FuncOp step, func::FuncOp forward) {
 
 LogicalResult mlir::amp::prepareEntryPoints(ModuleOp module, func::FuncOp step,
                                             func::FuncOp forward) {
+  // The target pipeline builds a model-ABI entry: it may update state in
+  // place (recordUpdatesInPlace reads which).
   for (auto function : module.getOps<func::FuncOp>())
-    stripContractAttributes(function);
+    stripContractAttributes(function, /*keepStateUpdates=*/true);
   SymbolTable symbols(module);
   if (failed(symbols.rename(step, kTrainStepSymbol)))
     return step.emitError("cannot rename the training step");
@@ -360,5 +363,24 @@ LogicalResult mlir::amp::prepareEntryPoints(ModuleOp module, func::FuncOp step,
   for (auto function : module.getOps<func::FuncOp>())
     if (function != step && function != forward && !function.isExternal())
       function.setPrivate();
+  return success();
+}
+
+LogicalResult mlir::amp::recordUpdatesInPlace(ModuleOp module,
+                                              ModelDescription &model) {
+  Operation *entry = SymbolTable::lookupSymbolIn(module, model.step.symbol);
+  if (!entry)
+    return module.emitError()
+           << "the lowered module has no '" << model.step.symbol << "'";
+  EntryDescription &step = model.step;
+  for (int32_t argument : getUpdatedInPlace(entry)) {
+    auto result = llvm::find(step.resultUpdates, argument);
+    if (result == step.resultUpdates.end())
+      return entry->emitError() << "argument " << argument
+                                << " is updated in place but no result of "
+                                   "the training step updates it";
+    step.resultInPlace[result - step.resultUpdates.begin()] = 1;
+  }
+  entry->removeAttr(AMPDialect::kUpdatedInPlaceAttrName);
   return success();
 }

@@ -27,12 +27,15 @@
 // CHECK: static const int32_t step_args[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 // Each state result updates its argument; the loss updates nothing.
 // CHECK: static const int32_t step_updates[] = {0, 1, 2, 3, 4, 5, 6, 7, -1};
+// Before lowering no result is written in place (amp-compile reads that
+// from the lowered step's amp.updated_in_place).
+// CHECK: static const int32_t step_in_place[] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
 // CHECK: extern "C" void amp_eval_impl(
 // The forward model takes x, the parameters and the labels by name.
 // CHECK: static const int32_t eval_args[] = {8, 0, 1, 9};
 // Step: 11 arguments, 9 results, the loss is result 8; evaluation: the loss
 // is result 1 (after the logits); no CUDA device operations.
-// CHECK: static const amp_model_descriptor descriptor = {AMP_ABI_VERSION, 11, tensors, {step_packed, 11, step_args, 9, step_results, step_updates, 8, -1}, 1, {eval_packed, 4, eval_args, 2, eval_results, eval_updates, 1, -1}, nullptr};
+// CHECK: static const amp_model_descriptor descriptor = {AMP_ABI_VERSION, 11, tensors, {step_packed, 11, step_args, 9, step_results, step_updates, step_in_place, 8, -1}, 1, {eval_packed, 4, eval_args, 2, eval_results, eval_updates, eval_in_place, 1, -1}, nullptr};
 
 // RUN: amp-opt %s -split-input-file --amp-print-model-abi -verify-diagnostics -o %t.errors.mlir
 

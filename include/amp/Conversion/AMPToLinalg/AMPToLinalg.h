@@ -12,9 +12,6 @@ class RewritePatternSet;
 
 namespace mlir::amp {
 
-#define GEN_PASS_DECL_CONVERTAMPTOLINALGPASS
-#include "amp/Conversion/Passes.h.inc"
-
 // The populate functions add OpConversionPatterns for one dialect conversion
 // in which amp is illegal. They read operands through the adaptor and need
 // no type converter (tensor types are unchanged). They assume static shapes:

@@ -60,6 +60,9 @@ struct EntryDescription {
   SmallVector<int32_t> args;
   SmallVector<TensorDescription> results;
   SmallVector<int32_t> resultUpdates;
+  /// Per result, 1 when the entry writes it into the buffer of the tensor
+  /// it updates (amp-state-updates-in-place) and takes no out-buffer for it.
+  SmallVector<int32_t> resultInPlace;
   int32_t lossResult = -1;
   int32_t skippedResult = -1;
 };
@@ -116,6 +119,12 @@ std::optional<std::string> checkPhysicalMemory(func::FuncOp step,
 /// them now, and they describe tensors, not the buffers lowering makes.
 LogicalResult prepareEntryPoints(ModuleOp module, func::FuncOp step,
                                  func::FuncOp forward);
+
+/// Marks the results of the step that its lowered entry point (in `module`)
+/// writes in place, from the entry's `amp.updated_in_place`, and removes
+/// that attribute. Fails when the attribute names an argument no result
+/// updates.
+LogicalResult recordUpdatesInPlace(ModuleOp module, ModelDescription &model);
 
 /// The lowering must leave only the LLVM dialect (and, for cuda, the
 /// serialized kernels and their launches): emits an error on the first

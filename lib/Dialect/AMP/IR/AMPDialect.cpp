@@ -300,6 +300,54 @@ LogicalResult verifyPrecisionTypeAttribute(Operation *op, StringRef name,
               "(PrecisionOpInterface)";
   return success();
 }
+
+/// The function and the array<i32> of a function attribute `name`; an
+/// error on `op` when it is neither.
+FailureOr<std::pair<FunctionOpInterface, ArrayRef<int32_t>>>
+getFunctionArray(Operation *op, StringRef name, Attribute value) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto array = dyn_cast<DenseI32ArrayAttr>(value);
+  if (!function || !array)
+    return op->emitOpError()
+           << "'" << name << "' must be an array<i32> on a function";
+  return std::make_pair(function, array.asArrayRef());
+}
+
+/// amp.state_updates: per result of a function, an argument or -1.
+LogicalResult verifyStateUpdates(Operation *op, StringRef name,
+                                 Attribute value) {
+  auto array = getFunctionArray(op, name, value);
+  if (failed(array))
+    return failure();
+  auto [function, updates] = *array;
+  if (updates.size() != function.getNumResults())
+    return op->emitOpError()
+           << "'" << name << "' has " << updates.size() << " entries for "
+           << function.getNumResults() << " results";
+  for (auto [index, argument] : llvm::enumerate(updates))
+    if (argument < -1 || argument >= int32_t(function.getNumArguments()))
+      return op->emitOpError()
+             << "'" << name << "' names argument " << argument << " for result "
+             << index << ", which is not an argument";
+  return success();
+}
+
+/// amp.updated_in_place: argument positions, ascending.
+LogicalResult verifyUpdatedInPlace(Operation *op, StringRef name,
+                                   Attribute value) {
+  auto array = getFunctionArray(op, name, value);
+  if (failed(array))
+    return failure();
+  auto [function, positions] = *array;
+  for (size_t i = 0; i < positions.size(); ++i)
+    if (positions[i] < 0 ||
+        positions[i] >= int32_t(function.getNumArguments()) ||
+        (i && positions[i] <= positions[i - 1]))
+      return op->emitOpError() << "'" << name
+                               << "' must list argument positions in "
+                                  "ascending order";
+  return success();
+}
 } // namespace
 
 LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
@@ -327,6 +375,10 @@ LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
                 "or a call; pin a single op with amp.pin = f32";
     return success();
   }
+  if (name == kStateUpdatesAttrName)
+    return verifyStateUpdates(op, name, attribute.getValue());
+  if (name == kUpdatedInPlaceAttrName)
+    return verifyUpdatedInPlace(op, name, attribute.getValue());
   if (name != kGraphAttrName)
     return op->emitOpError()
            << "unknown amp attribute '" << name << "' on an operation";

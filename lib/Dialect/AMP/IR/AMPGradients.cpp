@@ -515,13 +515,6 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
     bool tl = getTransposeLhs(), tr = getTransposeRhs();
     g = castLike(b, loc, g, lhs);
 
-    Value dLhs;
-    if (!tl)
-      dLhs = matmul(b, loc, g, rhs, false, !tr); // dC B'^T
-    else
-      dLhs = matmul(b, loc, rhs, g, tr, true); // (dC B'^T)^T = B' dC^T
-    grads[0] = sumBatchInto(b, loc, dLhs, lhs);
-
     Value dRhs;
     bool sharedRhs =
         tensorType(rhs).getRank() == 2 && tensorType(lhs).getRank() > 2;
@@ -535,6 +528,15 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
     else
       dRhs = matmul(b, loc, dc, a, true, tl); // (A'^T dC)^T = dC^T A'
     grads[1] = sumBatchInto(b, loc, dRhs, rhs);
+
+    // After dB', whose A' is often an activation with no later reader (as
+    // for LinearOp, the weight gradient first).
+    Value dLhs;
+    if (!tl)
+      dLhs = matmul(b, loc, g, rhs, false, !tr); // dC B'^T
+    else
+      dLhs = matmul(b, loc, rhs, g, tr, true); // (dC B'^T)^T = B' dC^T
+    grads[0] = sumBatchInto(b, loc, dLhs, lhs);
   });
 }
 
@@ -555,9 +557,13 @@ LogicalResult LinearOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
     Value g2 = flatten(g);
     Value g2x = castLike(b, loc, g2, x);
     Value x2 = flatten(x);
+    // The weight gradient first: it is the input's last reader, so the
+    // input (an activation kept from the forward) can be freed before the
+    // input gradient's buffer is needed (a lower peak than PyTorch's, whose
+    // AddmmBackward holds both).
+    Value dw = matmul(b, loc, g2x, x2, true, false);
     Value dx =
         reshape(b, loc, matmul(b, loc, g2x, w, false, false), xType.getShape());
-    Value dw = matmul(b, loc, g2x, x2, true, false);
     grads[0] = dx;
     grads[1] = dw;
     if (Value bias = getBias())
@@ -571,12 +577,13 @@ LogicalResult Conv2DOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
   return withGradient(*this, resultGradients, grads, [&](Value g) {
     Value x = getInput(), w = getWeight();
     Value gx = castLike(b, loc, g, x);
-    grads[0] =
-        Conv2DInputGradOp::create(b, loc, x.getType(), gx, w, getStride(),
-                                  getPadding(), getDilation(), getGroups());
+    // The weight gradient first, as for LinearOp.
     grads[1] =
         Conv2DWeightGradOp::create(b, loc, w.getType(), gx, x, getStride(),
                                    getPadding(), getDilation(), getGroups());
+    grads[0] =
+        Conv2DInputGradOp::create(b, loc, x.getType(), gx, w, getStride(),
+                                  getPadding(), getDilation(), getGroups());
     if (Value bias = getBias())
       grads[2] = biasGradient(b, loc, g, {0, 2, 3}, bias);
   });

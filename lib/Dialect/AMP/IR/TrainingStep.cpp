@@ -44,7 +44,39 @@ DictionaryAttr mlir::amp::makeContractAttrs(MLIRContext *context, Role role,
   return b.getDictionaryAttr(attrs);
 }
 
-void mlir::amp::stripContractAttributes(FunctionOpInterface function) {
+/// Records the state pairing as amp.state_updates, if the function has any.
+static void recordStateUpdates(FunctionOpInterface function) {
+  TrainingStep view(function);
+  SmallVector<int32_t> updates;
+  bool any = false;
+  for (unsigned i = 0; i < function.getNumResults(); ++i) {
+    std::optional<unsigned> argument = view.getUpdatedArgument(i);
+    updates.push_back(argument ? int32_t(*argument) : -1);
+    any |= argument.has_value();
+  }
+  if (any)
+    function->setAttr(AMPDialect::kStateUpdatesAttrName,
+                      DenseI32ArrayAttr::get(function.getContext(), updates));
+}
+
+static SmallVector<int32_t> getI32Array(Operation *function, StringRef name) {
+  if (auto array = function->getAttrOfType<DenseI32ArrayAttr>(name))
+    return llvm::to_vector(array.asArrayRef());
+  return {};
+}
+
+SmallVector<int32_t> mlir::amp::getStateUpdates(Operation *function) {
+  return getI32Array(function, AMPDialect::kStateUpdatesAttrName);
+}
+
+SmallVector<int32_t> mlir::amp::getUpdatedInPlace(Operation *function) {
+  return getI32Array(function, AMPDialect::kUpdatedInPlaceAttrName);
+}
+
+void mlir::amp::stripContractAttributes(FunctionOpInterface function,
+                                        bool keepStateUpdates) {
+  if (keepStateUpdates)
+    recordStateUpdates(function);
   auto withoutContract = [](DictionaryAttr attrs) {
     SmallVector<NamedAttribute> kept;
     if (attrs)

@@ -44,8 +44,8 @@
 // CHECK-NEXT:    %[[LOSS:.*]] = amp.cross_entropy %[[LOGITS]], %[[LABELS]]
 // CHECK-NEXT:    %[[SEED:.*]] = amp.seed %[[LOSS]]
 // CHECK-NEXT:    %[[DLOGITS:.*]] = amp.cross_entropy_grad %[[SEED]], %[[LOGITS]], %[[LABELS]]
-// CHECK-NEXT:    %[[DFLAT:.*]] = amp.matmul %[[DLOGITS]], %[[FC_W]] : tensor<8x10xf32>, tensor<10x32xf32> -> tensor<8x32xf32>
 // CHECK-NEXT:    %[[DFC_W:.*]] = amp.matmul %[[DLOGITS]], %[[FLAT]] {transpose_lhs}
+// CHECK-NEXT:    %[[DFLAT:.*]] = amp.matmul %[[DLOGITS]], %[[FC_W]] : tensor<8x10xf32>, tensor<10x32xf32> -> tensor<8x32xf32>
 // CHECK-NEXT:    %[[DFC_B:.*]] = amp.reduce_sum %[[DLOGITS]] {axes = array<i64: 0>}
 // Reshape back, then the global average pool: 1 / (8 * 8) broadcast.
 // CHECK-NEXT:    %[[DG:.*]] = amp.reshape %[[DFLAT]] : tensor<8x32xf32> -> tensor<8x32x1x1xf32>
@@ -55,8 +55,8 @@
 // CHECK-NEXT:    %[[DR2:.*]] = amp.avg_pool2d_grad %[[DP2]] {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>} : tensor<8x32x8x8xf32> -> tensor<8x32x16x16xf32>
 // CHECK-NEXT:    %[[DN2:.*]] = amp.relu_grad %[[DR2]], %[[N2]]
 // CHECK-NEXT:    %[[DC2:.*]], %[[DGN2_W:.*]], %[[DGN2_B:.*]] = amp.group_norm_grad %[[DN2]], %[[C2]], %[[GMEAN]], %[[GRSTD]], %[[GN2_W]] {num_groups = 8 : i64}
-// CHECK-NEXT:    %[[DP1:.*]] = amp.conv2d_input_grad %[[DC2]], %[[CONV2_W]] {padding = array<i64: 1, 1, 1, 1>} : tensor<8x32x16x16xf32>, tensor<32x16x3x3xf32> -> tensor<8x16x16x16xf32>
 // CHECK-NEXT:    %[[DCONV2_W:.*]] = amp.conv2d_weight_grad %[[DC2]], %[[P1]] {padding = array<i64: 1, 1, 1, 1>} : tensor<8x32x16x16xf32>, tensor<8x16x16x16xf32> -> tensor<32x16x3x3xf32>
+// CHECK-NEXT:    %[[DP1:.*]] = amp.conv2d_input_grad %[[DC2]], %[[CONV2_W]] {padding = array<i64: 1, 1, 1, 1>} : tensor<8x32x16x16xf32>, tensor<32x16x3x3xf32> -> tensor<8x16x16x16xf32>
 // CHECK-NEXT:    %[[DCONV2_B:.*]] = amp.reduce_sum %[[DC2]] {axes = array<i64: 0, 2, 3>} : tensor<8x32x16x16xf32> -> tensor<32xf32>
 // CHECK-NEXT:    %[[DR1:.*]] = amp.max_pool2d_grad %[[DP1]], %[[R1]] {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>}
 // CHECK-NEXT:    %[[DN1:.*]] = amp.relu_grad %[[DR1]], %[[N1]]

@@ -37,8 +37,8 @@
 // CHECK:         %[[DA2:.*]] = amp.broadcast %{{.*}} : tensor<4x16x1x1xf32> -> tensor<4x16x8x8xf32>
 // CHECK-NEXT:    %[[DN2:.*]] = amp.silu_grad %[[DA2]], %[[N2]]
 // CHECK-NEXT:    %[[DC2:.*]], %[[DGN2_W:.*]], %[[DGN2_B:.*]] = amp.group_norm_grad %[[DN2]], %[[C2]], %[[MEAN2]], %[[RSTD2]], %[[GN2_W]] {num_groups = 4 : i64}
-// CHECK-NEXT:    %[[DA1:.*]] = amp.conv2d_input_grad %[[DC2]], %[[CONV2_W]] {padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : tensor<4x16x8x8xf32>, tensor<16x8x3x3xf32> -> tensor<4x8x16x16xf32>
 // CHECK-NEXT:    %[[DCONV2_W:.*]] = amp.conv2d_weight_grad %[[DC2]], %[[A1]] {padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
+// CHECK-NEXT:    %[[DA1:.*]] = amp.conv2d_input_grad %[[DC2]], %[[CONV2_W]] {padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : tensor<4x16x8x8xf32>, tensor<16x8x3x3xf32> -> tensor<4x8x16x16xf32>
 // CHECK-NEXT:    %[[DCONV2_B:.*]] = amp.reduce_sum %[[DC2]] {axes = array<i64: 0, 2, 3>}
 // CHECK-NEXT:    %[[DN1:.*]] = amp.silu_grad %[[DA1]], %[[N1]]
 // CHECK-NEXT:    %[[DC1:.*]], %[[DGN1_W:.*]], %[[DGN1_B:.*]] = amp.group_norm_grad %[[DN1]], %[[C1]], %[[MEAN1]], %[[RSTD1]], %[[GN1_W]] {num_groups = 2 : i64}

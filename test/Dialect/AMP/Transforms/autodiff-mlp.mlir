@@ -52,12 +52,12 @@
 // Backward from one seed; activations and saved statistics are reused.
 // CHECK-NEXT:    %[[SEED:.*]] = amp.seed %[[LOSS]]
 // CHECK-NEXT:    %[[DLOGITS:.*]] = amp.cross_entropy_grad %[[SEED]], %[[LOGITS]], %[[LABELS]]
-// CHECK-NEXT:    %[[DH2:.*]] = amp.matmul %[[DLOGITS]], %[[FC2_W]] : tensor<32x10xf32>, tensor<10x128xf32> -> tensor<32x128xf32>
 // CHECK-NEXT:    %[[DFC2_W:.*]] = amp.matmul %[[DLOGITS]], %[[H2]] {transpose_lhs} : tensor<32x10xf32>, tensor<32x128xf32> -> tensor<10x128xf32>
+// CHECK-NEXT:    %[[DH2:.*]] = amp.matmul %[[DLOGITS]], %[[FC2_W]] : tensor<32x10xf32>, tensor<10x128xf32> -> tensor<32x128xf32>
 // CHECK-NEXT:    %[[DFC2_B:.*]] = amp.reduce_sum %[[DLOGITS]] {axes = array<i64: 0>} : tensor<32x10xf32> -> tensor<10xf32>
 // CHECK-NEXT:    %[[DH1:.*]] = amp.gelu_grad %[[DH2]], %[[H1]] : tensor<32x128xf32>
-// CHECK-NEXT:    %[[DH0:.*]] = amp.matmul %[[DH1]], %[[FC1_W]] : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
 // CHECK-NEXT:    %[[DFC1_W:.*]] = amp.matmul %[[DH1]], %[[H0]] {transpose_lhs} : tensor<32x128xf32>, tensor<32x64xf32> -> tensor<128x64xf32>
+// CHECK-NEXT:    %[[DH0:.*]] = amp.matmul %[[DH1]], %[[FC1_W]] : tensor<32x128xf32>, tensor<128x64xf32> -> tensor<32x64xf32>
 // CHECK-NEXT:    %[[DFC1_B:.*]] = amp.reduce_sum %[[DH1]] {axes = array<i64: 0>} : tensor<32x128xf32> -> tensor<128xf32>
 // CHECK-NEXT:    %{{.*}}, %[[DLN_W:.*]], %[[DLN_B:.*]] = amp.layer_norm_grad %[[DH0]], %[[X]], %[[MEAN]], %[[RSTD]], %[[LN_W]] :
 // The input x gets no gradient (the unused input gradient of the first

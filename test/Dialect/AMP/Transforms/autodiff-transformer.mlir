@@ -44,8 +44,8 @@
 // CHECK-NEXT:    %[[DY:.*]] = amp.mse_loss_grad %[[SEED]], %[[Y]], %[[TARGET]]
 
 // MLP backward over the flattened [2 * 16] rows.
-// CHECK:         %[[DM2:.*]] = amp.reshape %{{.*}} : tensor<32x256xf32> -> tensor<2x16x256xf32>
 // CHECK:         amp.matmul %{{.*}}, %{{.*}} {transpose_lhs} : tensor<32x64xf32>, tensor<32x256xf32> -> tensor<64x256xf32>
+// CHECK:         %[[DM2:.*]] = amp.reshape %{{.*}} : tensor<32x256xf32> -> tensor<2x16x256xf32>
 // CHECK:         %[[DM1:.*]] = amp.gelu_grad %[[DM2]], %[[M1]] approximate = tanh
 // CHECK:         %[[DB:.*]] = amp.reshape %{{.*}} : tensor<32x64xf32> -> tensor<2x16x64xf32>
 // CHECK:         %[[DH_LN:.*]], %{{.*}}, %{{.*}} = amp.layer_norm_grad %[[DB]], %[[H]], %[[MEAN2]], %[[RSTD2]], %[[LN2_W]]
@@ -53,14 +53,15 @@
 // CHECK-NEXT:    %[[DH:.*]] = amp.add %[[DY]], %[[DH_LN]] : tensor<2x16x64xf32>
 
 // Attention backward: dV = P^T dCtx, dP = dCtx V^T, then softmax_grad
-// from the forward probabilities, the scale, dQ = dS K and dK = dS^T Q.
+// from the forward probabilities, the scale, dK = dS^T Q and dQ = dS K
+// (each right-hand gradient first, as amp-autodiff emits them).
 // CHECK:         %[[DCTX:.*]] = amp.transpose %{{.*}} {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x16x4x16xf32> -> tensor<2x4x16x16xf32>
-// CHECK-NEXT:    %[[DPROBS:.*]] = amp.matmul %[[DCTX]], %[[VH]] {transpose_rhs}
 // CHECK-NEXT:    %[[DVH:.*]] = amp.matmul %[[PROBS]], %[[DCTX]] {transpose_lhs}
+// CHECK-NEXT:    %[[DPROBS:.*]] = amp.matmul %[[DCTX]], %[[VH]] {transpose_rhs}
 // CHECK-NEXT:    %[[DSCALED:.*]] = amp.softmax_grad %[[DPROBS]], %[[PROBS]] {axis = -1 : i64}
 // CHECK-NEXT:    %[[DSCORES:.*]] = amp.mul %[[DSCALED]], %[[SCALE]]
-// CHECK-NEXT:    %[[DQH:.*]] = amp.matmul %[[DSCORES]], %[[KH]] : tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32> -> tensor<2x4x16x16xf32>
 // CHECK-NEXT:    %[[DKH:.*]] = amp.matmul %[[DSCORES]], %[[QH]] {transpose_lhs}
+// CHECK-NEXT:    %[[DQH:.*]] = amp.matmul %[[DSCORES]], %[[KH]] : tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32> -> tensor<2x4x16x16xf32>
 
 // The three projections' input gradients are summed into ln1's output
 // gradient; the first layer norm gets no input gradient use (x is data).

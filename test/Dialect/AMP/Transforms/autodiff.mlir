@@ -81,9 +81,9 @@ func.func @rmax(%x: tensor<2x3xf32> {amp.role = #amp.role<parameter>, amp.name =
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<3x4xf32>
 // CHECK-SAME:    %[[B:[^:]*]]: tensor<2x4x5xf32>
 // CHECK:         %[[G:.*]] = amp.broadcast %{{.*}} : tensor<1x1x1xf32> -> tensor<2x3x5xf32>
+// CHECK-NEXT:    %[[DB:.*]] = amp.matmul %[[A]], %[[G]] {transpose_lhs} : tensor<3x4xf32>, tensor<2x3x5xf32> -> tensor<2x4x5xf32>
 // CHECK-NEXT:    %[[DAB:.*]] = amp.matmul %[[G]], %[[B]] {transpose_rhs} : tensor<2x3x5xf32>, tensor<2x4x5xf32> -> tensor<2x3x4xf32>
 // CHECK-NEXT:    %[[DA:.*]] = amp.reduce_sum %[[DAB]] {axes = array<i64: 0>} : tensor<2x3x4xf32> -> tensor<3x4xf32>
-// CHECK-NEXT:    %[[DB:.*]] = amp.matmul %[[A]], %[[G]] {transpose_lhs} : tensor<3x4xf32>, tensor<2x3x5xf32> -> tensor<2x4x5xf32>
 // CHECK-NEXT:    return %{{.*}}, %[[DA]], %[[DB]]
 
 func.func @shared_lhs(%a: tensor<3x4xf32> {amp.role = #amp.role<parameter>, amp.name = "a"},

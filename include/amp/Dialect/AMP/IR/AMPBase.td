@@ -43,6 +43,16 @@ def AMP_Dialect : Dialect {
     /// this buffer is a low-precision copy of (amp-master-weights), so a
     /// driver can initialise it as that parameter rounded.
     static constexpr ::llvm::StringLiteral kCopyOfAttrName = "amp.copy_of";
+    /// What lowering keeps of the contract on a function with state once
+    /// stripContractAttributes removed it: per result, the argument it
+    /// returns updated, or -1 (array<i32>).
+    static constexpr ::llvm::StringLiteral kStateUpdatesAttrName =
+        "amp.state_updates";
+    /// Set by amp-state-updates-in-place: the arguments whose updated
+    /// values the function writes into their own buffers instead of
+    /// returning them (array<i32>, ascending).
+    static constexpr ::llvm::StringLiteral kUpdatedInPlaceAttrName =
+        "amp.updated_in_place";
 
   private:
     void registerAttributes();

@@ -44,8 +44,21 @@ DictionaryAttr makeContractAttrs(MLIRContext *context, Role role,
 
 /// Removes the contract from `function`: every `amp.*` argument and result
 /// attribute (other attributes stay) and `amp.graph`. Lowering calls this
-/// once tensors become buffers, which the contract does not describe.
-void stripContractAttributes(FunctionOpInterface function);
+/// once tensors become buffers, which the contract does not describe. With
+/// `keepStateUpdates`, the pairing of state results with their arguments
+/// outlives it as `amp.state_updates` (getStateUpdates), so that
+/// bufferization can write updated state into the buffers it came from
+/// (for callers that know, as the model ABI's runtime does).
+void stripContractAttributes(FunctionOpInterface function,
+                             bool keepStateUpdates = false);
+
+/// Per result of `function`, the argument it returns updated (-1 for none),
+/// as `amp.state_updates` records it; empty without the attribute.
+SmallVector<int32_t> getStateUpdates(Operation *function);
+
+/// The arguments `function` updates in place (amp-state-updates-in-place),
+/// as `amp.updated_in_place` records them; empty without the attribute.
+SmallVector<int32_t> getUpdatedInPlace(Operation *function);
 
 /// Fails, with an error on the offending function or op, when a tensor of
 /// `function` (its signature or an op result) has a zero-size dimension.

@@ -13,5 +13,6 @@ include "amp/Dialect/AMP/Transforms/EvalModePasses.td"
 include "amp/Dialect/AMP/Transforms/LossScalingPasses.td"
 include "amp/Dialect/AMP/Transforms/NonfinitePasses.td"
 include "amp/Dialect/AMP/Transforms/PrecisionPasses.td"
+include "amp/Dialect/AMP/Transforms/StateInPlacePasses.td"
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
