@@ -132,7 +132,13 @@ cl::opt<std::string> evalOutputDir(
 amp::LRSchedule lrSchedule;
 
 int fail(const llvm::Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "amp-run") << message << "\n";
+  // One write per message: the ranks of a data-parallel run share stderr,
+  // and llvm::errs() (unbuffered) would write each piece on its own.
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  os.enable_colors(llvm::errs().has_colors());
+  llvm::WithColor::error(os, "amp-run") << message << "\n";
+  llvm::errs() << line;
   return 1;
 }
 

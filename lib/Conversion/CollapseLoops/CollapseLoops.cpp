@@ -65,6 +65,27 @@ SmallVector<ReassociationIndices> trailingGroup(linalg::LinalgOp op) {
   return groups;
 }
 
+/// One view per buffer: collapsing makes a memref.collapse_shape per
+/// operand, so an op reading and writing one buffer (state updated in place)
+/// would get two views of it, and the outlined kernel two pointers that
+/// alias, on which LLVM's vectorizer falls back to its scalar loop. Later
+/// identical collapses of a value in the same block reuse the first.
+void mergeIdenticalCollapses(Operation *root) {
+  DenseMap<std::tuple<Value, Attribute, Type, Block *>,
+           memref::CollapseShapeOp>
+      first;
+  root->walk([&](memref::CollapseShapeOp collapse) {
+    auto key = std::make_tuple(collapse.getSrc(),
+                               collapse.getReassociationAttr(),
+                               collapse.getType(), collapse->getBlock());
+    auto [it, inserted] = first.try_emplace(key, collapse);
+    if (inserted)
+      return;
+    collapse.replaceAllUsesWith(it->second.getResult());
+    collapse.erase();
+  });
+}
+
 struct CPUCollapseLoopsPass
     : amp::impl::CPUCollapseLoopsPassBase<CPUCollapseLoopsPass> {
   void runOnOperation() override {
@@ -73,7 +94,8 @@ struct CPUCollapseLoopsPass
     memref::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    mergeIdenticalCollapses(getOperation());
   }
 };
 } // namespace

@@ -116,9 +116,22 @@ std::optional<Split> planSplit(func::FuncOp kernel, int64_t minWork,
   return split;
 }
 
+/// Whether kernel argument `index` is only read by `op`, as inputs indexed
+/// like `init`: a call passing the same view as both makes each iteration
+/// read only the elements it writes (state updated in place).
+bool isReadLikeInit(func::FuncOp kernel, linalg::LinalgOp op, unsigned index,
+                    OpOperand &init) {
+  AffineMap written = op.getMatchingIndexingMap(&init);
+  return llvm::all_of(kernel.getArgument(index).getUses(), [&](OpOperand &use) {
+    return use.getOwner() == op.getOperation() && op.isDpsInput(&use) &&
+           op.getMatchingIndexingMap(&use) == written;
+  });
+}
+
 /// Whether iterations of the split dimension may read what others write: an
 /// output also read through another map, or a view of the same buffer as
-/// another operand at some call.
+/// another operand at some call (unless the very view, read like the
+/// output: isReadLikeInit).
 bool mayOverlap(func::FuncOp kernel, linalg::LinalgOp op,
                 const SymbolTable::UseRange &uses) {
   for (OpOperand &init : op.getDpsInitsMutable())
@@ -134,10 +147,13 @@ bool mayOverlap(func::FuncOp kernel, linalg::LinalgOp op,
       auto argument = dyn_cast<BlockArgument>(init.get());
       if (!argument || argument.getOwner()->getParentOp() != kernel)
         return true;
-      Value passed = baseBuffer(call.getOperand(argument.getArgNumber()));
+      Value view = call.getOperand(argument.getArgNumber());
+      Value passed = baseBuffer(view);
       for (auto [index, operand] : llvm::enumerate(call.getOperands()))
         if (index != argument.getArgNumber() &&
-            isa<MemRefType>(operand.getType()) && baseBuffer(operand) == passed)
+            isa<MemRefType>(operand.getType()) &&
+            baseBuffer(operand) == passed &&
+            !(operand == view && isReadLikeInit(kernel, op, index, init)))
           return true;
     }
   }

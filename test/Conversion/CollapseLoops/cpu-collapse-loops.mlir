@@ -34,6 +34,36 @@ func.func @momentum(%w: memref<8x4x3x3xf32>, %g: memref<8x4x3x3xf32>,
 
 // -----
 
+// The same update in place (amp-state-updates-in-place): the weight is read
+// and written, and both operands take one view of it, so the outlined
+// kernel gets one pointer (two aliasing ones keep LLVM's vectorizer on its
+// scalar fallback).
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#scalar = affine_map<(d0, d1, d2, d3) -> ()>
+
+// CHECK-LABEL: func.func @momentum_in_place
+// CHECK-SAME: (%[[W:.+]]: memref<8x4x3x3xf32>, %[[G:.+]]: memref<8x4x3x3xf32>, %[[LR:.+]]: memref<f32>)
+// CHECK: %[[W1:.+]] = memref.collapse_shape %[[W]] {{\[}}[0, 1, 2, 3]] : memref<8x4x3x3xf32> into memref<288xf32>
+// CHECK-NOT: memref.collapse_shape %[[W]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[W1]], %{{.+}}, %[[LR]] : memref<288xf32>, memref<288xf32>, memref<f32>) outs(%[[W1]] : memref<288xf32>)
+func.func @momentum_in_place(%w: memref<8x4x3x3xf32>, %g: memref<8x4x3x3xf32>,
+                             %lr: memref<f32>) {
+  linalg.generic {indexing_maps = [#id, #id, #scalar, #id],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%w, %g, %lr : memref<8x4x3x3xf32>, memref<8x4x3x3xf32>, memref<f32>)
+      outs(%w : memref<8x4x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %r: f32, %o: f32):
+    %0 = arith.mulf %r, %b : f32
+    %1 = arith.subf %a, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
 // The input-gradient transposition of a convolution weight: the two
 // transposed loops stay, the 3x3 window after them becomes one loop of 9.
 

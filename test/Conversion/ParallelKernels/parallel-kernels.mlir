@@ -206,3 +206,32 @@ func.func @views_step(%buffer: memref<17x8xf32>) {
       : (memref<16x8xf32, strided<[8, 1]>>, memref<16x8xf32, strided<[8, 1], offset: 8>>) -> ()
   return
 }
+
+// -----
+
+// A state update in place (amp-state-updates-in-place): the call passes the
+// same buffer as an input and the output, read with the output's map, so
+// each tile reads only the elements it writes: split (@aliased_kernel
+// above, reading the same buffer reversed, is not).
+
+// CHECK-LABEL: func.func private @update_kernel.range
+// CHECK-SAME: amp_parallel_tasks
+func.func private @update_kernel(%p: memref<16x8xf32>, %g: memref<16x8xf32>,
+                                 %out: memref<16x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%p, %g : memref<16x8xf32>, memref<16x8xf32>)
+      outs(%out : memref<16x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %d = arith.subf %x, %y : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+func.func @update_step(%p: memref<16x8xf32>, %g: memref<16x8xf32>) {
+  call @update_kernel(%p, %g, %p)
+      : (memref<16x8xf32>, memref<16x8xf32>, memref<16x8xf32>) -> ()
+  return
+}
