@@ -71,13 +71,12 @@ SmallVector<ReassociationIndices> trailingGroup(linalg::LinalgOp op) {
 /// alias, on which LLVM's vectorizer falls back to its scalar loop. Later
 /// identical collapses of a value in the same block reuse the first.
 void mergeIdenticalCollapses(Operation *root) {
-  DenseMap<std::tuple<Value, Attribute, Type, Block *>,
-           memref::CollapseShapeOp>
+  DenseMap<std::tuple<Value, Attribute, Type, Block *>, memref::CollapseShapeOp>
       first;
   root->walk([&](memref::CollapseShapeOp collapse) {
-    auto key = std::make_tuple(collapse.getSrc(),
-                               collapse.getReassociationAttr(),
-                               collapse.getType(), collapse->getBlock());
+    auto key =
+        std::make_tuple(collapse.getSrc(), collapse.getReassociationAttr(),
+                        collapse.getType(), collapse->getBlock());
     auto [it, inserted] = first.try_emplace(key, collapse);
     if (inserted)
       return;
