@@ -1,7 +1,6 @@
 //===- CPUPipeline.cpp - the CPU reference pipeline -----------------------===//
 
 #include "amp/Conversion/Passes.h"
-#include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -27,22 +26,8 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
 
-  // A model library's step updates its state in place where bufferization
-  // finds that safe (no copy of every state tensor after the step).
-  if (options.modelABI)
-    pm.addNestedPass<func::FuncOp>(amp::createAMPStateUpdateDestinationsPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  if (options.modelABI) {
-    pm.addPass(amp::createAMPStateUpdatesInPlacePass());
-    bufferization::BufferResultsToOutParamsPassOptions outParams;
-    outParams.modifyPublicFunctions = true;
-    outParams.hoistStaticAllocs = true;
-    pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  }
+  buildStepBufferization(pm, options.modelABI,
+                         /*resultsToOutParams=*/options.modelABI);
   bufferization::buildBufferDeallocationPipeline(pm);
   // Deallocation clones buffers a function returns without owning them.
   pm.addPass(createConvertBufferizationToMemRefPass());

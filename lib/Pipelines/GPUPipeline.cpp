@@ -17,7 +17,6 @@
 
 #include "amp/Analysis/Passes.h"
 #include "amp/Conversion/Passes.h"
-#include "amp/Dialect/AMP/Transforms/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"
 
@@ -142,21 +141,7 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   // 2. Buffers. Results become out-parameters (public functions too):
   // buffers the caller provides in device memory. Constants get device
   // buffers; the deallocation pipeline frees every temporary.
-  // A model library's step updates its state in place where bufferization
-  // finds that safe (no second set of parameter and optimizer buffers).
-  if (options.modelABI)
-    pm.addNestedPass<func::FuncOp>(amp::createAMPStateUpdateDestinationsPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  if (options.modelABI)
-    pm.addPass(amp::createAMPStateUpdatesInPlacePass());
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.modifyPublicFunctions = true;
-  outParams.hoistStaticAllocs = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  buildStepBufferization(pm, options.modelABI, /*resultsToOutParams=*/true);
   pm.addPass(amp::createGPUConstantsToDevicePass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());

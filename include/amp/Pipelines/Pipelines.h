@@ -113,6 +113,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 /// with gpu.launch_func, mgpu* calls and amp_gpu_gemm calls.
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 
+/// Tensors to buffers, as both backends do it: one-shot bufferization with
+/// function boundaries and identity layouts; with `modelABI`, state updated
+/// in place around it (amp-state-update-destinations before,
+/// amp-state-updates-in-place after); with `resultsToOutParams`, the
+/// remaining results (public functions too) become out-parameters.
+void buildStepBufferization(OpPassManager &pm, bool modelABI,
+                            bool resultsToOutParams);
+
 /// Where the training step runs.
 enum class TrainingTarget { CPU, CUDA, CUDAEmulator };
 /// The precision the step computes in (fp32: no mixed precision).

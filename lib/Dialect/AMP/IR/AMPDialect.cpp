@@ -301,52 +301,46 @@ LogicalResult verifyPrecisionTypeAttribute(Operation *op, StringRef name,
   return success();
 }
 
-/// The function and the array<i32> of a function attribute `name`; an
-/// error on `op` when it is neither.
-FailureOr<std::pair<FunctionOpInterface, ArrayRef<int32_t>>>
-getFunctionArray(Operation *op, StringRef name, Attribute value) {
-  auto function = dyn_cast<FunctionOpInterface>(op);
-  auto array = dyn_cast<DenseI32ArrayAttr>(value);
-  if (!function || !array)
-    return op->emitOpError()
-           << "'" << name << "' must be an array<i32> on a function";
-  return std::make_pair(function, array.asArrayRef());
-}
-
-/// amp.state_updates: per result of a function, an argument or -1.
-LogicalResult verifyStateUpdates(Operation *op, StringRef name,
-                                 Attribute value) {
-  auto array = getFunctionArray(op, name, value);
-  if (failed(array))
-    return failure();
-  auto [function, updates] = *array;
+/// amp.state_updates: per result of `function`, an argument or -1.
+LogicalResult verifyStateUpdates(FunctionOpInterface function, StringRef name,
+                                 ArrayRef<int32_t> updates) {
   if (updates.size() != function.getNumResults())
-    return op->emitOpError()
+    return function->emitOpError()
            << "'" << name << "' has " << updates.size() << " entries for "
            << function.getNumResults() << " results";
   for (auto [index, argument] : llvm::enumerate(updates))
     if (argument < -1 || argument >= int32_t(function.getNumArguments()))
-      return op->emitOpError()
+      return function->emitOpError()
              << "'" << name << "' names argument " << argument << " for result "
              << index << ", which is not an argument";
   return success();
 }
 
-/// amp.updated_in_place: argument positions, ascending.
-LogicalResult verifyUpdatedInPlace(Operation *op, StringRef name,
-                                   Attribute value) {
-  auto array = getFunctionArray(op, name, value);
-  if (failed(array))
-    return failure();
-  auto [function, positions] = *array;
+/// amp.updated_in_place: argument positions of `function`, ascending.
+LogicalResult verifyUpdatedInPlace(FunctionOpInterface function, StringRef name,
+                                   ArrayRef<int32_t> positions) {
   for (size_t i = 0; i < positions.size(); ++i)
     if (positions[i] < 0 ||
         positions[i] >= int32_t(function.getNumArguments()) ||
         (i && positions[i] <= positions[i - 1]))
-      return op->emitOpError() << "'" << name
-                               << "' must list argument positions in "
-                                  "ascending order";
+      return function->emitOpError()
+             << "'" << name
+             << "' must list argument positions in ascending order";
   return success();
+}
+
+/// The function attributes of lowering (amp.state_updates,
+/// amp.updated_in_place): an array<i32> on a function, then its own rules.
+LogicalResult verifyFunctionArray(Operation *op, StringRef name,
+                                  Attribute value) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto array = dyn_cast<DenseI32ArrayAttr>(value);
+  if (!function || !array)
+    return op->emitOpError()
+           << "'" << name << "' must be an array<i32> on a function";
+  if (name == AMPDialect::kStateUpdatesAttrName)
+    return verifyStateUpdates(function, name, array.asArrayRef());
+  return verifyUpdatedInPlace(function, name, array.asArrayRef());
 }
 } // namespace
 
@@ -375,10 +369,8 @@ LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
                 "or a call; pin a single op with amp.pin = f32";
     return success();
   }
-  if (name == kStateUpdatesAttrName)
-    return verifyStateUpdates(op, name, attribute.getValue());
-  if (name == kUpdatedInPlaceAttrName)
-    return verifyUpdatedInPlace(op, name, attribute.getValue());
+  if (name == kStateUpdatesAttrName || name == kUpdatedInPlaceAttrName)
+    return verifyFunctionArray(op, name, attribute.getValue());
   if (name != kGraphAttrName)
     return op->emitOpError()
            << "unknown amp attribute '" << name << "' on an operation";

@@ -1,4 +1,4 @@
-// RUN: amp-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(amp-state-update-destinations))" | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-state-update-destinations | FileCheck %s
 // With bufferization after it, the updates land in the arguments' buffers
 // wherever nothing reads the old value later:
 // RUN: amp-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(amp-state-update-destinations),one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},amp-state-updates-in-place)" | FileCheck %s --check-prefix=BUF
