@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Compile time of amp-compile --target=cpu over models of growing size
-(issue 18: it should grow no faster than the model; ResNet-18 <= 15 s on 2
-cores).
+"""Compile time of amp-compile over models of growing size (issue 18, CPU:
+it should grow no faster than the model, ResNet-18 <= 15 s on 2 cores;
+issue 17, --target cuda: ResNet-18 <= 30 s on 2 cores).
 
 Models:
   mlp<L>     bench/make_gpu_models.py's mlp_stack at small sizes with L
@@ -18,7 +18,8 @@ script checks that they are identical).
 
 Usage: /usr/bin/python3 bench/compile_time.py [--build build]
            [--models mlp1,mlp4,mlp16,resnet10,resnet18,resnet34]
-           [--threads 1,2] [--repeat 1]
+           [--threads 1,2] [--repeat 1] [--target cpu|cuda]
+           [--precision fp32|bf16|fp16]
 """
 import argparse
 import hashlib
@@ -56,14 +57,17 @@ def make_model(name, workdir):
              f"{', '.join(RESNETS)})")
 
 
+TARGET = ["--target=cpu"]
+
+
 def amp_compile(build, source, options, output, threads=None):
-    """Runs amp-compile; returns its wall-clock seconds."""
+    """Runs amp-compile for TARGET; returns its wall-clock seconds."""
     env = dict(os.environ)
     if threads is not None:
         env["AMP_COMPILE_THREADS"] = str(threads)
     start = time.perf_counter()
     subprocess.run([os.path.join(build, "bin", "amp-compile"), source,
-                    "--target=cpu", *options, "-o", output],
+                    *TARGET, *options, "-o", output],
                    check=True, env=env)
     return time.perf_counter() - start
 
@@ -91,10 +95,16 @@ def main():
                         help="AMP_COMPILE_THREADS values (default: unset, "
                         "one thread per core)")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--target", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"),
+                        help="amp-compile --precision (default: its own)")
     args = parser.parse_args()
+    TARGET[:] = ["--target=" + args.target] + (
+        ["--precision=" + args.precision] if args.precision else [])
     threads = [int(t) for t in args.threads.split(",")] if args.threads \
         else [None]
-    print(f"machine: {platform.processor() or platform.machine()}, "
+    print(f"amp-compile {' '.join(TARGET)}; machine: "
+          f"{platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} CPUs, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     print(f"{'model':>9} {'amp ops':>8} {'threads':>7} {'seconds':>8} "

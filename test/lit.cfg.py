@@ -45,19 +45,20 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 config.substitutions.append(
     ("%mlir_runner_utils", os.path.join(llvm_lib_dir, "libmlir_runner_utils.so")))
-# The CPU pipeline calls cblas_sgemm (its `blas` option, on by default):
-# the C runner utilities come with the BLAS, so that every test running
-# lowered IR finds it.
+# The CPU pipeline calls amp_cpu_sgemm (its `blas` option, on by default;
+# the model runtime's matrix products on OpenBLAS): the C runner utilities
+# come with libamp_runner_runtime.so, so that every test running lowered IR
+# finds it.
 config.substitutions.append(
     ("%mlir_c_runner_utils",
      os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so") + "," +
-     config.amp_blas_library))
+     config.amp_runner_runtime))
 # The same list for the harnesses that run mlir-runner themselves
 # (test/Target/ONNX/Inputs/onnx_harness.py).
 config.environment["MLIR_RUNNER_LIBS"] = ",".join(
     [os.path.join(llvm_lib_dir, "libmlir_runner_utils.so"),
      os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so"),
-     config.amp_blas_library])
+     config.amp_runner_runtime])
 
 if config.amp_has_cuda_toolkit:
     config.available_features.add("cuda-toolkit")

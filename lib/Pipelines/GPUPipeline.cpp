@@ -107,12 +107,20 @@ void buildNVVMLowering(OpPassManager &pm,
   // pointer per memref while the kernel reads a whole descriptor, and
   // cuLaunchKernel would read past the parameter array.
   pm.addPass(createGpuToLLVMConversionPass());
-  // One kernel object (one link) for all the emulated device's kernels.
-  if (options.emulator)
-    pm.addPass(amp::emulator::createEmulatorMergeModulesPass());
+  // The step's kernels compile as one: one NVPTX code generation and one
+  // ptxas run (on every core), or one link for the emulated device.
+  amp::GPUMergeKernelModulesPassOptions merge;
+  if (options.emulator) {
+    merge.name = amp::emulator::kKernelModuleName.str();
+    merge.companionPrefix = amp::emulator::kKernelInfoPrefix.str();
+  }
+  pm.addPass(amp::createGPUMergeKernelModulesPass(merge));
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = resolveToolkit(options);
+  // ptxas optimizes the merged module's functions on all cores.
+  if (!options.emulator)
+    binary.cmdOptions = "--split-compile=0";
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());

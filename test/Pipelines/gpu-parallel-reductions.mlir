@@ -132,7 +132,7 @@
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).
-// PTX: .shared .align 4 .b8 __wg_{{[a-z_]+}}_kernel
+// PTX: .shared .align 4 .b8 {{[a-z0-9_]+}}____wg_{{[a-z0-9_]+}}_kernel
 // PTX: shfl.sync.bfly.b32
 // PTX: bar.sync
 // PTX: st.shared.b32

@@ -2,11 +2,11 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: amp-opt %s --amp-gpu-pipeline="format=isa" -o %t/isa.mlir
 // RUN: %python %S/Inputs/extract_ptx.py --dir %t < %t/isa.mlir
-// RUN: %ptxas -arch=sm_90 %t/add_f32_kernel.ptx -o %t/add_f32.cubin
-// RUN: %ptxas -arch=sm_90 %t/gelu_f16_kernel.ptx -o %t/gelu_f16.cubin
-// RUN: %ptxas -arch=sm_90 %t/gelu_bf16_kernel.ptx -o %t/gelu_bf16.cubin
+// RUN: %ptxas -arch=sm_90 %t/amp_kernels.ptx -o %t/amp_kernels.cubin
+// RUN: grep -c "^.visible .entry" %t/amp_kernels.ptx | FileCheck %s --check-prefix=ENTRIES
+// ENTRIES: 3
 // The default format: MLIR runs ptxas and fatbinary itself.
-// RUN: not grep -c __nv_ %t/gelu_f16_kernel.ptx %t/gelu_bf16_kernel.ptx
+// RUN: not grep -c __nv_ %t/amp_kernels.ptx
 // RUN: env -u CUDA_HOME -u CUDA_ROOT -u CUDA_PATH PATH=/usr/bin:/bin amp-opt %s --amp-gpu-pipeline | FileCheck %s
 // An explicit toolkit without libdevice is an error naming the path.
 // RUN: not amp-opt %s --amp-gpu-pipeline="format=isa toolkit=%t/no-toolkit" 2>&1 | FileCheck %s --check-prefix=NOTOOLKIT
@@ -22,7 +22,10 @@
 // RUN: not amp-opt %s --amp-gpu-pipeline="toolkit=%t/empty-toolkit" 2>&1 | FileCheck %s --check-prefix=NOLIBDEVICE
 // NOLIBDEVICE: error: amp-gpu-pipeline: the CUDA toolkit '{{.*}}empty-toolkit' has no libdevice ({{.*}}empty-toolkit/nvvm/libdevice/libdevice.10.bc)
 
-// CHECK-COUNT-3: gpu.binary @{{[a-z0-9_]+}}_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, properties = {{{.*}}ISAToBinaryTimeInMs
+// The three kernels are one module (amp-gpu-merge-kernel-modules): one
+// ptxas run, which optimizes on all cores (--split-compile=0).
+// CHECK: gpu.binary @amp_kernels [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, properties = {{{.*}}ISAToBinaryTimeInMs
+// CHECK-NOT: gpu.binary
 func.func @add_f32(%a: tensor<16x512xf32>, %b: tensor<16x512xf32>) -> tensor<16x512xf32> {
   %0 = amp.add %a, %b : tensor<16x512xf32>
   return %0 : tensor<16x512xf32>

@@ -101,12 +101,11 @@ cl::opt<bool> overlapSteps(
              "--overlap-steps=false for plain steps)"),
     cl::cat(category));
 // Registered as --threads in main (libLLVM has an option of that name).
-cl::opt<int> threads(
-    "amp-run-threads",
-    cl::desc("Threads of a CPU library's parallel loops and of the BLAS "
-             "(OpenBLAS) it calls for matrix products (default: "
-             "$AMP_NUM_THREADS, else one per core)"),
-    cl::init(0), cl::cat(category));
+cl::opt<int>
+    threads("amp-run-threads",
+            cl::desc("Threads of a CPU library's parallel loops and matrix "
+                     "products (default: $AMP_NUM_THREADS, else one per core)"),
+            cl::init(0), cl::cat(category));
 cl::opt<double> learningRate("lr", cl::desc("Set the 'lr' hyper-parameter"),
                              cl::cat(category));
 cl::opt<std::string> lrScheduleSpec(
@@ -169,8 +168,10 @@ struct Model {
   /// Data parallelism (absent in libraries older than it).
   decltype(&amp_dp_rank) dpRank = nullptr;
   decltype(&amp_dp_world_size) dpWorldSize = nullptr;
-  /// OpenBLAS's thread count, in CPU libraries (which link it).
+  /// OpenBLAS's thread count, in CPU libraries older than amp_cpu_sgemm
+  /// (which call the BLAS on the runtime's threads, each call on one).
   void (*setBlasThreads)(int) = nullptr;
+  void (*runtimeSgemm)() = nullptr;
   /// The runtime's threads for parallel loops (absent in older libraries).
   int32_t (*setThreads)(int32_t) = nullptr;
 };
@@ -230,6 +231,7 @@ std::optional<Model> loadModel(std::string &error) {
   resolve(library, "amp_dp_rank", m.dpRank);
   resolve(library, "amp_dp_world_size", m.dpWorldSize);
   resolve(library, "openblas_set_num_threads", m.setBlasThreads);
+  resolve(library, "amp_cpu_sgemm", m.runtimeSgemm);
   resolve(library, "amp_set_num_threads", m.setThreads);
   if (!ok) {
     error = "it is not a library made by amp-compile (the model ABI is "
@@ -1231,7 +1233,7 @@ int prepare(std::optional<Model> &model,
   if (threads > 0 && model->setThreads && model->setThreads(threads) != 0)
     return fail("--threads " + llvm::Twine(threads) +
                 " is more threads than the model runtime takes (4096)");
-  if (threads > 0 && model->setBlasThreads)
+  if (threads > 0 && model->setBlasThreads && !model->runtimeSgemm)
     model->setBlasThreads(threads);
   if (evalOnly && !model->hasEval())
     return fail("--eval: '" + libraryPath + "' has no forward model");

@@ -190,22 +190,25 @@ def GemmCallsOnStreamPass
 def CPUContractionsToBLASPass
     : Pass<"amp-cpu-contractions-to-blas", "::mlir::ModuleOp"> {
   let summary = "Replace f32 matrix products and convolutions on host "
-                "buffers with calls to the BLAS's cblas_sgemm";
+                "buffers with calls to the BLAS's sgemm (amp_cpu_sgemm)";
   let description = [{
     The CPU counterpart of amp-contractions-to-gemm-calls, with the same
     matcher (include/amp/Conversion/GemmMatch.h): on bufferized IR, a
     linalg op that is a (batched, possibly transposed) matrix product of
     static, identity-layout f32 memrefs accumulating in f32 becomes
 
-      func.call @cblas_sgemm(101 /*row-major*/, trans_a, trans_b, m, n, k,
-                             alpha, a, lda, b, ldb, beta, c, ldc)
+      func.call @amp_cpu_sgemm(101 /*row-major*/, trans_a, trans_b, m, n, k,
+                               alpha, a, lda, b, ldb, beta, c, ldc)
 
     (111: not transposed, 112: transposed; the leading dimensions are
     those of the dense row-major operands), one call per batch in an
     scf.for when the product is batched. alpha = 1; beta = 0 when the
     output was just filled with zero (the fill is dropped), 1 otherwise.
     The pointers are `!llvm.ptr`, so the call is the same whatever the
-    calling convention.
+    calling convention. amp_cpu_sgemm (include/amp/Runtime/CPUGemm.h) takes
+    cblas_sgemm's arguments and runs the product as single-threaded
+    cblas_sgemm calls on panels of C fixed by its shape, over the model
+    runtime's threads, so results do not depend on the thread count.
 
     Then any other f32 multiply-accumulate op whose operands are read
     through linear affine maps (convolutions and their input and weight
@@ -724,6 +727,34 @@ def GPUCheckTargetPass
            "GPU architecture to check, e.g. sm_90">,
     Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
            "CUDA toolkit root to check">,
+  ];
+}
+
+def GPUMergeKernelModulesPass
+    : Pass<"amp-gpu-merge-kernel-modules", "::mlir::ModuleOp"> {
+  let summary = "Merge the gpu.modules of one target into one module";
+  let description = [{
+    Kernel outlining makes a gpu.module per kernel, and gpu-module-to-binary
+    compiles each on its own: for NVVM one LLVM code generation with
+    libdevice linked, one ptxas and one fatbinary run per kernel (ResNet-18's
+    step has about 400), for the emulated device one C++ compiler link per
+    kernel. Merged, a step's kernels are compiled once. The gpu.modules with
+    the same `targets` become one module named `name` (`name_1`, ... for
+    further targets), placed where the first of them was; each module's only
+    kernel (what kernel outlining makes) keeps the module's name, other
+    definitions are prefixed with it (`<module>__<symbol>`), declarations are
+    kept once, and gpu.launch_func ops are redirected. A global named
+    `<companion-prefix><symbol>` follows that symbol's new name (the emulated
+    device's kernel info globals). Two modules defining one symbol after
+    renaming, or a launch of a kernel no module defines, are errors.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let options = [
+    Option<"name", "name", "std::string", /*default=*/"\"amp_kernels\"",
+           "name of the merged gpu.module">,
+    Option<"companionPrefix", "companion-prefix", "std::string",
+           /*default=*/"\"\"",
+           "prefix of globals that are renamed with the symbol they follow">,
   ];
 }
 

@@ -25,9 +25,10 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<bool> blas{
       *this, "blas",
-      llvm::cl::desc("Call the BLAS's cblas_sgemm for f32 matrix products "
-                     "(amp-cpu-contractions-to-blas); the lowered code then "
-                     "needs OpenBLAS linked or loaded"),
+      llvm::cl::desc("Call the BLAS's sgemm for f32 matrix products "
+                     "(amp-cpu-contractions-to-blas, amp_cpu_sgemm); the "
+                     "lowered code then needs amp's model runtime and OpenBLAS "
+                     "linked or loaded"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> outlineKernels{
       *this, "outline-kernels",

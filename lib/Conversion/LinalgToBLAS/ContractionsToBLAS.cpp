@@ -1,11 +1,11 @@
-//===- ContractionsToBLAS.cpp - f32 matrix products to cblas_sgemm --------===//
+//===- ContractionsToBLAS.cpp - f32 matrix products to sgemm calls --------===//
 //
 // The amp-cpu-contractions-to-blas pass: the CPU counterpart of
 // amp-contractions-to-gemm-calls. Matrix products matched by
 // amp::matchGemm on f32 buffers (or f16/bf16 ones accumulating in f32,
-// widened first) become calls to the BLAS's cblas_sgemm (OpenBLAS, linked
-// into model libraries); everything else is left for
-// convert-linalg-to-loops.
+// widened first) become calls to amp_cpu_sgemm (amp/Runtime/CPUGemm.h: the
+// BLAS's cblas_sgemm on the model runtime's threads, OpenBLAS linked into
+// model libraries); everything else is left for convert-linalg-to-loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 
 #include "amp/Conversion/GemmMatch.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Runtime/CPUGemm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,7 +34,6 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
-constexpr StringLiteral kSgemmFunc = "cblas_sgemm";
 // CBLAS enum values (cblas.h).
 constexpr int32_t kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
@@ -42,13 +42,13 @@ func::FuncOp getOrDeclareSgemm(ModuleOp module) {
   Builder b(ctx);
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
   Type ptr = LLVM::LLVMPointerType::get(ctx);
-  // void cblas_sgemm(order, trans_a, trans_b, int m, int n, int k,
+  // void amp_cpu_sgemm(order, trans_a, trans_b, int m, int n, int k,
   //   float alpha, const float *a, int lda, const float *b, int ldb,
   //   float beta, float *c, int ldc)
   auto type = b.getFunctionType(
       {i32, i32, i32, i32, i32, i32, f32, ptr, i32, ptr, i32, f32, ptr, i32},
       {});
-  return amp::getOrDeclareLibraryFunc(module, kSgemmFunc, type);
+  return amp::getOrDeclareLibraryFunc(module, kCPUSgemmFunc, type);
 }
 
 /// Whether the BLAS's 32-bit integers hold every size and leading dimension.

@@ -1,7 +1,7 @@
-//===- SgemmCalls.h - cblas_sgemm calls for linalg products -----*- C++ -*-===//
+//===- SgemmCalls.h - sgemm calls for linalg products -----------*- C++ -*-===//
 //
 // What amp-cpu-contractions-to-blas builds: a nest of loops over the outer
-// dimensions of a product, each iteration one cblas_sgemm call on matrices
+// dimensions of a product, each iteration one amp_cpu_sgemm call on matrices
 // found at fixed strides in dense buffers.
 //
 //===----------------------------------------------------------------------===//

@@ -163,7 +163,6 @@ define hidden bfloat @__truncsfbf2(float %f) {
 }
 )IR";
 
-constexpr llvm::StringLiteral kInfoPrefix = "__amp_emu_info_";
 constexpr llvm::StringLiteral kCurrent = "__amp_emu_current";
 constexpr llvm::StringLiteral kEntrySuffix = ".amp_emu_entry";
 
@@ -273,10 +272,11 @@ void EmulatorSerializer::handleModulePostLink(llvm::Module &module) {
   SmallVector<llvm::Constant *> kernels;
   SmallVector<llvm::GlobalVariable *> infos;
   for (llvm::GlobalVariable &info : module.globals())
-    if (info.getName().starts_with(kInfoPrefix))
+    if (info.getName().starts_with(amp::emulator::kKernelInfoPrefix))
       infos.push_back(&info);
   for (llvm::GlobalVariable *info : infos) {
-    StringRef name = info->getName().drop_front(kInfoPrefix.size());
+    StringRef name =
+        info->getName().drop_front(amp::emulator::kKernelInfoPrefix.size());
     llvm::Function *kernel = module.getFunction(name);
     // {static shared bytes, flags}; zeroinitializer when both are 0.
     llvm::Constant *values = info->getInitializer();

@@ -49,10 +49,6 @@ namespace {
 /// Shared memory (attributions, then the dynamic part) is 16-byte aligned.
 constexpr uint64_t kSharedAlignment = 16;
 
-/// What the target needs to know about each kernel: an
-/// `__amp_emu_info_<kernel>` global holding {static shared bytes, flags}.
-constexpr StringLiteral kInfoPrefix = "__amp_emu_info_";
-
 func::FuncOp declareHelper(gpu::GPUModuleOp module, StringRef name,
                            FunctionType type) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
@@ -292,9 +288,10 @@ void recordKernels(gpu::GPUModuleOp module, ArrayRef<KernelInfo> kernels) {
     auto value = DenseElementsAttr::get(
         RankedTensorType::get({2}, i64),
         ArrayRef<int64_t>{int64_t(kernel.staticShared), int64_t(kernel.flags)});
-    LLVM::GlobalOp::create(b, module.getLoc(), arrayType, /*isConstant=*/true,
-                           LLVM::Linkage::Internal,
-                           (kInfoPrefix + kernel.name).str(), value);
+    LLVM::GlobalOp::create(
+        b, module.getLoc(), arrayType, /*isConstant=*/true,
+        LLVM::Linkage::Internal,
+        (amp::emulator::kKernelInfoPrefix + kernel.name).str(), value);
   }
 }
 

@@ -30,9 +30,9 @@
 // CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
 // CHECK: %[[OP:.+]] = llvm.inttoptr
 // lda = k, ldb = k (w is stored n x k), ldc = n.
-// CHECK: call @cblas_sgemm(%[[ROW]], %[[NOTRANS]], %[[TRANS]], %[[M]], %[[N]], %[[K]], %[[ALPHA]], %[[XP]], %[[K]], %[[WP]], %[[K]], %[[BETA]], %[[OP]], %[[N]])
+// CHECK: call @amp_cpu_sgemm(%[[ROW]], %[[NOTRANS]], %[[TRANS]], %[[M]], %[[N]], %[[K]], %[[ALPHA]], %[[XP]], %[[K]], %[[WP]], %[[K]], %[[BETA]], %[[OP]], %[[N]])
 // CHECK-NOT: linalg.generic
-// CHECK: func.func private @cblas_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
+// CHECK: func.func private @amp_cpu_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
 func.func @linear(%x: memref<32x64xf32>, %w: memref<128x64xf32>) -> memref<32x128xf32> {
   %zero = arith.constant 0.0 : f32
   %out = memref.alloc() : memref<32x128xf32>
@@ -63,7 +63,7 @@ func.func @linear(%x: memref<32x64xf32>, %w: memref<128x64xf32>) -> memref<32x12
 // CHECK-DAG: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
 // CHECK: linalg.fill
 // lda = m (dY is stored k x m), ldb = n, ldc = n.
-// CHECK: call @cblas_sgemm(%{{.+}}, %[[TRANS]], %[[NOTRANS]], %[[M]], %[[N]], %[[K]], %[[ONE]], %{{.+}}, %[[M]], %{{.+}}, %[[N]], %[[ONE]], %{{.+}}, %[[N]])
+// CHECK: call @amp_cpu_sgemm(%{{.+}}, %[[TRANS]], %[[NOTRANS]], %[[M]], %[[N]], %[[K]], %[[ONE]], %{{.+}}, %[[M]], %{{.+}}, %[[N]], %[[ONE]], %{{.+}}, %[[N]])
 func.func @weight_grad(%dy: memref<32x10xf32>, %x: memref<32x128xf32>, %out: memref<10x128xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<10x128xf32>)
@@ -86,14 +86,14 @@ func.func @weight_grad(%dy: memref<32x10xf32>, %x: memref<32x128xf32>, %out: mem
 // CHECK-DAG: %[[C4:.+]] = arith.constant 4 : i32
 // CHECK-DAG: %[[C8:.+]] = arith.constant 8 : i32
 // CHECK-DAG: %[[C16:.+]] = arith.constant 16 : i32
-// CHECK: call @cblas_sgemm(%{{.+}}, %[[NOTRANS]], %[[NOTRANS]], %[[C4]], %[[C16]], %[[C8]], %{{.+}}, %{{.+}}, %[[C8]], %{{.+}}, %[[C16]], %{{.+}}, %{{.+}}, %[[C16]])
+// CHECK: call @amp_cpu_sgemm(%{{.+}}, %[[NOTRANS]], %[[NOTRANS]], %[[C4]], %[[C16]], %[[C8]], %{{.+}}, %{{.+}}, %[[C8]], %{{.+}}, %[[C16]], %{{.+}}, %{{.+}}, %[[C16]])
 // CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step
 // CHECK: %[[I64:.+]] = arith.index_cast %[[I]] : index to i64
 // CHECK: %[[OA:.+]] = arith.muli %[[I64]], %{{.+}} : i64
 // CHECK: llvm.getelementptr %{{.+}}[%[[OA]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK: llvm.getelementptr
 // CHECK: llvm.getelementptr
-// CHECK: call @cblas_sgemm(
+// CHECK: call @amp_cpu_sgemm(
 // CHECK-NOT: linalg.
 func.func @named(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>,
                  %ba: memref<3x4x8xf32>, %bb: memref<3x8x16xf32>, %bc: memref<3x4x16xf32>) {
@@ -116,13 +116,13 @@ func.func @named(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>
 // CHECK: arith.extf %{{.+}} : bf16 to f32
 // CHECK: %[[WB:.+]] = memref.alloc() : memref<8x16xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[B]] : memref<8x16xbf16>) outs(%[[WB]] : memref<8x16xf32>)
-// CHECK: call @cblas_sgemm
+// CHECK: call @amp_cpu_sgemm
 // CHECK-DAG: memref.dealloc %[[WA]]
 // CHECK-DAG: memref.dealloc %[[WB]]
 // CHECK: %[[WX:.+]] = memref.alloc() : memref<8x8xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : memref<8x8xf16>) outs(%[[WX]] : memref<8x8xf32>)
 // CHECK-NOT: memref.alloc
-// CHECK: call @cblas_sgemm
+// CHECK: call @amp_cpu_sgemm
 // CHECK: memref.dealloc %[[WX]]
 // CHECK-NOT: linalg.matmul
 // CHECK: return
@@ -142,11 +142,11 @@ func.func @widened(%a: memref<4x8xbf16>, %b: memref<8x16xbf16>, %c: memref<4x16x
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @left_alone
-// CHECK-NOT: cblas_sgemm
+// CHECK-NOT: amp_cpu_sgemm
 // CHECK: linalg.matmul
 // CHECK: linalg.matmul
 // CHECK: linalg.generic
-// CHECK-NOT: cblas_sgemm
+// CHECK-NOT: amp_cpu_sgemm
 func.func @left_alone(%a: memref<4x8xbf16>, %b: memref<8x16xbf16>, %c: memref<4x16xbf16>,
                       %s: memref<4x8xf32, strided<[16, 1]>>, %t: memref<8x16xf32>,
                       %u: memref<4x16xf32>) {

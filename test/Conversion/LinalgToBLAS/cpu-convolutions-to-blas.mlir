@@ -28,7 +28,7 @@
 // CHECK: %[[COLS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x3x3x3x2x4x4xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[COL]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[X]] : memref<2x1x3x6x6xf32>) outs(%[[COLS]] : memref<1x3x3x3x2x4x4xf32>)
 // CHECK-NOT: scf.for
-// CHECK: call @cblas_sgemm(%{{.+}}, %[[NOTRANS]], %[[NOTRANS]], %[[M]], %[[N]], %[[K]], %{{.+}}, %{{.+}}, %[[K]], %{{.+}}, %[[N]], %[[BETA]], %{{.+}}, %[[N]])
+// CHECK: call @amp_cpu_sgemm(%{{.+}}, %[[NOTRANS]], %[[NOTRANS]], %[[M]], %[[N]], %[[K]], %{{.+}}, %{{.+}}, %[[K]], %{{.+}}, %[[N]], %[[BETA]], %{{.+}}, %[[N]])
 // CHECK: memref.dealloc %[[COLS]]
 // CHECK: linalg.generic {indexing_maps = [#[[ID5]], #[[BACK]]], {{.+}} ins(%[[PRODUCT]] : memref<1x4x2x4x4xf32>) outs(%[[OUT]] : memref<2x1x4x4x4xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
@@ -68,7 +68,7 @@ func.func @conv3x3(%x: memref<2x1x3x6x6xf32>, %w: memref<1x4x3x3x3xf32>) -> memr
 // CHECK-DAG: %[[C32:.+]] = arith.constant 32 : i32
 // CHECK-DAG: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
 // CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
-// CHECK: call @cblas_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %[[C8]], %[[C32]], %[[C3]], %[[ONE]], %{{.+}}, %[[C3]], %{{.+}}, %[[C32]], %[[ZERO]], %{{.+}}, %[[C32]])
+// CHECK: call @amp_cpu_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %[[C8]], %[[C32]], %[[C3]], %[[ONE]], %{{.+}}, %[[C3]], %{{.+}}, %[[C32]], %[[ZERO]], %{{.+}}, %[[C32]])
 // CHECK: linalg.generic {{.+}} outs(%[[Y]] : memref<2x1x8x4x4xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %[[OLD:.+]]: f32):
 // CHECK-NEXT: %[[SUM:.+]] = arith.addf %[[OLD]], %[[IN]] : f32
@@ -76,7 +76,7 @@ func.func @conv3x3(%x: memref<2x1x3x6x6xf32>, %w: memref<1x4x3x3x3xf32>) -> memr
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<1x8x2x4x4xf32>
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<1x2x4x4x3x1x1xf32>
 // CHECK: memref.extract_aligned_pointer_as_index %[[DW]]
-// CHECK: call @cblas_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %[[C8]], %[[C3]], %[[C32]], %[[ONE]], %{{.+}}, %[[C32]], %{{.+}}, %[[C3]], %[[ONE]], %{{.+}}, %[[C3]])
+// CHECK: call @amp_cpu_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %[[C8]], %[[C3]], %[[C32]], %[[ONE]], %{{.+}}, %[[C32]], %{{.+}}, %[[C3]], %[[ONE]], %{{.+}}, %[[C3]])
 // CHECK-COUNT-2: memref.dealloc
 // CHECK-NOT: linalg.generic
 func.func @conv1x1(%x: memref<2x1x3x4x4xf32>, %w: memref<1x8x3x1x1xf32>, %y: memref<2x1x8x4x4xf32>,
@@ -107,9 +107,9 @@ func.func @conv1x1(%x: memref<2x1x3x4x4xf32>, %w: memref<1x8x3x1x1xf32>, %y: mem
 #c = affine_map<(i, k) -> (i)>
 #d = affine_map<(i, k) -> (i, k)>
 // CHECK-LABEL: func.func @left_alone
-// CHECK-NOT: cblas_sgemm
+// CHECK-NOT: amp_cpu_sgemm
 // CHECK-COUNT-2: linalg.generic
-// CHECK-NOT: cblas_sgemm
+// CHECK-NOT: amp_cpu_sgemm
 func.func @left_alone(%x: memref<10xf32>, %k: memref<3xf32>, %y: memref<8xf32>,
                       %u: memref<8x3xf32>, %v: memref<8x3xf32>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction"]}

@@ -30,6 +30,14 @@ namespace emulator {
 #define GEN_PASS_REGISTRATION
 #include "amp/Target/Emulator/Passes.h.inc"
 
+/// What the target needs to know about each kernel, beside it in its
+/// gpu.module: an `__amp_emu_info_<kernel>` global holding {static shared
+/// bytes, flags}.
+constexpr llvm::StringLiteral kKernelInfoPrefix = "__amp_emu_info_";
+
+/// The gpu.module that holds all of a library's emulated kernels.
+constexpr llvm::StringLiteral kKernelModuleName = "amp_emu_kernels";
+
 /// Registers the amp_emu dialect (and with it the target attribute).
 void registerEmulatorTarget(DialectRegistry &registry);
 

@@ -37,20 +37,4 @@ def EmulatorLowerKernelsPass
   ];
 }
 
-def EmulatorMergeModulesPass
-    : Pass<"amp-emulator-merge-modules", "::mlir::ModuleOp"> {
-  let summary = "Merge the gpu.modules of the emulated device into one";
-  let description = [{
-    Every gpu.module with #amp_emu.target becomes part of one gpu.module,
-    `amp_emu_kernels`, so that gpu-module-to-binary compiles and links one
-    kernel object instead of one per module (each link is a run of the C++
-    compiler). The kernel of a module with one kernel (as kernel outlining
-    makes them) takes the module's name; other symbols a module defines are
-    prefixed with it (`<module>__<symbol>`; a kernel's info global follows
-    its kernel); declarations are kept once; gpu.launch_func ops are
-    redirected.
-  }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
-}
-
 #endif // AMP_TARGET_EMULATOR_PASSES_TD
