@@ -171,12 +171,13 @@ int32_t amp_state_load(amp_state *state, const char *path);
 int32_t amp_dp_rank(void);
 int32_t amp_dp_world_size(void);
 
-/* Threads of the compiled step's parallel loops on the CPU
-   (lib/Runtime/ThreadPool.cpp; the BLAS has its own, set apart): at least
-   1. Before the first call, $AMP_NUM_THREADS if it is a positive integer,
-   else one per core. Results do not depend on it: a parallel loop gives
-   each thread whole iterations of its outermost parallel dimension and
-   every sum keeps its order. */
+/* Threads of the compiled step's parallel loops and matrix products on the
+   CPU (lib/Runtime/ThreadPool.cpp; products are single-threaded BLAS calls
+   on panels spread over these threads, CPUGemm.h): at least 1. Before the
+   first call, $AMP_NUM_THREADS if it is a positive integer, else one per
+   core. Results do not depend on it: a parallel loop gives each thread
+   whole iterations of its outermost parallel dimension, a product whole
+   panels fixed by its shape, and every sum keeps its order. */
 int32_t amp_set_num_threads(int32_t threads);
 int32_t amp_get_num_threads(void);
 
