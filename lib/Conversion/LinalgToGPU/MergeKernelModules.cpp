@@ -90,6 +90,11 @@ struct GPUMergeKernelModulesPass
 
   void runOnOperation() override {
     ModuleOp top = getOperation();
+    if (name.empty()) {
+      top.emitError("amp-gpu-merge-kernel-modules: the option 'name' is "
+                    "empty; the merged gpu.module needs a symbol name");
+      return signalPassFailure();
+    }
     // The modules of each target list, in the order they appear.
     llvm::MapVector<Attribute, SmallVector<gpu::GPUModuleOp>> groups;
     for (auto module : top.getOps<gpu::GPUModuleOp>())
@@ -120,19 +125,20 @@ struct GPUMergeKernelModulesPass
     auto merged =
         gpu::GPUModuleOp::create(b, modules.front().getLoc(), mergedName,
                                  modules.front().getTargetsAttr());
-    Block *body = merged.getBody();
     llvm::StringSet<> defined;
     for (gpu::GPUModuleOp module : modules) {
-      if (failed(moveInto(module, merged, body, defined, launches)))
+      if (failed(moveInto(module, merged, defined, launches)))
         return failure();
       module.erase();
     }
     return success();
   }
 
+  /// Renames `module`'s symbols and moves its body to the end of `merged`.
   LogicalResult moveInto(gpu::GPUModuleOp module, gpu::GPUModuleOp merged,
-                         Block *body, llvm::StringSet<> &defined,
+                         llvm::StringSet<> &defined,
                          DenseMap<Attribute, Attribute> &launches) {
+    Block *body = merged.getBody();
     FailureOr<llvm::StringMap<std::string>> renamed =
         renameSymbols(module, companionPrefix);
     if (failed(renamed))

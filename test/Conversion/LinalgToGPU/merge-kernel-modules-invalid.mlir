@@ -1,6 +1,9 @@
 // amp-gpu-merge-kernel-modules refuses to merge into a name another symbol
 // holds, and two modules that define one symbol after renaming.
 // RUN: amp-opt %s -split-input-file -verify-diagnostics --amp-gpu-merge-kernel-modules
+// An empty name is a bad option, not a module without a symbol name.
+// RUN: not amp-opt %s -split-input-file --amp-gpu-merge-kernel-modules="name=" 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: error: amp-gpu-merge-kernel-modules: the option 'name' is empty; the merged gpu.module needs a symbol name
 
 module attributes {gpu.container_module} {
   gpu.module @k {
