@@ -19,17 +19,19 @@ thread count, so that its BLAS uses N threads too);
 with --torch2, also the current PyTorch 2.x from PyPI, eager and
 torch.compile, in a virtual environment this script sets up on demand
 (under the build directory; skipped with a message when it does not
-install). Prints steps/s and the ratios amp / torch for each workload and
-thread count, and the ResNet-18 ONNX -> library compile time.
+install). Both sides run the same untimed warm-up steps first. The rounds
+(--rounds, default 3) alternate amp and the peers; prints the medians of
+steps/s, the ratios amp / torch for each workload and thread count, every
+round's figures, and the ResNet-18 ONNX -> library compile time.
 
 Usage: /usr/bin/python3 bench/cpu_bench.py [--build build] [--threads 1,2]
-           [--workloads tiny,mid,resnet18] [--scale 1.0] [--torch2]
+           [--workloads tiny,mid,resnet18] [--scale 1.0] [--rounds 3]
+           [--torch2]
 """
 import argparse
 import json
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
@@ -112,15 +114,29 @@ def build_amp(name, build, workdir):
     return library, amp_compile(build, source, library, options)
 
 
+def warmup_steps(steps):
+    """Untimed steps before the timed ones, the same for amp and PyTorch:
+    first steps touch fresh memory and fill caches (amp's first ResNet-18
+    step takes about 1.8 times a later one)."""
+    return max(3, steps // 10)
+
+
 def time_amp(build, library, steps, threads):
-    """steps/s from amp-run's summary ("trained N steps in T s ...")."""
-    run = subprocess.run([os.path.join(build, "bin", "amp-run"), library,
-                          "--steps", str(steps), "--threads", str(threads)],
-                         check=True, capture_output=True, text=True)
-    match = re.search(r"trained ([0-9]+) steps in ([0-9.]+) s", run.stdout)
-    if not match:
-        sys.exit(f"cpu_bench: no timing in amp-run's output:\n{run.stdout}")
-    return int(match.group(1)) / float(match.group(2))
+    """steps/s of the `steps` steps after warmup_steps(steps), from the
+    per-step seconds amp-run writes with --metrics (step calls only)."""
+    warmup = warmup_steps(steps)
+    with tempfile.TemporaryDirectory() as workdir:
+        metrics = os.path.join(workdir, "metrics.jsonl")
+        subprocess.run([os.path.join(build, "bin", "amp-run"), library,
+                        "--steps", str(warmup + steps), "--threads",
+                        str(threads), "--metrics", metrics],
+                       check=True, capture_output=True, text=True)
+        with open(metrics) as f:
+            seconds = [json.loads(line)["seconds"] for line in f]
+    if len(seconds) != warmup + steps:
+        sys.exit(f"cpu_bench: amp-run wrote {len(seconds)} metrics lines, "
+                 f"not {warmup + steps}")
+    return steps / sum(seconds[warmup:])
 
 
 # --- PyTorch (this interpreter's, or the 2.x one through --peer) --------------
@@ -164,7 +180,7 @@ def time_torch(name, steps, threads, compiled=False):
         loss(forward(x), target).backward()
         optimizer.step()
 
-    for _ in range(max(3, steps // 10)):  # warm up (and compile)
+    for _ in range(warmup_steps(steps)):  # (and compile)
         step()
     start = time.perf_counter()
     for _ in range(steps):
@@ -270,6 +286,41 @@ def rate(value):
     return f"{value:.2f}" if value else "-"
 
 
+def median(values):
+    present = sorted(v for v in values if v)
+    if not present:
+        return None
+    middle = len(present) // 2
+    return (present[middle] if len(present) % 2 else
+            (present[middle - 1] + present[middle]) / 2)
+
+
+SHORT = {"torch1.13": "t1.13", "t2 eager": "t2", "t2 compile": "t2c"}
+
+
+def print_report(rows, peers, samples, version):
+    """Medians over the rounds and ratios amp / peer; then every round."""
+    if version:
+        print(f"torch 2.x peer: {version}")
+    print("steps/s (median over the rounds); ratios amp / peer")
+    header = f"{'workload':>9} {'threads':>7} {'amp':>9}"
+    for peer in peers[1:]:
+        header += f" {peer:>10} {'amp/' + SHORT[peer]:>9}"
+    print(header)
+    for i, (name, threads) in enumerate(rows):
+        amp = median(samples["amp"][i])
+        line = f"{name:>9} {threads:>7} {rate(amp):>9}"
+        for peer in peers[1:]:
+            value = median(samples[peer][i])
+            line += f" {rate(value):>10} {ratio(amp, value):>9}"
+        print(line)
+    print("every round, steps/s:")
+    for i, (name, threads) in enumerate(rows):
+        print(f"{name:>9} {threads:>7}  " + "; ".join(
+            f"{peer} " + " / ".join(rate(v) for v in samples[peer][i])
+            for peer in peers))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=os.environ.get(
@@ -278,11 +329,16 @@ def main():
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiplies every workload's timed steps")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="times amp and the peers this many times, "
+                        "alternated; the table shows medians")
     parser.add_argument("--torch2", action="store_true",
                         help="also PyTorch 2.x from PyPI (eager and "
                         "torch.compile), in a venv set up on demand")
     parser.add_argument("--peer", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     if args.peer:
         return peer_main(args.peer)
     import torch
@@ -298,41 +354,40 @@ def main():
           f"{os.cpu_count()} CPUs, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
           f"torch {torch.__version__}")
-    rows = []
+    rows = [[name, threads] for name in names for threads in counts]
+    runs = [[n, steps[n], t] for n, t in rows]
+    peers = ["amp", "torch1.13"] + (["t2 eager", "t2 compile"]
+                                    if args.torch2 else [])
+    samples = {peer: [[] for _ in rows] for peer in peers}
+    version = None
     with tempfile.TemporaryDirectory() as workdir:
+        libraries = {}
         for name in names:
-            library, seconds = build_amp(name, args.build, workdir)
+            libraries[name], seconds = build_amp(name, args.build, workdir)
             print(f"compile {name}: {seconds:.1f} s"
                   + (" (ONNX -> CPU library; target <= 15 s on 2 cores)"
                      if name == "resnet18" else ""), flush=True)
-            for threads in counts:
-                amp = time_amp(args.build, library, steps[name], threads)
-                rows.append([name, threads, amp])
-    runs = [[n, steps[n], t] for n, t, _ in rows]
-    # Without a peer (its run failed, said above) amp's rows still print.
-    debian = time_peer(sys.executable, runs, compiled=False) or {
-        "eager": [None] * len(rows)}
-    for row, ref in zip(rows, debian["eager"]):
-        row.append(ref)
-    peer = None
-    if args.torch2:
-        peer = time_torch2(args.build, runs)
-    header = (f"{'workload':>9} {'threads':>7} {'amp':>9} {'torch1.13':>9} "
-              f"{'amp/t1.13':>9}")
-    if peer:
-        header += (f" {'t2 eager':>9} {'amp/t2':>7} {'t2 compile':>10} "
-                   f"{'amp/t2c':>7}")
-        print(f"torch 2.x peer: {peer['version']}")
-    print("steps/s; ratios amp / torch")
-    print(header)
-    for i, (name, threads, amp, ref) in enumerate(rows):
-        line = (f"{name:>9} {threads:>7} {rate(amp):>9} {rate(ref):>9} "
-                f"{ratio(amp, ref):>9}")
-        if peer:
-            eager, compiled = peer["eager"][i], peer["compile"][i]
-            line += (f" {rate(eager):>9} {ratio(amp, eager):>7} "
-                     f"{rate(compiled):>10} {ratio(amp, compiled):>7}")
-        print(line)
+        # Rounds alternate amp and the peers, so that a slow spell of a
+        # shared machine does not land on one side only; medians reported.
+        for round_index in range(args.rounds):
+            print(f"round {round_index + 1} of {args.rounds}", flush=True)
+            for i, (name, threads) in enumerate(rows):
+                samples["amp"][i].append(time_amp(
+                    args.build, libraries[name], steps[name], threads))
+            # Without a peer (its run failed, said above) amp's rows print.
+            debian = time_peer(sys.executable, runs, compiled=False)
+            for i in range(len(rows)):
+                samples["torch1.13"][i].append(
+                    debian["eager"][i] if debian else None)
+            if args.torch2:
+                peer = time_torch2(args.build, runs)
+                version = peer["version"] if peer else version
+                for i in range(len(rows)):
+                    samples["t2 eager"][i].append(
+                        peer["eager"][i] if peer else None)
+                    samples["t2 compile"][i].append(
+                        peer["compile"][i] if peer else None)
+    print_report(rows, peers, samples, version)
     print(f"load average after: "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
