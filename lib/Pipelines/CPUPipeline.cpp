@@ -25,6 +25,15 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   toLinalg.stateUpdates = options.modelABI;
   pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
+  if (options.fuseElementwise) {
+    // Not into reductions: convolutions must keep operands of their own to
+    // become im2col + OpenBLAS calls. Reshapes stay put: state updates
+    // keep their buffers' shapes and are done in place.
+    FuseElementwisePassOptions fuse;
+    fuse.fuseIntoReductions = false;
+    fuse.propagateReshapes = false;
+    pm.addNestedPass<func::FuncOp>(amp::createFuseElementwisePass(fuse));
+  }
 
   buildStepBufferization(pm, options.modelABI,
                          /*resultsToOutParams=*/options.modelABI);

@@ -144,7 +144,7 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   toLinalg.stateUpdates = options.modelABI;
   pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(amp::createGPUFuseElementwisePass());
+  pm.addNestedPass<func::FuncOp>(amp::createFuseElementwisePass());
 
   // 2. Buffers. Results become out-parameters (public functions too):
   // buffers the caller provides in device memory. Constants get device

@@ -75,7 +75,7 @@
 // (86 before the weight gradients read through a rounding copy were written
 // by their GEMMs in the copy's place, amp-contractions-to-gemm-calls; 103
 // before AdamW's bias corrections were computed once for all 16
-// parameters instead of one single-thread launch each, amp-gpu-fuse-elementwise,
+// parameters instead of one single-thread launch each, amp-fuse-elementwise,
 // and the two LayerNorms' weight and bias gradients became one column sum
 // each, amp-gpu-prepare-linalg; 106 before residual adds became GEMMs with C and D apart and f32
 // gradients were rounded by the kernel computing them, 115 before bias adds
@@ -104,7 +104,7 @@
 // eight are bias gradients beside 16-bit weight gradients, which cuBLASLt
 // does not compute in the GEMM: 81 before both. 90 before the causal mask
 // and the masked scores were recomputed in each reader instead of stored,
-// amp-gpu-fuse-elementwise.)
+// amp-fuse-elementwise.)
 // TRANSFORMER-NEXT: launches: 40
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm

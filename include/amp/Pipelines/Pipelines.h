@@ -30,6 +30,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "lowered code then needs amp's model runtime and OpenBLAS "
                      "linked or loaded"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse chains of elementwise ops into one loop nest "
+                     "(amp-fuse-elementwise with fuse-into-reductions=false): "
+                     "one pass over memory instead of one per op, the same "
+                     "arithmetic"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> outlineKernels{
       *this, "outline-kernels",
       llvm::cl::desc("Move each loop nest into its own function, one per "

@@ -1,4 +1,4 @@
-// RUN: amp-opt %s -split-input-file --amp-gpu-fuse-elementwise | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-fuse-elementwise | FileCheck %s
 
 // Elementwise fusion as linalg-fuse-elementwise-ops does it, except that
 // nothing is fused into or out of a contraction: matrix products keep the

@@ -1,11 +1,16 @@
 //===- FuseElementwise.cpp - elementwise fusion around contractions -------===//
 //
-// The amp-gpu-fuse-elementwise pass: linalg-fuse-elementwise-ops with one
+// The amp-fuse-elementwise pass: linalg-fuse-elementwise-ops with one
 // restriction: nothing is fused into or out of a contraction (nor a reshape
 // propagated through one), so that matrix products keep the plain
-// `out + ext(a) * ext(b)` form that amp-contractions-to-gemm-calls turns
-// into cuBLASLt calls. A cast of a weight fused into its GEMM would
-// otherwise make a loop nest of it.
+// `out + ext(a) * ext(b)` form that amp-contractions-to-gemm-calls (GPU)
+// and amp-cpu-contractions-to-blas (CPU) turn into library calls. A cast of
+// a weight fused into its GEMM would otherwise make a loop nest of it. With
+// fuse-into-reductions=false (the CPU pipeline), nothing is fused into an op
+// with reduction loops either: a convolution becomes im2col and OpenBLAS
+// calls only when its operands are tensors of their own. With
+// propagate-reshapes=false (the CPU pipeline) reshapes stay put, so that an
+// optimizer update keeps its parameter's shape and updates it in place.
 //
 // A value read by several ops and rounded (or widened) by one of them gets
 // its rounding as a second output of the op computing it (an f32 gradient
@@ -43,7 +48,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::amp {
-#define GEN_PASS_DEF_GPUFUSEELEMENTWISEPASS
+#define GEN_PASS_DEF_FUSEELEMENTWISEPASS
 #include "amp/Conversion/Passes.h.inc"
 } // namespace mlir::amp
 
@@ -53,6 +58,15 @@ namespace {
 bool isContraction(Operation *op) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
   return linalgOp && linalg::isaContractionOpInterface(linalgOp);
+}
+
+/// Whether fusion may take a value into or out of `op`: not a contraction,
+/// and, unless `intoReductions`, no reduction loops.
+bool keepsApart(Operation *op, bool intoReductions) {
+  if (isContraction(op))
+    return true;
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return !intoReductions && linalgOp && linalgOp.getNumReductionLoops() != 0;
 }
 
 /// `generic` is elementwise, its one input is `operand` and its body only
@@ -91,7 +105,8 @@ struct CastAsSecondOutput : OpRewritePattern<linalg::GenericOp> {
         isContraction(producer) || !castType || !castType.hasStaticShape() ||
         producer.getNumParallelLoops() != producer.getNumLoops() ||
         !producer.getIndexingMapMatchingResult(value).isIdentity())
-      return rewriter.notifyMatchFailure(rounding, "not a cast of a shared value");
+      return rewriter.notifyMatchFailure(rounding,
+                                         "not a cast of a shared value");
     rewriter.setInsertionPoint(producer);
     Location loc = rounding.getLoc();
     Value init = tensor::EmptyOp::create(rewriter, loc, castType.getShape(),
@@ -102,9 +117,9 @@ struct CastAsSecondOutput : OpRewritePattern<linalg::GenericOp> {
     maps.push_back(producer.getIndexingMapMatchingResult(value));
     SmallVector<Type> types(producer.getResultTypes());
     types.push_back(castType);
-    auto fused = linalg::GenericOp::create(
-        rewriter, loc, types, producer.getDpsInputs(), inits, maps,
-        producer.getIteratorTypesArray());
+    auto fused = linalg::GenericOp::create(rewriter, loc, types,
+                                           producer.getDpsInputs(), inits, maps,
+                                           producer.getIteratorTypesArray());
     cloneBodyWithCast(rewriter, producer, rounding, value.getResultNumber(),
                       fused);
     rewriter.replaceOp(rounding, fused.getResults().back());
@@ -129,11 +144,14 @@ struct CastAsSecondOutput : OpRewritePattern<linalg::GenericOp> {
     for (Operation &op : from.without_terminator())
       rewriter.clone(op, mapping);
     auto yield = cast<linalg::YieldOp>(from.getTerminator());
-    SmallVector<Value> yielded = llvm::map_to_vector(
-        yield.getOperands(), [&](Value v) { return mapping.lookupOrDefault(v); });
+    SmallVector<Value> yielded =
+        llvm::map_to_vector(yield.getOperands(), [&](Value v) {
+          return mapping.lookupOrDefault(v);
+        });
     Operation &castOp = rounding.getRegion().front().front();
     IRMapping castMapping;
-    castMapping.map(rounding.getRegion().front().getArgument(0), yielded[index]);
+    castMapping.map(rounding.getRegion().front().getArgument(0),
+                    yielded[index]);
     yielded.push_back(rewriter.clone(castOp, castMapping)->getResult(0));
     linalg::YieldOp::create(rewriter, fused.getLoc(), yielded);
   }
@@ -166,8 +184,9 @@ bool isCheapToRecompute(linalg::GenericOp producer) {
                op.getNumRegions() != 0;
       }))
     return false;
-  bool adds = llvm::any_of(body.without_terminator(),
-                           [](Operation &op) { return isa<arith::AddFOp>(op); });
+  bool adds = llvm::any_of(body.without_terminator(), [](Operation &op) {
+    return isa<arith::AddFOp>(op);
+  });
   unsigned readBytes = 0;
   for (OpOperand *input : producer.getDpsInputOperands()) {
     // A sum with a product (a bias or residual add) stays for
@@ -195,21 +214,22 @@ bool isCheapToRecompute(linalg::GenericOp producer) {
 /// elementwise fusion can take it into, gets a copy of its producer per
 /// reader; fusion then folds each copy into its reader.
 struct RecomputeCheapProducer : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
+  RecomputeCheapProducer(MLIRContext *ctx, bool intoReductions)
+      : OpRewritePattern(ctx), intoReductions(intoReductions) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp producer,
                                 PatternRewriter &rewriter) const override {
-    Value value = producer->getNumResults() == 1 ? producer->getResult(0)
-                                                 : Value();
+    Value value =
+        producer->getNumResults() == 1 ? producer->getResult(0) : Value();
     if (!value || value.hasOneUse() || value.use_empty() ||
         !isCheapToRecompute(producer))
       return rewriter.notifyMatchFailure(producer, "not a cheap shared value");
-    SmallVector<OpOperand *> uses =
-        llvm::map_to_vector(value.getUses(), [](OpOperand &use) { return &use; });
+    SmallVector<OpOperand *> uses = llvm::map_to_vector(
+        value.getUses(), [](OpOperand &use) { return &use; });
     for (OpOperand *use : uses) {
       auto reader = dyn_cast<linalg::GenericOp>(use->getOwner());
-      if (!reader || isContraction(reader) || !reader.isDpsInput(use) ||
-          !linalg::areElementwiseOpsFusable(use))
+      if (!reader || keepsApart(reader, intoReductions) ||
+          !reader.isDpsInput(use) || !linalg::areElementwiseOpsFusable(use))
         return rewriter.notifyMatchFailure(producer, "a reader cannot fuse it");
     }
     rewriter.setInsertionPoint(producer);
@@ -220,6 +240,9 @@ struct RecomputeCheapProducer : OpRewritePattern<linalg::GenericOp> {
     }
     return success();
   }
+
+private:
+  bool intoReductions;
 };
 
 /// A generic without loops on tensors whose body does not read its
@@ -258,20 +281,27 @@ void shareScalarComputations(func::FuncOp func) {
   }
 }
 
-struct GPUFuseElementwisePass
-    : amp::impl::GPUFuseElementwisePassBase<GPUFuseElementwisePass> {
+struct FuseElementwisePass
+    : amp::impl::FuseElementwisePassBase<FuseElementwisePass> {
+  using FuseElementwisePassBase::FuseElementwisePassBase;
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    linalg::ControlFusionFn control = [](OpOperand *fused) {
+    bool intoReductions = fuseIntoReductions;
+    linalg::ControlFusionFn control = [intoReductions](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse() && !isContraction(producer) &&
-             !isContraction(fused->getOwner());
+      return producer && producer->hasOneUse() &&
+             !keepsApart(producer, intoReductions) &&
+             !keepsApart(fused->getOwner(), intoReductions);
     };
     RewritePatternSet patterns(ctx);
-    patterns.add<CastAsSecondOutput, RecomputeCheapProducer>(ctx);
+    patterns.add<CastAsSecondOutput>(ctx);
+    patterns.add<RecomputeCheapProducer>(ctx, intoReductions);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
-    tensor::populateBubbleUpExpandShapePatterns(patterns);
+    if (propagateReshapes) {
+      linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
+      tensor::populateBubbleUpExpandShapePatterns(patterns);
+    }
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
