@@ -358,14 +358,17 @@ def CPUTileTransposesPass
 
 def CPUParallelKernelsPass
     : Pass<"amp-cpu-parallel-kernels", "::mlir::ModuleOp"> {
-  let summary = "Split the outermost parallel dimension of large kernels "
+  let summary = "Split a parallel dimension of large kernels "
                 "into tasks for the runtime's threads";
   let description = [{
     Runs after amp-cpu-outline-kernels, before linalg-to-loops. A kernel
     (a private function whose body is one linalg op on buffers of static
     shape, and constants) whose outermost loop dimension of more than one
-    iteration (leading dimensions of extent 1 are skipped) is parallel and
-    whose iteration space has at least `min-work` points becomes
+    iteration (leading dimensions of extent 1 are skipped) is parallel, or
+    a reduction with a parallel dimension below it (column sums, a batch
+    norm's per-channel sums over images: the first parallel dimension is
+    split then, in tiles of 16 iterations at least), and whose iteration
+    space has at least `min-work` points becomes
 
       @k(args)       -> call @k.range(args, 0, tasks)
       @k.range(args, %lo, %hi) {amp_parallel_tasks = tasks}

@@ -2,8 +2,9 @@
 //
 // The amp-cpu-parallel-kernels pass (Passes.td): a kernel of
 // amp-cpu-outline-kernels that is one large linalg op with a parallel
-// outermost dimension gets a range function over tiles of that dimension,
-// which amp-cpu-dispatch-parallel runs on the model runtime's threads.
+// outermost dimension (or, below an outermost reduction, a parallel one)
+// gets a range function over tiles of that dimension, which
+// amp-cpu-dispatch-parallel runs on the model runtime's threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +88,36 @@ int64_t chooseTile(int64_t extent, int64_t inner, int64_t taskWork) {
   return std::min(tile, extent);
 }
 
+/// The outermost loop dimension of more than one iteration (leading ones
+/// of extent 1, such as a convolution's single group, do not count).
+unsigned outermostDimension(ArrayRef<int64_t> ranges) {
+  unsigned dim = 0;
+  while (dim + 1 < ranges.size() && ranges[dim] == 1)
+    ++dim;
+  return dim;
+}
+
+/// Iterations of an inner split dimension per tile, at least.
+constexpr int64_t kMinInnerTile = 16;
+
+/// The dimension to split: the outermost one if it is parallel; below an
+/// outermost reduction (column sums, a batch norm's per-channel sums over
+/// images), the first parallel one. Either must index every output. A tile
+/// of an inner dimension runs the whole loop nest on its slice, so each
+/// element still sums its terms in the order of the untiled op.
+std::optional<unsigned> splitDimension(linalg::LinalgOp op,
+                                       ArrayRef<int64_t> ranges) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned dim = outermostDimension(ranges); dim < ranges.size(); ++dim) {
+    if (iterators[dim] != utils::IteratorType::parallel)
+      continue;
+    if (ranges[dim] < 2 || !indexesEveryOutput(op, dim))
+      return std::nullopt;
+    return dim;
+  }
+  return std::nullopt;
+}
+
 std::optional<Split> planSplit(func::FuncOp kernel, int64_t minWork,
                                int64_t taskWork) {
   linalg::LinalgOp op = soleLinalgOp(kernel);
@@ -99,17 +130,15 @@ std::optional<Split> planSplit(func::FuncOp kernel, int64_t minWork,
       return std::nullopt;
     work *= range;
   }
-  // The outermost dimension of more than one iteration (leading ones of
-  // extent 1, such as a convolution's single group, do not count).
-  unsigned dim = 0;
-  while (dim + 1 < ranges.size() && ranges[dim] == 1)
-    ++dim;
-  if (work < minWork || ranges[dim] < 2 ||
-      op.getIteratorTypesArray()[dim] != utils::IteratorType::parallel ||
-      !indexesEveryOutput(op, dim))
+  std::optional<unsigned> dim = splitDimension(op, ranges);
+  if (work < minWork || !dim)
     return std::nullopt;
-  Split split{op, dim, ranges[dim]};
+  Split split{op, *dim, ranges[*dim]};
   split.tile = chooseTile(split.extent, work / split.extent, taskWork);
+  // Tiles of an inner dimension read strided rows: whole cache lines of
+  // f32 at least.
+  if (*dim != outermostDimension(ranges))
+    split.tile = std::min(split.extent, std::max(split.tile, kMinInnerTile));
   split.tasks = (split.extent + split.tile - 1) / split.tile;
   if (split.tasks < 2)
     return std::nullopt;

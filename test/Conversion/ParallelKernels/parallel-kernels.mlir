@@ -70,7 +70,31 @@ func.func private @rows_kernel(%a: memref<13x8xf32>, %sums: memref<13xf32>) {
 
 // -----
 
-// Left alone: a sum over dimension 0 (column sums: not parallel), too
+// Column sums (an outermost reduction) split by columns, the first
+// parallel dimension: each tile sums its columns over every row, in the
+// order of the whole op. Tiles of an inner dimension are 16 columns at
+// least (whole cache lines): 4 tasks over 64 columns.
+
+// CHECK-LABEL: func.func private @wide_columns_kernel.range
+// CHECK-SAME: amp_parallel_tasks = 4 : i64
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: memref.subview %{{.*}}[0, %[[J]]] [4, 16] [1, 1]
+// CHECK: memref.subview %{{.*}}[%[[J]]] [16] [1]
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
+func.func private @wide_columns_kernel(%a: memref<4x64xf32>, %sums: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<4x64xf32>) outs(%sums : memref<64xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Left alone: column sums over fewer than two tiles of 16 columns, too
 // little work, a public function, a body of two ops.
 
 // CHECK-LABEL: func.func private @columns_kernel
