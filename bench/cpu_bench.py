@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -287,12 +288,16 @@ def rate(value):
 
 
 def median(values):
-    present = sorted(v for v in values if v)
-    if not present:
-        return None
-    middle = len(present) // 2
-    return (present[middle] if len(present) % 2 else
-            (present[middle - 1] + present[middle]) / 2)
+    """The median of the rounds that have a figure, or None."""
+    present = [v for v in values if v]
+    return statistics.median(present) if present else None
+
+
+def add_round(column, figures):
+    """Appends one round's figures (a list per row, or None when that peer
+    failed this round) to `column`, one list of rounds per row."""
+    for i, rounds in enumerate(column):
+        rounds.append(figures[i] if figures else None)
 
 
 SHORT = {"torch1.13": "t1.13", "t2 eager": "t2", "t2 compile": "t2c"}
@@ -376,17 +381,12 @@ def main():
                     args.build, libraries[name], steps[name], threads))
             # Without a peer (its run failed, said above) amp's rows print.
             debian = time_peer(sys.executable, runs, compiled=False)
-            for i in range(len(rows)):
-                samples["torch1.13"][i].append(
-                    debian["eager"][i] if debian else None)
+            add_round(samples["torch1.13"], debian and debian["eager"])
             if args.torch2:
                 peer = time_torch2(args.build, runs)
                 version = peer["version"] if peer else version
-                for i in range(len(rows)):
-                    samples["t2 eager"][i].append(
-                        peer["eager"][i] if peer else None)
-                    samples["t2 compile"][i].append(
-                        peer["compile"][i] if peer else None)
+                add_round(samples["t2 eager"], peer and peer["eager"])
+                add_round(samples["t2 compile"], peer and peer["compile"])
     print_report(rows, peers, samples, version)
     print(f"load average after: "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")

@@ -176,8 +176,8 @@ int32_t amp_dp_world_size(void);
    on panels spread over these threads, CPUGemm.h): at least 1. Before the
    first call, $AMP_NUM_THREADS if it is a positive integer, else one per
    core. Results do not depend on it: a parallel loop gives each thread
-   whole iterations of its outermost parallel dimension, a product whole
-   panels fixed by its shape, and every sum keeps its order. */
+   whole iterations of one parallel dimension, a product whole panels
+   fixed by its shape, and every sum keeps its order. */
 int32_t amp_set_num_threads(int32_t threads);
 int32_t amp_get_num_threads(void);
 
