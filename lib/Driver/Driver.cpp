@@ -63,7 +63,7 @@ namespace {
 OwningOpRef<ModuleOp>
 importONNX(ArrayRef<std::string> inputShapes, StringRef inputShapeOption,
            InitialValues &initial, std::string &message,
-           function_ref<FailureOr<ONNXImportResult>(const ONNXImportOptions &)>
+           function_ref<FailureOr<ONNXImportResult>(ONNXImportOptions &)>
                import) {
   ONNXImportOptions options;
   options.inputShapeOption = inputShapeOption.str();
@@ -90,10 +90,14 @@ static constexpr StringLiteral kNoONNXMessage =
 OwningOpRef<ModuleOp> mlir::amp::importONNXModel(
     MLIRContext &context, StringRef bytes, StringRef modelName,
     ArrayRef<std::string> inputShapes, StringRef inputShapeOption,
-    InitialValues &initial, std::string &message) {
+    InitialValues &initial, std::string &message,
+    const ONNXTensorRules &rules) {
 #ifdef AMP_ENABLE_ONNX_IMPORT
   return importONNX(inputShapes, inputShapeOption, initial, message,
-                    [&](const ONNXImportOptions &options) {
+                    [&](ONNXImportOptions &options) {
+                      options.trainable = rules.trainable;
+                      for (const auto &[name, index] : rules.paddingIndices)
+                        options.paddingIndices[name] = index;
                       return importONNXBuffer(bytes, modelName, &context,
                                               options);
                     });
@@ -141,7 +145,7 @@ mlir::amp::loadModelFile(MLIRContext &context, llvm::SourceMgr &sources,
 #ifdef AMP_ENABLE_ONNX_IMPORT
   OwningOpRef<ModuleOp> module =
       importONNX(inputShapes, inputShapeOption, initial, message,
-                 [&](const ONNXImportOptions &options) {
+                 [&](ONNXImportOptions &options) {
                    return importONNXFile(path, &context, options);
                  });
 #else

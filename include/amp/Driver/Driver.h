@@ -17,7 +17,10 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace llvm {
 class SourceMgr;
@@ -36,15 +39,30 @@ void registerCompileDialects(DialectRegistry &registry);
 /// Whether this build can import ONNX models (libonnx-dev was found).
 bool hasONNXImport();
 
+/// What a caller knows of an ONNX model's initializers beyond the file: the
+/// Python package reads it from the torch module (named_parameters with
+/// requires_grad, nn.Embedding's padding_idx), since which tensors an
+/// exporter makes initializers says nothing about which ones train.
+struct ONNXTensorRules {
+  /// When set, only the floating-point initializers named here are trained
+  /// (`parameter`); every other one is a `buffer` (never trained).
+  std::optional<std::vector<std::string>> trainable;
+  /// Embedding tables by initializer name, with their padding index: a
+  /// gather from the table gives that row no gradient (amp.gather's
+  /// padding_idx).
+  std::vector<std::pair<std::string, int64_t>> paddingIndices;
+};
+
 /// Imports a serialized ONNX model named `modelName` (in diagnostics) with
 /// `inputShapes` (NAME=D0xD1x...; `inputShapeOption` names their option in
-/// errors) fixing its dynamic dimensions; its initializers become `initial`
-/// values. Null with `message` set, or empty when the diagnostics (through
-/// the context) said why.
+/// errors) fixing its dynamic dimensions and `rules` deciding what trains;
+/// its initializers become `initial` values. Null with `message` set, or
+/// empty when the diagnostics (through the context) said why.
 OwningOpRef<ModuleOp>
 importONNXModel(MLIRContext &context, StringRef bytes, StringRef modelName,
                 ArrayRef<std::string> inputShapes, StringRef inputShapeOption,
-                InitialValues &initial, std::string &message);
+                InitialValues &initial, std::string &message,
+                const ONNXTensorRules &rules = {});
 
 /// Reads the model at `path` for the tool named `tool`: MLIR (text or
 /// bytecode), or ONNX (.onnx) as importONNXModel. Null with `message` set to

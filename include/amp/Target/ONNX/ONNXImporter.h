@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,13 @@ struct ONNXImportOptions {
   /// The largest tensor (in elements) that import-time constant folding
   /// (shape arithmetic, ConstantOfShape, Range, ...) may create.
   int64_t maxFoldedElements = int64_t(1) << 22;
+  /// When set, only the floating-point initializers named here become
+  /// `parameter` arguments; every other one is a `buffer` (frozen
+  /// parameters, buffers and constants the exporter lifted never train).
+  std::optional<std::vector<std::string>> trainable;
+  /// Embedding tables by initializer name -> padding index: a Gather whose
+  /// data is the table gets amp.gather's padding_idx (no gradient for it).
+  llvm::StringMap<int64_t> paddingIndices;
 };
 
 /// The initial value of one parameter or buffer argument.
