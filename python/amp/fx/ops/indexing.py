@@ -1,0 +1,27 @@
+"""Gathers: embedding lookups and index_select."""
+from ..emitter import Attr
+from ..registry import handles
+
+
+@handles("aten.embedding.default")
+def embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False,
+              sparse=False):
+    shape, dtype = ctx.result()
+    if scale_grad_by_freq:
+        ctx.fail("nn.Embedding(scale_grad_by_freq=True) is not supported")
+    table = ctx.tensor(weight)
+    ids = ctx.tensor(indices)
+    attrs = {"axis": Attr.i64(0)}
+    if padding_idx is not None and padding_idx >= 0:
+        # PyTorch: the padding row is read but gets no gradient.
+        attrs["padding_idx"] = Attr.i64(padding_idx)
+    return ctx.emit.op("amp.gather", [table, ids], [(shape, dtype)], attrs)
+
+
+@handles("aten.index_select.default")
+def index_select(ctx, x, dim, index):
+    shape, dtype = ctx.result()
+    value = ctx.tensor(x)
+    return ctx.emit.op("amp.gather", [value, ctx.tensor(index)],
+                       [(shape, dtype)],
+                       {"axis": Attr.i64(dim % value.rank)})

@@ -1,0 +1,175 @@
+"""Data movement: views, permutations, broadcasting, slicing,
+concatenation and conversions. amp's tensors are values, so a view is a
+reshape and a copy is the value itself."""
+from ..emitter import Attr
+from ..registry import handles
+
+
+@handles("aten.view.default", "aten.reshape.default",
+         "aten._unsafe_view.default", "aten.unsqueeze.default",
+         "aten.squeeze.dim", "aten.squeeze.dims", "aten.squeeze.default",
+         "aten.flatten.using_ints", "aten.view_copy.default")
+def reshape(ctx, x, *_, **__):
+    shape, _ = ctx.result()
+    return ctx.reshape(ctx.tensor(x), shape)
+
+
+@handles("aten.clone.default", "aten.alias.default", "aten.contiguous.default",
+         "aten.lift_fresh_copy.default")
+def identity(ctx, x, **_):
+    return ctx.tensor(x)
+
+
+@handles("aten.copy.default")
+def copy(ctx, destination, source, non_blocking=False):
+    shape, dtype = ctx.result()
+    return ctx.broadcast(ctx.cast(ctx.tensor(source), dtype), shape)
+
+
+@handles("aten.detach.default")
+def detach(ctx, x):
+    ctx.fail("detach (no gradient through a value) is not supported inside "
+             "a compiled step")
+
+
+@handles("aten.permute.default")
+def permute(ctx, x, dims):
+    shape, _ = ctx.result()
+    value = ctx.tensor(x)
+    dims = [d + value.rank if d < 0 else d for d in dims]
+    if dims == list(range(value.rank)):
+        return value
+    return ctx.emit.op("amp.transpose", [value], [(shape, value.dtype)],
+                       {"permutation": Attr.array(dims)})
+
+
+@handles("aten.t.default")
+def t(ctx, x):
+    value = ctx.tensor(x)
+    if value.rank < 2:
+        return value
+    return permute(ctx, value, [1, 0])
+
+
+@handles("aten.transpose.int")
+def transpose(ctx, x, dim0, dim1):
+    value = ctx.tensor(x)
+    dims = list(range(value.rank))
+    a, b = dim0 % value.rank, dim1 % value.rank
+    dims[a], dims[b] = dims[b], dims[a]
+    return permute(ctx, value, dims)
+
+
+@handles("aten.expand.default", "aten.expand_copy.default")
+def expand(ctx, x, size, implicit=False):
+    shape, _ = ctx.result()
+    value = ctx.tensor(x)
+    return ctx.broadcast(value, shape)
+
+
+def _slice(ctx, value, dim, start, end, step, shape):
+    starts = [0] * value.rank
+    limits = list(value.shape)
+    strides = [1] * value.rank
+    starts[dim], limits[dim], strides[dim] = start, end, step
+    if tuple(shape) == value.shape:
+        return value
+    return ctx.emit.op("amp.slice", [value], [(tuple(shape), value.dtype)],
+                       {"starts": Attr.array(starts),
+                        "limits": Attr.array(limits),
+                        "strides": Attr.array(strides)})
+
+
+def _bounds(size, start, end):
+    start = 0 if start is None else start
+    end = size if end is None else end
+    if start < 0:
+        start += size
+    if end < 0:
+        end += size
+    return max(0, min(start, size)), max(0, min(end, size))
+
+
+@handles("aten.slice.Tensor", "aten.slice_copy.Tensor")
+def slice_(ctx, x, dim=0, start=None, end=None, step=1):
+    shape, _ = ctx.result()
+    value = ctx.tensor(x)
+    dim %= value.rank
+    start, end = _bounds(value.shape[dim], start, end)
+    return _slice(ctx, value, dim, start, max(start, end), step, shape)
+
+
+@handles("aten.select.int", "aten.select_copy.int")
+def select(ctx, x, dim, index):
+    shape, _ = ctx.result()
+    value = ctx.tensor(x)
+    dim %= value.rank
+    index %= value.shape[dim]
+    kept = list(value.shape)
+    kept[dim] = 1
+    part = _slice(ctx, value, dim, index, index + 1, 1, kept)
+    return ctx.reshape(part, shape)
+
+
+@handles("aten.split_with_sizes.default", "aten.split.Tensor",
+         "aten.split_with_sizes_copy.default", "aten.split_copy.Tensor")
+def split(ctx, x, sizes, dim=0):
+    value = ctx.tensor(x)
+    dim %= value.rank
+    total = value.shape[dim]
+    if isinstance(sizes, int):
+        sizes = [min(sizes, total - s) for s in range(0, total, sizes)]
+    parts, start = [], 0
+    for size in sizes:
+        shape = list(value.shape)
+        shape[dim] = size
+        parts.append(_slice(ctx, value, dim, start, start + size, 1, shape))
+        start += size
+    return parts
+
+
+@handles("aten.unbind.int")
+def unbind(ctx, x, dim=0):
+    value = ctx.tensor(x)
+    dim %= value.rank
+    shape = value.shape[:dim] + value.shape[dim + 1:]
+    return [ctx.reshape(part, shape) for part in
+            split(ctx, value, [1] * value.shape[dim], dim)]
+
+
+@handles("aten.cat.default", "aten.concat.default")
+def cat(ctx, tensors, dim=0):
+    shape, dtype = ctx.result()
+    values = [ctx.tensor(t) for t in tensors]
+    values = [v for v in values if v.rank != 1 or v.shape[0] != 0 or
+              len(shape) == 1]
+    if len(values) == 1:
+        return values[0]
+    return ctx.emit.op("amp.concat", values, [(shape, dtype)],
+                       {"axis": Attr.i64(dim % len(shape))})
+
+
+@handles("aten.stack.default")
+def stack(ctx, tensors, dim=0):
+    shape, dtype = ctx.result()
+    dim %= len(shape)
+    parts = []
+    for t in tensors:
+        value = ctx.tensor(t)
+        expanded = list(value.shape)
+        expanded.insert(dim, 1)
+        parts.append(ctx.reshape(value, expanded))
+    return ctx.emit.op("amp.concat", parts, [(shape, dtype)],
+                       {"axis": Attr.i64(dim)})
+
+
+@handles("aten._to_copy.default", "aten.to.dtype")
+def to_copy(ctx, x, *args, dtype=None, **kwargs):
+    shape, out_dtype = ctx.result()
+    return ctx.cast(ctx.tensor(x), out_dtype)
+
+
+@handles("aten._assert_tensor_metadata.default",
+         "aten._assert_scalar.default", "aten.sym_constrain_range_for_size.default")
+def assertion(ctx, *args, **kwargs):
+    return None
