@@ -7,11 +7,12 @@ import math
 import os
 import shutil
 import tempfile
+import threading
 import warnings
 
 import numpy as np
 
-from . import _amp, debug
+from . import _amp, _tensors, debug
 from .errors import CompileError, ExportError, with_module_paths
 
 __all__ = ["compile", "Trainer"]
@@ -75,6 +76,11 @@ def _pipeline_options(options):
                                       not math.isfinite(value)):
             raise ValueError("amp.compile: %s=%r must be a finite number" %
                              (key, value))
+        if key == "lr":
+            try:
+                _check_lr(value)
+            except ValueError as error:
+                raise ValueError("amp.compile: %s" % error) from None
         words.append("%s=%s" % (_PIPELINE_OPTIONS[key],
                                 _option_text(key, value)))
     return " ".join(words)
@@ -113,20 +119,27 @@ def _input_names(model, count):
 
 
 def _export(model, example_inputs, input_names, opset_version, dynamic):
-    """The module as ONNX bytes, exported in training mode with its
-    parameter names kept (no constant folding); with `dynamic`, the batch
-    (first) dimension of its inputs is symbolic: each compilation fixes it
-    (input_shapes), so that a last partial batch gets its own step."""
+    """The module as ONNX bytes (PyTorch 1.x), exported in the module's own
+    mode (training or eval) with its parameter names kept (no constant
+    folding); with `dynamic`, the batch (first) dimension of its inputs is
+    symbolic: each compilation fixes it (input_shapes), so that a last
+    partial batch gets its own step. The export runs the forward, so it
+    runs on a copy of the module with torch's random state put back: the
+    user's module (batch-norm running statistics) and random stream are
+    as they were."""
     import torch
 
     buffer = io.BytesIO()
-    was_training = model.training
+    copy = _copy_module(model)
+    rng = torch.get_rng_state()
     try:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            torch.onnx.export(model, tuple(example_inputs), buffer,
+            torch.onnx.export(copy, tuple(example_inputs), buffer,
                               opset_version=opset_version,
-                              training=torch.onnx.TrainingMode.TRAINING,
+                              training=torch.onnx.TrainingMode.TRAINING
+                              if model.training else
+                              torch.onnx.TrainingMode.EVAL,
                               do_constant_folding=False,
                               input_names=input_names,
                               dynamic_axes={
@@ -137,8 +150,72 @@ def _export(model, example_inputs, input_names, opset_version, dynamic):
         raise ExportError("amp.compile: torch.onnx.export cannot export %s: %s"
                           % (type(model).__name__, error)) from error
     finally:
-        model.train(was_training)
+        torch.set_rng_state(rng)
     return buffer.getvalue()
+
+
+def _copy_module(model):
+    import copy
+
+    try:
+        return copy.deepcopy(model)
+    except Exception as error:
+        raise ExportError("amp.compile: cannot copy %s to export it (amp "
+                          "exports a copy so that the module is left as it "
+                          "was): %s" % (type(model).__name__, error)) from error
+
+
+def _onnx_rules(model):
+    """What trains, from the module itself (an ONNX initializer may be a
+    parameter, a frozen parameter or a buffer): the names of the trainable
+    parameters, and the padding row of each nn.Embedding that has one."""
+    import torch
+
+    trainable = [name for name, p in model.named_parameters()
+                 if p.requires_grad]
+    padding = {}
+    for path, module in model.named_modules():
+        if isinstance(module, torch.nn.Embedding) and \
+                module.padding_idx is not None:
+            padding[(path + "." if path else "") + "weight"] = \
+                int(module.padding_idx) % module.num_embeddings
+    return trainable, padding
+
+
+def _counters(model):
+    """The integer buffers a training-mode forward counts up
+    (BatchNorm's num_batches_tracked), by state_dict key: the trainer keeps
+    them, one per training step."""
+    import torch
+
+    counters = {}
+    if not model.training:
+        return counters
+    for path, module in model.named_modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm) and \
+                module.training and module.track_running_stats and \
+                module.num_batches_tracked is not None:
+            counters[(path + "." if path else "") + "num_batches_tracked"] = 1
+    return counters
+
+
+def _use_torch_export(capture):
+    """Whether to capture with torch.export (PyTorch 2.x) or torch.onnx
+    (PyTorch 1.x); `capture` is the caller's choice or None."""
+    import torch
+
+    available = hasattr(torch, "export") and \
+        hasattr(torch.export, "default_decompositions")
+    if capture is None:
+        return available
+    if capture not in ("export", "onnx"):
+        raise ValueError("amp.compile: capture=%r is not one of export, onnx"
+                         % (capture,))
+    if capture == "export" and not available:
+        raise ValueError("amp.compile: capture='export' needs PyTorch 2.6 or "
+                         "later (torch.export with decompositions); this is "
+                         "%s" % torch.__version__)
+    return capture == "export"
 
 
 def _package_prefix():
@@ -156,8 +233,9 @@ def _package_prefix():
 
 
 def compile(model, example_inputs, *, preset=None, policy=None,
-            lr_schedule=None, seed=0, opset_version=13, cxx="c++",
-            partial_batches=True, find_nonfinite=None, **options):
+            lr_schedule=None, seed=0, opset_version=17, cxx="c++",
+            partial_batches=True, find_nonfinite=None, capture=None,
+            **options):
     """Compiles `model` (a torch.nn.Module) into a training step for inputs
     shaped like `example_inputs` (a tuple of tensors or arrays; the batch
     size is fixed) and returns a Trainer.
@@ -172,7 +250,9 @@ def compile(model, example_inputs, *, preset=None, policy=None,
     error_at_min, cost_report, cost_device, cxx); policy (a dict with the
     keys of a policy file, or its path); preset (amp.presets.*, overridden
     by explicit keywords); lr_schedule (amp.schedules.* or any callable
-    step -> lr); seed (random initial values and dropout);
+    step -> lr); seed (random initial values and dropout); capture
+    ("export": torch.export, the default on PyTorch 2.x; "onnx":
+    torch.onnx.export with opset_version, the default on PyTorch 1.x);
     partial_batches (a batch of another size, such as the last one of an
     epoch, gets a step compiled for its size on first use; False: an
     error); find_nonfinite (True or "first", "every": Trainer.find_nonfinite
@@ -188,7 +268,7 @@ def compile(model, example_inputs, *, preset=None, policy=None,
                         "are %s" % (unknown[0], ", ".join(
                             sorted(list(_PIPELINE_OPTIONS) +
                                    ["policy", "preset", "lr_schedule", "seed",
-                                    "opset_version", "cxx",
+                                    "opset_version", "cxx", "capture",
                                     "partial_batches", "find_nonfinite"]))))
     find_nonfinite = debug.check_mode(find_nonfinite)
     merged = dict(_DEFAULTS)
@@ -203,22 +283,31 @@ def compile(model, example_inputs, *, preset=None, policy=None,
     option_text = _pipeline_options(merged)
     tensors = [_as_torch(a) for a in arrays]
 
-    def compiler(dynamic):
-        onnx = _export(model, tensors, names, opset_version, dynamic)
-        return _Compiler(onnx, option_text, policy, cxx, type(model).__name__,
-                         names)
+    if _use_torch_export(capture):
+        compiled = _ExportCompiler(model, tensors, option_text, policy, cxx,
+                                   names)
+        library = compiled.library([a.shape for a in arrays])
+    else:
+        rules = _onnx_rules(model)
 
-    compiled = compiler(partial_batches)
-    try:
-        library = compiled.library([a.shape for a in arrays])
-    except CompileError:
-        if not partial_batches:
-            raise
-        # A model whose export with a symbolic batch the importer cannot
-        # fold: its own batch size only (the error, if any, is this one's).
-        compiled = compiler(False)
-        library = compiled.library([a.shape for a in arrays])
-        partial_batches = False
+        def compiler(dynamic):
+            onnx = _export(model, tensors, names, opset_version, dynamic)
+            return _Compiler(onnx, option_text, policy, cxx,
+                             type(model).__name__, names, rules,
+                             _counters(model))
+
+        compiled = compiler(partial_batches)
+        try:
+            library = compiled.library([a.shape for a in arrays])
+        except CompileError:
+            if not partial_batches:
+                raise
+            # A model whose export with a symbolic batch the importer
+            # cannot fold: its own batch size only (the error, if any, is
+            # this one's).
+            compiled = compiler(False)
+            library = compiled.library([a.shape for a in arrays])
+            partial_batches = False
     trainer = Trainer(library, model, names, merged, lr_schedule, seed,
                       compiled, partial_batches)
     if find_nonfinite:
@@ -231,13 +320,17 @@ class _Compiler:
     of the step) into a loaded library."""
 
     def __init__(self, onnx, option_text, policy, cxx, model_name,
-                 input_names):
+                 input_names, rules=((), {}), counters=None):
         self.onnx = onnx
         self.option_text = option_text
         self.policy = policy
         self.cxx = cxx
         self.model_name = model_name
         self.input_names = input_names
+        self.trainable, self.padding_indices = rules
+        # What the trainer keeps beside the library's state.
+        self.counters = counters or {}
+        self.non_persistent = []
 
     def library(self, shapes):
         directory = tempfile.mkdtemp(prefix="amp-")
@@ -251,19 +344,17 @@ class _Compiler:
         """Compiles the step into `directory`; returns the library's path.
         `instrument_nonfinite`: the variant that checks every op
         (amp.debug)."""
-        input_shapes = ["%s=%s" % (name, "x".join(str(d) for d in shape))
-                        for name, shape in zip(self.input_names, shapes)
-                        if len(shape)]
         option_text = self.option_text
         policy_path = _write_policy(self.policy, directory)
         if policy_path:
             option_text += " policy=" + _option_text("policy", policy_path)
         library_path = os.path.join(directory, "model.so")
         try:
-            for warning in _amp.compile_onnx(
-                    self.onnx, option_text, input_shapes, library_path,
-                    _package_prefix(), self.cxx, instrument_nonfinite):
+            for warning in self._compile(shapes, option_text, library_path,
+                                         instrument_nonfinite):
                 warnings.warn("amp.compile: " + warning)
+        except (CompileError, ExportError):
+            raise
         except _amp.AmpError as error:
             raise CompileError("amp.compile: cannot compile %s:\n%s" %
                                (self.model_name,
@@ -271,11 +362,83 @@ class _Compiler:
                                     str(error))))) from None
         return library_path
 
+    def _compile(self, shapes, option_text, library_path,
+                 instrument_nonfinite):
+        input_shapes = ["%s=%s" % (name, "x".join(str(d) for d in shape))
+                        for name, shape in zip(self.input_names, shapes)
+                        if len(shape)]
+        return _amp.compile_onnx(
+            self.onnx, option_text, input_shapes, library_path,
+            _package_prefix(), self.cxx, instrument_nonfinite,
+            trainable=list(self.trainable),
+            padding_indices=dict(self.padding_indices))
+
+
+class _ExportCompiler(_Compiler):
+    """Captures the module with torch.export for given input shapes and
+    compiles the imported forward model (amp.fx)."""
+
+    def __init__(self, model, example_inputs, option_text, policy, cxx,
+                 input_names):
+        super().__init__(None, option_text, policy, cxx, type(model).__name__,
+                         input_names)
+        self.model = model
+        self.dtypes = [x.dtype for x in example_inputs]
+        self.imported = {}
+
+    def _import(self, shapes):
+        import torch
+
+        from . import fx
+
+        key = tuple(tuple(s) for s in shapes)
+        if key in self.imported:
+            return self.imported[key]
+        examples = [torch.zeros(tuple(s), dtype=d)
+                    for s, d in zip(shapes, self.dtypes)]
+        try:
+            captured = fx.capture(self.model, examples)
+        except fx.ImportError_ as error:
+            raise CompileError("amp.compile: cannot import %s: %s" %
+                               (self.model_name, error)) from None
+        except Exception as error:  # torch.export raises many kinds
+            raise ExportError("amp.compile: torch.export cannot export %s: "
+                              "%s" % (self.model_name, error)) from error
+        try:
+            imported = fx.import_program(captured, self.input_names)
+        except fx.ImportError_ as error:
+            raise CompileError("amp.compile: cannot import %s: %s" %
+                               (self.model_name, error)) from None
+        self.counters = imported.counters
+        self.non_persistent = imported.non_persistent
+        self.imported[key] = imported
+        return imported
+
+    def _compile(self, shapes, option_text, library_path,
+                 instrument_nonfinite):
+        imported = self._import(shapes)
+        return _amp.compile_mlir(
+            imported.text, {k: _as_array(v, "%s '%s'" % ("tensor", k))
+                            for k, v in imported.initial.items()},
+            option_text, library_path, _package_prefix(), self.cxx,
+            instrument_nonfinite)
+
 
 def _torch():
     import torch
 
     return torch
+
+
+def _tied_names(model):
+    """state_dict key -> the module's other keys of the same tensor (tied
+    weights such as a language model's embedding and output projection,
+    which train as one parameter)."""
+    groups = {}
+    for key, tensor in model.state_dict(keep_vars=True).items():
+        groups.setdefault(id(tensor), []).append(key)
+    return {key: [k for k in keys if k != key]
+            for keys in groups.values() for key in keys if len(keys) > 1}
 
 
 def _keyword_names(message):
@@ -286,35 +449,34 @@ def _keyword_names(message):
     return message
 
 
-def _as_torch(array):
-    import torch
-
-    return torch.from_numpy(array)
-
-
-def _as_array(value, what):
-    """A numpy view of a CPU tensor (no copy when it is contiguous) or the
-    array itself; bf16 tensors as int16 views."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        value = value.detach()
-        if value.device.type != "cpu":
-            value = value.cpu()
-        if value.dtype == torch.bfloat16:
-            return value.view(torch.int16).numpy()
-        return value.numpy()
-    if isinstance(value, np.ndarray):
-        return value
-    raise TypeError("%s must be a torch.Tensor or a numpy.ndarray, got %s" %
-                    (what, type(value).__name__))
+# numpy arrays and torch tensors to the binding and back (_tensors.py).
+_as_torch = _tensors.as_torch
+_as_array = _tensors.as_array
 
 
-def _to_torch(array, dtype):
-    import torch
+def _check_finite(array, dtype, what):
+    """Inputs, labels and weights must be finite: a NaN would poison the
+    trained state without an error (amp-run refuses such data too)."""
+    if dtype in ("float32", "float16") and array.size and \
+            not np.isfinite(array).all():
+        raise ValueError("%s has non-finite values (NaN or inf)" % what)
+    if dtype == "bfloat16" and array.size and \
+            ((array.view(np.uint16) & 0x7F80) == 0x7F80).any():
+        raise ValueError("%s has non-finite values (NaN or inf)" % what)
 
-    tensor = torch.from_numpy(np.array(array))
-    return tensor.view(torch.bfloat16) if dtype == "bfloat16" else tensor
+
+def _check_lr(lr):
+    """A learning rate as the step's f32: finite, not negative (as
+    torch.optim), and not a nonzero value that rounds to 0 in f32."""
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.floating)):
+        raise TypeError("the learning rate must be a number, got %r" % (lr,))
+    lr = float(lr)
+    if not math.isfinite(lr) or lr < 0:
+        raise ValueError("invalid learning rate %r: it must be finite and "
+                         "not negative" % lr)
+    if lr != 0 and float(np.float32(lr)) == 0:
+        raise ValueError("learning rate %r is 0 in the step's float32" % lr)
+    return lr
 
 
 # The hyper-parameter and the micro-batch counter of a step that
@@ -333,7 +495,8 @@ class GradScalerState:
         for tensor in self._trainer._tensors:
             if tensor["role"] == "scaler_state" and \
                     tensor["name"].endswith(suffix):
-                return self._trainer._state.tensor(tensor["name"]).item()
+                return _tensors.item(
+                    self._trainer._state.tensor(tensor["name"]))
         return None
 
     @property
@@ -374,12 +537,27 @@ class GradScalerState:
         return "GradScalerState(%r)" % self.state_dict()
 
 
+def _locked(method):
+    """One call at a time per trainer: a step writes its batch into the
+    state and may switch to the step of another batch size, so calls from
+    several threads take turns."""
+    import functools
+
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return call
+
+
 class Trainer:
     """A compiled training step and its state (parameters, optimizer and
     loss-scaler state), created by amp.compile."""
 
     def __init__(self, library, model, input_names, options, lr_schedule,
                  seed, compiler=None, partial_batches=True):
+        self._lock = threading.RLock()
         self._use(library, _amp.State(library, seed))
         self._compiler = compiler if partial_batches else None
         # The export, for the instrumented step of amp.debug.
@@ -406,6 +584,19 @@ class Trainer:
         self.skipped_steps = 0
         self.scaler = GradScalerState(self)
         self._names = self._match_module_names(model)
+        self._tied = _tied_names(model)
+        # Integer buffers the trainer counts itself (BatchNorm's
+        # num_batches_tracked: one per training step), and buffers that
+        # are not in the module's state_dict (persistent=False).
+        module_state = model.state_dict()
+        self._counter_steps = dict(getattr(compiler, "counters", {}))
+        self._counters = {key: int(module_state[key]) for key in
+                          self._counter_steps if key in module_state}
+        self._non_persistent = set(getattr(compiler, "non_persistent", ()))
+        # The state starts from the module's own values: a training-mode
+        # ONNX export runs the forward, which moved the batch-norm running
+        # statistics of the copy it exported.
+        self.load_state_dict(module_state, strict=False)
 
     def _use(self, library, state):
         self._library = library
@@ -462,7 +653,7 @@ class Trainer:
             if name in module_state:
                 names[name] = name
                 continue
-            value = _to_torch(self._state.tensor(name), tensor["dtype"])
+            value = _tensors.to_torch(self._state.tensor(name))
             for key, candidate in module_state.items():
                 if key not in names.values() and \
                         candidate.shape == value.shape and \
@@ -474,8 +665,10 @@ class Trainer:
 
     def _set(self, name, value, what):
         tensor = self._by_name[name]
+        array = _as_array(value, what)
+        _check_finite(array, tensor["dtype"], what)
         try:
-            self._state.set(name, _as_array(value, what))
+            self._state.set(name, array)
         except (TypeError, ValueError) as error:
             message = str(error).replace("'%s'" % name, what, 1)
             if isinstance(error, ValueError) and len(tensor["shape"]) and \
@@ -514,6 +707,7 @@ class Trainer:
         if lr is not None:
             self.set_lr(lr)
 
+    @_locked
     def step(self, *batch, lr=None):
         """One training step on `batch` (the model's inputs, then the
         labels); returns the loss as a float. `lr` sets this step's learning
@@ -522,11 +716,12 @@ class Trainer:
                          "step() takes the model's %d input(s) and %d label "
                          "tensor(s), got %d argument(s)")
         loss, skipped = (self._finder or self._state).train_step()
+        self._count_step()
         self.micro_steps += 1
         # With accumulation the step's micro-batch counter is back at zero
         # after the micro-batch that completed an update.
         self.updated = _MICRO_STEP not in self._by_name or \
-            float(self._state.tensor(_MICRO_STEP)) == 0
+            _tensors.item(self._state.tensor(_MICRO_STEP)) == 0
         if self.updated:
             self.steps += 1
             self.skipped_steps += int(skipped)
@@ -554,11 +749,7 @@ class Trainer:
         begun = collections.deque()
         try:
             for batch in batches:
-                self._load_batch(tuple(batch), None, self.steps + len(begun),
-                                 "train() takes batches of the model's %d "
-                                 "input(s) and %d label tensor(s), got a "
-                                 "batch of %d")
-                self._state.begin_step()
+                self._begin_step(tuple(batch), self.steps + len(begun))
                 begun.append(self._state)
                 if len(begun) == 2:
                     yield self._finish_step(begun.popleft())
@@ -568,20 +759,36 @@ class Trainer:
             while begun:  # the loop was left early: the steps still run
                 self._finish_step(begun.popleft())
 
+    @_locked
+    def _begin_step(self, batch, step):
+        self._load_batch(batch, None, step,
+                         "train() takes batches of the model's %d input(s) "
+                         "and %d label tensor(s), got a batch of %d")
+        self._state.begin_step()
+
+    @_locked
     def _finish_step(self, state):
         loss, skipped = state.finish_step()
+        self._count_step()
         self.micro_steps += 1
         self.steps += 1
         self.updated = True
         self.skipped_steps += int(skipped)
         return float(loss)
 
+    def _count_step(self):
+        """Each training forward counts the module's step counters up (as
+        PyTorch's BatchNorm does, once per forward in training mode)."""
+        for key, increment in self._counter_steps.items():
+            if key in self._counters:
+                self._counters[key] += increment
+
     @property
     def accumulate(self):
         """Micro-batches per optimizer update (1: no accumulation)."""
         if _ACCUMULATE not in self._by_name:
             return 1
-        value = float(self._state.tensor(_ACCUMULATE))
+        value = _tensors.item(self._state.tensor(_ACCUMULATE))
         # Zero (never set) is the count compiled in.
         return int(value) if value >= 1 else \
             int(self.options.get("accumulate", 1))
@@ -602,53 +809,75 @@ class Trainer:
         for _, state in self._compiled.values():
             state.set_hyperparameter(_ACCUMULATE, float(count))
 
+    @_locked
     def set_lr(self, lr):
         """Sets the learning rate of the next steps."""
         if "lr" not in self._by_name:
             raise _amp.AmpError("the compiled step has no learning rate")
-        self._state.set_hyperparameter("lr", float(lr))
+        self._state.set_hyperparameter("lr", _check_lr(lr))
 
     @property
     def lr(self):
-        return float(self._state.tensor("lr"))
+        return _tensors.item(self._state.tensor("lr"))
 
+    @_locked
     def eval(self, *inputs):
         """The model's forward in evaluation mode (batch norm with running
         statistics, no dropout) on `inputs`: its output as a torch tensor,
         or a tuple of them."""
         self._set_inputs(inputs)
-        outputs = [_to_torch(array, self._dtype_of(array))
-                   for name, role, array in self._state.eval()
+        outputs = [_tensors.to_torch(tensor)
+                   for name, role, tensor in self._state.eval()
                    if role == "output"]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
-    @staticmethod
-    def _dtype_of(array):
-        return "bfloat16" if array.dtype == np.int16 else str(array.dtype)
-
     def _module_tensors(self):
         """The parameters and buffers (not the low-precision copies of
-        master weights) by their module names."""
-        tensors = {self._names.get(t["name"], t["name"]): t
-                   for t in self._tensors
-                   if t["role"] in ("parameter", "buffer") and
-                   not t["copy_of"]}
+        master weights) by their module state_dict names, tied weights
+        under each of their names."""
+        tensors = {}
+        for t in self._tensors:
+            if t["role"] not in ("parameter", "buffer") or t["copy_of"] or \
+                    t["name"] in self._non_persistent:
+                continue
+            key = self._names.get(t["name"], t["name"])
+            tensors[key] = t
+            for alias in self._tied.get(key, ()):
+                tensors[alias] = t
         # In the module's state_dict order.
         return dict(sorted(tensors.items(), key=lambda item:
                            self._module_order.get(item[0], len(tensors))))
 
+    @_locked
     def state_dict(self):
         """The parameters and buffers as torch tensors, by the module's
         state_dict names (copies)."""
-        return {key: _to_torch(self._state.tensor(t["name"]), t["dtype"])
-                for key, t in self._module_tensors().items()}
+        import torch
 
+        state = {key: _tensors.to_torch(self._state.tensor(t["name"]))
+                 for key, t in self._module_tensors().items()}
+        for key, value in self._counters.items():
+            state[key] = torch.tensor(value, dtype=torch.int64)
+        return dict(sorted(state.items(), key=lambda item:
+                           self._module_order.get(item[0], len(state))))
+
+    @_locked
+    def tensor(self, name):
+        """A copy of the state tensor `name` (an amp tensor name, as
+        tensor_names() lists them) as a torch tensor."""
+        if name not in self._by_name:
+            raise KeyError("the compiled step has no tensor %r; its tensors "
+                           "are %s" % (name, ", ".join(sorted(self._by_name))))
+        return _tensors.to_torch(self._state.tensor(name))
+
+    @_locked
     def load_state_dict(self, state_dict, strict=True):
         """Sets parameters and buffers from `state_dict` (a module's or
         state_dict()'s names); with strict, every one must be there."""
         import torch
 
-        keys = self._module_tensors()
+        keys = dict(self._module_tensors())
+        keys.update({k: None for k in self._counters})
         missing = [k for k in keys if k not in state_dict]
         unexpected = [k for k in state_dict if k not in keys]
         if strict and (missing or unexpected):
@@ -658,6 +887,9 @@ class Trainer:
             if key not in state_dict:
                 continue
             value = state_dict[key]
+            if tensor is None:  # a counter
+                self._counters[key] = int(value)
+                continue
             if isinstance(value, torch.Tensor) and \
                     str(value.dtype).replace("torch.", "") != tensor["dtype"]:
                 value = value.to(getattr(torch, tensor["dtype"]))
@@ -671,28 +903,38 @@ class Trainer:
 
         for tensor in self._tensors:
             if tensor["copy_of"]:
-                master = torch.from_numpy(np.array(
-                    self._state.tensor(tensor["copy_of"])))
+                master = _tensors.to_torch(
+                    self._state.tensor(tensor["copy_of"]))
                 self._set(tensor["name"],
                           master.to(getattr(torch, tensor["dtype"])),
                           "'%s'" % tensor["name"])
 
+    @_locked
     def copy_to(self, module):
         """Copies the trained parameters and buffers into `module`."""
         import torch
 
         with torch.no_grad():
             target = module.state_dict()
-            for key, value in self.state_dict().items():
+            state = self.state_dict()
+            if not any(key in target for key in state):
+                raise KeyError("copy_to: %s has none of the trained tensors "
+                               "(%s); copy into the module that was compiled, "
+                               "or one of the same architecture" % (
+                                   type(module).__name__,
+                                   ", ".join(list(state)[:4])))
+            for key, value in state.items():
                 if key in target:
                     target[key].copy_(value.to(target[key].dtype))
         return module
 
+    @_locked
     def save(self, path):
         """The whole state (parameters, optimizer and scaler state, lr) in
         amp's checkpoint format (docs/Driver.md), as amp-run --save."""
         self._state.save(os.fspath(path))
 
+    @_locked
     def load(self, path):
         """Loads a checkpoint written by save() or amp-run --save."""
         self._state.load(os.fspath(path))
@@ -714,6 +956,14 @@ class Trainer:
         """The reports of find_nonfinite so far."""
         return list(self._finder.reports) if self._finder else []
 
+    _ROLES = ("parameter", "buffer", "input", "label", "optimizer_state",
+              "scaler_state", "hyperparameter", "output")
+
     def tensor_names(self, role=None):
+        """The names of the step's tensors, or of those with `role` (one of
+        Trainer._ROLES)."""
+        if role is not None and role not in self._ROLES:
+            raise ValueError("tensor_names: unknown role %r; the roles are %s"
+                             % (role, ", ".join(self._ROLES)))
         return [t["name"] for t in self._tensors
                 if role is None or t["role"] == role]
