@@ -228,7 +228,7 @@ def _has_value(arg):
 
 
 def _numpy(tensor):
-    return np.ascontiguousarray(tensor.detach().cpu().numpy())
+    return np.array(tensor.detach().cpu().numpy(), order="C")
 
 
 class _Importer:
