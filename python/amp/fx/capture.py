@@ -14,6 +14,7 @@ from .errors import ImportError_
 # precision category (a decomposition would lose both).
 _PRESERVED = ("linear.default", "silu.default", "rms_norm.default",
               "dropout.default", "hardswish.default", "hardsigmoid.default",
+              "softplus.default", "mish.default",
               "scaled_dot_product_attention.default")
 
 

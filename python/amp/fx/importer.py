@@ -167,6 +167,14 @@ class Context:
             return self.emit.constant(np.array(value, dtype=numpy_type), dt)
         self.fail("operand %r is not a tensor or a number" % (value,))
 
+    def new_seed(self):
+        """A new i64 seed input of the step (the trainer draws one per
+        seed each step) for an op that draws random numbers."""
+        seed = self.emit.fresh((), "i64")
+        seed.name = "%%dropout_seed_%d" % self.emit.count
+        self.seeds.append(seed)
+        return seed
+
     def reshape(self, value, shape):
         shape = tuple(shape)
         if value.shape == shape:
@@ -238,6 +246,7 @@ class _Importer:
         self.emitter = Emitter()
         self.context = Context(self.emitter)
         self.env = {}
+        self.context.seeds = []
         self.arguments = []      # (Value, role, name)
         self.initial = {}
         self.counters = {}
@@ -250,11 +259,16 @@ class _Importer:
             if node.op == "call_function" and node in needed:
                 self._call(node)
         results = []
-        for node in self.captured.user_outputs:
-            results.append((self._output(node, "the forward's output"),
-                            "output", "output" if len(
-                                self.captured.user_outputs) == 1 else
-                            "output%d" % len(results)))
+        outputs = self.captured.user_outputs
+        for node in outputs:
+            value = self._output(node, "the forward's output")
+            if len(outputs) == 1 and value.shape == () and \
+                    value.dtype == "f32":
+                # A forward that returns a scalar returns its loss.
+                results.append((value, "loss", "loss"))
+                continue
+            results.append((value, "output", "output" if len(outputs) == 1
+                            else "output%d" % len(results)))
         for node, target in self.captured.mutations.items():
             if target in self.counters:
                 continue
@@ -383,10 +397,10 @@ class _Importer:
             self.env[node] = handler(self.context, *args, **kwargs)
         except ImportError_ as error:
             raise ImportError_("%s: %s" % (where, error)) from None
-        if name == "aten.dropout.default":
-            self.dropout_seeds.append(self.context.last_seed)
-            self.arguments.append((self.context.last_seed, "input",
-                                   self.context.last_seed.name[1:]))
+        # Random ops' seeds (ctx.new_seed) are inputs of the step.
+        for seed in self.context.seeds[len(self.dropout_seeds):]:
+            self.dropout_seeds.append(seed)
+            self.arguments.append((seed, "input", seed.name[1:]))
 
 
 class _Unreadable:

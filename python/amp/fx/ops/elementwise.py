@@ -120,6 +120,15 @@ def softplus(ctx, x, beta=1, threshold=20):
     return unary(ctx, "amp.softplus", x)
 
 
+@handles("aten.mish.default")
+def mish(ctx, x):
+    # x * tanh(softplus(x)), amp.softplus being the overflow-free form.
+    shape, dtype = ctx.result()
+    soft = unary(ctx, "amp.softplus", x)
+    return binary(ctx, "amp.mul", x,
+                  ctx.emit.op("amp.tanh", [soft], [(shape, dtype)]))
+
+
 @handles("aten.hardsigmoid.default")
 def hardsigmoid(ctx, x):
     # relu6(x + 3) / 6 = min(max(x + 3, 0), 6) / 6
@@ -203,10 +212,43 @@ def dropout(ctx, x, p, train):
         ctx.fail("dropout probability %r is not in [0, 1)" % p)
     # One i64 seed per dropout, an input of the step that the trainer
     # draws anew each step (amp.dropout's mask is a function of it).
-    seed = ctx.emit.fresh((), "i64")
-    seed.name = "%%dropout_seed_%d" % ctx.emit.count
-    ctx.last_seed = seed
-    output, _ = ctx.emit.op("amp.dropout", [value, seed],
+    output, _ = ctx.emit.op("amp.dropout", [value, ctx.new_seed()],
                             [(shape, dtype), (shape, "i1")],
                             {"probability": Attr.f64(p)})
     return output
+
+
+@handles("aten.bernoulli.p")
+def bernoulli(ctx, like, p=0.5, generator=None):
+    """Samples of Bernoulli(p) in the shape of `like` (stochastic depth's
+    drop path: torch.empty(...).bernoulli_(survival)): amp.dropout of ones
+    with probability 1 - p keeps each with probability p and scales it by
+    1 / p."""
+    shape, dtype = ctx.result()
+    if dtype != "f32":
+        ctx.fail("bernoulli samples of dtype %s are not supported" % dtype)
+    if not 0 <= p <= 1:
+        ctx.fail("bernoulli probability %r is not in [0, 1]" % p)
+    if p in (0, 1):
+        return ctx.broadcast(ctx.tensor(float(p)), shape)
+    ones = ctx.broadcast(ctx.tensor(1.0), shape)
+    kept, _ = ctx.emit.op("amp.dropout", [ones, ctx.new_seed()],
+                          [(shape, dtype), (shape, "i1")],
+                          {"probability": Attr.f64(1 - p)})
+    return binary(ctx, "amp.mul", kept, float(p))
+
+
+@handles("aten.isnan.default")
+def isnan(ctx, x):
+    value = ctx.tensor(x)
+    return compare(ctx, "ne", value, value)
+
+
+@handles("aten.isinf.default")
+def isinf(ctx, x):
+    shape, _ = ctx.result()
+    value = ctx.tensor(x)
+    negated = ctx.emit.op("amp.neg", [value], [(shape, value.dtype)])
+    magnitude = ctx.emit.op("amp.maximum", [value, negated],
+                            [(shape, value.dtype)])
+    return compare(ctx, "eq", magnitude, float("inf"))

@@ -180,3 +180,30 @@ def adaptive_avg_pool2d(ctx, x, output_size):
         ctx.fail("adaptive average pooling to %s is not supported (to 1x1 "
                  "it is)" % (tuple(output_size),))
     return ctx.emit.op("amp.global_avg_pool", [value], [(shape, dtype)])
+
+
+@handles("aten.cumsum.default")
+def cumsum(ctx, x, dim, dtype=None):
+    """A running sum as a product with a constant upper triangle of ones
+    (linear, so its gradient is the reversed running sum, as PyTorch's)."""
+    shape, out_dtype = ctx.result()
+    value = ctx.tensor(x)
+    if value.dtype != "f32" or out_dtype != "f32":
+        ctx.fail("amp computes running sums of float tensors only")
+    axis = _axis(dim, value.rank)
+    size = value.shape[axis]
+    order = [d for d in range(value.rank) if d != axis] + [axis]
+    moved = value
+    if axis != value.rank - 1:
+        moved = ctx.emit.op("amp.transpose", [value],
+                            [(tuple(value.shape[d] for d in order), "f32")],
+                            {"permutation": Attr.array(order)})
+    triangle = ctx.emit.constant(np.triu(np.ones((size, size), np.float32)),
+                                 "f32")
+    summed = ctx.emit.op("amp.matmul", [moved, triangle],
+                         [(moved.shape, "f32")])
+    if axis == value.rank - 1:
+        return summed
+    inverse = [order.index(d) for d in range(value.rank)]
+    return ctx.emit.op("amp.transpose", [summed], [(shape, "f32")],
+                       {"permutation": Attr.array(inverse)})

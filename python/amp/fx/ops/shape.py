@@ -173,3 +173,19 @@ def to_copy(ctx, x, *args, dtype=None, **kwargs):
          "aten._assert_scalar.default", "aten.sym_constrain_range_for_size.default")
 def assertion(ctx, *args, **kwargs):
     return None
+
+
+@handles("aten.full_like.default")
+def full_like(ctx, x, fill_value, **_):
+    shape, dtype = ctx.result()
+    return ctx.broadcast(ctx.tensor(fill_value, dtype=dtype), shape)
+
+
+@handles("aten.zeros_like.default")
+def zeros_like(ctx, x, **kwargs):
+    return full_like(ctx, x, 0)
+
+
+@handles("aten.ones_like.default")
+def ones_like(ctx, x, **kwargs):
+    return full_like(ctx, x, 1)

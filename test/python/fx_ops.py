@@ -1,0 +1,196 @@
+# Ops of the model zoo (issue 35) through the torch.export front door,
+# trained against PyTorch fp32: upsampling (nearest, bilinear with and
+# without align_corners, by scale and by size), hardswish/hardsigmoid,
+# mish, cumsum, einsum, isnan/isinf guards; stochastic depth's random drop
+# path (its samples differ from PyTorch's: checked by its statistics and
+# in eval mode).
+# REQUIRES: torch2
+# RUN: %amp_python2 %s | FileCheck %s
+# CHECK: upsample_nearest: 10 losses within 1e-05
+# CHECK: upsample_bilinear: 10 losses within 1e-05
+# CHECK: upsample_bilinear_align_corners: 10 losses within 1e-05
+# CHECK: hard_activations: 10 losses within 1e-05
+# CHECK: mish: 10 losses within 1e-05
+# CHECK: cumsum: 10 losses within 1e-05
+# CHECK: einsum: 10 losses within 1e-05
+# CHECK: nonfinite_guard: 10 losses within 1e-05
+# CHECK: drop_path: kept fraction {{0\.[0-9]+}} (expected 0.75), eval outputs within 1e-05
+import copy
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
+import amp_testing as T  # noqa: E402
+import amp  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# Tolerance as in front_door.py: 10 fp32 AdamW steps in another summation
+# order stay within ~1e-6 relative; a wrong index or weight is far off.
+TOLERANCE = 1e-5
+
+
+def train(name, model, shape, classes=4):
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(1)
+    batches = [(torch.randn(*shape, generator=generator),
+                torch.randint(0, classes, (shape[0],), generator=generator))
+               for _ in range(10)]
+    trainer = amp.compile(model, example_inputs=(batches[0][0],), lr=1e-2)
+    ours = [trainer.step(x, y) for x, y in batches]
+    ref = copy.deepcopy(model)
+    optimizer = torch.optim.AdamW(ref.parameters(), lr=1e-2)
+    theirs = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss = F.cross_entropy(ref(x), y)
+        loss.backward()
+        optimizer.step()
+        theirs.append(loss.item())
+    T.check_close(name, ours, theirs, TOLERANCE)
+    return trainer
+
+
+class Upsample(nn.Module):
+    def __init__(self, **interpolate):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.head = nn.Linear(3 * 36, 4)
+        self.interpolate = interpolate
+
+    def forward(self, x):
+        y = F.interpolate(self.conv(x), **self.interpolate)
+        return self.head(F.adaptive_avg_pool2d(y, 6).flatten(1) if
+                         y.shape[-1] != 6 else y.flatten(1))
+
+
+torch.manual_seed(0)
+train("upsample_nearest", Upsample(scale_factor=2, mode="nearest"),
+      (4, 2, 3, 3))
+train("upsample_bilinear", Upsample(size=(6, 6), mode="bilinear",
+                                    align_corners=False), (4, 2, 4, 5))
+train("upsample_bilinear_align_corners",
+      Upsample(scale_factor=2, mode="bilinear", align_corners=True),
+      (4, 2, 3, 3))
+
+
+class Hard(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = self.fc1(x)
+        return self.fc2(F.hardswish(h) + F.hardsigmoid(h))
+
+
+train("hard_activations", Hard(), (8, 8))
+
+
+class Mish(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(F.mish(self.fc1(x)))
+
+
+train("mish", Mish(), (8, 8))
+
+
+class CumSum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(torch.cumsum(x, 1)[:, -1] / 8 +
+                       torch.cumsum(x, -1)[:, 0])
+
+
+train("cumsum", CumSum(), (4, 3, 8))
+
+
+class Einsum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(8, 8)
+        self.k = nn.Linear(8, 8)
+        self.fc = nn.Linear(5, 4)
+
+    def forward(self, x):
+        scores = torch.einsum("bid,bjd->bij", self.q(x), self.k(x))
+        return self.fc(scores.softmax(-1).sum(1))
+
+
+train("einsum", Einsum(), (4, 5, 8))
+
+
+class Guard(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        bad = torch.isnan(y) | torch.isinf(y)
+        return torch.where(bad, torch.zeros_like(y), y)
+
+
+train("nonfinite_guard", Guard(), (8, 8))
+
+
+class DropPath(nn.Module):
+    """torchvision's stochastic depth (row mode) on a residual branch."""
+
+    def __init__(self, p=0.25):
+        super().__init__()
+        self.p = p
+        self.fc = nn.Linear(8, 8)
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, x):
+        branch = self.fc(x)
+        if self.training:
+            keep = torch.empty((x.shape[0], 1)).bernoulli_(1 - self.p)
+            branch = branch * keep / (1 - self.p)
+        return self.head(x + branch)
+
+
+class DropPathLoss(nn.Module):
+    """The drop path's kept fraction as the loss: the mean of ones kept
+    and scaled by 1 / (1 - p) is the kept fraction / (1 - p)."""
+
+    def __init__(self, p=0.25):
+        super().__init__()
+        self.p = p
+        self.w = nn.Parameter(torch.ones(()))
+
+    def forward(self, x):
+        keep = torch.empty((x.shape[0], 1)).bernoulli_(1 - self.p)
+        return (x * keep / (1 - self.p)).mean() * self.w
+
+
+ones = torch.ones(4096, 1)
+sampler = amp.compile(DropPathLoss(), example_inputs=(ones,), loss="none",
+                      optimizer="sgd", lr=0.0)
+fractions = [sampler.step(ones) * 0.75 for _ in range(3)]
+# 4096 rows: the fraction's standard deviation is 0.0068; 0.72..0.78 is
+# over 4 of them, and each step draws new samples.
+fair = all(0.72 <= f <= 0.78 for f in fractions) and \
+    len(set(fractions)) == len(fractions)
+model = DropPath()
+trainer = amp.compile(model, example_inputs=(torch.randn(8, 8),), lr=1e-2)
+trainer.step(torch.randn(8, 8), torch.randint(0, 4, (8,)))
+trainer.copy_to(model)
+x = torch.randn(8, 8)
+with torch.no_grad():
+    difference = (trainer.eval(x) - model.eval()(x)).abs().max().item()
+print("drop_path: kept fraction %.3f (expected 0.75), eval outputs within "
+      "1e-05" % fractions[0] if fair and difference <= 1e-5 else
+      "drop_path: FAIL: kept fractions %s, eval difference %g" %
+      (fractions, difference))
