@@ -274,6 +274,9 @@ def compile(model, example_inputs, *, preset=None, policy=None,
     merged = dict(_DEFAULTS)
     merged.update(preset or {})
     merged.update(options)
+    if merged.get("optimizer") == "adamw" and "weight_decay" not in merged:
+        # torch.optim.AdamW's default (amp-compile's is 0).
+        merged["weight_decay"] = 0.01
     if lr_schedule is not None and not callable(lr_schedule):
         raise TypeError("amp.compile: lr_schedule must be callable (step -> "
                         "lr), got %r" % (lr_schedule,))
