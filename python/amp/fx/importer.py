@@ -32,7 +32,8 @@ class Imported:
     of the module's state_dict)."""
 
     def __init__(self, text, initial, counters, non_persistent,
-                 dropout_seeds):
+                 dropout_seeds, integer_constants):
+        self.integer_constants = integer_constants
         self.text = text
         self.initial = initial
         self.counters = counters
@@ -250,6 +251,7 @@ class _Importer:
         self.arguments = []      # (Value, role, name)
         self.initial = {}
         self.counters = {}
+        self.integer_constants = {}
         self.dropout_seeds = []
 
     def run(self, function_name):
@@ -323,16 +325,26 @@ class _Importer:
             seen[key] = value
             self.env[node] = value
             if dtype != "f32":
-                self._integer_buffer(p, value)
+                if p.target in self.captured.mutations.values():
+                    self._integer_buffer(p, value)
+                else:
+                    # amp computes with floats only: an integer buffer the
+                    # forward reads (position or token type ids) is a
+                    # constant of the step, which the trainer refuses to
+                    # load another value into.
+                    self.env[node] = p.value
+                    self.integer_constants[p.target] = p.value
                 continue
             role = "parameter" if p.trainable else "buffer"
             self.arguments.append((value, role, p.target))
             self.initial[p.target] = _numpy(p.value)
 
     def _integer_buffer(self, placeholder, value):
-        """An integer buffer (batch norm's num_batches_tracked) that the
-        forward only counts up: the trainer counts it; reading it is not
-        supported."""
+        """An integer buffer that the forward updates: batch norm's
+        num_batches_tracked, which it only counts up, is counted by the
+        trainer (reading it is not supported); any other update is an
+        error. (Integer buffers the forward only reads, such as position
+        ids, are buffer arguments like float ones.)"""
         target = placeholder.target
         for node, mutated in self.captured.mutations.items():
             if mutated != target:
@@ -344,9 +356,8 @@ class _Importer:
                 self.env[placeholder.node] = _Unreadable(target)
                 return
             raise ImportError_("integer buffer '%s' is updated by %s; amp "
-                               "trains float state only" % (target,
-                                                            self._describe(node)))
-        self.env[placeholder.node] = _Unreadable(target)
+                               "updates float state only" % (
+                                   target, self._describe(node)))
 
     def _needed_nodes(self):
         """The nodes the outputs and float buffer updates depend on."""
@@ -423,4 +434,5 @@ def import_program(captured, input_names, function_name="forward"):
                       if p.kind == "buffer" and not p.persistent]
     return Imported(text, importer.initial, importer.counters,
                     non_persistent,
-                    [v.name[1:] for v in importer.dropout_seeds])
+                    [v.name[1:] for v in importer.dropout_seeds],
+                    importer.integer_constants)

@@ -1,6 +1,6 @@
 """Scaled dot-product attention (F.scaled_dot_product_attention), kept
 whole by the capture and written as its definition: softmax(q k^T * scale
-+ mask) v, the mask's -inf entries where a bool mask is False or above the
++ mask) v (with dropout of the softmax under dropout_p), the mask's -inf entries where a bool mask is False or above the
 diagonal for is_causal."""
 import math
 
@@ -19,8 +19,9 @@ def scaled_dot_product_attention(ctx, query, key, value, attn_mask=None,
     if enable_gqa or q.shape[:-2] != k.shape[:-2]:
         ctx.fail("attention with grouped query heads (enable_gqa) is not "
                  "supported yet")
-    if dropout_p:
-        ctx.fail("attention dropout (dropout_p > 0) is not supported yet")
+    if not 0 <= dropout_p < 1:
+        ctx.fail("attention dropout probability %r is not in [0, 1)" %
+                 dropout_p)
     rows, cols = q.shape[-2], k.shape[-2]
     scores_shape = q.shape[:-1] + (cols,)
     scores = ctx.emit.op("amp.matmul", [q, k], [(scores_shape, dtype)],
@@ -44,4 +45,10 @@ def scaled_dot_product_attention(ctx, query, key, value, attn_mask=None,
                 mask, scores_shape)], [(scores_shape, dtype)])
     weights = ctx.emit.op("amp.softmax", [scores], [(scores_shape, dtype)],
                           {"axis": Attr.i64(-1)})
+    if dropout_p:
+        # As PyTorch's math attention: dropout of the attention weights.
+        weights, _ = ctx.emit.op(
+            "amp.dropout", [weights, ctx.new_seed()],
+            [(scores_shape, dtype), (scores_shape, "i1")],
+            {"probability": Attr.f64(dropout_p)})
     return ctx.emit.op("amp.matmul", [weights, v], [(shape, dtype)])

@@ -202,9 +202,21 @@ def logical_or(ctx, lhs, rhs):
     return ctx.emit.op("amp.where", [a, t, b], [(shape, "i1")])
 
 
+@handles("aten.native_dropout.default")
+def native_dropout(ctx, x, p, train):
+    """(output, mask): a forward never reads the mask (the gradient is
+    amp.dropout's own)."""
+    shape, dtype = ctx.result(0)
+    return (_dropout(ctx, x, p, train, shape, dtype), None)
+
+
 @handles("aten.dropout.default")
 def dropout(ctx, x, p, train):
     shape, dtype = ctx.result()
+    return _dropout(ctx, x, p, train, shape, dtype)
+
+
+def _dropout(ctx, x, p, train, shape, dtype):
     value = ctx.tensor(x)
     if not train or p == 0:
         return value

@@ -140,9 +140,11 @@ def unbind(ctx, x, dim=0):
 @handles("aten.cat.default", "aten.concat.default")
 def cat(ctx, tensors, dim=0):
     shape, dtype = ctx.result()
-    values = [ctx.tensor(t) for t in tensors]
-    values = [v for v in values if v.rank != 1 or v.shape[0] != 0 or
-              len(shape) == 1]
+    # Empty pieces (a key/value cache that starts empty) add nothing; amp
+    # has no empty tensors.
+    values = [ctx.tensor(t) for t in tensors
+              if not (hasattr(t, "numel") and t.numel() == 0)]
+    values = [v for v in values if 0 not in v.shape]
     if len(values) == 1:
         return values[0]
     return ctx.emit.op("amp.concat", values, [(shape, dtype)],
@@ -189,3 +191,23 @@ def zeros_like(ctx, x, **kwargs):
 @handles("aten.ones_like.default")
 def ones_like(ctx, x, **kwargs):
     return full_like(ctx, x, 1)
+
+
+@handles("aten.as_strided.default", "aten.as_strided_copy.default")
+def as_strided(ctx, x, size, stride, storage_offset=0):
+    """Only the view that is a reshape of a contiguous tensor (what
+    decompositions produce for, e.g., adaptive pooling to the input's own
+    size)."""
+    shape, _ = ctx.result()
+    value = ctx.tensor(x)
+    contiguous, step = [], 1
+    for dim in reversed(list(size)):
+        contiguous.insert(0, step)
+        step *= dim
+    count = 1
+    for dim in value.shape:
+        count *= dim
+    if (storage_offset or 0) != 0 or step != count or any(
+            s != c for s, c, d in zip(stride, contiguous, size) if d != 1):
+        ctx.fail("as_strided views other than reshapes are not supported")
+    return ctx.reshape(value, shape)
