@@ -333,6 +333,7 @@ class _Compiler:
         self.trainable, self.padding_indices = rules
         # What the trainer keeps beside the library's state.
         self.counters = counters or {}
+        self.integer_constants = {}
         self.non_persistent = []
 
     def library(self, shapes):
@@ -413,6 +414,7 @@ class _ExportCompiler(_Compiler):
             raise CompileError("amp.compile: cannot import %s: %s" %
                                (self.model_name, error)) from None
         self.counters = imported.counters
+        self.integer_constants = imported.integer_constants
         self.non_persistent = imported.non_persistent
         self.imported[key] = imported
         return imported
@@ -596,6 +598,11 @@ class Trainer:
         self._counters = {key: int(module_state[key]) for key in
                           self._counter_steps if key in module_state}
         self._non_persistent = set(getattr(compiler, "non_persistent", ()))
+        # Integer buffers the forward only reads, compiled as constants.
+        self._integer_constants = {
+            key: value for key, value in
+            getattr(compiler, "integer_constants", {}).items()
+            if key in module_state}
         # The state starts from the module's own values: a training-mode
         # ONNX export runs the forward, which moved the batch-norm running
         # statistics of the copy it exported.
@@ -861,6 +868,8 @@ class Trainer:
                  for key, t in self._module_tensors().items()}
         for key, value in self._counters.items():
             state[key] = torch.tensor(value, dtype=torch.int64)
+        for key, value in self._integer_constants.items():
+            state[key] = value.clone()
         return dict(sorted(state.items(), key=lambda item:
                            self._module_order.get(item[0], len(state))))
 
@@ -881,6 +890,7 @@ class Trainer:
 
         keys = dict(self._module_tensors())
         keys.update({k: None for k in self._counters})
+        keys.update({k: None for k in self._integer_constants})
         missing = [k for k in keys if k not in state_dict]
         unexpected = [k for k in state_dict if k not in keys]
         if strict and (missing or unexpected):
@@ -890,6 +900,14 @@ class Trainer:
             if key not in state_dict:
                 continue
             value = state_dict[key]
+            if key in self._integer_constants:
+                if not torch.equal(torch.as_tensor(value),
+                                   self._integer_constants[key]):
+                    raise ValueError(
+                        "load_state_dict: integer buffer '%s' was compiled "
+                        "into the step as a constant; compile the module "
+                        "with the new value" % key)
+                continue
             if tensor is None:  # a counter
                 self._counters[key] = int(value)
                 continue
