@@ -2,15 +2,19 @@
 //
 //   amp-translate --import-onnx MODEL.onnx [-o OUT.mlir] [--weights=CKPT]
 //       [--no-weights] [--input-shape=NAME=D0xD1x...]... [--no-raise]
-//       [--loss-output=NAME] [--function-name=NAME] [--mlir-print-...]
+//       [--loss-output=NAME] [--function-name=NAME]
+//       [--onnx-trainable=NAME,...] [--onnx-padding-idx=NAME=P]...
+//       [--mlir-print-...]
 //   amp-translate --raise-onnx-idioms IN.mlir [-o OUT.mlir]
 //
 // --import-onnx imports an ONNX model (opsets 13-17) as a forward model in
 // the amp dialect (docs/ONNX.md). The initial values of its parameters and
 // buffers go to an amp checkpoint next to the output (OUT.mlir ->
 // OUT.ckpt), or to --weights; they are never printed into the IR.
-// --raise-onnx-idioms runs only the raising rewrite on an amp module (to test
-// it on hand-written IR).
+// --onnx-trainable and --onnx-padding-idx say what the ONNX file cannot
+// (ONNXImportOptions::trainable and paddingIndices, as the Python package
+// passes them from the torch module). --raise-onnx-idioms runs only the raising
+// rewrite on an amp module (to test it on hand-written IR).
 //
 // Errors are printed as `FILE: error: node 'NAME' (OpType): reason`, and
 // the exit status is 1; nothing is written on failure.
@@ -90,6 +94,19 @@ cl::opt<int64_t> maxFoldedElements(
 cl::opt<std::string> functionName("function-name",
                                   cl::desc("Name of the imported function"),
                                   cl::init("forward"), cl::cat(category));
+cl::list<std::string> trainable(
+    "onnx-trainable",
+    cl::desc("Only these floating-point initializers train (parameters); "
+             "every other one is a buffer. Names that are no initializer "
+             "are ignored; an empty list trains none. Default: all train"),
+    cl::value_desc("name,..."), cl::CommaSeparated, cl::cat(category));
+cl::list<std::string> paddingIndices(
+    "onnx-padding-idx",
+    cl::desc("An embedding table (initializer) and its padding index: the "
+             "Gather reading it gets amp.gather's padding_idx, so that row "
+             "gets no gradient (repeatable; a negative index counts from "
+             "the end)"),
+    cl::value_desc("name=index"), cl::cat(category));
 
 /// "FILE: error: node 'n' (Op): message" from a diagnostic's location.
 void printDiagnostic(Diagnostic &diag, llvm::raw_ostream &os) {
@@ -157,6 +174,28 @@ LogicalResult reportError(const Twine &message) {
   return failure();
 }
 
+/// --onnx-trainable and --onnx-padding-idx into `options`.
+LogicalResult parseTensorRules(mlir::amp::ONNXImportOptions &options) {
+  if (trainable.getNumOccurrences() > 0) {
+    options.trainable.emplace();
+    for (const std::string &name : trainable)
+      if (!name.empty())
+        options.trainable->push_back(name);
+  }
+  for (const std::string &entry : paddingIndices) {
+    // The index follows the last '=': a name may contain one.
+    auto [name, index] = StringRef(entry).rsplit('=');
+    int64_t value;
+    if (name.size() == entry.size() || name.empty() ||
+        index.getAsInteger(10, value))
+      return reportError("--onnx-padding-idx='" + entry +
+                         "' must be NAME=INDEX, with an integer INDEX");
+    if (!options.paddingIndices.try_emplace(name, value).second)
+      return reportError("--onnx-padding-idx gives '" + name + "' twice");
+  }
+  return success();
+}
+
 /// Prints `module` to the output through amp::OutputStream and checks every
 /// write; the output is replaced only by commit().
 LogicalResult printModule(ModuleOp module, ::amp::OutputStream &output) {
@@ -201,7 +240,7 @@ LogicalResult importONNX(MLIRContext &context) {
   options.raise = !noRaise;
   options.lossOutput = lossOutput;
   options.maxFoldedElements = maxFoldedElements;
-  if (failed(parseShapes(options)))
+  if (failed(parseShapes(options)) || failed(parseTensorRules(options)))
     return failure();
   if (inputFilename == "-") {
     llvm::WithColor::error(llvm::errs(), "amp-translate")

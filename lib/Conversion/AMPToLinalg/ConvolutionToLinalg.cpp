@@ -713,6 +713,8 @@ struct GatherGradLowering : ResultLowering<GatherGradOp> {
     int64_t size = resultType.getDimSize(axis);
     // result[pre..., k, post...] =
     //     sum_j (indices[j...] == k) * grad[pre..., j..., post...]
+    // and, with padding_idx p (axis 0), the entries equal to p add nothing:
+    // they are exactly those of row k == p, which is tested instead.
     // Loops: pre..., k, post... | j...
     unsigned rank = resultRank + indexRank;
     SmallVector<AffineExpr> gradExprs, indexExprs;
@@ -734,6 +736,12 @@ struct GatherGradLowering : ResultLowering<GatherGradOp> {
           Value k = linalg::IndexOp::create(nb, l, axis);
           Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
                                             gatherIndex(nb, l, x[1], size), k);
+          if (std::optional<int64_t> padding = op.getPaddingIdx()) {
+            Value notPadding =
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, k,
+                                      indexConstant(nb, l, *padding));
+            hit = arith::AndIOp::create(nb, l, hit, notPadding);
+          }
           return addWhere(nb, l, hit, acc, x[0]);
         });
     return finishElementwise(b, loc, acc, resultType);

@@ -313,6 +313,8 @@ public:
   LogicalResult importConcat();
   LogicalResult importSlice();
   LogicalResult importGather();
+  FailureOr<IntegerAttr> paddingIndexOf(int64_t axis, int64_t rows);
+  LogicalResult importTrilu();
   LogicalResult importSplit();
   LogicalResult importExpand();
   LogicalResult importPad();
@@ -344,6 +346,11 @@ public:
   llvm::StringSet<> bufferNames;
   /// Updated running statistics to return, by initializer name.
   std::vector<std::pair<std::string, Value>> bufferUpdates;
+  /// The names of ONNXImportOptions::trainable, when it is set.
+  llvm::StringSet<> trainableNames;
+  /// Initializers of ONNXImportOptions::paddingIndices that a Gather read
+  /// with its padding index (each must be: the index is not dropped).
+  llvm::StringSet<> paddedTables;
   int64_t seedCount = 0;
 
 private:
@@ -360,6 +367,7 @@ private:
   LogicalResult importOutputs(SmallVectorImpl<Value> &results,
                               SmallVectorImpl<DictionaryAttr> &resultAttrs);
   Role argumentRole(const ArgInfo &info) const;
+  LogicalResult checkPaddedTables();
   FailureOr<std::vector<ONNXInitialValue>>
   readInitialValues(ArrayRef<size_t> order);
   FailureOr<ONNXImportResult> finish(ArrayRef<Value> results,

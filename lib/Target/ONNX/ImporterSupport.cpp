@@ -245,6 +245,14 @@ FailureOr<const HostTensor *> Importer::requireHost(unsigned i,
     return *known;
   Entry *e = *entry(i);
   if (e->initializer) {
+    // Reading a trained tensor here would freeze it into a constant.
+    if (options.trainable && trainableNames.contains(e->initializer->name())) {
+      error() << inputLabel(i) << " (" << what
+              << ") must be known at import time, but it is the trainable "
+                 "initializer '"
+              << e->initializer->name() << "'";
+      return failure();
+    }
     FailureOr<std::shared_ptr<HostTensor>> t = decodeInitializer(*e);
     if (failed(t))
       return failure();

@@ -1,6 +1,6 @@
 //===- IndexingOps.cpp - ONNX indexing ops --------------------------------===//
 //
-// Concat, Slice, Gather, Split and Pad.
+// Concat, Slice, Gather, Split, Pad and Trilu.
 //
 // A Gather of known tensors folds through amp.gather's folder
 // (Importer::foldWithAMP). Slice keeps its host fold: ONNX slices with
@@ -255,11 +255,15 @@ LogicalResult Importer::importGather() {
         {*data, &*idx}, (*data)->dtype, [&](OpBuilder &b, ValueRange operands) {
           return GatherOp::create(b, loc,
                                   tensorType(shape, elementOf(operands[0])),
-                                  operands[0], operands[1], *axis);
+                                  operands[0], operands[1], *axis,
+                                  /*padding_idx=*/nullptr);
         });
     if (folded)
       return setHost(0, std::move(*folded));
   }
+  FailureOr<IntegerAttr> padding = paddingIndexOf(*axis, dim);
+  if (failed(padding))
+    return failure();
   FailureOr<Value> input = value(0);
   if (failed(input))
     return failure();
@@ -274,7 +278,38 @@ LogicalResult Importer::importGather() {
   }
   return setValue(0, GatherOp::create(builder, loc,
                                       tensorType(shape, elementOf(*input)),
-                                      *input, indexValue, *axis));
+                                      *input, indexValue, *axis, *padding));
+}
+
+/// The padding_idx of a Gather along `axis` from a table of `rows` rows:
+/// the caller's (ONNXImportOptions::paddingIndices) when the data is a
+/// floating-point initializer named there, null otherwise. A negative index
+/// counts from the end, as in PyTorch's nn.Embedding.
+FailureOr<IntegerAttr> Importer::paddingIndexOf(int64_t axis, int64_t rows) {
+  FailureOr<Entry *> data = entry(0);
+  if (failed(data))
+    return failure();
+  const onnx::TensorProto *init = (*data)->initializer;
+  if (!init || !isFloatDType(init->data_type()))
+    return IntegerAttr();
+  auto it = options.paddingIndices.find(init->name());
+  if (it == options.paddingIndices.end())
+    return IntegerAttr();
+  int64_t index = it->second;
+  if (axis != 0) {
+    error() << "the data, initializer '" << init->name()
+            << "', has a padding index (" << index
+            << "), but the Gather is along axis " << axis
+            << "; a padding index needs an embedding lookup (axis 0)";
+    return failure();
+  }
+  if (index < -rows || index >= rows) {
+    error() << "the padding index " << index << " of initializer '"
+            << init->name() << "' is out of range for its " << rows << " rows";
+    return failure();
+  }
+  paddedTables.insert(init->name());
+  return builder.getI64IntegerAttr(index < 0 ? index + rows : index);
 }
 
 LogicalResult Importer::importSplit() {
@@ -472,10 +507,78 @@ LogicalResult Importer::importPad() {
   return setValue(0, x);
 }
 
+/// Trilu keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the
+/// last two dimensions and zeroes the rest. A known input folds; otherwise
+/// the kept elements are a constant i1 mask of the last two dimensions and
+/// the op is amp.where(mask, x, 0), through which gradients already flow.
+LogicalResult Importer::importTrilu() {
+  if (failed(checkArity(1, 2)))
+    return failure();
+  FailureOr<int64_t> upper = intAttr("upper", 1);
+  FailureOr<Shape> shape = inputShape(0);
+  if (failed(upper) || failed(shape))
+    return failure();
+  if (*upper != 0 && *upper != 1) {
+    error() << "attribute 'upper' must be 0 or 1, got " << *upper;
+    return failure();
+  }
+  int64_t rank = shape->size();
+  if (rank < 2) {
+    error() << "the input must have rank 2 or more, got rank " << rank;
+    return failure();
+  }
+  int64_t diagonal = 0;
+  if (hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> k = requireInts(1, "k");
+    if (failed(k))
+      return failure();
+    if (k->size() != 1) {
+      error() << inputLabel(1) << " (k) must have one element, got "
+              << k->size();
+      return failure();
+    }
+    diagonal = k->front();
+  }
+  int64_t rows = (*shape)[rank - 2], cols = (*shape)[rank - 1];
+  auto kept = [&](int64_t i, int64_t j) {
+    int64_t offset = j - i;
+    return *upper ? offset >= diagonal : offset <= diagonal;
+  };
+  FailureOr<const HostTensor *> known = hostOf(0);
+  if (failed(known))
+    return failure();
+  if (*known) {
+    if (failed(checkFoldSize(*shape)))
+      return failure();
+    const HostTensor &x = **known;
+    HostTensor out = HostTensor::zeros(x.dtype, *shape);
+    for (int64_t e = 0; e < out.size(); ++e)
+      if (kept((e / cols) % rows, e % cols))
+        copyElement(out, e, x, e);
+    return setHost(0, std::move(out));
+  }
+  FailureOr<Value> x = value(0);
+  if (failed(x))
+    return failure();
+  Shape maskShape = {rows, cols};
+  if (failed(checkFoldSize(maskShape)))
+    return failure();
+  HostTensor mask = HostTensor::zeros(kBool, maskShape);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      mask.ints[i * cols + j] = kept(i, j);
+  Value condition = broadcastTo(
+      constant(mask, tensorType(maskShape, builder.getI1Type())), *shape);
+  RankedTensorType type = tensorType(*shape, elementOf(*x));
+  return setValue(
+      0, WhereOp::create(builder, loc, type, condition, *x, splat(0, type)));
+}
+
 void mlir::amp::onnx_import::registerIndexingHandlers(OpTable &table) {
   table.onOp("Concat", kMinOpset, &Importer::importConcat);
   table.onOp("Slice", kMinOpset, &Importer::importSlice);
   table.onOp("Gather", kMinOpset, &Importer::importGather);
   table.onOp("Split", kMinOpset, &Importer::importSplit);
   table.onOp("Pad", kMinOpset, &Importer::importPad);
+  table.onOp("Trilu", 14, &Importer::importTrilu);
 }

@@ -60,6 +60,9 @@ Importer::Importer(MLIRContext *context, const onnx::ModelProto &model,
           context, modelPath.empty() ? "<onnx buffer>" : modelPath, 0, 0)),
       loc(fileLoc), model(model), graph(model.graph()),
       modelPath(modelPath.str()) {
+  if (options.trainable)
+    for (const std::string &name : *options.trainable)
+      trainableNames.insert(name);
   if (!modelPath.empty()) {
     llvm::SmallString<256> directory(modelPath);
     llvm::sys::path::remove_filename(directory);
@@ -445,10 +448,38 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
   return success();
 }
 
+/// Running statistics are buffers whatever the caller says (the forward
+/// updates them); with ONNXImportOptions::trainable, so is every initializer
+/// it does not name.
 Role Importer::argumentRole(const ArgInfo &info) const {
   if (info.kind != ArgKind::Initializer)
     return Role::Input;
-  return bufferNames.contains(info.name) ? Role::Buffer : Role::Parameter;
+  if (bufferNames.contains(info.name))
+    return Role::Buffer;
+  if (options.trainable && !trainableNames.contains(info.name))
+    return Role::Buffer;
+  return Role::Parameter;
+}
+
+/// A padding index the caller gave for a floating-point initializer must
+/// reach an amp.gather: dropping it would train the padding row silently.
+/// Names that are no initializer are ignored, as for `trainable` (the
+/// caller names tables that the exporter may have dropped as unused).
+LogicalResult Importer::checkPaddedTables() {
+  for (const auto &entry : options.paddingIndices) {
+    StringRef name = entry.getKey();
+    auto it = entries.find(name);
+    if (it == entries.end() || !it->second.initializer ||
+        !isFloatDType(it->second.initializer->data_type()) ||
+        paddedTables.contains(name))
+      continue;
+    modelError() << "initializer '" << name << "' has a padding index ("
+                 << entry.getValue()
+                 << "), but no Gather reads it directly as its data; amp "
+                    "cannot keep that row from training";
+    return failure();
+  }
+  return success();
 }
 
 /// Arguments are found by name (amp.name, checkpoints, amp-run --input):
@@ -608,6 +639,10 @@ FailureOr<ONNXImportResult> Importer::run() {
     if (failed(importNode()))
       return failure();
   }
+  node = nullptr;
+  loc = fileLoc;
+  if (failed(checkPaddedTables()))
+    return failure();
   SmallVector<Value> results;
   SmallVector<DictionaryAttr> resultAttrs;
   if (failed(importOutputs(results, resultAttrs)))

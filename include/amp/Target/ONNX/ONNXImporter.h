@@ -5,7 +5,8 @@
 // #amp.graph<forward>`, whose arguments are the graph inputs
 // (`#amp.role<input>`), the floating-point initializers
 // (`#amp.role<parameter>`, or `#amp.role<buffer>` for batch-norm running
-// statistics) and one `tensor<i64>` seed per training-mode Dropout
+// statistics and, when the caller says which initializers train, every
+// other one) and one `tensor<i64>` seed per training-mode Dropout
 // (`#amp.role<input>`), each named (`amp.name`) after its ONNX value. Every
 // shape is static; shape arithmetic is folded at import time. The initial
 // values of the parameters and buffers are returned next to the module
@@ -64,9 +65,15 @@ struct ONNXImportOptions {
   /// When set, only the floating-point initializers named here become
   /// `parameter` arguments; every other one is a `buffer` (frozen
   /// parameters, buffers and constants the exporter lifted never train).
+  /// Names that are no initializer are ignored; a named initializer that an
+  /// op must read at import time is an error (it would be frozen).
   std::optional<std::vector<std::string>> trainable;
-  /// Embedding tables by initializer name -> padding index: a Gather whose
-  /// data is the table gets amp.gather's padding_idx (no gradient for it).
+  /// Embedding tables by initializer name -> padding index: a Gather along
+  /// axis 0 whose data is the table gets amp.gather's padding_idx (no
+  /// gradient for that row; a negative index counts from the end). An index
+  /// outside the table, another axis, or a floating-point initializer that
+  /// no Gather reads directly is an error; names that are no initializer
+  /// are ignored.
   llvm::StringMap<int64_t> paddingIndices;
 };
 

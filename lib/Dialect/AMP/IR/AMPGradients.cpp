@@ -893,13 +893,15 @@ LogicalResult ConcatOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
   });
 }
 
-// The indices get no gradient; the table gets a scatter-add.
+// The indices get no gradient; the table gets a scatter-add, which skips
+// the padding row's entries (padding_idx travels with it).
 LogicalResult GatherOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
                                        SmallVectorImpl<Value> &grads) {
   Value g = begin(*this, resultGradients, grads);
   if (g && isFloatTensor(getInput()))
-    grads[0] = GatherGradOp::create(b, getLoc(), getInput().getType(), g,
-                                    getIndices(), getAxis());
+    grads[0] =
+        GatherGradOp::create(b, getLoc(), getInput().getType(), g, getIndices(),
+                             getAxis(), getPaddingIdxAttr());
   return success();
 }
 

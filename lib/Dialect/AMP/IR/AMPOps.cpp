@@ -983,13 +983,34 @@ FailureOr<Shape> gatherShape(Operation *op, ShapedType input,
   llvm::append_range(result, shape.drop_front(*normalized + 1));
   return result;
 }
+
+/// `padding_idx` names a row of the table: only gathers along axis 0 have
+/// rows, and an index outside the table would never match an entry.
+LogicalResult verifyPaddingIndex(Operation *op, std::optional<int64_t> padding,
+                                 int64_t axis, ShapedType table) {
+  if (!padding)
+    return success();
+  if (axis != 0 && axis != -table.getRank())
+    return op->emitOpError()
+           << "padding_idx requires axis 0 (an embedding table), got axis "
+           << axis;
+  int64_t rows = table.getDimSize(0);
+  if (*padding < 0 || (!ShapedType::isDynamic(rows) && *padding >= rows))
+    return op->emitOpError()
+           << "padding_idx " << *padding << " is not a row of the table (dim 0 "
+           << "has size " << rows << ")";
+  return success();
+}
 } // namespace
 
 LogicalResult GatherOp::verify() {
   FailureOr<Shape> expected = gatherShape(*this, shapedType(getInput()),
                                           shapedType(getIndices()), getAxis());
   if (failed(expected) ||
-      failed(verifyShape(*this, "result", shapedType(getResult()), *expected)))
+      failed(
+          verifyShape(*this, "result", shapedType(getResult()), *expected)) ||
+      failed(verifyPaddingIndex(*this, getPaddingIdx(), getAxis(),
+                                shapedType(getInput()))))
     return failure();
   return verifyElementType(*this, "result", shapedType(getResult()),
                            shapedType(getInput()).getElementType(),
@@ -1000,7 +1021,9 @@ LogicalResult GatherGradOp::verify() {
   FailureOr<Shape> expected = gatherShape(*this, shapedType(getResult()),
                                           shapedType(getIndices()), getAxis());
   if (failed(expected) ||
-      failed(verifyShape(*this, "grad", shapedType(getGrad()), *expected)))
+      failed(verifyShape(*this, "grad", shapedType(getGrad()), *expected)) ||
+      failed(verifyPaddingIndex(*this, getPaddingIdx(), getAxis(),
+                                shapedType(getResult()))))
     return failure();
   return verifyElementType(*this, "result", shapedType(getResult()),
                            shapedType(getGrad()).getElementType(),

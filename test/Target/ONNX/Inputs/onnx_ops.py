@@ -607,6 +607,70 @@ CASES["gather_constant_indices"] = Case(
      helper.make_node("Gather", ["x", "s"], ["y1"], axis=-1)],
     {"x": x_in((2, 4, 3))}, {"y0": out([2, 3, 3]), "y1": out([2, 4])},
     lambda v: [v["x"][:, [2, 3, 0]], v["x"][:, :, 1]])
+# What trains and what pads (amp-translate --onnx-trainable and
+# --onnx-padding-idx, tensor-rules.test): an embedding `table`, a
+# projection `w`, a constant `c` an exporter lifted into an initializer.
+CASES["rules_embedding"] = Case(
+    [helper.make_node("Gather", ["table", "ids"], ["e"]),
+     helper.make_node("MatMul", ["e", "w"], ["p"]),
+     helper.make_node("Mul", ["p", "c"], ["s"]),
+     helper.make_node("ReduceSum", ["s"], ["loss"], keepdims=0)],
+    {"ids": (I64, [2, 3], np.array([[0, 3, 9], [3, 3, 1]], np.int64))},
+    {"loss": out([])},
+    lambda v: [np.sum((v["table"][v["ids"]] @ v["w"]) * v["c"])],
+    inits={"table": normal(10, 4), "w": normal(4, 2),
+           "c": np.array([0.5, 2.0], np.float32)})
+CASES["rules_gather_axis1"] = Case(
+    [helper.make_node("Gather", ["table", "ids"], ["y"], axis=1)],
+    {"ids": (I64, [3], "index:4")}, {"y": out([10, 3])},
+    inits={"table": normal(10, 4)})
+CASES["rules_clip_bound"] = Case(
+    [helper.make_node("Clip", ["x", "lo"], ["y"])],
+    {"x": x_in((2, 3))}, {"y": out([2, 3])},
+    inits={"lo": np.array(-0.5, np.float32)})
+# Trilu (opset 14): the upper or lower triangle of the last two dimensions.
+CASES["trilu_upper_k"] = Case(
+    [ints("k", 1), helper.make_node("Trilu", ["x", "k"], ["y"])],
+    {"x": x_in((2, 3, 4, 5))}, {"y": out([2, 3, 4, 5])},
+    lambda v: [np.triu(v["x"], 1)], opset=14)
+CASES["trilu_lower_negative_k"] = Case(
+    [ints("k", [-1]), helper.make_node("Trilu", ["x", "k"], ["y"], upper=0)],
+    {"x": x_in((4, 6))}, {"y": out([4, 6])},
+    lambda v: [np.tril(v["x"], -1)], opset=17)
+CASES["trilu_lower_tall"] = Case(
+    [helper.make_node("Trilu", ["x"], ["y"], upper=0)],
+    {"x": x_in((6, 3))}, {"y": out([6, 3])},
+    lambda v: [np.tril(v["x"])], opset=14)
+CASES["trilu_upper_past_the_end"] = Case(
+    [ints("k", 7), helper.make_node("Trilu", ["x", "k"], ["y"])],
+    {"x": x_in((3, 4))}, {"y": out([3, 4])},
+    lambda v: [np.zeros((3, 4), np.float32)], opset=14)
+# A causal mask from constants (torch.triu(torch.ones(T, T), diagonal=1))
+# folds at import time.
+CASES["trilu_constant_mask"] = Case(
+    [const("ones", np.ones((4, 4), np.float32)), ints("k", 1),
+     helper.make_node("Trilu", ["ones", "k"], ["mask"]),
+     helper.make_node("Add", ["x", "mask"], ["y"])],
+    {"x": x_in((2, 4, 4))}, {"y": out([2, 4, 4])},
+    lambda v: [v["x"] + np.triu(np.ones((4, 4), np.float32), 1)], opset=14)
+# Errors (no reference): k computed at run time, a 1-d input, upper=2, a
+# k of two elements.
+CASES["trilu_runtime_k"] = Case(
+    [helper.make_node("Trilu", ["x", "k"], ["y"])],
+    {"x": x_in((3, 3)), "k": (I64, [], "index:2")}, {"y": out([3, 3])},
+    opset=14)
+CASES["trilu_rank1"] = Case(
+    [helper.make_node("Trilu", ["x"], ["y"])],
+    {"x": x_in((3,))}, {"y": out([3])}, opset=14)
+CASES["trilu_bad_upper"] = Case(
+    [helper.make_node("Trilu", ["x"], ["y"], upper=2)],
+    {"x": x_in((3, 3))}, {"y": out([3, 3])}, opset=14)
+CASES["trilu_two_k"] = Case(
+    [ints("k", [0, 1]), helper.make_node("Trilu", ["x", "k"], ["y"])],
+    {"x": x_in((3, 3))}, {"y": out([3, 3])}, opset=14)
+CASES["trilu_opset13"] = Case(
+    [helper.make_node("Trilu", ["x"], ["y"])],
+    {"x": x_in((3, 3))}, {"y": out([3, 3])}, opset=13)
 CASES["split"] = Case(
     [ints("parts", [1, 3]),
      helper.make_node("Split", ["x", "parts"], ["y0", "y1"], axis=1),

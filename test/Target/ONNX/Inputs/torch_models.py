@@ -91,6 +91,39 @@ class Transformer(nn.Module):
         return torch.log_softmax(self.head(y.mean(dim=1)), dim=-1), y
 
 
+class CausalAttention(nn.Module):
+    """Single-head self-attention with the usual causal mask,
+    torch.triu(torch.ones(T, T), diagonal=1), which exports as a Trilu of
+    constants (folded at import time), then a Linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(16, 48)
+        self.out = nn.Linear(16, 16)
+
+    def forward(self, x):
+        t = x.shape[1]
+        q, k, v = self.qkv(x).split(16, dim=-1)
+        att = q @ k.transpose(-2, -1) / 4.0
+        mask = torch.triu(torch.ones(t, t), diagonal=1).bool()
+        att = att.masked_fill(mask, float("-inf")).softmax(-1)
+        return self.out(att @ v)
+
+
+class TriangularScores(nn.Module):
+    """torch.tril and torch.triu of a computed tensor (a Trilu at run time:
+    a constant mask and amp.where), with and without a diagonal offset."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(6, 6)
+        self.b = nn.Linear(6, 6)
+
+    def forward(self, x):
+        s = self.a(x) @ self.b(x).transpose(-2, -1)
+        return torch.tril(s, diagonal=-1).sum(-1), torch.triu(s)
+
+
 def resnet18():
     import torchvision
     return torchvision.models.resnet18(weights=None, num_classes=10)
@@ -122,6 +155,8 @@ MODELS = {
     "transformer_gelu_prenorm":
         (lambda: Transformer(norm_first=True, activation="gelu"), [(2, 5, 16)],
          {}),
+    "causal_attention": (CausalAttention, [(2, 5, 16)], {}),
+    "triangular_scores": (TriangularScores, [(2, 4, 6)], {}),
     "resnet18": (resnet18, [(2, 3, 64, 64)], DEEP),
     "mobilenet_v2": (mobilenet_v2, [(2, 3, 64, 64)], DEEP),
 }

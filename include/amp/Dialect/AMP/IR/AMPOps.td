@@ -771,13 +771,21 @@ def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision,
     The result shape is `input[:axis] + indices + input[axis+1:]`. An
     embedding lookup is a gather along axis 0 of the table.
 
+    `padding_idx` (axis 0 only, `0 <= padding_idx < input.shape[0]`) is
+    PyTorch's `nn.Embedding(padding_idx=p)`: the forward still reads row
+    `p`, but the index entries equal to `p` contribute no gradient (the
+    autodiff rule passes it to `amp.gather_grad`), so that row never trains.
+
     ```mlir
     %0 = amp.gather %table, %ids {axis = 0 : i64}
+        : (tensor<100x16xf32>, tensor<2x8xi64>) -> tensor<2x8x16xf32>
+    %1 = amp.gather %table, %ids {axis = 0 : i64, padding_idx = 0 : i64}
         : (tensor<100x16xf32>, tensor<2x8xi64>) -> tensor<2x8x16xf32>
     ```
   }];
   let arguments = (ins AMP_AnyTensor:$input, AMP_IntegerTensor:$indices,
-                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis);
+                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis,
+                       OptionalAttr<AMP_I64Attr>:$padding_idx);
   let results = (outs AMP_AnyTensor:$result);
   let assemblyFormat = [{
     $input `,` $indices attr-dict `:` functional-type(operands, results)
@@ -789,8 +797,14 @@ def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision,
 def AMP_GatherGradOp : AMP_ComputeOp<"gather_grad", AMP_InferPrecision,
     [AMP_F32Accumulation, AMP_WidenableResults]> {
   let summary = "gather backward: scatter-add `grad` into the input's type";
+  let description = [{
+    Index entries equal to `padding_idx` (axis 0 only, as on `amp.gather`)
+    are skipped: that row of the result is zero (PyTorch's
+    `embedding_dense_backward` with `padding_idx`).
+  }];
   let arguments = (ins AMP_FloatTensor:$grad, AMP_IntegerTensor:$indices,
-                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis);
+                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis,
+                       OptionalAttr<AMP_I64Attr>:$padding_idx);
   let results = (outs AMP_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $indices attr-dict `:` functional-type(operands, results)
