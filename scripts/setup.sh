@@ -20,6 +20,9 @@ packages=(
   libopenmpi-dev openmpi-bin
   # Test models and reference numerics (run with /usr/bin/python3).
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
+  # The venv with PyPI's PyTorch 2.x for the torch2 tests
+  # (scripts/torch2-venv.sh).
+  python3-venv
 )
 
 missing=()

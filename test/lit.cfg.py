@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shlex
 import shutil
 
 import lit.formats
@@ -93,12 +94,82 @@ for module in ["numpy", "onnx"]:
 # this build's package on PYTHONPATH. Not under sanitizers: the
 # interpreter would have to load their runtimes first.
 amp_python_packages = os.path.join(config.amp_obj_root, "python_packages")
-config.substitutions.append(
-    ("%amp_python", "env PYTHONPATH=%s %s" % (amp_python_packages,
-                                              config.python_executable)))
 if (os.path.isdir(os.path.join(amp_python_packages, "amp")) and
         not config.amp_sanitizers and _python_has("torch")):
     config.available_features.add("python-amp")
+
+# The same package under current PyPI PyTorch 2.x and numpy 2: %amp_python2
+# runs a script with the Python of the venv that scripts/torch2-venv.sh
+# creates (AMP_TORCH2_VENV, default ~/.cache/amp/torch2-venv; complete once
+# its stamp is written) or with AMP_TORCH2_PYTHON. Test files run under both
+# generations with `RUN: %if torch2 %{ %amp_python2 ... %}`. A missing venv
+# fails those lines with the reason: a suite that quietly skipped torch 2
+# would hide the bugs they are for. AMP_NO_TORCH2=1 is the explicit opt-out
+# (no feature torch2: the lines are skipped).
+def _torch2_python():
+    """The torch2 tests' interpreter, or None and why there is none."""
+    explicit = os.environ.get("AMP_TORCH2_PYTHON")
+    if explicit:
+        return explicit, None
+    venv = os.environ.get("AMP_TORCH2_VENV") or os.path.join(
+        os.path.expanduser("~"), ".cache", "amp", "torch2-venv")
+    python = os.path.join(venv, "bin", "python")
+    # Written by scripts/torch2-venv.sh only after a complete install.
+    if (os.path.isfile(os.path.join(venv, ".amp-torch2-complete")) and
+            os.access(python, os.X_OK)):
+        return python, None
+    return None, ("no complete torch2 venv at %s: run scripts/torch2-venv.sh "
+                  "(AMP_NO_TORCH2=1 skips the torch2 RUN lines)" % venv)
+
+
+def _fails_with(message):
+    """A command in place of %amp_python2 that fails saying why."""
+    return "%s -c %s" % (config.python_executable, shlex.quote(
+        'import sys; sys.exit("amp: %s")' % message))
+
+
+torch2_python = None
+if os.environ.get("AMP_NO_TORCH2", "") not in ("", "0"):
+    if "python-amp" in config.available_features:
+        lit_config.note("AMP_NO_TORCH2 is set: the torch2 RUN lines of "
+                        "test/python are skipped")
+    # Only a RUN line outside `%if torch2 %{...%}`, in a file without
+    # REQUIRES: torch2, still runs it: it fails, saying so. (No percent sign
+    # in the message: lit would substitute there again.)
+    config.substitutions.append(("%amp_python2", _fails_with(
+        "AMP_NO_TORCH2 is set, but this RUN line runs the torch2 Python "
+        "without the torch2 feature condition (if torch2)")))
+else:
+    config.available_features.add("torch2")
+    torch2_python, torch2_missing = _torch2_python()
+    if not torch2_python:
+        if "python-amp" in config.available_features:
+            lit_config.warning(torch2_missing)
+        config.substitutions.append(("%amp_python2",
+                                     _fails_with(torch2_missing)))
+if torch2_python:
+    config.substitutions.append(
+        ("%amp_python2", "env PYTHONPATH=%s %s" % (amp_python_packages,
+                                                   torch2_python)))
+    # Real models that the venv has when they installed (best effort):
+    # features torch2-transformers, torch2-timm.
+    import subprocess
+
+    try:
+        found = subprocess.run(
+            [torch2_python, "-c",
+             "import importlib.util as u\n"
+             "for m in ['transformers', 'timm']:\n"
+             "    print(m) if u.find_spec(m) else None"],
+            capture_output=True, text=True, timeout=120).stdout.split()
+    except Exception:
+        found = []
+    for module in found:
+        config.available_features.add("torch2-" + module)
+# After %amp_python2: lit replaces in list order, and this is its prefix.
+config.substitutions.append(
+    ("%amp_python", "env PYTHONPATH=%s %s" % (amp_python_packages,
+                                              config.python_executable)))
 
 # A build with AMP_ENABLE_SANITIZERS (scripts/test-sanitizers.sh): features
 # "asan", "ubsan" and "sanitizers" for tests that must know, and the
