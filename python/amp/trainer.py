@@ -151,7 +151,37 @@ def _export(model, example_inputs, input_names, opset_version, dynamic):
                           % (type(model).__name__, error)) from error
     finally:
         torch.set_rng_state(rng)
-    return buffer.getvalue()
+    if model.training:
+        return buffer.getvalue()
+    return _separate_equal_initializers(buffer.getvalue(), model)
+
+
+def _separate_equal_initializers(onnx_bytes, model):
+    """torch.onnx's eval-mode export merges initializers of equal values
+    (a batch norm's running variance of ones becomes Identity(its weight
+    of ones)), so that training one would change the other. Each such
+    Identity(initializer) named after another tensor of the module becomes
+    that tensor's own initializer again."""
+    import onnx
+    from onnx import numpy_helper
+
+    proto = onnx.load_from_string(onnx_bytes)
+    graph = proto.graph
+    initializers = {init.name for init in graph.initializer}
+    state = model.state_dict()
+    kept = []
+    for node in graph.node:
+        output = node.output[0] if node.output else None
+        if node.op_type == "Identity" and node.input[0] in initializers and \
+                output in state and output not in initializers:
+            graph.initializer.append(numpy_helper.from_array(
+                state[output].detach().cpu().numpy(), output))
+            initializers.add(output)
+            continue
+        kept.append(node)
+    del graph.node[:]
+    graph.node.extend(kept)
+    return proto.SerializeToString()
 
 
 def _copy_module(model):
