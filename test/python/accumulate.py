@@ -2,6 +2,7 @@
 # step() is one micro-batch, the gradients of N are averaged inside the
 # step and the optimizer (and the loss scaler) acts once per N.
 # RUN: %amp_python %s | FileCheck %s
+# RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s %}
 # CHECK: accumulate fp32 adamw cosine: 24 losses within 1e-05
 # CHECK: accumulate counts: 12 updates of 2 micro-batches
 # CHECK: accumulate 2x8 == 1x16: parameters within 1e-06

@@ -2,6 +2,7 @@
 # trained from Python through a DataLoader in fp32 against PyTorch; the
 # batch-norm running statistics and the eval-mode logits against PyTorch's.
 # RUN: %amp_python %s | FileCheck %s
+# RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s %}
 # CHECK: cnn fp32 sgd: 12 losses within 1e-05
 # CHECK: cnn running statistics: within 1e-05
 # CHECK: cnn eval logits: within 0.0001

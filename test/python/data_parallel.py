@@ -4,6 +4,7 @@
 # data parallelism (the all-reduce of one rank returns its input).
 # REQUIRES: mpi
 # RUN: %amp_python %s | FileCheck %s
+# RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s %}
 # CHECK: data_parallel alone: 8 losses equal to the plain library's
 # CHECK: dp_reduction='max' -> ValueError: {{.*}}dp_reduction{{.*}}
 import os

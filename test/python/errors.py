@@ -1,6 +1,7 @@
 # Bad use raises Python exceptions that name the input, the keyword or the
 # module, never a crash of the interpreter.
 # RUN: %amp_python %s | FileCheck %s
+# RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s %}
 import os
 import sys
 

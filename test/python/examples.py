@@ -8,11 +8,13 @@
 # and pooling at 1e-4). The full-size runs (ResNet-18, 50 steps) are the
 # examples themselves.
 # RUN: %amp_python %amp_src_root/examples/python/transformer.py --small --steps 8 | FileCheck %s --check-prefix=TRANSFORMER
+# RUN: %if torch2 %{ %amp_python2 %amp_src_root/examples/python/transformer.py --small --steps 8 | FileCheck %s --check-prefix=TRANSFORMER %}
 # TRANSFORMER: 8 bf16 steps of 2 micro-batches:
 # TRANSFORMER: PyTorch bf16 autocast drifts
 # TRANSFORMER: fp32 eval logits: max difference
 # TRANSFORMER: PASS
 # RUN: %amp_python %amp_src_root/examples/python/resnet18.py --small --steps 3 --no-eval | FileCheck %s --check-prefix=RESNET
+# RUN: %if torch2 %{ %amp_python2 %amp_src_root/examples/python/resnet18.py --small --steps 3 --no-eval | FileCheck %s --check-prefix=RESNET %}
 # RESNET: 3 bf16 steps of 2 micro-batches:
 # RESNET: PyTorch bf16 autocast drifts
 # RESNET: PASS

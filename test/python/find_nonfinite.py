@@ -5,13 +5,18 @@
 #
 # RUN: rm -rf %t && mkdir -p %t
 # RUN: %amp_python %s train %t | FileCheck %s
+# RUN: %if torch2 %{ rm -rf %t.torch2 && mkdir -p %t.torch2 %}
+# RUN: %if torch2 %{ %amp_python2 %s train %t.torch2 | FileCheck %s %}
 #
 # amp-run on the same export (the file the script wrote) reports the same
 # op with the same fields.
 # RUN: amp-compile %t/exp.onnx --precision=fp16 --opt-level=O3 --loss-scale=none --loss=mse --optimizer=sgd --lr=0.01 -o %t/exp.so
 # RUN: amp-run %t/exp.so --steps 2 --input x=%t/x.raw --find-nonfinite --find-nonfinite-report=%t/amp-run.json | FileCheck %s --check-prefix=TOOL
+# RUN: %if torch2 %{ amp-compile %t.torch2/exp.onnx --precision=fp16 --opt-level=O3 --loss-scale=none --loss=mse --optimizer=sgd --lr=0.01 -o %t.torch2/exp.so %}
+# RUN: %if torch2 %{ amp-run %t.torch2/exp.so --steps 2 --input x=%t.torch2/x.raw --find-nonfinite --find-nonfinite-report=%t.torch2/amp-run.json | FileCheck %s --check-prefix=TOOL %}
 # TOOL: first non-finite op: amp.exp '[[NAME:.*]]' at {{.*}}exp.onnx:0:0
 # RUN: %amp_python %s compare %t/python.json %t/amp-run.json | FileCheck %s --check-prefix=SAME
+# RUN: %if torch2 %{ %amp_python2 %s compare %t.torch2/python.json %t.torch2/amp-run.json | FileCheck %s --check-prefix=SAME %}
 # SAME: python and amp-run report the same op: amp.exp
 import json
 import os

@@ -1,6 +1,7 @@
 # The MLP trained from Python through a DataLoader: fp32 against PyTorch
 # fp32, eval logits against PyTorch's eval-mode forward.
 # RUN: %amp_python %s | FileCheck %s
+# RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s %}
 # CHECK: mlp fp32 adamw: 24 losses within 1e-05
 # CHECK: mlp fp32 sgd momentum: 24 losses within 1e-05
 # CHECK: mlp eval logits: within 0.0001

@@ -9,6 +9,7 @@
 # batch of another size goes to its own compiled step in the middle of the
 # pipeline.
 # RUN: rm -rf %t && mkdir -p %t && %amp_python %s %t | FileCheck %s
+# RUN: %if torch2 %{ rm -rf %t.torch2 && mkdir -p %t.torch2 && %amp_python2 %s %t.torch2 | FileCheck %s %}
 # CHECK: cpu: 6 losses identical to step()'s: True; state identical: True; steps 6
 # CHECK: cpu: early exit after 2 losses: steps 3
 # CHECK: cuda-emulator: 6 losses identical to step()'s: True; state identical: True; steps 6

@@ -2,6 +2,7 @@
 # what each compiles to: master-weight copies for O2 and Colossal-AI's
 # naive mode, the loss scaler's initial scale, fp32 for O0.
 # RUN: %amp_python %s | FileCheck %s
+# RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s %}
 # CHECK: apex_O0: scaler off, master copies 0, loss finite True
 # CHECK: apex_O2: scaler 65536.0, master copies 2, loss finite True
 # CHECK: colossal_naive: scaler 16777216.0, master copies 2, loss finite True

@@ -2,6 +2,7 @@
 # their effect on training (a cosine schedule against PyTorch with
 # CosineAnnealingLR, through a DataLoader), and trainer.step(lr=...).
 # RUN: %amp_python %s | FileCheck %s
+# RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s %}
 # CHECK: linear_warmup matches LinearLR: True
 # CHECK: cosine matches CosineAnnealingLR: True
 # CHECK: step_decay matches StepLR: True

@@ -2,6 +2,7 @@
 # load_state_dict() round trip, copy_to(module), save()/load() in amp's
 # checkpoint format, and the loss scaler as GradScaler.state_dict().
 # RUN: rm -rf %t && mkdir -p %t && %amp_python %s %t | FileCheck %s
+# RUN: %if torch2 %{ rm -rf %t.torch2 && mkdir -p %t.torch2 && %amp_python2 %s %t.torch2 | FileCheck %s %}
 # CHECK: keys: ['0.weight', '0.bias', '1.weight', '1.bias', '1.running_mean', '1.running_var', '3.weight', '3.bias']
 # CHECK: initial weights are the module's: True
 # CHECK: copy_to: the module's forward matches eval: True
