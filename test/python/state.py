@@ -3,7 +3,7 @@
 # checkpoint format, and the loss scaler as GradScaler.state_dict().
 # RUN: rm -rf %t && mkdir -p %t && %amp_python %s %t | FileCheck %s
 # RUN: %if torch2 %{ rm -rf %t.torch2 && mkdir -p %t.torch2 && %amp_python2 %s %t.torch2 | FileCheck %s %}
-# CHECK: keys: ['0.weight', '0.bias', '1.weight', '1.bias', '1.running_mean', '1.running_var', '3.weight', '3.bias']
+# CHECK: keys: ['0.weight', '0.bias', '1.weight', '1.bias', '1.running_mean', '1.running_var', '1.num_batches_tracked', '3.weight', '3.bias']
 # CHECK: initial weights are the module's: True
 # CHECK: copy_to: the module's forward matches eval: True
 # CHECK: load_state_dict round trip: True
@@ -68,6 +68,6 @@ print("scaler: scale %s, growth tracker %d, skipped %d" %
       (scaler["scale"], scaler["_growth_tracker"], scaler["skipped_steps"]))
 # The fp16 copy of a master weight is rewritten with its parameter.
 fp16.load_state_dict(state)
-copy16 = torch.from_numpy(fp16._state.tensor("0.weight.f16").copy())
+copy16 = amp._tensors.to_torch(fp16._state.tensor("0.weight.f16"))
 print("O2 copies follow load_state_dict:",
       torch.equal(copy16, state["0.weight"].half()))

@@ -1,0 +1,17 @@
+# The model zoo (issue 35): torchvision's EfficientNet-B0 (SiLU, squeeze-
+# excitation; stochastic depth off here, fx_ops.py checks it) on 4 images
+# of 32x32, trained through amp.compile; Inputs/zoo_check.py says what is
+# checked and why.
+# REQUIRES: torch2
+# RUN: %amp_python2 %s | FileCheck %s
+# CHECK: efficientnet_b0: fp32 like PyTorch
+# CHECK: efficientnet_b0: eval outputs within 1e-4
+# CHECK: efficientnet_b0: cuda-emulator within 1e-4 of the CPU backend
+# CHECK: efficientnet_b0: bf16 drift within 3x autocast's
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
+import zoo_check  # noqa: E402
+
+zoo_check.main("efficientnet_b0")

@@ -1,0 +1,16 @@
+# The model zoo (issue 35): torchvision's ResNet-50 (num_classes=10) on 4
+# images of 32x32, trained through amp.compile; Inputs/zoo_check.py says
+# what is checked and why.
+# REQUIRES: torch2
+# RUN: %amp_python2 %s | FileCheck %s
+# CHECK: resnet50: fp32 like PyTorch
+# CHECK: resnet50: eval outputs within 1e-4
+# CHECK: resnet50: cuda-emulator within 1e-4 of the CPU backend
+# CHECK: resnet50: bf16 drift within 3x autocast's
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
+import zoo_check  # noqa: E402
+
+zoo_check.main("resnet50")
