@@ -706,7 +706,12 @@ class Trainer:
     def _set(self, name, value, what):
         tensor = self._by_name[name]
         array = _as_array(value, what)
-        _check_finite(array, tensor["dtype"], what)
+        # A non-finite input or weight would poison the trained state
+        # without an error (amp-run refuses such data too); with loss
+        # scaling an inf or NaN in a batch only skips its update, as
+        # GradScaler's, so batches may hold them there.
+        if tensor["role"] not in ("input", "label") or not self.scaler.enabled:
+            _check_finite(array, tensor["dtype"], what)
         try:
             self._state.set(name, array)
         except (TypeError, ValueError) as error:
