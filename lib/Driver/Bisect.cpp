@@ -3,7 +3,8 @@
 // The step is built in process (lib/Pipelines) to list the low-precision ops
 // and count the casts each pin set adds; each candidate pin set is trained by
 // amp-compile and amp-run (subprocesses: they are the user's tools, and a
-// diverging library cannot take this process down with it).
+// diverging library cannot take this process down with it). Each trial runs
+// in a process group of its own, which interruptBisect ends as a whole.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,12 +22,24 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
 #include <limits>
+#include <optional>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -119,6 +132,86 @@ mlir::amp::minimisePins(ArrayRef<std::string> candidates,
 }
 
 namespace {
+/// The process group of the running trial (its leader's pid) or 0, and the
+/// signal that interrupted the search or 0: what interruptBisect, in a
+/// signal handler, reads and writes.
+std::atomic<pid_t> trialGroup{0};
+std::atomic<int> interruption{0};
+
+/// Whether the trial leader `pid` has exited; it stays a zombie (not
+/// reaped), so its group id cannot be reused while the group is signalled.
+bool hasExited(pid_t pid) {
+  siginfo_t info;
+  std::memset(&info, 0, sizeof(info));
+  if (::waitid(P_PID, pid, &info, WEXITED | WNOWAIT | WNOHANG) != 0)
+    return errno != EINTR; // ECHILD: nothing left to wait for
+  return info.si_pid == pid;
+}
+
+/// Runs `args` (args[0] the program's path) with `environment` ("NAME=VALUE"),
+/// standard input from /dev/null and its output in `log`, in a process group
+/// of its own, and waits for it. Returns its exit status, or -1 when it could
+/// not start or a signal ended it. When the search is interrupted the group
+/// gets SIGTERM (from interruptBisect, or here when the signal came as the
+/// trial started); a trial that outlives it by 10 seconds gets SIGKILL, and so
+/// do its group's other processes (a linker under amp-compile).
+int runTrial(ArrayRef<std::string> args, ArrayRef<std::string> environment,
+             const std::string &log) {
+  if (interruption.load())
+    return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
+                                   O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  SmallVector<char *> argv;
+  for (const std::string &argument : args)
+    argv.push_back(const_cast<char *>(argument.c_str()));
+  argv.push_back(nullptr);
+  SmallVector<char *> envp;
+  for (const std::string &variable : environment)
+    envp.push_back(const_cast<char *>(variable.c_str()));
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  int spawned = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(),
+                            envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (spawned != 0)
+    return -1;
+  trialGroup.store(pid);
+  // A signal handled before the store (on any thread) did not see the group.
+  if (interruption.load())
+    ::kill(-pid, SIGTERM);
+  // Polled, not a blocking wait: the signal may be handled on another
+  // thread (MLIR's), which would not interrupt a wait here.
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> killAt;
+  auto pause = std::chrono::milliseconds(1);
+  while (!hasExited(pid)) {
+    if (interruption.load() && !killAt)
+      killAt = Clock::now() + std::chrono::seconds(10);
+    if (killAt && Clock::now() >= *killAt)
+      ::kill(-pid, SIGKILL);
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+  trialGroup.store(0);
+  if (interruption.load())
+    ::kill(-pid, SIGKILL);
+  int status = 0;
+  pid_t reaped;
+  while ((reaped = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  return reaped == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /// One pin of the written policy and its measured effect.
 struct Pin {
   std::string name;
@@ -154,18 +247,23 @@ void printPolicy(llvm::raw_ostream &os, StringRef precision,
   }
 }
 
-/// Prints into `output` (opened) and makes it the file.
+/// Prints into `output` (opened) and makes it the file; a write error (a
+/// full disk) is a message naming the file, not LLVM's fatal "IO failure".
 LogicalResult writeFile(::amp::OutputFile &output,
                         function_ref<void(llvm::raw_ostream &)> print,
                         std::string &message) {
-  {
-    std::error_code error;
-    llvm::raw_fd_ostream os(output.writePath(), error);
-    if (error) {
-      message = "cannot write '" + output.path() + "': " + error.message();
-      return failure();
-    }
+  std::error_code error;
+  llvm::raw_fd_ostream os(output.writePath(), error);
+  if (!error) {
     print(os);
+    os.close();
+    error = os.error();
+    os.clear_error();
+  }
+  if (error) {
+    message = "cannot write '" + output.path() + "': " + error.message();
+    output.discard();
+    return failure();
   }
   return success(output.commit(message));
 }
@@ -206,10 +304,15 @@ private:
   SmallVector<std::string> inputShapes;
   llvm::SourceMgr sources;
   SourceMgrDiagnosticHandler diagnostics{sources, &context};
-  /// The policy, opened first: a bad -o fails before the search.
+  /// The policy, opened first: a bad -o (a missing directory, a full
+  /// device) fails before the search.
   ::amp::OutputFile policyFile;
   OwningOpRef<ModuleOp> model;
   SmallString<128> scratch;
+  /// The trials' environment: this one, with the scratch directory as
+  /// TMPDIR, so that what a trial leaves there (amp-compile's link folder,
+  /// when the search is interrupted) goes with it.
+  SmallVector<std::string> trialEnvironment;
   SmallVector<double> reference;
   unsigned trials = 0;
   std::string lastLog;
@@ -272,7 +375,8 @@ LogicalResult Bisector::parseArguments(std::string &message) {
 
 LogicalResult Bisector::load(std::string &message) {
   if (failed(parseArguments(message)) ||
-      !policyFile.open(options.output, message))
+      !policyFile.open(options.output, message) ||
+      !policyFile.checkDeviceTakesData(message))
     return failure();
   InitialValues initial;
   model = loadModelFile(context, sources, options.model, inputShapes,
@@ -284,6 +388,10 @@ LogicalResult Bisector::load(std::string &message) {
     message = "cannot create a scratch directory: " + error.message();
     return failure();
   }
+  for (char **variable = environ; *variable; ++variable)
+    if (!StringRef(*variable).starts_with("TMPDIR="))
+      trialEnvironment.push_back(*variable);
+  trialEnvironment.push_back(("TMPDIR=" + scratch).str());
   return success();
 }
 
@@ -349,21 +457,21 @@ Bisector::train(ArrayRef<std::string> pins, bool fp32, std::string &message) {
     if (!fp32 || !StringRef(argument).starts_with("--precision="))
       compileArgs.push_back(argument);
   compileArgs.push_back(fp32 ? "--precision=fp32" : "--policy=" + policy);
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
-                                          StringRef(log)};
-  auto execute = [&](ArrayRef<std::string> args) {
-    SmallVector<StringRef> refs(args.begin(), args.end());
-    return llvm::sys::ExecuteAndWait(args[0], refs, std::nullopt, redirects);
-  };
   lastLog = log;
-  if (execute(compileArgs) != 0) {
-    message = "amp-compile failed" + logText();
+  if (runTrial(compileArgs, trialEnvironment, log) != 0) {
+    message =
+        interruption.load() ? "interrupted" : "amp-compile failed" + logText();
     return failure();
   }
   // A diverging run fails (NaN loss) and writes no metrics: no losses.
-  (void)execute(
-      {runTool.str().str(), library, "--steps=" + std::to_string(options.steps),
-       "--seed=" + std::to_string(options.seed), "--metrics=" + metrics});
+  SmallVector<std::string> runArgs = {
+      runTool.str().str(), library, "--steps=" + std::to_string(options.steps),
+      "--seed=" + std::to_string(options.seed), "--metrics=" + metrics};
+  (void)runTrial(runArgs, trialEnvironment, log);
+  if (interruption.load()) {
+    message = "interrupted";
+    return failure();
+  }
   return readLosses(metrics);
 }
 
@@ -420,7 +528,8 @@ LogicalResult Bisector::run(llvm::raw_ostream &report, std::string &message) {
   SmallVector<Pin> effects;
   for (const std::string &name : pins)
     effects.push_back({name, deviation(withoutPins(pins, name))});
-  // A trial that did not compile is an error, not a diverged run.
+  // A trial that did not compile (or an interrupted search) is an error,
+  // not a diverged run.
   if (!trainError.empty()) {
     message = trainError;
     return failure();
@@ -470,6 +579,16 @@ LogicalResult Bisector::run(llvm::raw_ostream &report, std::string &message) {
   return success();
 }
 } // namespace
+
+void mlir::amp::interruptBisect(int signal) {
+  int none = 0;
+  bool first = interruption.compare_exchange_strong(none, signal);
+  // A second signal does not wait for the trial to clean up.
+  if (pid_t group = trialGroup.load())
+    ::kill(-group, first ? SIGTERM : SIGKILL);
+}
+
+int mlir::amp::bisectInterruption() { return interruption.load(); }
 
 LogicalResult mlir::amp::runBisect(MLIRContext &context,
                                    const BisectOptions &options,

@@ -9,6 +9,7 @@
 #include "amp/Runtime/DataParallel.h"
 #include "amp/Runtime/ModelDescriptor.h"
 #include "amp/Runtime/Numerics.h"
+#include "amp/Support/InputFile.h"
 #include "amp/Support/OutputFile.h"
 
 #include <algorithm>
@@ -851,54 +852,31 @@ int closeDurably(FILE *file, bool durable) {
 /// Memory from malloc, freed with free.
 using MallocBytes = std::unique_ptr<char, void (*)(void *)>;
 
-/// The whole contents of `path`, at most `limit` bytes when it is not a
-/// regular file (a FIFO, a device: /dev/zero never ends); false with the
-/// reason in `error`.
+/// The whole contents of the regular file `path` (amp::InputFile: a
+/// device, a FIFO or a directory is refused unread), refused unread when it
+/// is far larger than the `limit` bytes a checkpoint can have; false with
+/// the reason in `error`.
 bool readWholeFile(const char *path, uint64_t limit, MallocBytes &contents,
                    size_t &size, std::string &error) {
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    error = std::strerror(errno);
+  amp::InputFile file;
+  if (!file.open(path, error))
+    return false;
+  // A few bytes too many are read, for the parser's exact message.
+  constexpr uint64_t kSlack = 1 << 20;
+  if (file.size() > limit + kSlack) {
+    error = "it has " + std::to_string(file.size()) +
+            " bytes, far more than the " + std::to_string(limit) +
+            " a checkpoint of this model can have";
     return false;
   }
-  std::unique_ptr<int, void (*)(int *)> closer(&fd,
-                                               [](int *fd) { ::close(*fd); });
-  struct stat info;
-  if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
-    error = S_ISDIR(info.st_mode) ? "it is a directory" : std::strerror(errno);
+  size = static_cast<size_t>(file.size());
+  // One byte more: malloc(0) may return null.
+  contents.reset(static_cast<char *>(std::malloc(size + 1)));
+  if (!contents) {
+    error = "not enough memory to read it";
     return false;
   }
-  bool regular = S_ISREG(info.st_mode);
-  size_t capacity = regular ? static_cast<size_t>(info.st_size) + 1 : 1 << 16;
-  size = 0;
-  contents.reset(static_cast<char *>(std::malloc(capacity)));
-  while (contents) {
-    ssize_t got = ::read(fd, contents.get() + size, capacity - size);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0) {
-      error = std::strerror(errno);
-      return false;
-    }
-    if (got == 0)
-      return true;
-    size += got;
-    if (!regular && size > limit) {
-      error = "it holds more than the " + std::to_string(limit) +
-              " bytes a checkpoint of this model can have";
-      return false;
-    }
-    if (size == capacity) {
-      capacity = capacity > SIZE_MAX / 2 ? SIZE_MAX : capacity * 2;
-      char *grown = static_cast<char *>(std::realloc(contents.get(), capacity));
-      if (!grown)
-        break;
-      contents.release();
-      contents.reset(grown);
-    }
-  }
-  error = "not enough memory to read it";
-  return false;
+  return file.read(contents.get(), error);
 }
 
 /// The most bytes a checkpoint of this model can have.
@@ -1377,8 +1355,7 @@ int32_t amp_train_step_finished_scales(amp_state *state, float *scales,
     return -1;
   }
   int32_t count = int32_t(state->finishedScales.size());
-  std::copy_n(state->finishedScales.begin(), std::min(count, capacity),
-              scales);
+  std::copy_n(state->finishedScales.begin(), std::min(count, capacity), scales);
   return count;
 }
 

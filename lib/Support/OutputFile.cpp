@@ -6,12 +6,17 @@
 
 #include "amp/Support/OutputFile.h"
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
+#include <iterator>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,16 +25,118 @@ using namespace amp;
 namespace {
 std::string reason(int error) { return std::strerror(error); }
 
-/// The file a write to `path` really replaces: the final target of a chain
-/// of symbolic links (which may not exist yet), or `path` itself.
-std::string resolveTarget(const std::string &path) {
-  struct stat info;
-  if (::lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode))
-    return path;
-  char resolved[PATH_MAX];
-  if (::realpath(path.c_str(), resolved))
-    return resolved;
-  return path; // A dangling link: rename replaces the link itself.
+/// The signals whose handlers remove the pending temporaries.
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/// The table of pending temporaries the handlers read. A slot is free (0),
+/// being filled (1) or holds a path (2); a fixed array because a handler
+/// can neither allocate nor take a lock. 256 outputs at once is far above
+/// what a tool opens (amp-run: metrics, profile, a file per --eval-output
+/// result); one past that still works, unlisted.
+struct TemporarySlot {
+  std::atomic<int> state{0};
+  char path[PATH_MAX] = {};
+};
+constexpr int kTemporarySlots = 256;
+TemporarySlot temporaries[kTemporarySlots];
+
+int listTemporary(const std::string &path) {
+  if (path.size() >= PATH_MAX)
+    return -1;
+  for (int i = 0; i < kTemporarySlots; ++i) {
+    int expected = 0;
+    if (!temporaries[i].state.compare_exchange_strong(expected, 1))
+      continue;
+    std::memcpy(temporaries[i].path, path.c_str(), path.size() + 1);
+    temporaries[i].state.store(2, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void unlistTemporary(int &slot) {
+  if (slot >= 0)
+    temporaries[slot].state.store(0, std::memory_order_release);
+  slot = -1;
+}
+
+std::atomic<void (*)()> signalCleanups[4];
+struct sigaction previousActions[std::size(kSignals)];
+
+void removeOnSignal(int signal) {
+  int savedErrno = errno;
+  amp::removePendingTemporaries();
+  for (auto &cleanup : signalCleanups)
+    if (void (*function)() = cleanup.load())
+      function();
+  // The signal is blocked while this runs: raised again, it takes the
+  // previous action (the default: the process ends) once this returns.
+  for (size_t i = 0; i < std::size(kSignals); ++i)
+    if (kSignals[i] == signal)
+      ::sigaction(signal, &previousActions[i], nullptr);
+  ::raise(signal);
+  errno = savedErrno;
+}
+
+/// Creates a new temporary file `base` + 6 random characters, listed before
+/// it is created: a signal handled on any thread (the model runtime has
+/// workers, and blocking signals in one thread does not stop them) finds
+/// every temporary that exists. (A name taken already, 1 in 62^6, is listed
+/// only for the moment of its failed open.) Returns the descriptor and sets
+/// `path` and `slot`, or returns -1 with errno set.
+int createListedTemporary(const std::string &base, std::string &path,
+                          int &slot) {
+  static const char kLetters[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    uint64_t bits = 0;
+    if (::getrandom(&bits, sizeof(bits), 0) != ssize_t(sizeof(bits)))
+      bits = (uint64_t(::getpid()) << 32) ^ uint64_t(::time(nullptr)) ^
+             (counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
+    path = base;
+    for (int i = 0; i < 6; ++i, bits /= 62)
+      path += kLetters[bits % 62];
+    slot = listTemporary(path);
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0)
+      return fd;
+    int failure = errno;
+    unlistTemporary(slot);
+    errno = failure;
+    if (failure != EEXIST)
+      return -1;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+/// The file a write to `path` replaces: the end of its chain of symbolic
+/// links, which may not exist yet, or `path` itself. False with `error`
+/// set for a chain that does not end (a loop).
+bool resolveTarget(const std::string &path, std::string &target,
+                   std::string &error) {
+  target = path;
+  // As many links as the kernel follows (ELOOP after 40).
+  for (int hop = 0; hop < 40; ++hop) {
+    struct stat info;
+    if (::lstat(target.c_str(), &info) != 0 || !S_ISLNK(info.st_mode))
+      return true;
+    char link[PATH_MAX];
+    ssize_t size = ::readlink(target.c_str(), link, sizeof(link));
+    if (size < 0 || size == ssize_t(sizeof(link))) {
+      error = "cannot write '" + path +
+              "': " + reason(size < 0 ? errno : ENAMETOOLONG);
+      return false;
+    }
+    std::string next(link, size_t(size));
+    size_t slash = target.rfind('/');
+    if (next.front() != '/' && slash != std::string::npos)
+      next = target.substr(0, slash + 1) + next;
+    target = std::move(next);
+  }
+  error = "cannot write '" + path + "': " + reason(ELOOP);
+  return false;
 }
 
 /// Permissions for a new output: what open(2) would give, 0666 less umask.
@@ -39,6 +146,46 @@ mode_t defaultMode() {
   return 0666 & ~mask;
 }
 } // namespace
+
+void amp::removePendingTemporaries() {
+  for (TemporarySlot &slot : temporaries)
+    if (slot.state.load(std::memory_order_acquire) == 2)
+      ::unlink(slot.path);
+}
+
+extern "C" void amp_output_file_remove_temporaries(void) {
+  amp::removePendingTemporaries();
+}
+
+bool amp::addSignalCleanup(void (*cleanup)()) {
+  for (auto &slot : signalCleanups) {
+    void (*expected)() = nullptr;
+    if (slot.compare_exchange_strong(expected, cleanup))
+      return true;
+  }
+  return false;
+}
+
+void amp::removeTemporariesOnSignal() {
+  static std::atomic<bool> installed{false};
+  if (installed.exchange(true))
+    return;
+  struct sigaction action;
+  std::memset(&action, 0, sizeof(action));
+  action.sa_handler = removeOnSignal;
+  sigemptyset(&action.sa_mask);
+  for (int signal : kSignals)
+    sigaddset(&action.sa_mask, signal);
+  action.sa_flags = SA_RESTART;
+  for (size_t i = 0; i < std::size(kSignals); ++i) {
+    if (::sigaction(kSignals[i], nullptr, &previousActions[i]) != 0)
+      continue;
+    bool ignored = !(previousActions[i].sa_flags & SA_SIGINFO) &&
+                   previousActions[i].sa_handler == SIG_IGN;
+    if (!ignored)
+      ::sigaction(kSignals[i], &action, nullptr);
+  }
+}
 
 bool amp::isDirectOutput(const std::string &path) {
   if (path == "-")
@@ -65,11 +212,15 @@ bool OutputFile::open(const std::string &path, std::string &error) {
     error = "cannot write '" + path + "': " + reason(EISDIR);
     return false;
   }
-  target_ = resolveTarget(path);
-  std::string temporary = target_ + ".tmp-XXXXXX";
-  int fd = ::mkstemp(temporary.data());
+  if (!resolveTarget(path, target_, error))
+    return false;
+  std::string temporary;
+  int fd = createListedTemporary(target_ + ".tmp-", temporary, slot_);
   if (fd < 0) {
-    error = "cannot write '" + path + "': " + reason(errno);
+    // Through a link, the directory that is missing is the target's.
+    error = "cannot write '" + path + "'" +
+            (target_ == path ? "" : " (a link to '" + target_ + "')") + ": " +
+            reason(errno);
     return false;
   }
   ::close(fd);
@@ -90,12 +241,31 @@ bool OutputFile::commit(std::string &error) {
     discard();
     return false;
   }
+  // Unlisted after the rename: a signal in between unlinks a name that no
+  // longer exists, not the output.
   pending_ = false;
+  unlistTemporary(slot_);
   return true;
 }
 
 void OutputFile::discard() {
+  // Unlinked, then unlisted: a signal in between finds nothing left.
   if (pending_)
     ::unlink(writePath_.c_str());
   pending_ = false;
+  unlistTemporary(slot_);
+}
+
+bool OutputFile::checkDeviceTakesData(std::string &error) const {
+  struct stat info;
+  if (!direct_ || path_ == "-" || ::stat(path_.c_str(), &info) != 0 ||
+      !S_ISCHR(info.st_mode))
+    return true;
+  int fd = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  int failure = fd < 0 ? errno : ::write(fd, "", 0) < 0 ? errno : 0;
+  if (fd >= 0)
+    ::close(fd);
+  if (failure)
+    error = "cannot write '" + path_ + "': " + reason(failure);
+  return failure == 0;
 }

@@ -25,6 +25,9 @@
 #include "llvm/Support/WithColor.h"
 
 #include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -57,10 +60,42 @@ int error(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "amp-bisect") << message << "\n";
   return 1;
 }
+
+void onStopSignal(int signal) { mlir::amp::interruptBisect(signal); }
+
+/// SIGINT, SIGTERM and SIGHUP end the running trial's process group and
+/// stop the search, which then cleans up; main ends by the signal after.
+/// A signal the process ignores (nohup) stays ignored.
+void handleStopSignals() {
+  struct sigaction action;
+  std::memset(&action, 0, sizeof(action));
+  action.sa_handler = onStopSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction previous;
+    if (::sigaction(signal, nullptr, &previous) == 0 &&
+        ((previous.sa_flags & SA_SIGINFO) || previous.sa_handler != SIG_IGN))
+      ::sigaction(signal, &action, nullptr);
+  }
+}
+
+/// Ends the process by `signal`, with its default action: the exit status
+/// says the signal ended amp-bisect.
+[[noreturn]] void endBySignal(int signal) {
+  ::signal(signal, SIG_DFL);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  sigaddset(&unblock, signal);
+  ::pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
+  ::raise(signal);
+  std::_Exit(128 + signal);
+}
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  handleStopSignals();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -98,7 +133,14 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
   std::string message;
-  if (failed(mlir::amp::runBisect(context, options, llvm::outs(), message)))
+  LogicalResult result =
+      mlir::amp::runBisect(context, options, llvm::outs(), message);
+  // The trial, its folder and the policy's temporary are gone by now.
+  if (int signal = mlir::amp::bisectInterruption()) {
+    llvm::outs().flush();
+    endBySignal(signal);
+  }
+  if (failed(result))
     return message.empty() ? 1 : error(message);
   return 0;
 }

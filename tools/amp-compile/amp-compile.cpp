@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Driver/Driver.h"
+#include "amp/Support/InputFile.h"
 #include "amp/Support/ToolIO.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -175,6 +176,14 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
   if (::amp::isSameFile(outputFilename, inputFilename))
     return error("-o '" + outputFilename +
                  "' is the input file; it would be overwritten");
+  // A regular file only (amp::InputFile): a FIFO would block the policy
+  // reader, a device would never end.
+  if (!policyFile.empty()) {
+    ::amp::InputFile policy;
+    std::string reason;
+    if (!policy.open(policyFile, reason))
+      return error("--policy: cannot read '" + policyFile + "': " + reason);
+  }
   options.allowTF32 = allowTF32;
   options.policy = policyFile;
   options.linker = compiler;
@@ -285,6 +294,8 @@ LogicalResult compile(MLIRContext &context,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // A signal removes the library's temporary (amp::OutputFile) first.
+  ::amp::removeTemporariesOnSignal();
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   cl::HideUnrelatedOptions(category);

@@ -26,9 +26,11 @@
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
 #include "amp/Support/ELFFile.h"
+#include "amp/Support/InputFile.h"
 #include "amp/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -129,6 +131,9 @@ cl::opt<std::string> evalOutputDir(
              "outputs, then the loss) of every step to DIR/NAME.npy"),
     cl::value_desc("DIR"), cl::cat(category));
 amp::LRSchedule lrSchedule;
+/// Whether the thread count comes from AMP_NUM_THREADS (not --threads):
+/// its errors name what the user set.
+bool threadsFromEnvironment = false;
 
 int fail(const llvm::Twine &message) {
   // One write per message: the ranks of a data-parallel run share stderr,
@@ -233,6 +238,12 @@ std::optional<Model> loadModel(std::string &error) {
   resolve(library, "openblas_set_num_threads", m.setBlasThreads);
   resolve(library, "amp_cpu_sgemm", m.runtimeSgemm);
   resolve(library, "amp_set_num_threads", m.setThreads);
+  // The library's copy of amp::OutputFile lists the checkpoint it is
+  // saving: a signal then removes that temporary too (libraries older than
+  // the hook have none).
+  void (*removeTemporaries)() = nullptr;
+  if (resolve(library, "amp_output_file_remove_temporaries", removeTemporaries))
+    amp::addSignalCleanup(removeTemporaries);
   if (!ok) {
     error = "it is not a library made by amp-compile (the model ABI is "
             "missing)";
@@ -374,6 +385,41 @@ const amp_tensor_info *findInput(const Model &model, StringRef option,
   return nullptr;
 }
 
+/// The whole regular file `path` (amp::InputFile: a device, a FIFO, a
+/// socket or a directory is refused unread), refused unread above `limit`
+/// bytes; null after an error naming `option`.
+std::unique_ptr<llvm::MemoryBuffer>
+readInputFile(const llvm::Twine &option, StringRef path, uint64_t limit) {
+  amp::InputFile file;
+  std::string reason;
+  if (!file.open(path.str(), reason)) {
+    fail(option + ": cannot read '" + path + "': " + reason);
+    return nullptr;
+  }
+  if (file.size() > limit) {
+    fail(option + ": '" + path + "' has " + llvm::Twine(file.size()) +
+         " bytes, more than the " + llvm::Twine(limit) +
+         " its tensor and a .npy header can take");
+    return nullptr;
+  }
+  // Read, not mapped: a file cut short while mapped would be a SIGBUS.
+  std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(file.size(), path);
+  if (!buffer) {
+    fail(option + ": cannot read '" + path + "': not enough memory");
+    return nullptr;
+  }
+  if (!file.read(buffer->getBufferStart(), reason)) {
+    fail(option + ": cannot read '" + path + "': " + reason);
+    return nullptr;
+  }
+  return buffer;
+}
+
+/// The most bytes of a .npy header amp-run reads: numpy writes a few
+/// hundred (version 1.0 holds at most 64 KiB).
+constexpr uint64_t kMaxNpyHeaderBytes = 1 << 20;
+
 int loadInput(const Model &model, amp_state *state, StringRef spec) {
   auto [name, path] = spec.split('=');
   if (name.empty() || path.empty())
@@ -381,14 +427,13 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
   const amp_tensor_info *info = findInput(model, "input", name);
   if (!info)
     return 1;
-  // Read, not mapped: a file cut short while mapped would be a SIGBUS.
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false,
-                                            /*IsVolatile=*/true);
+  size_t expected = 0;
+  amp::tensorBytes(*info, expected); // amp_state_create checked it
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readInputFile("--input " + name, path, expected + kMaxNpyHeaderBytes);
   if (!buffer)
-    return fail("--input " + name + ": cannot read '" + path +
-                "': " + buffer.getError().message());
-  StringRef contents = (*buffer)->getBuffer();
+    return 1;
+  StringRef contents = buffer->getBuffer();
   if (path.ends_with(".npy") || amp::looksLikeNpy(contents)) {
     std::string error;
     std::optional<StringRef> data = npyData(contents, *info, error);
@@ -396,8 +441,6 @@ int loadInput(const Model &model, amp_state *state, StringRef spec) {
       return fail("--input " + name + ": '" + path + "' " + error);
     contents = *data;
   }
-  size_t expected = 0;
-  amp::tensorBytes(*info, expected); // amp_state_create checked it
   if (contents.size() != expected)
     return fail("--input " + name + ": '" + path + "' holds " +
                 llvm::Twine(contents.size()) + " bytes of data but the " +
@@ -567,9 +610,14 @@ private:
   }
 
   int addFile(StringRef name, const std::string &path, Source &source) {
+    // A regular file only (amp::InputFile), of the size it had when opened.
+    amp::InputFile file;
+    std::string reason;
+    if (!file.open(path, reason))
+      return fail("--data " + name + ": cannot read '" + path + "': " + reason);
     // Mapped (LLVM maps all but small files): datasets larger than memory.
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
+    auto buffer = llvm::MemoryBuffer::getOpenFile(
+        file.fd(), path, file.size(), /*RequiresNullTerminator=*/false);
     if (!buffer)
       return fail("--data " + name + ": cannot read '" + path +
                   "': " + buffer.getError().message());
@@ -1105,10 +1153,15 @@ int checkOptions() {
     return fail("--threads must be at least 1, got " + llvm::Twine(threads));
   if (!threads.getNumOccurrences())
     if (const char *env = std::getenv("AMP_NUM_THREADS")) {
+      threadsFromEnvironment = true;
       if (StringRef(env).getAsInteger(10, threads.getValue()) || threads < 1)
         return fail("AMP_NUM_THREADS must be a positive integer, got '" +
                     llvm::Twine(env) + "'");
     }
+  // Given but empty is a mistake (an unset shell variable), not "none".
+  if (lrScheduleSpec.getNumOccurrences() && lrScheduleSpec.empty())
+    return fail("--lr-schedule is empty; give a schedule: constant, "
+                "linear_warmup, cosine, warmup_cosine or step_decay");
   if (!lrScheduleSpec.empty()) {
     std::string error;
     if (!learningRate.getNumOccurrences())
@@ -1231,7 +1284,9 @@ int prepare(std::optional<Model> &model,
   if (!model)
     return fail("cannot load '" + libraryPath + "': " + error);
   if (threads > 0 && model->setThreads && model->setThreads(threads) != 0)
-    return fail("--threads " + llvm::Twine(threads) +
+    return fail(llvm::Twine(threadsFromEnvironment ? "AMP_NUM_THREADS="
+                                                   : "--threads ") +
+                llvm::Twine(threads) +
                 " is more threads than the model runtime takes (4096)");
   if (threads > 0 && model->setBlasThreads && !model->runtimeSgemm)
     model->setBlasThreads(threads);
@@ -1262,15 +1317,23 @@ int prepare(std::optional<Model> &model,
     if (info->role == AMP_ROLE_INPUT || info->role == AMP_ROLE_LABEL)
       fillSynthetic(*info, model->stateTensor(state.get(), info->name), random);
   }
-  for (const std::string &spec : inputs)
+  llvm::StringSet<> fed;
+  for (const std::string &spec : inputs) {
+    StringRef name = StringRef(spec).split('=').first;
+    if (!name.empty() && !fed.insert(name).second)
+      return fail("--input " + name + " is given twice");
     if (loadInput(*model, state.get(), spec) != 0)
       return 1;
+  }
   return 0;
 }
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // SIGINT, SIGTERM and SIGHUP remove the temporaries of the outputs (and,
+  // through the library's hook, of a checkpoint being saved) first.
+  amp::removeTemporariesOnSignal();
   // libLLVM registers a `threads` option of its own, before amp-run's
   // statics: it moves aside for amp-run's.
   if (cl::Option *llvmThreads = cl::getRegisteredOptions().lookup("threads"))

@@ -63,6 +63,16 @@ minimisePins(ArrayRef<std::string> candidates,
 LogicalResult runBisect(MLIRContext &context, const BisectOptions &options,
                         llvm::raw_ostream &report, std::string &message);
 
+/// Stops the search for `signal` (SIGINT, SIGTERM, SIGHUP), from a signal
+/// handler (async-signal-safe): the running trial's process group gets
+/// SIGTERM (SIGKILL on a second signal), and runBisect fails at its next
+/// step, leaving no trial folder and no temporary of the policy. The caller
+/// then ends as the signal would have (bisectInterruption()).
+void interruptBisect(int signal);
+
+/// The signal given to interruptBisect, or 0.
+int bisectInterruption();
+
 } // namespace mlir::amp
 
 #endif // AMP_DRIVER_BISECT_H

@@ -11,9 +11,17 @@
 //   /dev/full, a FIFO, a socket, or "-" for standard output) is written
 //   directly, as LLVM's ToolOutputFile does: renaming over /dev/null as root
 //   would replace the device with a regular file;
-// - a symbolic link is followed: its target is replaced, the link is kept.
+// - a symbolic link is followed: its target is replaced (or created, for a
+//   link to a file that does not exist yet), the link is kept; a link into
+//   a directory that does not exist is an error naming both.
 //
-// Plain C++ and POSIX (no LLVM): the model runtime links it too.
+// The temporary files not yet committed or discarded are listed in a fixed
+// table, so that a tool that calls removeTemporariesOnSignal() leaves none
+// when SIGINT, SIGTERM or SIGHUP ends it.
+//
+// Plain C++ and POSIX (no LLVM): the model runtime links its own copy (a
+// host process reaches that copy's table through
+// amp_output_file_remove_temporaries).
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,18 +59,48 @@ public:
   /// Drops what was written; the target stays as it was.
   void discard();
 
+  /// For an output written in place that is a character device, whether it
+  /// takes data: a write of no bytes fails on /dev/full as a real write
+  /// would. A tool whose output comes after long work asks first; false
+  /// with `error` naming the path and the reason.
+  bool checkDeviceTakesData(std::string &error) const;
+
 private:
   std::string path_;
   std::string target_;
   std::string writePath_;
   bool direct_ = false;
   bool pending_ = false;
+  /// The temporary's entry in the table the signal handlers read, or -1.
+  int slot_ = -1;
 };
 
 /// Whether `path` names an output that must be written in place: "-", or an
 /// existing device, FIFO or socket (after following links).
 bool isDirectOutput(const std::string &path);
 
+/// Removes the temporary file of every OutputFile (of this copy of the
+/// helper) that is neither committed nor discarded. Async-signal-safe: it
+/// only reads the fixed table and calls unlink().
+void removePendingTemporaries();
+
+/// Makes SIGINT, SIGTERM and SIGHUP first remove the pending temporaries
+/// (and call the functions given to addSignalCleanup), then take the action
+/// they had before: the default ends the process, so that its exit status
+/// still says which signal ended it. A signal the process ignores (nohup)
+/// stays ignored. Tools call it once at the start, after llvm::InitLLVM,
+/// whose handlers then run after these.
+void removeTemporariesOnSignal();
+
+/// Adds an async-signal-safe function for those handlers to call (at most
+/// 4); false when the table is full.
+bool addSignalCleanup(void (*cleanup)());
+
 } // namespace amp
+
+/// removePendingTemporaries() of this copy of the helper, under a C name: a
+/// process that loads a model library (amp-run) looks it up in the library
+/// to clean the library's own copy (a checkpoint being saved) on a signal.
+extern "C" void amp_output_file_remove_temporaries(void);
 
 #endif // AMP_SUPPORT_OUTPUTFILE_H

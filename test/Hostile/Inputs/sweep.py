@@ -24,8 +24,9 @@ bitflip: one bit flipped in every structural byte of an amp checkpoint
   must be refused, and the file (which COMMAND may also name as --save) must
   stay as it was.
 outputs: the output @OUT@ on a full disk (a link to /dev/full), in a missing
-  directory, under a regular file, and on a non-empty directory must each be
-  refused with the reason, leaving the work directory and /dev/full as they
+  directory, through a dangling link into a missing directory, under a
+  regular file, and on a non-empty directory must each be refused with the
+  reason, leaving the work directory (the link too) and /dev/full as they
   were.
 devices: the output @OUT@ as a link to /dev/null and as a FIFO must succeed
   (exit 0) with the data written through them, leaving both in place.
@@ -184,6 +185,7 @@ def bitflip(args):
 BAD_OUTPUTS = [
     ("full", "full", r"(?i)no space left on device"),
     ("missing", "missing-dir/out", r"(?i)no such file or directory"),
+    ("dangling", "dangling", r"(?i)missing-dir/out.*no such file or directory"),
     ("under-file", "a-file/out", r"(?i)not a directory"),
     ("directory", "a-directory", r"(?i)is a directory|directory not empty"),
 ]
@@ -196,6 +198,7 @@ def outputs(args):
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
         os.symlink("/dev/full", os.path.join(work, "full"))
+        os.symlink("missing-dir/out", os.path.join(work, "dangling"))
         with open(os.path.join(work, "a-file"), "w") as f:
             f.write("a regular file\n")
         os.makedirs(os.path.join(work, "a-directory"))
