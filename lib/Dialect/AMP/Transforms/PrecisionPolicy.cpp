@@ -14,6 +14,7 @@
 
 #include "amp/Dialect/AMP/Transforms/PrecisionPolicy.h"
 #include "amp/Dialect/AMP/Transforms/Precision.h"
+#include "amp/Support/InputFile.h"
 #include "amp/Support/NestingDepth.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -249,8 +250,18 @@ StringRef categoryKey(int index) {
 FailureOr<PrecisionPolicy> mlir::amp::loadPrecisionPolicy(MLIRContext *context,
                                                           StringRef path,
                                                           Location loc) {
+  // A device or a FIFO given as the policy is refused before it is read
+  // (reading one would never end or never start).
+  ::amp::InputFile input;
+  std::string reason;
+  if (!input.open(path.str(), reason)) {
+    emitError(loc) << "cannot open precision policy '" << path
+                   << "': " << reason;
+    return failure();
+  }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+      llvm::MemoryBuffer::getOpenFile(input.fd(), path, input.size(),
+                                      /*RequiresNullTerminator=*/true);
   if (!file) {
     emitError(loc) << "cannot open precision policy '" << path
                    << "': " << file.getError().message();
