@@ -252,15 +252,15 @@ FailureOr<PrecisionPolicy> mlir::amp::loadPrecisionPolicy(MLIRContext *context,
                                                           Location loc) {
   // A device or a FIFO given as the policy is refused before it is read
   // (reading one would never end or never start).
-  ::amp::InputFile input;
+  ::amp::InputFile policyFile;
   std::string reason;
-  if (!input.open(path.str(), reason)) {
+  if (!policyFile.open(path.str(), reason)) {
     emitError(loc) << "cannot open precision policy '" << path
                    << "': " << reason;
     return failure();
   }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getOpenFile(input.fd(), path, input.size(),
+      llvm::MemoryBuffer::getOpenFile(policyFile.fd(), path, policyFile.size(),
                                       /*RequiresNullTerminator=*/true);
   if (!file) {
     emitError(loc) << "cannot open precision policy '" << path
