@@ -13,26 +13,32 @@
 # CHECK: cnn_batchnorm: module unchanged by compile
 # CHECK-NEXT: cnn_batchnorm: 10 losses within 1e-05
 # CHECK-NEXT: cnn_batchnorm: trained state within 1e-05
+# CHECK-NEXT: cnn_batchnorm: eval outputs within 0.0001
 # CHECK-NEXT: cnn_batchnorm: running statistics within 1e-05, num_batches_tracked 10
 # CHECK: gpt_tied_triu: module unchanged by compile
 # CHECK-NEXT: gpt_tied_triu: 10 losses within 1e-05
 # CHECK-NEXT: gpt_tied_triu: trained state within 1e-05
+# CHECK-NEXT: gpt_tied_triu: eval outputs within 0.0001
 # CHECK-NEXT: gpt_tied_triu: tied weights trained as one: True
 # CHECK: llama_rope: module unchanged by compile
 # CHECK-NEXT: llama_rope: 10 losses within 1e-05
 # CHECK-NEXT: llama_rope: trained state within 1e-05
+# CHECK-NEXT: llama_rope: eval outputs within 0.0001
 # CHECK-NEXT: llama_rope: cos, sin buffers bit-identical after training
 # TORCH2: sdpa_encoder: module unchanged by compile
 # TORCH2-NEXT: sdpa_encoder: 10 losses within 1e-05
 # TORCH2-NEXT: sdpa_encoder: trained state within 1e-05
+# TORCH2-NEXT: sdpa_encoder: eval outputs within 0.0001
 # TORCH1: sdpa_encoder: skipped, F.scaled_dot_product_attention needs PyTorch 2
 # CHECK: embedding_padding_idx: module unchanged by compile
 # CHECK-NEXT: embedding_padding_idx: 10 losses within 1e-05
 # CHECK-NEXT: embedding_padding_idx: trained state within 1e-05
+# CHECK-NEXT: embedding_padding_idx: eval outputs within 0.0001
 # CHECK-NEXT: embedding_padding_idx: padding row bit-identical after training
 # CHECK: frozen_backbone: module unchanged by compile
 # CHECK-NEXT: frozen_backbone: 10 losses within 1e-05
 # CHECK-NEXT: frozen_backbone: trained state within 1e-05
+# CHECK-NEXT: frozen_backbone: eval outputs within 0.0001
 # CHECK-NEXT: frozen_backbone: frozen parameters bit-identical after training
 # CHECK: eval mode: dropout off and batch norm on running statistics
 import copy
@@ -137,6 +143,12 @@ def check(name, model, batches, lr=1e-3, weight_decay=0.01):
     else:
         print("%s: FAIL: trained %s is %.3g tolerances from PyTorch's" %
               (name, where, worst))
+    inputs = batches[0][:-1]
+    with torch.no_grad():
+        ours, theirs = trainer.eval(*inputs), trained.eval()(*inputs)
+    difference = relative(ours, theirs)
+    print("%s: eval outputs within 0.0001" % name if difference <= 1e-4 else
+          "%s: FAIL: eval outputs %g from PyTorch's" % (name, difference))
     return trainer, trained
 
 
@@ -164,11 +176,6 @@ def vectors(shape, seed=0):
 torch.manual_seed(0)
 mlp_batches = vectors((8, 16))
 trainer, trained = check("mlp", M.MLP(), mlp_batches)
-x = mlp_batches[0][0]
-with torch.no_grad():
-    difference = relative(trainer.eval(x), trained.eval()(x))
-print("mlp: eval outputs within 0.0001" if difference <= 1e-4 else
-      "mlp: FAIL: eval outputs %g from PyTorch's" % difference)
 
 torch.manual_seed(1)
 trainer, trained = check("cnn_batchnorm", M.CNN(), images())
