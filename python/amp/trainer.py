@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from . import _amp, _tensors, debug
+from ._prefix import package_prefix
 from .errors import CompileError, ExportError, with_module_paths
 
 __all__ = ["compile", "Trainer"]
@@ -248,20 +249,6 @@ def _use_torch_export(capture):
     return capture == "export"
 
 
-def _package_prefix():
-    """The directory with include/ and lib/ (the model runtime) the
-    libraries link against: the build tree around build/python_packages/amp,
-    or $AMP_PREFIX."""
-    prefix = os.environ.get("AMP_PREFIX") or os.path.dirname(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    runtime = os.path.join(prefix, "lib", "libamp_model_runtime.a")
-    if not os.path.exists(runtime):
-        raise CompileError("amp: the model runtime %s is missing (build amp, "
-                           "or set AMP_PREFIX to its build directory)" %
-                           runtime)
-    return prefix
-
-
 def compile(model, example_inputs, *, preset=None, policy=None,
             lr_schedule=None, seed=0, opset_version=17, cxx="c++",
             partial_batches=True, find_nonfinite=None, capture=None,
@@ -403,7 +390,7 @@ class _Compiler:
                         if len(shape)]
         return _amp.compile_onnx(
             self.onnx, option_text, input_shapes, library_path,
-            _package_prefix(), self.cxx, instrument_nonfinite,
+            package_prefix(), self.cxx, instrument_nonfinite,
             trainable=list(self.trainable),
             padding_indices=dict(self.padding_indices))
 
@@ -455,7 +442,7 @@ class _ExportCompiler(_Compiler):
         return _amp.compile_mlir(
             imported.text, {k: _as_array(v, "%s '%s'" % ("tensor", k))
                             for k, v in imported.initial.items()},
-            option_text, library_path, _package_prefix(), self.cxx,
+            option_text, library_path, package_prefix(), self.cxx,
             instrument_nonfinite)
 
 
