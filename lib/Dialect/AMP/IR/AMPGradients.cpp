@@ -589,6 +589,25 @@ LogicalResult Conv2DOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
   });
 }
 
+/// y = conv2d_input_grad(g, w) is a transposed convolution; its adjoints are
+/// the forward convolution of dy with w (for g) and the weight gradient of a
+/// convolution whose input is dy and output gradient g (for w).
+LogicalResult Conv2DInputGradOp::buildGradients(OpBuilder &b,
+                                                ValueRange resultGradients,
+                                                SmallVectorImpl<Value> &grads) {
+  Location loc = getLoc();
+  return withGradient(*this, resultGradients, grads, [&](Value dy) {
+    Value g = getGrad(), w = getWeight();
+    Value dyx = castLike(b, loc, dy, g);
+    grads[1] =
+        Conv2DWeightGradOp::create(b, loc, w.getType(), g, dyx, getStride(),
+                                   getPadding(), getDilation(), getGroups());
+    grads[0] =
+        Conv2DOp::create(b, loc, g.getType(), dyx, w, Value(), getStride(),
+                         getPadding(), getDilation(), getGroups());
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and softmax
 //===----------------------------------------------------------------------===//

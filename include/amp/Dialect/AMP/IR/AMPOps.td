@@ -327,12 +327,18 @@ def AMP_Conv2DOp : AMP_ComputeOp<"conv2d", AMP_AllowPrecision,
 }
 
 def AMP_Conv2DInputGradOp : AMP_ComputeOp<"conv2d_input_grad",
-    AMP_AllowPrecision, [AMP_F32Accumulation, AMP_WidenableResults],
+    AMP_AllowPrecision,
+    [AMP_F32Accumulation, AMP_WidenableResults, AMP_Differentiable],
     ["estimateFlops"]>, AMP_Conv2DAttrs {
   let summary = "gradient of conv2d with respect to its input";
   let description = [{
     A transposed convolution of the output gradient `grad` with `weight`;
-    the result type is the forward input's type.
+    the result type is the forward input's type. It is also the forward op of
+    a transposed convolution (`nn.ConvTranspose2d`, ONNX `ConvTranspose`,
+    whose weight layout `[C_in, C_out / groups, KH, KW]` is this op's):
+    `output_padding` is the result's extra rows and columns, which the
+    verifier accepts while the conv2d of the result still gives `grad`'s
+    shape (output_padding < stride).
   }];
   let arguments = !con((ins AMP_FloatTensor:$grad, AMP_FloatTensor:$weight),
                        convAttrs);
