@@ -6,6 +6,8 @@
     gen.py deep-yaml DEPTH OUT        a YAML policy with nested flow sequences
     gen.py deep-yaml-block DEPTH OUT  ... with nested block sequences
     gen.py deep-onnx DEPTH OUT        an ONNX model with nested subgraphs
+    gen.py long-policy ENTRIES OUT    a YAML policy whose allow list adds
+                                      and removes ENTRIES op kinds in all
     gen.py npy OUT SHAPE DTYPE [FILL] a .npy file (FILL: a number, nan, inf,
                                       -inf; default a seeded normal sample)
     gen.py npy-header OUT HEADER      a .npy file with a raw (corrupt) header
@@ -60,6 +62,19 @@ def deep_yaml_block(depth, out):
     with open(out, "w") as f:
         f.write("precision: fp16\ndeny:\n  add:\n    " + "- " * depth +
                 "amp.gelu\n")
+
+
+def long_policy(entries, out):
+    # One entry per line, as a long generated policy would be written;
+    # the remove list makes the add/remove conflict check meet every pair.
+    kinds = ["amp.matmul", "amp.linear"]
+    with open(out, "w") as f:
+        f.write("allow:\n  add:\n")
+        for i in range(entries // 2):
+            f.write("    - %s\n" % kinds[i % 2])
+        f.write("  remove:\n")
+        for i in range(entries - entries // 2):
+            f.write("    - amp.conv2d\n")
 
 
 def varint(value):
@@ -238,6 +253,8 @@ def main():
         deep_yaml(int(args[0]), args[1])
     elif command == "deep-yaml-block":
         deep_yaml_block(int(args[0]), args[1])
+    elif command == "long-policy":
+        long_policy(int(args[0]), args[1])
     elif command == "deep-onnx":
         deep_onnx(int(args[0]), args[1])
     elif command == "npy":

@@ -19,6 +19,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -151,22 +152,30 @@ constexpr PrecisionCategory kCategories[] = {
     PrecisionCategory::Clear};
 
 /// Turns buffer positions into FileLineColLoc and emits errors at them.
+/// Line starts are indexed once, so that locating every entry of a long
+/// policy stays O(log lines) per entry instead of a scan from the start.
 class PolicyReader {
 public:
   PolicyReader(MLIRContext *context, StringRef path,
                const llvm::MemoryBuffer &buffer)
-      : context(context), path(path.str()), buffer(buffer) {}
+      : context(context), path(path.str()), buffer(buffer) {
+    StringRef text = buffer.getBuffer();
+    lineStarts.push_back(0);
+    for (size_t i = 0, e = text.size(); i < e; ++i)
+      if (text[i] == '\n')
+        lineStarts.push_back(i + 1);
+  }
 
   Location locate(llvm::SMLoc loc) const {
     const char *start = buffer.getBufferStart();
     const char *at = loc.getPointer();
     if (!at || at < start || at > buffer.getBufferEnd())
       return FileLineColLoc::get(context, path, 1, 1);
-    StringRef before(start, at - start);
-    unsigned line = before.count('\n') + 1;
-    size_t lineStart = before.rfind('\n');
-    unsigned column = lineStart == StringRef::npos ? before.size() + 1
-                                                   : before.size() - lineStart;
+    size_t offset = at - start;
+    // The last line start at or before offset.
+    auto next = llvm::upper_bound(lineStarts, offset);
+    unsigned line = next - lineStarts.begin();
+    unsigned column = offset - *std::prev(next) + 1;
     return FileLineColLoc::get(context, path, line, column);
   }
 
@@ -184,6 +193,7 @@ public:
   MLIRContext *context;
   std::string path;
   const llvm::MemoryBuffer &buffer;
+  std::vector<size_t> lineStarts;
 };
 
 bool looksLikeJson(StringRef path, StringRef text) {
@@ -479,15 +489,15 @@ CategoryTable::build(MLIRContext *context, PrecisionLevel level, bool lpNorm,
         }
       }
       for (const PolicyListEntry &entry : source->remove[i]) {
-        for (const PolicyListEntry &other : source->add[i])
-          if (other.opName == entry.opName) {
-            InFlightDiagnostic diag =
-                emitError(entry.loc)
-                << "op kind '" << entry.opName << "' is both added to and "
-                << "removed from the " << categoryKey(i) << " list";
-            diag.attachNote(other.loc) << "added here";
-            return failure();
-          }
+        auto other = added.find(entry.opName);
+        if (other != added.end() && other->second.first == i) {
+          InFlightDiagnostic diag =
+              emitError(entry.loc)
+              << "op kind '" << entry.opName << "' is both added to and "
+              << "removed from the " << categoryKey(i) << " list";
+          diag.attachNote(other->second.second->loc) << "added here";
+          return failure();
+        }
       }
     }
     // Removals first, then additions, so that moving a kind from one list
