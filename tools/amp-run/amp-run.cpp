@@ -21,6 +21,7 @@
 #include "LRSchedule.h"
 #include "NpyFile.h"
 #include "Profile.h"
+#include "SampleOrder.h"
 
 #include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
@@ -479,6 +480,7 @@ public:
                     llvm::Twine(source.info->shape[0]));
     }
     batch = first.info->shape[0];
+    order = amp::SampleOrder(first.samples);
     if (first.samples < batch * ranks)
       return fail("--data: " + llvm::Twine(first.samples) +
                   " samples are fewer than one batch of " + llvm::Twine(batch) +
@@ -497,8 +499,8 @@ public:
   /// Copies the next batch of every source into the state; 1 after an
   /// error naming the source, the file and the sample.
   int fill(const Model &model, amp_state *state) {
-    if (order.empty() || next + batch * ranks > int64_t(order.size()))
-      shuffle();
+    if (!started || next + batch * ranks > int64_t(order.size()))
+      newEpoch();
     int64_t first = next + batch * rank;
     for (const Source &source : sources) {
       auto *data =
@@ -508,12 +510,12 @@ public:
                     model.lastError());
       for (int64_t row = 0; row < batch; ++row)
         std::memcpy(data + row * source.sampleBytes,
-                    source.sample(order[first + row]).data(),
+                    source.sample(order(first + row)).data(),
                     source.sampleBytes);
       if (std::optional<BadValue> bad = findBadValue(*source.info, data)) {
         int64_t perSample = source.info->num_elements / batch;
         auto [file, row] =
-            source.locate(order[first + bad->element / perSample]);
+            source.locate(order(first + bad->element / perSample));
         return fail("--data " + llvm::Twine(source.info->name) + ": '" +
                     file->path + "' sample " + llvm::Twine(row) + " holds " +
                     bad->value + " at element " +
@@ -640,22 +642,20 @@ private:
     return 0;
   }
 
-  /// A new epoch: 0..N-1 shuffled by Fisher-Yates (for i from N-1 down to
-  /// 1, swap i with next() % (i + 1)) with one amp::Random (SplitMix64)
-  /// seeded with --seed ^ 0x5EEDDA7A for the whole run.
-  void shuffle() {
-    order.resize(sources.front().samples);
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    for (size_t i = order.size() - 1; i > 0; --i)
-      std::swap(order[i], order[random.next() % (i + 1)]);
+  /// A new epoch: the next round keys of the order, from one amp::Random
+  /// (SplitMix64) seeded with --seed ^ 0x5EEDDA7A for the whole run.
+  void newEpoch() {
+    started = true;
+    order.reshuffle(random);
     next = 0;
   }
 
   std::vector<Source> sources;
   int64_t batch = 0;
   int32_t rank = 0, ranks = 1;
-  std::vector<int64_t> order;
+  /// The epoch's order, computed per position: no table of N indices.
+  amp::SampleOrder order{0};
+  bool started = false;
   int64_t next = 0;
   Random random{seed ^ 0x5EEDDA7Aull};
 };
@@ -1091,8 +1091,7 @@ int runOverlapped(const Model &model, amp_state *state, Metrics *metrics,
         return fail(llvm::Twine("step ") + llvm::Twine(oldest.step) +
                     ": cannot read its loss scales: " + model.lastError());
     }
-    reportStep(oldest.step, outcome, scales, oldest.lr, metrics, summary,
-               live);
+    reportStep(oldest.step, outcome, scales, oldest.lr, metrics, summary, live);
     return 0;
   };
   for (int64_t done = 0; done < steps; ++done) {

@@ -1,13 +1,19 @@
-"""The order in which amp-run --data feeds samples (docs/Driver.md):
-0..N-1 shuffled afresh each epoch by Fisher-Yates (for i from N-1 down to 1,
-swap i with next() % (i + 1)) with one SplitMix64 generator (amp::Random)
-seeded with SEED ^ 0x5EEDDA7A; each step takes the next BATCH samples and
-an epoch ends when fewer than BATCH are left.
+"""The order in which amp-run --data feeds samples (docs/Driver.md,
+tools/amp-run/SampleOrder.h): each epoch is a bijection of 0..N-1 computed
+per position, a 6-round balanced Feistel network on 2h-bit numbers (2^2h
+the least power of four >= N) walked until it lands below N, its round keys
+the next 6 outputs of one SplitMix64 generator (amp::Random) seeded with
+SEED ^ 0x5EEDDA7A; each step takes the next BATCH samples and an epoch ends
+when fewer than BATCH are left.
 
   data_order.py make DIR            writes the test's data files
   data_order.py check DIR SEED N BATCH STEPS
       checks DIR/out/batch.npy (amp-run --eval-output) against that order
-      and DIR/out/loss.npy against 0 (labels aligned with inputs)"""
+      and DIR/out/loss.npy against 0 (labels aligned with inputs)
+  data_order.py epochs DIR N BATCH STEPS
+      makes DIR/x.npy, N samples (sample i holds i), when STEPS is 0; else
+      checks that each whole epoch of DIR/out/batch.npy holds every sample
+      once (N divisible by BATCH) and that the epochs' orders differ"""
 import sys
 
 import numpy as np
@@ -18,20 +24,40 @@ MASK = (1 << 64) - 1
 def splitmix64(state):
     while True:
         state = (state + 0x9E3779B97F4A7C15) & MASK
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        yield z ^ (z >> 31)
+        yield mix(state)
+
+
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+def permutation(n, keys):
+    half = 0
+    while half < 32 and (1 << (2 * half)) < n:
+        half += 1
+    mask = (1 << half) - 1
+
+    def permute(x):
+        left, right = x >> half, x & mask
+        for key in keys:
+            left, right = right, left ^ (mix(key ^ right) & mask)
+        return (left << half) | right
+
+    def at(position):
+        x = permute(position)
+        while x >= n:
+            x = permute(x)
+        return x
+    return [at(i) for i in range(n)]
 
 
 def order(seed, n, batch, steps):
     random = splitmix64(seed ^ 0x5EEDDA7A)
     samples = []
     while len(samples) < steps * batch:
-        perm = list(range(n))
-        for i in range(n - 1, 0, -1):
-            j = next(random) % (i + 1)
-            perm[i], perm[j] = perm[j], perm[i]
+        perm = permutation(n, [next(random) for _ in range(6)])
         samples += perm[:n // batch * batch]
     return samples[:steps * batch]
 
@@ -57,6 +83,20 @@ def main():
         bad = x.copy()
         bad[5, 2] = np.nan
         np.save(d + "/nan.npy", bad)
+        return
+
+    if sys.argv[1] == "epochs":
+        d, n, batch, steps = sys.argv[2], *map(int, sys.argv[3:])
+        if steps == 0:
+            np.save(d + "/x.npy", samples(n))
+            return
+        got = np.load(d + "/out/batch.npy")[:, 0].astype(int).tolist()
+        epochs = [got[i:i + n] for i in range(0, steps * batch, n)]
+        for e, epoch in enumerate(epochs):
+            print("epoch", e, "permutation" if sorted(epoch) == list(range(n))
+                  else "not a permutation: %s" % epoch)
+        print("orders", "differ" if len(set(map(tuple, epochs))) ==
+              len(epochs) else "repeat")
         return
 
     d, seed, n, batch, steps = sys.argv[2], *map(int, sys.argv[3:])
