@@ -1,6 +1,7 @@
 //===- ContractionOps.cpp - ONNX contractions, convolution, pooling -------===//
 //
-// MatMul, Gemm, Conv, MaxPool, AveragePool and GlobalAveragePool.
+// MatMul, Gemm, Conv, ConvTranspose, MaxPool, AveragePool and
+// GlobalAveragePool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -299,6 +300,187 @@ LogicalResult Importer::importConv() {
                                       window.dilation, *group));
 }
 
+/// The pads of a transposed convolution whose result has `out` rows and
+/// columns (output_shape, or the input size times the stride for SAME
+/// auto_pad): ONNX splits the padding `total` so that SAME_UPPER puts the
+/// odd one at the end and everything else at the start.
+static void splitTransposedPadding(int64_t total, StringRef autoPad,
+                                   int64_t &start, int64_t &end) {
+  if (autoPad == "SAME_UPPER") {
+    start = total / 2;
+    end = total - start;
+  } else {
+    end = total / 2;
+    start = total - end;
+  }
+}
+
+LogicalResult Importer::importConvTranspose() {
+  if (failed(checkArity(2, 3)))
+    return failure();
+  FailureOr<Value> xValue = floatValue(0, "X");
+  if (failed(xValue))
+    return failure();
+  Type element = elementOf(*xValue);
+  FailureOr<Value> wValue = value(1, element);
+  if (failed(wValue))
+    return failure();
+  Value x = *xValue, w = *wValue;
+  ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
+  if (xs.size() != 4) {
+    error() << "only 2-d transposed convolutions (4-d NCHW inputs) are "
+               "supported; X has shape "
+            << formatShape(xs);
+    return failure();
+  }
+  if (ws.size() != 4 || elementOf(w) != element) {
+    error() << "W must be a 4-d tensor of X's element type, got "
+            << formatShape(ws);
+    return failure();
+  }
+  FailureOr<int64_t> group = intAttr("group", 1);
+  std::string autoPad;
+  std::optional<SmallVector<int64_t>> kernel;
+  Window window;
+  LogicalResult attrs = windowAttrs(autoPad, kernel, window);
+  FailureOr<std::optional<SmallVector<int64_t>>> outputPaddingAttr =
+      intsAttr("output_padding");
+  FailureOr<std::optional<SmallVector<int64_t>>> outputShapeAttr =
+      intsAttr("output_shape");
+  if (failed(group) || failed(attrs) || failed(outputPaddingAttr) ||
+      failed(outputShapeAttr))
+    return failure();
+  // W is [C, M / group, kH, kW]: the weight of the convolution whose input
+  // gradient this is.
+  if (*group < 1 || *group > std::max<int64_t>(xs[1], 1) ||
+      xs[1] % *group != 0 || ws[0] != xs[1]) {
+    error() << "group " << *group << " does not fit X " << formatShape(xs)
+            << " and W " << formatShape(ws)
+            << " (W must be [C, M / group, kH, kW] with C divisible by group)";
+    return failure();
+  }
+  window.kernel = {ws[2], ws[3]};
+  if (kernel && *kernel != window.kernel) {
+    error() << "kernel_shape " << formatShape(*kernel) << " does not match W "
+            << formatShape(ws);
+    return failure();
+  }
+  SmallVector<int64_t> outputPadding =
+      outputPaddingAttr->value_or(SmallVector<int64_t>{0, 0});
+  if (window.stride.size() != 2 || window.dilation.size() != 2 ||
+      window.pads.size() != 4 || outputPadding.size() != 2 ||
+      (*outputShapeAttr && (*outputShapeAttr)->size() != 2)) {
+    error() << "only 2-d windows are supported (strides, dilations, "
+               "output_padding and output_shape with 2 entries, pads with 4)";
+    return failure();
+  }
+  constexpr int64_t kMaxWindow = int64_t(1) << 20;
+  for (int i = 0; i < 2; ++i)
+    if (window.kernel[i] < 1 || window.stride[i] < 1 ||
+        window.dilation[i] < 1 || window.kernel[i] > kMaxWindow ||
+        window.stride[i] > kMaxWindow || window.dilation[i] > kMaxWindow) {
+      error() << "kernel sizes, strides and dilations must be positive (and "
+                 "at most 2^20)";
+      return failure();
+    }
+  for (int64_t pad : window.pads)
+    if (pad < 0 || pad > kMaxWindow) {
+      error() << "pads must be non-negative (and at most 2^20), got "
+              << formatShape(window.pads);
+      return failure();
+    }
+  for (int64_t extra : outputPadding)
+    if (extra < 0 || extra > kMaxWindow) {
+      error() << "output_padding must be non-negative (and at most 2^20), got "
+              << formatShape(outputPadding);
+      return failure();
+    }
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER") {
+    error() << "unknown auto_pad '" << autoPad << "'";
+    return failure();
+  }
+  Shape outHW;
+  int64_t zeroRows[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = xs[2 + i], stride = window.stride[i];
+    int64_t effective = (window.kernel[i] - 1) * window.dilation[i] + 1;
+    // Every input element's window, unpadded: ONNX's output size with no
+    // pads.
+    int64_t full = stride * (in - 1) + outputPadding[i] + effective;
+    int64_t &start = window.pads[i], &end = window.pads[2 + i];
+    if (*outputShapeAttr || autoPad == "SAME_UPPER" ||
+        autoPad == "SAME_LOWER") {
+      int64_t wanted = *outputShapeAttr ? (**outputShapeAttr)[i] : in * stride;
+      if (wanted < 1 || wanted > full) {
+        error() << (*outputShapeAttr ? "output_shape "
+                                     : "the SAME output size ")
+                << wanted << " in spatial dimension " << i << " is not in [1, "
+                << full
+                << "], the sizes a transposed convolution of this input, "
+                   "kernel, stride, dilation and output_padding gives";
+        return failure();
+      }
+      splitTransposedPadding(full - wanted, autoPad, start, end);
+    } else if (autoPad == "VALID") {
+      start = end = 0;
+    }
+    int64_t out = full - start - end;
+    if (out < 1) {
+      error() << "the pads " << start << " and " << end
+              << " leave no output in spatial dimension " << i << " (of size "
+              << full << " unpadded)";
+      return failure();
+    }
+    // amp.conv2d_input_grad's result is an input of the convolution whose
+    // output is X, so it has at most stride - 1 rows beyond the last
+    // window: output_padding beyond that (PyTorch allows it up to the
+    // dilation) is taken from the end padding, and what the end padding
+    // cannot give is rows no window reaches, zeros appended after.
+    int64_t excess = outputPadding[i] - (stride - 1);
+    if (excess > 0) {
+      int64_t taken = std::min(excess, end);
+      end -= taken;
+      zeroRows[i] = excess - taken;
+    }
+    outHW.push_back(out);
+  }
+  Shape shape = {xs[0], ws[1] * *group, outHW[0], outHW[1]};
+  if (failed(checkShape(shape)))
+    return failure();
+  Shape computed = {shape[0], shape[1], shape[2] - zeroRows[0],
+                    shape[3] - zeroRows[1]};
+  Value result = Conv2DInputGradOp::create(
+      builder, loc, tensorType(computed, element), x, w, window.stride,
+      window.pads, window.dilation, *group);
+  for (int i = 0; i < 2; ++i) {
+    if (zeroRows[i] == 0)
+      continue;
+    Shape zerosShape(shapeOf(result)), joined(shapeOf(result));
+    zerosShape[2 + i] = zeroRows[i];
+    joined[2 + i] += zeroRows[i];
+    Value zeros = splat(0.0, tensorType(zerosShape, element));
+    result = ConcatOp::create(builder, loc, tensorType(joined, element),
+                              ValueRange{result, zeros}, 2 + i);
+  }
+  RankedTensorType type = tensorType(shape, element);
+  if (hasInput(2)) {
+    FailureOr<Value> b = value(2, element);
+    if (failed(b))
+      return failure();
+    if (shapeOf(*b) != ArrayRef<int64_t>{shape[1]} ||
+        elementOf(*b) != element) {
+      error() << "B must be a 1-d tensor of " << shape[1]
+              << " elements of X's element type, got "
+              << formatShape(shapeOf(*b));
+      return failure();
+    }
+    Value bias = broadcastTo(reshapeTo(*b, {1, shape[1], 1, 1}), shape);
+    result = AddOp::create(builder, loc, type, result, bias);
+  }
+  return setValue(0, result);
+}
+
 LogicalResult Importer::importPool(bool max) {
   if (failed(checkArity(1, 1)))
     return failure();
@@ -400,6 +582,7 @@ void mlir::amp::onnx_import::registerContractionHandlers(OpTable &table) {
   table.onOp("MatMul", kMinOpset, &Importer::importMatMul);
   table.onOp("Gemm", kMinOpset, &Importer::importGemm);
   table.onOp("Conv", kMinOpset, &Importer::importConv);
+  table.onOp("ConvTranspose", kMinOpset, &Importer::importConvTranspose);
   table.onOp("MaxPool", kMinOpset,
              [](Importer &im) { return im.importPool(/*max=*/true); });
   table.onOp("AveragePool", kMinOpset,

@@ -294,6 +294,7 @@ public:
   LogicalResult importMatMul();
   LogicalResult importGemm();
   LogicalResult importConv();
+  LogicalResult importConvTranspose();
   LogicalResult importPool(bool max);
   LogicalResult importGlobalAveragePool();
   LogicalResult importBatchNorm(int64_t version);

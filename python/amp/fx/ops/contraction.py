@@ -49,13 +49,15 @@ def convolution(ctx, x, weight, bias, stride, padding, dilation, transposed,
                 output_padding, groups):
     shape, dtype = ctx.result()
     value = ctx.tensor(x)
-    if transposed:
-        ctx.fail("transposed convolutions are not supported yet")
+    kind = "transposed convolutions" if transposed else "convolutions"
     if value.rank == 3:
-        ctx.fail("1-d convolutions are not supported yet")
+        ctx.fail("1-d %s are not supported yet" % kind)
     if value.rank != 4:
-        ctx.fail("amp has 2-d convolutions (NCHW); this input has rank %d"
-                 % value.rank)
+        ctx.fail("amp has 2-d %s (NCHW); this input has rank %d"
+                 % (kind, value.rank))
+    if transposed:
+        return conv_transpose(ctx, value, weight, bias, stride, padding,
+                              dilation, output_padding, groups, shape, dtype)
     operands = [value, ctx.tensor(weight)]
     if bias is not None:
         operands.append(ctx.tensor(bias))
@@ -65,3 +67,44 @@ def convolution(ctx, x, weight, bias, stride, padding, dilation, transposed,
              "dilation": Attr.array(dilation),
              "groups": Attr.i64(groups)}
     return ctx.emit.op("amp.conv2d", operands, [(shape, dtype)], attrs)
+
+
+def conv_transpose(ctx, value, weight, bias, stride, padding, dilation,
+                   output_padding, groups, shape, dtype):
+    """nn.ConvTranspose2d: the input gradient of the convolution whose
+    weight it shares ([C_in, C_out / groups, KH, KW]), plus the bias.
+    amp.conv2d_input_grad's result is an input of that convolution, so it
+    has at most stride - 1 rows beyond the last window: more
+    output_padding (PyTorch allows it up to the dilation) is taken from
+    the end padding, and what the padding cannot give are rows no window
+    reaches, zeros appended."""
+    pads = [padding[0], padding[1], padding[0], padding[1]]
+    zero_rows = [0, 0]
+    for i in range(2):
+        excess = output_padding[i] - (stride[i] - 1)
+        if excess > 0:
+            taken = min(excess, pads[2 + i])
+            pads[2 + i] -= taken
+            zero_rows[i] = excess - taken
+    computed = (shape[0], shape[1], shape[2] - zero_rows[0],
+                shape[3] - zero_rows[1])
+    attrs = {"stride": Attr.array(stride), "padding": Attr.array(pads),
+             "dilation": Attr.array(dilation), "groups": Attr.i64(groups)}
+    result = ctx.emit.op("amp.conv2d_input_grad",
+                         [value, ctx.tensor(weight)], [(computed, dtype)],
+                         attrs)
+    for i in range(2):
+        if zero_rows[i]:
+            zeros_shape = list(result.shape)
+            zeros_shape[2 + i] = zero_rows[i]
+            joined = list(result.shape)
+            joined[2 + i] += zero_rows[i]
+            zeros = ctx.broadcast(ctx.tensor(0.0, dtype=dtype), zeros_shape)
+            result = ctx.emit.op("amp.concat", [result, zeros],
+                                 [(tuple(joined), dtype)],
+                                 {"axis": Attr.i64(2 + i)})
+    if bias is None:
+        return result
+    channels = ctx.reshape(ctx.tensor(bias), (1, shape[1], 1, 1))
+    return ctx.emit.op("amp.add", [result, ctx.broadcast(channels, shape)],
+                       [(shape, dtype)])

@@ -124,6 +124,35 @@ class TriangularScores(nn.Module):
         return torch.tril(s, diagonal=-1).sum(-1), torch.triu(s)
 
 
+class ConvTransposes(nn.Module):
+    """nn.ConvTranspose2d as decoders and UNets use it (ONNX ConvTranspose):
+    the 2x upsampling of a UNet decoder (kernel 3, stride 2, padding 1,
+    output_padding 1), kernel 2 stride 2, groups with dilation, output
+    padding below the stride with different strides and padding per
+    dimension, and output_padding 2 at stride 1 (PyTorch allows it below
+    the dilation), which amp takes from the end padding, or without
+    padding, where the rows no window reaches are zeros."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1,
+                                     output_padding=1)
+        self.k2 = nn.ConvTranspose2d(4, 3, 2, stride=2)
+        self.grouped = nn.ConvTranspose2d(4, 6, 3, padding=1, groups=2,
+                                          dilation=2, bias=False)
+        self.mixed = nn.ConvTranspose2d(4, 2, (3, 2), stride=(3, 2),
+                                        padding=(0, 1), output_padding=(2, 1),
+                                        dilation=(2, 1))
+        self.dilated = nn.ConvTranspose2d(4, 2, 3, padding=2,
+                                          output_padding=2, dilation=3)
+        self.unpadded = nn.ConvTranspose2d(4, 2, 3, output_padding=(2, 1),
+                                           dilation=3)
+
+    def forward(self, x):
+        return (self.up(x), self.k2(x), self.grouped(x), self.mixed(x),
+                self.dilated(x), self.unpadded(x))
+
+
 def resnet18():
     import torchvision
     return torchvision.models.resnet18(weights=None, num_classes=10)
@@ -157,6 +186,7 @@ MODELS = {
          {}),
     "causal_attention": (CausalAttention, [(2, 5, 16)], {}),
     "triangular_scores": (TriangularScores, [(2, 4, 6)], {}),
+    "conv_transpose": (ConvTransposes, [(2, 4, 5, 6)], {}),
     "resnet18": (resnet18, [(2, 3, 64, 64)], DEEP),
     "mobilenet_v2": (mobilenet_v2, [(2, 3, 64, 64)], DEEP),
 }
