@@ -168,3 +168,34 @@ std::string amp::checkSharedObjectFile(const std::string &path) {
   close(fd);
   return error;
 }
+
+bool amp::definesDynamicSymbol(int fd, const char *name) {
+  struct stat status;
+  if (fstat(fd, &status) != 0)
+    return false;
+  FileReader reader(fd, uint64_t(status.st_size));
+  std::vector<Elf64_Ehdr> header;
+  std::vector<Elf64_Shdr> sections;
+  if (!reader.read(0, 1, header) || header.front().e_shnum == 0 ||
+      header.front().e_shentsize != sizeof(Elf64_Shdr) ||
+      !reader.read(header.front().e_shoff, header.front().e_shnum, sections))
+    return false;
+  size_t length = std::strlen(name);
+  for (const Elf64_Shdr &table : sections) {
+    if (table.sh_type != SHT_DYNSYM || table.sh_link >= sections.size())
+      continue;
+    const Elf64_Shdr &strings = sections[table.sh_link];
+    std::vector<Elf64_Sym> symbols;
+    std::vector<char> text;
+    if (!reader.read(table.sh_offset, table.sh_size / sizeof(Elf64_Sym),
+                     symbols) ||
+        !reader.read(strings.sh_offset, strings.sh_size, text))
+      return false;
+    for (const Elf64_Sym &symbol : symbols)
+      if (symbol.st_shndx != SHN_UNDEF && symbol.st_name < text.size() &&
+          text.size() - symbol.st_name > length &&
+          std::memcmp(text.data() + symbol.st_name, name, length + 1) == 0)
+        return true;
+  }
+  return false;
+}

@@ -18,6 +18,7 @@
 #include <iterator>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace amp;
@@ -39,25 +40,102 @@ struct TemporarySlot {
 };
 constexpr int kTemporarySlots = 256;
 TemporarySlot temporaries[kTemporarySlots];
+/// The temporary directories: a tool makes one at a time (amp-compile's
+/// link folder); a few more are room to spare.
+constexpr int kDirectorySlots = 8;
+TemporarySlot directories[kDirectorySlots];
 
-int listTemporary(const std::string &path) {
+template <int N>
+int listTemporary(TemporarySlot (&table)[N], const std::string &path) {
   if (path.size() >= PATH_MAX)
     return -1;
-  for (int i = 0; i < kTemporarySlots; ++i) {
+  for (int i = 0; i < N; ++i) {
     int expected = 0;
-    if (!temporaries[i].state.compare_exchange_strong(expected, 1))
+    if (!table[i].state.compare_exchange_strong(expected, 1))
       continue;
-    std::memcpy(temporaries[i].path, path.c_str(), path.size() + 1);
-    temporaries[i].state.store(2, std::memory_order_release);
+    std::memcpy(table[i].path, path.c_str(), path.size() + 1);
+    table[i].state.store(2, std::memory_order_release);
     return i;
   }
   return -1;
 }
+int listTemporary(const std::string &path) {
+  return listTemporary(temporaries, path);
+}
 
-void unlistTemporary(int &slot) {
+template <int N> void unlistTemporary(TemporarySlot (&table)[N], int &slot) {
   if (slot >= 0)
-    temporaries[slot].state.store(0, std::memory_order_release);
+    table[slot].state.store(0, std::memory_order_release);
   slot = -1;
+}
+void unlistTemporary(int &slot) { unlistTemporary(temporaries, slot); }
+
+/// The entry layout getdents64 fills (no libc header declares it).
+struct DirectoryEntry {
+  uint64_t inode;
+  int64_t offset;
+  unsigned short length;
+  unsigned char type;
+  char name[1];
+};
+
+/// Removes `name` in the directory `parent` (a descriptor, or AT_FDCWD for
+/// a path), a directory with everything in it, down to `depth` levels
+/// (amp's temporary directories are flat; deeper ones are not removed).
+/// Async-signal-safe: system calls only, on a fixed buffer per level.
+/// Returns whether it is gone.
+bool removeTree(int parent, const char *name, int depth) {
+  if (::unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+    return true;
+  if (errno != EISDIR && errno != EPERM)
+    return false;
+  int fd =
+      ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  // Entries are unlinked while the directory is read: read it again from
+  // the start until a pass finds nothing (a writer still at work adds
+  // files), at most a few times.
+  alignas(8) char buffer[1024];
+  for (int pass = 0; pass < 100; ++pass) {
+    bool removedAny = false;
+    ::lseek(fd, 0, SEEK_SET);
+    long count;
+    while ((count = ::syscall(SYS_getdents64, fd, buffer, sizeof(buffer))) >
+           0) {
+      for (long at = 0; at < count;) {
+        auto *entry = reinterpret_cast<DirectoryEntry *>(buffer + at);
+        at += entry->length;
+        const char *child = entry->name;
+        if (child[0] == '.' &&
+            (child[1] == 0 || (child[1] == '.' && child[2] == 0)))
+          continue;
+        if (depth > 0 && removeTree(fd, child, depth - 1))
+          removedAny = true;
+        else if (depth == 0 && ::unlinkat(fd, child, 0) == 0)
+          removedAny = true;
+      }
+    }
+    if (!removedAny)
+      break;
+  }
+  ::close(fd);
+  return ::unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT;
+}
+
+/// Six random characters for a unique name.
+std::string randomName() {
+  static const char kLetters[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static std::atomic<uint64_t> counter{0};
+  uint64_t bits = 0;
+  if (::getrandom(&bits, sizeof(bits), 0) != ssize_t(sizeof(bits)))
+    bits = (uint64_t(::getpid()) << 32) ^ uint64_t(::time(nullptr)) ^
+           (counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
+  std::string name;
+  for (int i = 0; i < 6; ++i, bits /= 62)
+    name += kLetters[bits % 62];
+  return name;
 }
 
 std::atomic<void (*)()> signalCleanups[4];
@@ -65,10 +143,12 @@ struct sigaction previousActions[std::size(kSignals)];
 
 void removeOnSignal(int signal) {
   int savedErrno = errno;
-  amp::removePendingTemporaries();
+  // The cleanups first: they end the processes (amp-compile's linker) that
+  // could still write into a temporary directory.
   for (auto &cleanup : signalCleanups)
     if (void (*function)() = cleanup.load())
       function();
+  amp::removePendingTemporaries();
   // The signal is blocked while this runs: raised again, it takes the
   // previous action (the default: the process ends) once this returns.
   for (size_t i = 0; i < std::size(kSignals); ++i)
@@ -86,17 +166,8 @@ void removeOnSignal(int signal) {
 /// `path` and `slot`, or returns -1 with errno set.
 int createListedTemporary(const std::string &base, std::string &path,
                           int &slot) {
-  static const char kLetters[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  static std::atomic<uint64_t> counter{0};
   for (int attempt = 0; attempt < 100; ++attempt) {
-    uint64_t bits = 0;
-    if (::getrandom(&bits, sizeof(bits), 0) != ssize_t(sizeof(bits)))
-      bits = (uint64_t(::getpid()) << 32) ^ uint64_t(::time(nullptr)) ^
-             (counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
-    path = base;
-    for (int i = 0; i < 6; ++i, bits /= 62)
-      path += kLetters[bits % 62];
+    path = base + randomName();
     slot = listTemporary(path);
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0)
@@ -151,6 +222,44 @@ void amp::removePendingTemporaries() {
   for (TemporarySlot &slot : temporaries)
     if (slot.state.load(std::memory_order_acquire) == 2)
       ::unlink(slot.path);
+  for (TemporarySlot &slot : directories)
+    if (slot.state.load(std::memory_order_acquire) == 2)
+      removeTree(AT_FDCWD, slot.path, /*depth=*/4);
+}
+
+bool TemporaryDirectory::create(const std::string &prefix, std::string &error) {
+  // Where LLVM's and the C++ compiler's temporaries go.
+  const char *base = std::getenv("TMPDIR");
+  std::string directory = base && *base ? base : "/tmp";
+  if (directory.size() > 1 && directory.back() == '/')
+    directory.pop_back();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string path = directory + "/" + prefix + "-" + randomName();
+    // Listed before it exists, as a temporary file is (a signal handled on
+    // any thread finds it).
+    slot_ = listTemporary(directories, path);
+    if (::mkdir(path.c_str(), 0700) == 0) {
+      path_ = path;
+      return true;
+    }
+    int failure = errno;
+    unlistTemporary(directories, slot_);
+    if (failure != EEXIST) {
+      error = "cannot create a temporary directory in '" + directory +
+              "': " + reason(failure);
+      return false;
+    }
+  }
+  error = "cannot create a temporary directory in '" + directory +
+          "': " + reason(EEXIST);
+  return false;
+}
+
+TemporaryDirectory::~TemporaryDirectory() {
+  // Removed, then unlisted: a signal in between finds nothing left.
+  if (!path_.empty())
+    removeTree(AT_FDCWD, path_.c_str(), /*depth=*/4);
+  unlistTemporary(directories, slot_);
 }
 
 extern "C" void amp_output_file_remove_temporaries(void) {

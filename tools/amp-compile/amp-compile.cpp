@@ -14,6 +14,7 @@
 #include "amp/Driver/Driver.h"
 #include "amp/Support/InputFile.h"
 #include "amp/Support/ToolIO.h"
+#include "amp/Target/ModelABI/ModelABI.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -62,6 +63,14 @@ cl::opt<std::string> target("target", cl::init("cpu"),
 cl::opt<std::string> chip("chip", cl::init("sm_90"),
                           cl::desc("GPU architecture for --target=cuda"),
                           cl::cat(category));
+cl::opt<std::string>
+    cpu("cpu",
+        cl::desc("CPU the library's code (for GPU targets its host code) is "
+                 "compiled for: by default a portable level (x86-64-v3: "
+                 "AVX2 and FMA, any x86-64 since about 2015); native for this "
+                 "machine's CPU and every feature it has; or any LLVM CPU "
+                 "name (x86-64-v2, skylake, znver3...)"),
+        cl::value_desc("NAME"), cl::cat(category));
 cl::opt<bool> allowTF32("allow-tf32",
                         cl::desc("Let fp32 GEMMs use TF32 tensor cores "
                                  "(--target=cuda)"),
@@ -169,7 +178,11 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
       failed(parse(options.optimizer, optimizer)) ||
       failed(parse(options.loss, lossKind)) ||
       failed(parse(options.lossScale, lossScale)) ||
-      (chip.getNumOccurrences() && failed(parse(options.chip, chip))))
+      (chip.getNumOccurrences() && failed(parse(options.chip, chip))) ||
+      (cpu.getNumOccurrences() && failed(parse(options.cpu, cpu))))
+    return error(message);
+  // Before the work: LLVM would only warn about an unknown name.
+  if (failed(amp::checkTargetCPU(options.cpu, "--", message)))
     return error(message);
   if (emit != "lib" && emit != "mlir" && emit != "llvm")
     return error("--emit=" + emit + " is not one of lib, mlir, llvm");
@@ -229,7 +242,7 @@ SmallVector<std::string> shapingOptions() {
     arguments.push_back(("--policy=" + policyPath).str());
   }
   for (cl::opt<std::string> *option :
-       {&target, &chip, &precision, &optLevel, &optimizer, &lossKind,
+       {&target, &chip, &cpu, &precision, &optLevel, &optimizer, &lossKind,
         &lossScale, &compiler})
     add(*option, option->getValue());
   for (cl::opt<double> *option :
@@ -275,6 +288,7 @@ LogicalResult compile(MLIRContext &context,
   request.output = outputFilename;
   request.library.compiler = compiler;
   request.library.prefix = toolPrefix(argv0);
+  request.library.cpu = options.cpu;
   request.library.cuda = options.target != amp::TrainingTarget::CPU;
   request.library.emulator =
       options.target == amp::TrainingTarget::CUDAEmulator;

@@ -26,14 +26,13 @@
 #include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
-#include "amp/Support/ELFFile.h"
 #include "amp/Support/InputFile.h"
 #include "amp/Support/OutputFile.h"
+#include "amp/Target/ModelABI/LoadedModel.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
@@ -183,8 +182,8 @@ struct Model {
 };
 
 template <typename T>
-bool resolve(llvm::sys::DynamicLibrary &library, const char *name, T &fn) {
-  fn = reinterpret_cast<T>(library.getAddressOfSymbol(name));
+bool resolve(mlir::amp::LoadedModel &library, const char *name, T &fn) {
+  fn = reinterpret_cast<T>(library.symbol(name));
   return fn != nullptr;
 }
 
@@ -204,15 +203,13 @@ void useDataParallelRank(int32_t rank, int32_t size) {
 }
 
 std::optional<Model> loadModel(std::string &error) {
-  // dlopen searches the library path for a bare file name: anchor it.
-  llvm::SmallString<256> path(libraryPath);
-  llvm::sys::fs::make_absolute(path);
-  error = amp::checkSharedObjectFile(path.str().str());
-  if (!error.empty())
+  // The one loader of compiled libraries: the file checked (ELF structure,
+  // amp-compile's checksum) before dlopen. Never unloaded: the runtime's
+  // threads live until the process ends.
+  auto loaded = mlir::amp::LoadedModel::open(libraryPath, error);
+  if (!loaded)
     return std::nullopt;
-  auto library = llvm::sys::DynamicLibrary::getLibrary(path.c_str(), &error);
-  if (!library.isValid())
-    return std::nullopt;
+  mlir::amp::LoadedModel &library = *loaded.release();
   Model m;
   bool ok = resolve(library, "amp_abi_version", m.abiVersion) &&
             resolve(library, "amp_last_error", m.lastError) &&
@@ -1281,7 +1278,7 @@ int prepare(std::optional<Model> &model,
   std::string error;
   model = loadModel(error);
   if (!model)
-    return fail("cannot load '" + libraryPath + "': " + error);
+    return fail(error);
   if (threads > 0 && model->setThreads && model->setThreads(threads) != 0)
     return fail(llvm::Twine(threadsFromEnvironment ? "AMP_NUM_THREADS="
                                                    : "--threads ") +

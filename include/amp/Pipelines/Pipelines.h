@@ -171,6 +171,13 @@ struct TrainingPipelineOptions
       *this, "cost-device",
       llvm::cl::desc("Device model of the cost report (data/devices.json)"),
       llvm::cl::init("h200")};
+  PassOptions::Option<std::string> cpu{
+      *this, "cpu",
+      llvm::cl::desc("CPU the library's code (for GPU targets its host code) "
+                     "is compiled for: empty for a portable level "
+                     "(x86-64-v3: AVX2 and FMA), native for this machine, "
+                     "or an LLVM CPU name (x86-64-v2, skylake, znver3...)"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> linker{
       *this, "cxx",
       llvm::cl::desc("C++ compiler that links (the emulated device's kernel "

@@ -28,6 +28,12 @@ std::string checkSharedObject(int fd);
 /// "not a regular file" rather than a hang).
 std::string checkSharedObjectFile(const std::string &path);
 
+/// Whether the ELF shared object open as `fd`, checked with
+/// checkSharedObject, defines the dynamic symbol `name` (read from its
+/// .dynsym with pread, without loading it): what tells a library of the
+/// model ABI from any other without running its code.
+bool definesDynamicSymbol(int fd, const char *name);
+
 } // namespace amp
 
 #endif // AMP_SUPPORT_ELFFILE_H

@@ -15,9 +15,10 @@
 //   link to a file that does not exist yet), the link is kept; a link into
 //   a directory that does not exist is an error naming both.
 //
-// The temporary files not yet committed or discarded are listed in a fixed
-// table, so that a tool that calls removeTemporariesOnSignal() leaves none
-// when SIGINT, SIGTERM or SIGHUP ends it.
+// The temporary files not yet committed or discarded, and the temporary
+// directories (TemporaryDirectory: amp-compile's link folder), are listed in
+// fixed tables, so that a tool that calls removeTemporariesOnSignal() leaves
+// none when SIGINT, SIGTERM or SIGHUP ends it.
 //
 // Plain C++ and POSIX (no LLVM): the model runtime links its own copy (a
 // host process reaches that copy's table through
@@ -75,17 +76,41 @@ private:
   int slot_ = -1;
 };
 
+/// A directory for intermediate files (amp-compile's objects, glue and
+/// linked library), made under $TMPDIR (or /tmp) with a unique name and
+/// removed with its contents by the destructor, or by the signal handlers
+/// of removeTemporariesOnSignal() when a signal ends the process first.
+class TemporaryDirectory {
+public:
+  TemporaryDirectory() = default;
+  TemporaryDirectory(const TemporaryDirectory &) = delete;
+  TemporaryDirectory &operator=(const TemporaryDirectory &) = delete;
+  ~TemporaryDirectory();
+
+  /// Creates `prefix`-XXXXXX under the temporary directory. On failure
+  /// returns false with `error` set to the reason.
+  bool create(const std::string &prefix, std::string &error);
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+  /// Its entry in the table the signal handlers read, or -1.
+  int slot_ = -1;
+};
+
 /// Whether `path` names an output that must be written in place: "-", or an
 /// existing device, FIFO or socket (after following links).
 bool isDirectOutput(const std::string &path);
 
 /// Removes the temporary file of every OutputFile (of this copy of the
-/// helper) that is neither committed nor discarded. Async-signal-safe: it
-/// only reads the fixed table and calls unlink().
+/// helper) that is neither committed nor discarded, and every
+/// TemporaryDirectory with its contents. Async-signal-safe: it only reads
+/// the fixed tables and makes system calls (unlink, getdents64, rmdir).
 void removePendingTemporaries();
 
-/// Makes SIGINT, SIGTERM and SIGHUP first remove the pending temporaries
-/// (and call the functions given to addSignalCleanup), then take the action
+/// Makes SIGINT, SIGTERM and SIGHUP first call the functions given to
+/// addSignalCleanup (which end child processes that write into a temporary
+/// directory), then remove the pending temporaries, then take the action
 /// they had before: the default ends the process, so that its exit status
 /// still says which signal ended it. A signal the process ignores (nohup)
 /// stays ignored. Tools call it once at the start, after llvm::InitLLVM,

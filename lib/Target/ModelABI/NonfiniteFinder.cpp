@@ -1,9 +1,10 @@
 //===- NonfiniteFinder.cpp - name the first op that made inf/NaN ----------===//
 //
-// The instrumented library is loaded with RTLD_DEEPBIND so that its copy of
-// the runtime, not the trained library's (which amp-run loads into the
-// global scope), serves it. Its state is filled, by tensor name, from the
-// snapshot of the trained state; it has the same tensors plus the records.
+// The instrumented library is loaded (through LoadedModel, its file checked
+// first) with RTLD_DEEPBIND so that its copy of the runtime, not the trained
+// library's or one the host process exports, serves it. Its state is filled, by
+// tensor name, from the snapshot of the trained state; it has the same tensors
+// plus the records.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 
 #include "amp/Runtime/NonfiniteABI.h"
 #include "amp/Runtime/Numerics.h"
+#include "amp/Target/ModelABI/LoadedModel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -21,7 +23,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <dlfcn.h>
 
 using namespace mlir::amp;
 using llvm::StringRef;
@@ -33,9 +34,10 @@ std::string formatNumber(double value) {
   return text;
 }
 
-/// The model ABI of an instrumented library opened with dlopen.
+/// The model ABI of an instrumented library, opened through the loader of
+/// compiled libraries (LoadedModel: its file checked first).
 struct InstrumentedLibrary {
-  void *handle = nullptr;
+  std::unique_ptr<LoadedModel> library;
   decltype(&amp_last_error) lastError = nullptr;
   decltype(&amp_num_tensors) numTensors = nullptr;
   decltype(&amp_tensor) tensor = nullptr;
@@ -45,25 +47,20 @@ struct InstrumentedLibrary {
   decltype(&amp_train_step) trainStep = nullptr;
   decltype(&amp_nonfinite_sites) sites = nullptr;
 
-  template <typename T> bool resolve(const char *name, T &fn) {
-    fn = reinterpret_cast<T>(dlsym(handle, name));
-    return fn != nullptr;
-  }
-
   bool open(const std::string &path, std::string &error) {
-    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-    if (!handle) {
-      const char *reason = dlerror();
-      error = "cannot load '" + path + "': " + (reason ? reason : "unknown");
+    library = LoadedModel::open(path, error, /*deepBind=*/true);
+    if (!library)
       return false;
-    }
-    if (resolve("amp_last_error", lastError) &&
-        resolve("amp_num_tensors", numTensors) &&
-        resolve("amp_tensor", tensor) && resolve("amp_state_create", create) &&
-        resolve("amp_state_destroy", destroy) &&
-        resolve("amp_state_tensor", stateTensor) &&
-        resolve("amp_train_step", trainStep) &&
-        resolve("amp_nonfinite_sites", sites))
+    lastError = library->lastError;
+    numTensors = library->numTensors;
+    tensor = library->tensor;
+    create = library->create;
+    destroy = library->destroy;
+    stateTensor = library->stateTensor;
+    trainStep = library->trainStep;
+    sites = reinterpret_cast<decltype(&amp_nonfinite_sites)>(
+        library->symbol("amp_nonfinite_sites"));
+    if (sites)
       return true;
     error = "'" + path +
             "' is not an instrumented library (amp-compile "
@@ -77,11 +74,6 @@ struct InstrumentedLibrary {
       if (std::strcmp(tensor(i)->name, AMP_NONFINITE_STATS_NAME) == 0)
         return tensor(i)->num_elements / AMP_NONFINITE_COLUMNS;
     return 0;
-  }
-
-  ~InstrumentedLibrary() {
-    if (handle)
-      dlclose(handle);
   }
 };
 

@@ -10,24 +10,27 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Runtime/DataParallel.h"
+#include "amp/Support/OutputFile.h"
 #include "amp/Support/ToolIO.h"
+#include "amp/Target/ModelABI/LoadedModel.h"
 #include "amp/Target/ModelABI/ModelABI.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ThreadPool.h"
@@ -37,6 +40,16 @@
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -57,25 +70,73 @@ LogicalResult mlir::amp::checkLowered(ModuleOp module) {
 }
 
 namespace {
-/// The host's target machine, or null with the reason in `error`. One per
-/// thread: a TargetMachine is not safe to share.
-std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+const llvm::Target *hostTarget(llvm::Triple &triple, std::string &error);
+std::string resolveCPU(StringRef cpu, const llvm::Triple &triple);
+} // namespace
+
+LogicalResult mlir::amp::checkTargetCPU(StringRef cpu, StringRef optionPrefix,
+                                        std::string &message) {
+  llvm::Triple triple;
+  const llvm::Target *llvmTarget = hostTarget(triple, message);
+  if (!llvmTarget)
+    return failure();
+  std::string name = resolveCPU(cpu, triple);
+  if (name == "native")
+    return success();
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      llvmTarget->createMCSubtargetInfo(triple, "", ""));
+  if (subtarget && subtarget->isCPUStringValid(name))
+    return success();
+  message = (optionPrefix + "cpu=" + cpu + " is not a CPU LLVM knows for " +
+             triple.getArchName() +
+             (triple.getArch() == llvm::Triple::x86_64
+                  ? " (native, a level such as x86-64-v2, x86-64-v3 or "
+                    "x86-64-v4, or a name such as skylake or znver3; "
+                    "llc -mcpu=help lists them)"
+                  : " (native, generic, or a name llc -mcpu=help lists)"))
+                .str();
+  return failure();
+}
+
+namespace {
+/// The host's LLVM target, or null with the reason in `error`.
+const llvm::Target *hostTarget(llvm::Triple &triple, std::string &error) {
+  triple = llvm::Triple(llvm::sys::getDefaultTargetTriple());
   std::string message;
   const llvm::Target *llvmTarget =
       llvm::TargetRegistry::lookupTarget(triple, message);
-  if (!llvmTarget) {
+  if (!llvmTarget)
     error = "no LLVM target for " + triple.str() + ": " + message;
+  return llvmTarget;
+}
+
+/// The CPU name for LLVM: the default's for an empty `cpu`.
+std::string resolveCPU(StringRef cpu, const llvm::Triple &triple) {
+  if (!cpu.empty())
+    return cpu.str();
+  return triple.getArch() == llvm::Triple::x86_64 ? kPortableX86CPU.str()
+                                                  : "generic";
+}
+
+/// A target machine for the host's architecture and `cpu` (native: this
+/// machine's CPU and every feature it has), or null with the reason in
+/// `error`. One per thread: a TargetMachine is not safe to share.
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine(StringRef cpu,
+                                                       std::string &error) {
+  llvm::Triple triple;
+  const llvm::Target *llvmTarget = hostTarget(triple, error);
+  if (!llvmTarget)
     return nullptr;
-  }
-  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+  std::string cpuName = resolveCPU(cpu, triple);
   llvm::SubtargetFeatures features;
-  for (auto &feature : hostFeatures)
-    features.AddFeature(feature.first(), feature.second);
+  if (cpuName == "native") {
+    cpuName = llvm::sys::getHostCPUName().str();
+    for (auto &feature : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature.first(), feature.second);
+  }
   llvm::TargetOptions targetOptions;
   return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(), targetOptions,
-      llvm::Reloc::PIC_));
+      triple, cpuName, features.getString(), targetOptions, llvm::Reloc::PIC_));
 }
 
 /// Runs LLVM's -O3 pipeline over `module`, with loops unrolled, interleaved
@@ -111,9 +172,9 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
 /// Optimizes `module` at -O3 and writes its object code to `path`; on
 /// failure `error` says why. Touches nothing outside `module`'s context,
 /// so parts of a model compile in parallel threads.
-bool compileToObject(llvm::Module &module, StringRef path,
+bool compileToObject(llvm::Module &module, StringRef path, StringRef cpu,
                      std::string &error) {
-  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(error);
+  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(cpu, error);
   if (!machine)
     return false;
   module.setDataLayout(machine->createDataLayout());
@@ -172,7 +233,7 @@ unsigned countParts(const llvm::Module &module) {
 /// threads (AMP_COMPILE_THREADS of them when set, else one per core).
 /// Returns the first failure's reason, or an empty string.
 std::string compileParts(ArrayRef<SmallString<0>> parts,
-                         ArrayRef<std::string> paths) {
+                         ArrayRef<std::string> paths, StringRef cpu) {
   std::vector<std::string> errors(parts.size());
   llvm::ThreadPoolStrategy strategy = llvm::hardware_concurrency(
       llvm::sys::Process::GetEnv("AMP_COMPILE_THREADS").value_or(""));
@@ -189,13 +250,84 @@ std::string compileParts(ArrayRef<SmallString<0>> parts,
         errors[i] = "cannot read back a part of the model: " +
                     llvm::toString(module.takeError());
       else
-        compileToObject(**module, paths[i], errors[i]);
+        compileToObject(**module, paths[i], cpu, errors[i]);
     });
   pool.wait();
   for (std::string &error : errors)
     if (!error.empty())
       return error;
   return "";
+}
+
+/// The process group of the running linker (its leader's pid) or 0: what
+/// endLinker, called by the signal handlers, reads.
+std::atomic<pid_t> linkerGroup{0};
+
+/// Ends the linker and the processes it started (the compiler's cc1plus,
+/// as, ld), so that none writes into the link folder once the handlers
+/// remove it. Async-signal-safe; waits at most about a second.
+void endLinker() {
+  pid_t group = linkerGroup.exchange(0);
+  if (group <= 0)
+    return;
+  ::kill(-group, SIGKILL);
+  for (int i = 0; i < 500; ++i) {
+    ::waitpid(group, nullptr, WNOHANG);
+    if (::kill(-group, 0) != 0)
+      return;
+    struct timespec pause = {0, 2000000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
+/// Runs `args` (args[0] the program's path) in a process group of its own
+/// with TMPDIR set to `directory` (the compiler's own temporaries land in
+/// the link folder too), and waits for it. Returns its exit status, -1
+/// when a signal ended it, or -2 with `error` set when it could not start.
+int runLinker(ArrayRef<StringRef> args, StringRef directory,
+              std::string &error) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { ::amp::addSignalCleanup(endLinker); });
+  std::vector<std::string> arguments(args.begin(), args.end());
+  std::vector<char *> argv;
+  for (std::string &argument : arguments)
+    argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> environment = {("TMPDIR=" + directory).str()};
+  for (char **variable = environ; *variable; ++variable)
+    if (!StringRef(*variable).starts_with("TMPDIR="))
+      environment.push_back(*variable);
+  std::vector<char *> envp;
+  for (std::string &variable : environment)
+    envp.push_back(variable.data());
+  envp.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  pid_t pid = -1;
+  int spawned = posix_spawn(&pid, argv[0], nullptr, &attributes, argv.data(),
+                            envp.data());
+  posix_spawnattr_destroy(&attributes);
+  if (spawned != 0) {
+    error = std::strerror(spawned);
+    return -2;
+  }
+  linkerGroup.store(pid);
+  // Seen exiting first, reaped after the group is forgotten: its id cannot
+  // be reused while a handler could still signal it.
+  siginfo_t info;
+  while (::waitid(P_PID, pid, &info, WEXITED | WNOWAIT) != 0 &&
+         errno == EINTR) {
+  }
+  linkerGroup.store(0);
+  int status = 0;
+  pid_t reaped;
+  while ((reaped = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (reaped != pid || !WIFEXITED(status))
+    return -1;
+  return WEXITSTATUS(status);
 }
 
 /// Builds the library; the first failure leaves its reason in `message`.
@@ -228,9 +360,9 @@ private:
 /// `directory`: large modules are split (llvm::SplitModule; the kernels of
 /// amp-cpu-outline-kernels are separate functions) into parts that are
 /// optimized and compiled in parallel.
-LogicalResult LibraryBuilder::writeObjects(ModuleOp module,
-                                           StringRef directory,
-                                           SmallVectorImpl<std::string> &objects) {
+LogicalResult
+LibraryBuilder::writeObjects(ModuleOp module, StringRef directory,
+                             SmallVectorImpl<std::string> &objects) {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context);
@@ -241,14 +373,15 @@ LogicalResult LibraryBuilder::writeObjects(ModuleOp module,
   for (unsigned i = 0; i < count; ++i)
     objects.push_back((directory + "/model" + Twine(i) + ".o").str());
   if (count == 1)
-    return success(compileToObject(*llvmModule, objects[0], message));
+    return success(
+        compileToObject(*llvmModule, objects[0], options.cpu, message));
   SmallVector<SmallString<0>> parts;
   llvm::SplitModule(*llvmModule, count,
                     [&](std::unique_ptr<llvm::Module> part) {
                       llvm::raw_svector_ostream os(parts.emplace_back());
                       llvm::WriteBitcodeToFile(*part, os);
                     });
-  message = compileParts(parts, objects);
+  message = compileParts(parts, objects, options.cpu);
   return success(message.empty());
 }
 
@@ -281,7 +414,7 @@ LogicalResult LibraryBuilder::linkLibrary(StringRef glue,
                    (archive == runtime ? ""
                                        : " (amp was built without the CUDA "
                                          "toolkit; see AMP_CUDA_ROOT)"));
-  SmallVector<StringRef> args = {*cxx, "-O2", "-shared", "-fPIC",
+  SmallVector<StringRef> args = {*cxx, "-O2",   "-shared", "-fPIC",
                                  "-I", include, glue};
   args.append(objects.begin(), objects.end());
   args.append({"-Wl,--whole-archive", runtime});
@@ -314,12 +447,14 @@ LogicalResult LibraryBuilder::linkLibrary(StringRef glue,
   }
   args.append({"-lm", "-o", output});
   std::string execMessage;
-  int status = llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0,
-                                         &execMessage);
+  int status =
+      runLinker(args, llvm::sys::path::parent_path(output), execMessage);
+  if (status == -2)
+    return error("cannot run the C++ compiler " + *cxx + ": " + execMessage);
   if (status != 0)
-    return error("linking the library failed (" + *cxx + " exited with " +
-                 Twine(status) +
-                 (execMessage.empty() ? "" : ": " + execMessage) + ")");
+    return error("linking the library failed (" + *cxx +
+                 (status == -1 ? " was ended by a signal)"
+                               : " exited with " + Twine(status) + ")"));
   return success();
 }
 
@@ -330,13 +465,15 @@ LogicalResult mlir::amp::compileLibrary(ModuleOp module,
                                         StringRef output,
                                         std::string &message) {
   LibraryBuilder builder(options, message);
-  SmallString<128> directory;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("amp-compile", directory))
-    return builder.error("cannot create a temporary directory: " +
-                         ec.message());
-  llvm::scope_exit cleanup(
-      [&] { llvm::sys::fs::remove_directories(directory); });
+  // Checked before the work: an unknown name would only be a warning of
+  // LLVM's, and code for its default CPU.
+  if (failed(checkTargetCPU(options.cpu, "", message)))
+    return failure();
+  // Listed for the signal handlers of amp-compile, which remove it.
+  ::amp::TemporaryDirectory folder;
+  if (!folder.create("amp-compile", message))
+    return failure();
+  StringRef directory = folder.path();
   SmallVector<std::string> objects;
   std::string glue = (directory + "/glue.cpp").str();
   std::string library = (directory + "/model.so").str();
@@ -350,13 +487,20 @@ LogicalResult mlir::amp::compileLibrary(ModuleOp module,
           builder.writeFile(glue, generateGlue(model, blob, options.cuda))) ||
       failed(builder.linkLibrary(glue, objects, library)))
     return failure();
-  // Through OutputStream: a full disk leaves no partial library, a
-  // device is written in place.
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> linked =
       llvm::MemoryBuffer::getFile(library, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!linked)
     return builder.error("cannot read the linked library: " +
                          linked.getError().message());
-  return builder.writeFile(output, (*linked)->getBuffer());
+  // The checksum the loader verifies before dlopen (LoadedModel.h), after
+  // the ELF file's last byte. Through OutputStream: a full disk leaves no
+  // partial library, a device is written in place.
+  StringRef contents = (*linked)->getBuffer();
+  ::amp::OutputStream stream;
+  if (!stream.open(output, message))
+    return failure();
+  stream.os() << contents
+              << libraryChecksumTrailer(contents.data(), contents.size());
+  return success(stream.commit(message));
 }

@@ -1,8 +1,17 @@
 //===- LoadedModel.h - a compiled model library, loaded ---------*- C++ -*-===//
 //
-// A library with the C ABI of include/amp/Runtime/ModelABI.h, opened with
-// its own symbol scope (several models live in one process: the Python
-// package loads one per amp.compile) and its entry points resolved by name.
+// The one loader of compiled model libraries (amp-run, amp-bisect through
+// amp-run, the Python package, the nonfinite finder). A library with the C
+// ABI of include/amp/Runtime/ModelABI.h is opened with its own symbol scope
+// (several models live in one process: the Python package loads one per
+// amp.compile) and its entry points resolved by name, after two checks of
+// the file, before any of it is mapped:
+//
+// - its ELF structure (amp/Support/ELFFile.h): a file cut short would make
+//   the dynamic loader fault;
+// - the checksum amp-compile appended to it (the checksum trailer below):
+//   bytes flipped anywhere (.dynamic, .dynsym, .rela.dyn, code, data) made
+//   the dynamic loader or the first call die of SIGSEGV.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +20,7 @@
 
 #include "amp/Runtime/ModelABI.h"
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -42,16 +52,48 @@ namespace mlir::amp {
   X(amp_train_step_finish, finishStep)                                         \
   X(amp_train_step_finished_scales, finishedScales)
 
+/// The checksum trailer amp-compile appends after the ELF file's last byte
+/// (the dynamic loader never reads past the segments and sections):
+///
+///   [library: N bytes][BLAKE3-256 of those N bytes: 32][N: 8, little
+///   endian][kLibraryTrailerMagic: 16]
+///
+/// BLAKE3 because it is in LLVM's Support library (every tool and the
+/// Python package link it), hashes gigabytes a second (a library embeds the
+/// model's initial values; loading must stay fast) and is incremental (the
+/// file is read in bounded pieces). Its strength is not a defence: whoever
+/// can rewrite the library can rewrite the trailer. It detects damage (a
+/// bad copy, a bit flip on disk, an edit), which any 64-bit hash would; a
+/// 256-bit one costs nothing more here.
+inline constexpr char kLibraryTrailerMagic[] = "amp checksum v1\n";
+inline constexpr size_t kLibraryTrailerMagicSize =
+    sizeof(kLibraryTrailerMagic) - 1;
+inline constexpr size_t kLibraryTrailerSize = 32 + 8 + kLibraryTrailerMagicSize;
+
+/// The trailer for a library whose bytes are [data, data + size).
+std::string libraryChecksumTrailer(const char *data, size_t size);
+
+/// Checks the trailer of the library open as `fd` against its contents
+/// (read with pread). Returns the empty string when they match, the reason
+/// (naming no file) otherwise.
+std::string verifyLibraryChecksum(int fd);
+
 class LoadedModel {
 public:
   /// Opens the library at `path` (RTLD_LOCAL: its runtime does not serve
-  /// another model's calls). Null with `error` set when it cannot be opened,
-  /// lacks the ABI or speaks another version of it.
-  static std::unique_ptr<LoadedModel> open(const std::string &path,
-                                           std::string &error);
+  /// another model's calls; with `deepBind`, RTLD_DEEPBIND too: its own
+  /// definitions first, for a second copy of a model's runtime in a
+  /// process). Null with `error` set ("cannot load 'PATH': REASON") when it
+  /// is damaged, cannot be opened, lacks the ABI or speaks another version
+  /// of it.
+  static std::unique_ptr<LoadedModel>
+  open(const std::string &path, std::string &error, bool deepBind = false);
   ~LoadedModel();
   LoadedModel(const LoadedModel &) = delete;
   LoadedModel &operator=(const LoadedModel &) = delete;
+
+  /// Any other symbol the library defines (or its dependencies), or null.
+  void *symbol(const char *name) const;
 
 #define AMP_DECLARE_FUNCTION(symbol, member)                                   \
   decltype(&::symbol) member = nullptr;
@@ -62,6 +104,9 @@ public:
 private:
   LoadedModel() = default;
   void *handle = nullptr;
+  /// The verified file, open while it is loaded: the loader maps it through
+  /// /proc/self/fd/N, and knows objects by that name.
+  int fd = -1;
 };
 
 } // namespace mlir::amp

@@ -137,6 +137,20 @@ LogicalResult checkLowered(ModuleOp module);
 std::string generateGlue(const ModelDescription &model, StringRef blobPath,
                          bool cuda);
 
+/// The CPU a library's code is compiled for when none is named, on x86-64:
+/// a level every x86-64 CPU since about 2015 has (AVX2, FMA, BMI2: Intel
+/// Haswell, AMD Excavator and Zen), not the building machine's newest
+/// instructions, so that a library runs on any such machine (and under
+/// valgrind, which cannot run AVX-512).
+inline constexpr StringLiteral kPortableX86CPU = "x86-64-v3";
+
+/// Whether LLVM knows `cpu` for the host's architecture: empty (the
+/// portable default), "native" (this machine's CPU and features) or an
+/// LLVM CPU name. Fails with "<optionPrefix>cpu=NAME is not a CPU ..." in
+/// `message`.
+LogicalResult checkTargetCPU(StringRef cpu, StringRef optionPrefix,
+                             std::string &message);
+
 /// How to link the library.
 struct LibraryOptions {
   /// The C++ compiler that compiles the glue and links.
@@ -148,12 +162,17 @@ struct LibraryOptions {
   bool cuda = false;
   /// Link the emulator build of the CUDA runtime.
   bool emulator = false;
+  /// The CPU the code (for cuda targets the host code) is compiled for:
+  /// empty for kPortableX86CPU (generic on other architectures), "native",
+  /// or an LLVM CPU name (checkTargetCPU).
+  std::string cpu;
 };
 
 /// Compiles the lowered `module` into the shared library at `output`,
-/// through a temporary directory; `output` is replaced only when everything
-/// succeeded. On failure `message` says why (MLIR diagnostics go to the
-/// context).
+/// through a temporary directory (removed by amp-compile's signal handlers
+/// too), and appends the checksum the loader verifies (LoadedModel.h);
+/// `output` is replaced only when everything succeeded. On failure
+/// `message` says why (MLIR diagnostics go to the context).
 LogicalResult compileLibrary(ModuleOp module, const ModelDescription &model,
                              const InitialValues &initial,
                              const LibraryOptions &options, StringRef output,
