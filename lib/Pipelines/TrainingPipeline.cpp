@@ -272,6 +272,8 @@ void mlir::amp::buildTrainingStepPipeline(
   AMPEvalModePassOptions evalMode;
   evalMode.loss = valueName(options.loss).str();
   pm.addPass(createAMPEvalModePass(evalMode));
+  // Last: the step and the forward model in evaluation mode are final.
+  pm.addPass(createAMPCheckIndicesPass());
 }
 
 void mlir::amp::buildTargetPipeline(OpPassManager &pm,

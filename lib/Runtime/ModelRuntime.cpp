@@ -8,6 +8,7 @@
 
 #include "amp/Runtime/DataParallel.h"
 #include "amp/Runtime/ModelDescriptor.h"
+#include "amp/Runtime/NonfiniteABI.h"
 #include "amp/Runtime/Numerics.h"
 #include "amp/Support/InputFile.h"
 #include "amp/Support/OutputFile.h"
@@ -31,6 +32,8 @@
 
 // Defined only in libraries built with --data-parallel (amp_dp_runtime).
 extern "C" __attribute__((weak)) const amp_dp_hooks *amp_dp_hooks_get(void);
+// Defined by the glue of libraries whose graphs read through indices.
+extern "C" __attribute__((weak)) const char *amp_index_sites(int32_t entry);
 // Defined only in GPU libraries (CUDACollectives.cpp).
 extern "C" __attribute__((weak)) int32_t
 amp_gpu_dp_synchronize(const char **error);
@@ -150,6 +153,64 @@ bool isInPlace(const amp_entry_descriptor &entry, int32_t index) {
   return entry.result_in_place && entry.result_in_place[index];
 }
 
+/// The entry's index-range result (amp-check-indices), or -1.
+int32_t indexRangesResult(const amp_entry_descriptor &entry) {
+  for (int32_t i = 0; i < entry.num_results; ++i)
+    if (std::strcmp(entry.results[i].name, AMP_INDEX_RANGES_NAME) == 0)
+      return i;
+  return -1;
+}
+
+/// Line `row` of the entry's site table ("kind<TAB>location"), or "".
+std::string indexSite(const amp_entry_descriptor &entry, int64_t row) {
+  const char *table = amp_index_sites
+                          ? amp_index_sites(&entry == &model().eval ? 1 : 0)
+                          : nullptr;
+  for (; table && *table && row > 0; --row) {
+    table = std::strchr(table, '\n');
+    table = table ? table + 1 : nullptr;
+  }
+  if (!table || !*table)
+    return "";
+  return std::string(table, std::strcspn(table, "\n"));
+}
+
+/// Fails naming the first op whose indices left their range, from the
+/// entry's index-range result (AMP_INDEX_COLUMNS i64 per site); a training
+/// step that fails this way skipped its updates on the device.
+int32_t checkIndexRanges(const amp_entry_descriptor &entry,
+                         const void *ranges) {
+  int32_t result = indexRangesResult(entry);
+  if (result < 0 || !ranges)
+    return 0;
+  int64_t sites = entry.results[result].num_elements / AMP_INDEX_COLUMNS;
+  for (int64_t k = 0; k < sites; ++k) {
+    int64_t row[AMP_INDEX_COLUMNS];
+    std::memcpy(row,
+                static_cast<const char *>(ranges) +
+                    k * AMP_INDEX_COLUMNS * sizeof(int64_t),
+                sizeof(row));
+    int64_t lower = row[AMP_INDEX_LOWER], upper = row[AMP_INDEX_UPPER];
+    int64_t bad = row[AMP_INDEX_MIN] < lower    ? row[AMP_INDEX_MIN]
+                  : row[AMP_INDEX_MAX] >= upper ? row[AMP_INDEX_MAX]
+                                                : lower;
+    if (bad >= lower && bad < upper)
+      continue;
+    std::string site = indexSite(entry, k);
+    size_t tab = site.find('\t');
+    std::string where =
+        tab == std::string::npos
+            ? "index check " + std::to_string(k)
+            : site.substr(0, tab) + " at " + site.substr(tab + 1);
+    return fail(
+        "index " + std::to_string(bad) + " out of range [" +
+        std::to_string(lower) + ", " + std::to_string(upper) + ") in " + where +
+        (&entry == &model().train_step ? "; the step's updates were skipped"
+                                       : ""));
+  }
+  return 0;
+}
+
 /// What the host uploads before every step: callers write inputs, labels
 /// and hyper-parameters in place through pointers they keep.
 bool isUploadedEveryStep(const amp_tensor_info &info) {
@@ -179,12 +240,15 @@ struct BegunStep {
 /// begun step's loss and skipped flag.
 struct StepPipeline {
   /// The host slot of one begun step: the loss, the skipped flag, then the
-  /// loss scales (4 bytes each, from kScalesOffset).
+  /// loss scales (4 bytes each, from kScalesOffset), then the index ranges
+  /// (from rangesOffset).
   static constexpr size_t kFieldBytes = 32, kScalesOffset = 64;
 
-  StepPipeline(const amp_device_ops *device, size_t numScales)
+  StepPipeline(const amp_device_ops *device, size_t numScales,
+               size_t rangesBytes)
       : device(device),
-        slotBytes((kScalesOffset + 4 * numScales + 63) / 64 * 64),
+        rangesOffset((kScalesOffset + 4 * numScales + 7) / 8 * 8),
+        slotBytes((rangesOffset + rangesBytes + 63) / 64 * 64),
         slots(kMaxStepsInFlight * slotBytes) {}
   StepPipeline(const StepPipeline &) = delete;
   ~StepPipeline() {
@@ -207,6 +271,7 @@ struct StepPipeline {
   bool spareFreeRecorded = false;
   /// Step stream: the step in slot k has run and its results were copied.
   void *done[kMaxStepsInFlight] = {};
+  size_t rangesOffset;
   size_t slotBytes;
   Buffer slots;
   bool slotsPinned = false;
@@ -506,8 +571,10 @@ struct amp_state {
       return status;
     }
     applyUpdates(entry, results);
+    int32_t ranges = indexRangesResult(entry);
     if (resultToHost(results, entry.loss_result) ||
-        resultToHost(results, entry.skipped_result))
+        resultToHost(results, entry.skipped_result) ||
+        resultToHost(results, ranges))
       return 1;
     if (device && device->synchronize() != 0)
       return deviceError("the GPU step failed");
@@ -519,6 +586,8 @@ struct amp_state {
         return 1;
       lossData = &averaged;
     }
+    if (checkIndexRanges(entry, hostResult(results, ranges)))
+      return 1;
     return reportStep(lossData, hostResult(results, entry.skipped_result), loss,
                       skipped);
   }
@@ -537,8 +606,10 @@ struct amp_state {
     if (pipeline)
       return 0;
     const amp_entry_descriptor &entry = model().train_step;
-    auto p =
-        std::make_unique<StepPipeline>(device, lossScaleTensors().size());
+    int32_t ranges = indexRangesResult(entry);
+    auto p = std::make_unique<StepPipeline>(
+        device, lossScaleTensors().size(),
+        ranges >= 0 ? stepResults.host[ranges].size : 0);
     for (int32_t i = 0; i < entry.num_args; ++i) {
       int32_t index = entry.args[i];
       // Hyper-parameters too: a copy from pageable memory on the step
@@ -615,6 +686,12 @@ struct amp_state {
                              deviceTensors[scales[k]].data, sizeof(float), 0,
                              AMP_DEVICE_STEP_STREAM))
         return deviceError("cannot read the step's loss scale from the GPU");
+    if (int32_t ranges = indexRangesResult(entry);
+        ranges >= 0 && device->copy_async(p.slot(slot) + p.rangesOffset,
+                                          stepResults.device[ranges].data,
+                                          stepResults.host[ranges].size, 0,
+                                          AMP_DEVICE_STEP_STREAM))
+      return deviceError("cannot read the step's index ranges from the GPU");
     if (device->event_record(p.done[slot], AMP_DEVICE_STEP_STREAM))
       return deviceError("cannot record a GPU event");
     return 0;
@@ -641,6 +718,8 @@ struct amp_state {
     if (!finishedScales.empty()) // memcpy takes no null pointer, even for 0
       std::memcpy(finishedScales.data(), slot + StepPipeline::kScalesOffset,
                   finishedScales.size() * sizeof(float));
+    if (checkIndexRanges(entry, slot + pipeline->rangesOffset))
+      return 1;
     return reportStep(
         entry.loss_result >= 0 ? slot : nullptr,
         entry.skipped_result >= 0 ? slot + StepPipeline::kFieldBytes : nullptr,
@@ -1378,8 +1457,13 @@ int32_t amp_eval(amp_state *state, float *loss) {
   return 0;
 }
 
+// The forward model's index ranges (amp-check-indices, its last result)
+// are the runtime's, not an output.
 int32_t amp_num_eval_results(void) {
-  return model().has_eval ? model().eval.num_results : 0;
+  if (!model().has_eval)
+    return 0;
+  int32_t ranges = indexRangesResult(model().eval);
+  return ranges >= 0 ? ranges : model().eval.num_results;
 }
 
 const amp_tensor_info *amp_eval_result_info(int32_t index) {

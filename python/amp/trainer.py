@@ -5,6 +5,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -507,6 +508,31 @@ _ACCUMULATE = "accumulate"
 _MICRO_STEP = "grad_accum.micro_step"
 
 
+class StepIndexError(_amp.AmpError, IndexError):
+    """An index the step read (an embedding id, a gather index, a class
+    label) was out of range, where PyTorch raises an IndexError; the step's
+    updates were skipped (a label is checked before the step runs), so the
+    state is as it was before it."""
+
+
+# The model runtime's messages for an index out of range and for a class
+# label outside the classes (ModelRuntime.cpp).
+_INDEX_OUT_OF_RANGE = re.compile(
+    r"\bindex -?\d+ out of range \[|"
+    r"\blabel '.*' element \d+ is -?\d+, outside the classes \[")
+
+
+def _checking_indices(call):
+    """call(), raising StepIndexError where the step found an index out of
+    range (an AmpError otherwise)."""
+    try:
+        return call()
+    except _amp.AmpError as error:
+        if _INDEX_OUT_OF_RANGE.search(str(error)):
+            raise StepIndexError(with_module_paths(str(error))) from None
+        raise
+
+
 class GradScalerState:
     """The loss scaler's state in torch.cuda.amp.GradScaler's vocabulary."""
 
@@ -747,7 +773,8 @@ class Trainer:
         self._load_batch(batch, lr, self.steps,
                          "step() takes the model's %d input(s) and %d label "
                          "tensor(s), got %d argument(s)")
-        loss, skipped = (self._finder or self._state).train_step()
+        loss, skipped = _checking_indices(
+            (self._finder or self._state).train_step)
         self._count_step()
         self.micro_steps += 1
         # With accumulation the step's micro-batch counter is back at zero
@@ -796,11 +823,11 @@ class Trainer:
         self._load_batch(batch, None, step,
                          "train() takes batches of the model's %d input(s) "
                          "and %d label tensor(s), got a batch of %d")
-        self._state.begin_step()
+        _checking_indices(self._state.begin_step)
 
     @_locked
     def _finish_step(self, state):
-        loss, skipped = state.finish_step()
+        loss, skipped = _checking_indices(state.finish_step)
         self._count_step()
         self.micro_steps += 1
         self.steps += 1
@@ -859,7 +886,8 @@ class Trainer:
         or a tuple of them."""
         self._set_inputs(inputs)
         outputs = [_tensors.to_torch(tensor)
-                   for name, role, tensor in self._state.eval()
+                   for name, role, tensor in _checking_indices(
+                       self._state.eval)
                    if role == "output"]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 

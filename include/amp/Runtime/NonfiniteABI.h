@@ -41,6 +41,28 @@ const char *amp_nonfinite_sites(void);
    null past the last. Index 0 is the model's content hash (hex). */
 const char *amp_build_argument(int32_t index);
 
+/* Index range checks (amp-check-indices, in every library). An entry point
+   (the training step, the forward model) with ops that read through
+   integer indices returns one more result, named AMP_INDEX_RANGES_NAME
+   (role output, i64): a row of AMP_INDEX_COLUMNS per checked index tensor
+   ("site"), the least and the greatest index it held and the valid range
+   [lower, upper). A training step with an index out of range skips its
+   updates: every state tensor keeps its value, as on an overflow. */
+#define AMP_INDEX_RANGES_NAME "amp.index_ranges"
+
+typedef enum amp_index_column {
+  AMP_INDEX_MIN = 0,
+  AMP_INDEX_MAX = 1,
+  AMP_INDEX_LOWER = 2,
+  AMP_INDEX_UPPER = 3,
+  AMP_INDEX_COLUMNS = 4
+} amp_index_column;
+
+/* The sites of entry point `entry` (0: the training step, 1: the forward
+   model), one line per row of its AMP_INDEX_RANGES_NAME result: the op's
+   kind and its location, tab-separated. Null when it has none. */
+const char *amp_index_sites(int32_t entry);
+
 #ifdef __cplusplus
 }
 #endif

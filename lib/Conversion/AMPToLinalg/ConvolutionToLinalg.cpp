@@ -748,6 +748,78 @@ struct GatherGradLowering : ResultLowering<GatherGradOp> {
   }
 };
 
+/// The least and greatest index (two 0-d reductions, each a kind the GPU
+/// reduces in parallel), whether either leaves [lower, upper), and the pair
+/// as a tensor<2xi64>: all of it linalg, so that nothing is read on the host.
+struct CheckIndicesLowering : Lowering<CheckIndicesOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(CheckIndicesOp op, OpAdaptor adaptor, OpBuilder &b,
+                           Location loc) const override {
+    Value indices = adaptor.getIndices();
+    unsigned rank = tensorType(indices).getRank();
+    Type i64 = b.getI64Type();
+    auto scalarType = RankedTensorType::get({}, i64);
+    auto reduce = [&](int64_t init, bool isMin) {
+      Value start =
+          arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(init));
+      Value acc =
+          linalg::FillOp::create(b, loc, start, emptyTensor(b, loc, scalarType))
+              .getResult(0);
+      SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                     scalarMap(b, rank)};
+      SmallVector<IteratorType> iterators(rank, IteratorType::reduction);
+      return linalg::GenericOp::create(
+                 b, loc, scalarType, indices, acc, maps, iterators,
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   Value x = args[0];
+                   if (x.getType() != i64)
+                     x = arith::ExtSIOp::create(nb, l, i64, x);
+                   Value r = isMin ? arith::MinSIOp::create(nb, l, args[1], x)
+                                         .getResult()
+                                   : arith::MaxSIOp::create(nb, l, args[1], x)
+                                         .getResult();
+                   linalg::YieldOp::create(nb, l, r);
+                 })
+          .getResult(0);
+    };
+    Value least = reduce(std::numeric_limits<int64_t>::max(), /*isMin=*/true);
+    Value greatest =
+        reduce(std::numeric_limits<int64_t>::min(), /*isMin=*/false);
+    auto flagType = RankedTensorType::get({}, b.getI1Type());
+    int64_t lowerBound = op.getLower(), upperBound = op.getUpper();
+    Value outOfRange = buildElementwise(
+        b, loc, flagType, ValueRange{least, greatest},
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          auto constant = [&](int64_t v) -> Value {
+            return arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(v));
+          };
+          Value below = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                              args[0], constant(lowerBound));
+          Value above = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
+                                              args[1], constant(upperBound));
+          return arith::OrIOp::create(nb, l, below, above);
+        });
+    auto pairType = RankedTensorType::get({2}, i64);
+    Value pair =
+        linalg::GenericOp::create(
+            b, loc, pairType, ValueRange{least, greatest},
+            emptyTensor(b, loc, pairType),
+            {scalarMap(b, 1), scalarMap(b, 1), b.getMultiDimIdentityMap(1)},
+            {IteratorType::parallel},
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              Value first = arith::CmpIOp::create(
+                  nb, l, arith::CmpIPredicate::eq,
+                  linalg::IndexOp::create(nb, l, 0), indexConstant(nb, l, 0));
+              linalg::YieldOp::create(
+                  nb, l,
+                  arith::SelectOp::create(nb, l, first, args[0], args[1])
+                      .getResult());
+            })
+            .getResult(0);
+    return {outOfRange, pair};
+  }
+};
+
 struct SliceGradLowering : ResultLowering<SliceGradOp> {
   using ResultLowering::ResultLowering;
   Value lower(SliceGradOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
@@ -856,10 +928,10 @@ struct DropoutLowering : Lowering<DropoutOp> {
 
 void mlir::amp::populateAMPConvolutionToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns
-      .add<Conv2DLowering, Conv2DInputGradLowering, Conv2DWeightGradLowering,
-           MaxPool2DLowering, MaxPool2DGradLowering, AvgPool2DLowering,
-           AvgPool2DGradLowering, GlobalAvgPoolLowering, GatherLowering,
-           GatherGradLowering, SliceGradLowering, DropoutLowering>(
-          patterns.getContext());
+  patterns.add<Conv2DLowering, Conv2DInputGradLowering,
+               Conv2DWeightGradLowering, MaxPool2DLowering,
+               MaxPool2DGradLowering, AvgPool2DLowering, AvgPool2DGradLowering,
+               GlobalAvgPoolLowering, GatherLowering, GatherGradLowering,
+               CheckIndicesLowering, SliceGradLowering, DropoutLowering>(
+      patterns.getContext());
 }

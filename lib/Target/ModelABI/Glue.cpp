@@ -149,6 +149,24 @@ void emitDebuggingTables(llvm::raw_ostream &os, const ModelDescription &model) {
   os << "extern \"C\" const char *amp_nonfinite_sites(void) {\n  return "
      << quoted(table) << ";\n}\n";
 }
+
+/// amp_index_sites (include/amp/Runtime/NonfiniteABI.h), where an entry
+/// point checks indices.
+void emitIndexSites(llvm::raw_ostream &os, const ModelDescription &model) {
+  auto table = [](const EntryDescription &entry) {
+    std::string text;
+    for (const std::string &site : entry.indexSites)
+      text += site + "\n";
+    return text;
+  };
+  std::string step = table(model.step);
+  std::string eval = model.eval ? table(*model.eval) : "";
+  if (step.empty() && eval.empty())
+    return;
+  os << "extern \"C\" const char *amp_index_sites(int32_t entry) {\n"
+     << "  return entry == 0 ? " << quoted(step) << " : entry == 1 ? "
+     << quoted(eval) << " : nullptr;\n}\n";
+}
 } // namespace
 
 std::string mlir::amp::generateGlue(const ModelDescription &model,
@@ -169,6 +187,7 @@ std::string mlir::amp::generateGlue(const ModelDescription &model,
   if (model.eval)
     emitEntry(os, "eval", *model.eval);
   emitDebuggingTables(os, model);
+  emitIndexSites(os, model);
   os << "static const amp_model_descriptor descriptor = {AMP_ABI_VERSION, "
      << model.tensors.size() << ", tensors, ";
   emitEntryDescriptor(os, "step", model.step);

@@ -156,6 +156,9 @@ FailureOr<EntryDescription> describeEntry(func::FuncOp function,
     entry.resultInPlace.push_back(0);
     entry.results.push_back(*result);
   }
+  if (auto sites = function->getAttrOfType<ArrayAttr>(kIndexSitesAttrName))
+    for (auto site : sites.getAsRange<StringAttr>())
+      entry.indexSites.push_back(site.str());
   return entry;
 }
 

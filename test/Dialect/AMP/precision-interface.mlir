@@ -19,6 +19,7 @@
 // CHECK-NEXT: amp.batch_norm_grad: infer, f32 accumulation
 // CHECK-NEXT: amp.broadcast: clear
 // CHECK-NEXT: amp.cast: fixed
+// CHECK-NEXT: amp.check_indices: fixed
 // CHECK-NEXT: amp.clip_grad_norm: fixed
 // CHECK-NEXT: amp.compare: clear
 // CHECK-NEXT: amp.concat: clear
@@ -85,6 +86,6 @@
 // CHECK-NEXT: amp.unscale_grads: fixed
 // CHECK-NEXT: amp.update_scale: fixed
 // CHECK-NEXT: amp.where: clear
-// CHECK-NEXT: 77 amp op kinds answer
+// CHECK-NEXT: 78 amp op kinds answer
 
 module {}

@@ -65,6 +65,9 @@ struct EntryDescription {
   SmallVector<int32_t> resultInPlace;
   int32_t lossResult = -1;
   int32_t skippedResult = -1;
+  /// amp-check-indices' sites ("kind<TAB>location" per row of the entry's
+  /// index-range result; include/amp/Runtime/NonfiniteABI.h).
+  SmallVector<std::string> indexSites;
 };
 
 /// An op an instrumented step checks (amp-instrument-nonfinite), as the

@@ -1030,6 +1030,20 @@ LogicalResult GatherGradOp::verify() {
                            widenableResults(*this));
 }
 
+void CheckIndicesOp::build(OpBuilder &builder, OperationState &state,
+                           Value indices, int64_t lower, int64_t upper) {
+  build(builder, state, RankedTensorType::get({}, builder.getI1Type()),
+        RankedTensorType::get({2}, builder.getI64Type()), indices,
+        builder.getI64IntegerAttr(lower), builder.getI64IntegerAttr(upper));
+}
+
+LogicalResult CheckIndicesOp::verify() {
+  if (getLower() >= getUpper())
+    return emitOpError() << "needs lower < upper, got [" << getLower() << ", "
+                         << getUpper() << ")";
+  return verifyShape(*this, "range", shapedType(getRange()), {2});
+}
+
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {

@@ -818,6 +818,39 @@ def AMP_GatherGradOp : AMP_ComputeOp<"gather_grad", AMP_InferPrecision,
   let hasVerifier = 1;
 }
 
+// Not differentiable and never retyped: amp-check-indices adds it to a
+// finished step (include/amp/Runtime/NonfiniteABI.h, index range checks).
+def AMP_CheckIndicesOp : AMP_FixedOp<"check_indices"> {
+  let summary = "whether integer indices leave [lower, upper), and their range";
+  let description = [{
+    The run-time range check of the indices an op reads through (added by
+    `amp-check-indices`): `out_of_range` is set when an element of
+    `indices` is below `lower` or not below `upper`; `range` holds the least
+    and the greatest element, from which the runtime names an offending
+    value. The ops that read through indices clamp them so that no access
+    leaves a tensor; this op is how the step reports what PyTorch raises an
+    IndexError for.
+
+    ```mlir
+    %bad, %range = amp.check_indices %ids {lower = -100 : i64, upper = 100 : i64}
+        : tensor<2x8xi64> -> tensor<i1>, tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins AMP_IntegerTensor:$indices, AMP_I64Attr:$lower,
+                       AMP_I64Attr:$upper);
+  let results = (outs AMP_I1Scalar:$out_of_range,
+                      RankedTensorOf<[I64]>:$range);
+  let assemblyFormat = [{
+    $indices attr-dict `:` type($indices) `->` type($out_of_range) `,`
+    type($range)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$indices, "int64_t":$lower,
+                   "int64_t":$upper)>
+  ];
+}
+
 def AMP_ConstantOp : AMP_Op<"constant", [ConstantLike, Pure,
     AMP_ClearPrecision, AMP_PrecisionOpInterface,
     AllTypesMatch<["value", "result"]>]> {

@@ -18,6 +18,11 @@ namespace mlir::amp {
 inline constexpr llvm::StringLiteral kNonfiniteSitesAttrName =
     "amp_nonfinite_sites";
 
+/// The attribute of a training step or forward model that amp-check-indices
+/// checked: per row of its index-range result, "kind<TAB>location" of the
+/// op reading through those indices.
+inline constexpr llvm::StringLiteral kIndexSitesAttrName = "amp_index_sites";
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_NONFINITE_H

@@ -35,4 +35,26 @@ def AMPInstrumentNonfinitePass
   let dependentDialects = ["::mlir::amp::AMPDialect"];
 }
 
+def AMPCheckIndicesPass : Pass<"amp-check-indices", "::mlir::ModuleOp"> {
+  let summary = "Check every index an op reads through, and report it";
+  let description = [{
+    PyTorch raises an IndexError for an embedding id, a gather index or a
+    class label outside its range; the compiled ops clamp such an index so
+    that no access leaves a tensor. This pass makes the step report it: in
+    every training step and forward model, each distinct index tensor an op
+    reads through (with the op's valid range: [-n, n) where the op counts
+    negative indices from the end, as ONNX's Gather; [0, C) for class
+    labels computed in the graph; labels that are arguments are checked by
+    the runtime before the step) gets an `amp.check_indices`. The ranges
+    and the valid bounds become one more result, `amp.index_ranges`
+    (include/amp/Runtime/NonfiniteABI.h), which the runtime reads with the
+    loss, and the sites are listed in the `amp_index_sites` attribute. A
+    training step with an index out of range skips its updates like an
+    overflow: the optimizer updates take the flag in their `found_inf`,
+    every other state result returns its argument. A graph without such ops
+    is left as it is.
+  }];
+  let dependentDialects = ["::mlir::amp::AMPDialect"];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_NONFINITEPASSES_TD
