@@ -6,8 +6,10 @@
 # exercise that code under them: the hostile-input suite, amp-opt,
 # amp-compile (which also runs the sanitized model runtime through amp-run),
 # the dialect and the ONNX importer. A sanitizer report aborts the tool and
-# fails its test. Then each fuzzer (tools/*/fuzz/run-*-fuzzer.sh) runs for a
-# bounded time when its compiler (clang++-22 with libFuzzer) is installed.
+# fails its test. Then training steps run under valgrind's memcheck on the
+# plain build (the sanitizers' runtime and valgrind do not mix). Then each
+# fuzzer (tools/*/fuzz/run-*-fuzzer.sh) runs for a bounded time when its
+# compiler (clang++-22 with libFuzzer) is installed.
 #
 #   scripts/test-sanitizers.sh [LIT ARGUMENTS...]
 #
@@ -51,6 +53,20 @@ status=0
   --filter-out "Runtime/cuda-runtime-mlir-abi" "$@" "$build/test" || status=$?
 "$root/scripts/check-devices.sh" || status=$?
 echo "== sanitizer tests took $(( $(date +%s) - start )) s"
+
+# Valgrind's memcheck of training steps (Hostile/valgrind-step.test) cannot
+# run under ASan: it runs on the plain build (AMP_BUILD_DIR, default build;
+# built by scripts/test.sh), whose libraries are portable (--cpu default)
+# and so run under valgrind.
+plain="${AMP_BUILD_DIR:-$root/build}"
+if command -v valgrind > /dev/null && [ -d "$plain/test" ]; then
+  start=$(date +%s)
+  /usr/lib/llvm-22/bin/lit -sv --filter 'Hostile/valgrind-' "$plain/test" ||
+    status=$?
+  echo "== valgrind memcheck took $(( $(date +%s) - start )) s"
+else
+  echo "== valgrind memcheck: skipped (valgrind or $plain/test missing)"
+fi
 
 if [ "$fuzz_seconds" != 0 ]; then
   for fuzzer in "$root"/tools/*/fuzz/run-*-fuzzer.sh; do
