@@ -1,7 +1,7 @@
 //===- ContractionOps.cpp - ONNX contractions, convolution, pooling -------===//
 //
-// MatMul, Gemm, Conv, ConvTranspose, MaxPool, AveragePool and
-// GlobalAveragePool.
+// MatMul, Gemm, Einsum, CumSum, Conv, ConvTranspose, MaxPool, AveragePool
+// and GlobalAveragePool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +10,7 @@
 
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "onnx/onnx_pb.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 
@@ -578,9 +579,355 @@ LogicalResult Importer::importGlobalAveragePool() {
                          builder, loc, tensorType(shape, elementOf(*x)), *x));
 }
 
+Value Importer::transposed(Value x, ArrayRef<int64_t> permutation) {
+  if (llvm::equal(permutation,
+                  llvm::seq<int64_t>(0, int64_t(permutation.size()))))
+    return x;
+  Shape shape;
+  for (int64_t d : permutation)
+    shape.push_back(shapeOf(x)[d]);
+  return TransposeOp::create(builder, loc, tensorType(shape, elementOf(x)), x,
+                             permutation);
+}
+
+/// CumSum: a running sum along `axis` (exclusive, reverse), as a product
+/// with a constant triangle of ones over the axis moved last (linear, so
+/// its gradient is the product with the transposed triangle: the running
+/// sum the other way, as PyTorch's).
+LogicalResult Importer::importCumSum() {
+  if (failed(checkArity(2, 2)))
+    return failure();
+  FailureOr<int64_t> exclusive = intAttr("exclusive", 0);
+  FailureOr<int64_t> reverse = intAttr("reverse", 0);
+  if (failed(exclusive) || failed(reverse))
+    return failure();
+  if (*exclusive < 0 || *exclusive > 1 || *reverse < 0 || *reverse > 1) {
+    error() << "exclusive and reverse must be 0 or 1, got " << *exclusive
+            << " and " << *reverse;
+    return failure();
+  }
+  FailureOr<SmallVector<int64_t>> axisList = requireInts(1, "axis");
+  if (failed(axisList))
+    return failure();
+  if (axisList->size() != 1) {
+    error() << inputLabel(1) << " (axis) must have one element, got "
+            << axisList->size();
+    return failure();
+  }
+  FailureOr<Shape> inShape = inputShape(0);
+  if (failed(inShape))
+    return failure();
+  if (inShape->empty()) {
+    error() << "the input must have rank 1 or more";
+    return failure();
+  }
+  int64_t rank = inShape->size();
+  FailureOr<int64_t> axis = normalizeAxis((*axisList)[0], rank);
+  if (failed(axis))
+    return failure();
+  int64_t n = (*inShape)[*axis];
+  // Whether input position i adds to output position j.
+  auto adds = [&](int64_t i, int64_t j) {
+    if (*reverse)
+      return *exclusive ? i > j : i >= j;
+    return *exclusive ? i < j : i <= j;
+  };
+  FailureOr<const HostTensor *> known = hostOf(0);
+  if (failed(known))
+    return failure();
+  if (*known) {
+    const HostTensor &in = **known;
+    HostTensor out = HostTensor::zeros(in.dtype, in.shape);
+    int64_t inner = stridesOf(in.shape)[*axis], outer = in.size() / (n * inner);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t r = 0; r < inner; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          double fsum = 0;
+          uint64_t isum = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            if (!adds(i, j))
+              continue;
+            int64_t k = (o * n + i) * inner + r;
+            if (in.isFloat())
+              fsum += in.floats[k];
+            else
+              isum += static_cast<uint64_t>(in.ints[k]);
+          }
+          int64_t k = (o * n + j) * inner + r;
+          if (in.isFloat())
+            out.setDouble(k, fsum);
+          else
+            out.setInt(k, static_cast<int64_t>(isum));
+        }
+    return setHost(0, std::move(out));
+  }
+  FailureOr<Value> input = floatValue(0, "x");
+  if (failed(input))
+    return failure();
+  Value x = *input;
+  Type element = elementOf(x);
+  if (failed(checkFoldSize({n, n})))
+    return failure();
+  HostTensor triangle = HostTensor::zeros(kFloat, {n, n});
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      triangle.setDouble(i * n + j, adds(i, j) ? 1.0 : 0.0);
+  // amp.matmul takes rank 2 or more: a vector is one row.
+  Value moved = rank == 1 ? reshapeTo(x, {1, n}) : x;
+  SmallVector<int64_t> order;
+  for (int64_t d = 0; d < int64_t(shapeOf(moved).size()); ++d)
+    if (d != *axis + (rank == 1))
+      order.push_back(d);
+  order.push_back(*axis + (rank == 1));
+  moved = transposed(moved, order);
+  Value summed =
+      MatmulOp::create(builder, loc, moved.getType(), moved,
+                       constant(triangle, tensorType({n, n}, element)));
+  SmallVector<int64_t> inverse(order.size());
+  for (auto [position, d] : llvm::enumerate(order))
+    inverse[d] = position;
+  Value result = transposed(summed, inverse);
+  return setValue(0, reshapeTo(result, *inShape));
+}
+
+/// Einsum of one operand (a sum and a transpose) or two (a batched matmul
+/// between transposes and reshapes): the contractions attention code
+/// writes. Each index names a dimension of one size in every operand
+/// (no broadcasting of size-1 dimensions) and appears at most once per
+/// operand (no diagonals); "..." stands for the same dimensions in each.
+LogicalResult Importer::importEinsum() {
+  if (failed(checkArity(1, ~0u)))
+    return failure();
+  FailureOr<std::string> equationAttr = stringAttr("equation", "");
+  if (failed(equationAttr))
+    return failure();
+  if (numInputs() > 2) {
+    error() << "einsum of " << numInputs()
+            << " operands is not supported (one or two are)";
+    return failure();
+  }
+  std::string equation;
+  for (char c : *equationAttr)
+    if (c != ' ')
+      equation.push_back(c);
+  size_t arrow = equation.find("->");
+  std::string lhs = equation.substr(0, arrow);
+  SmallVector<std::string> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma - start));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  if (terms.size() != numInputs()) {
+    error() << "equation '" << *equationAttr << "' has " << terms.size()
+            << " operand terms for " << numInputs() << " inputs";
+    return failure();
+  }
+  SmallVector<Value> operands;
+  Type element;
+  for (unsigned i = 0; i < numInputs(); ++i) {
+    FailureOr<const HostTensor *> known = hostOf(i);
+    if (failed(known))
+      return failure();
+    if (!*known) {
+      FailureOr<Value> v = floatValue(i, "operand");
+      if (failed(v))
+        return failure();
+      element = elementOf(*v);
+    }
+  }
+  if (!element) {
+    error() << "einsum of operands known at import time is not folded";
+    return failure();
+  }
+  for (unsigned i = 0; i < numInputs(); ++i) {
+    FailureOr<Value> v = value(i, element);
+    if (failed(v))
+      return failure();
+    if (elementOf(*v) != element) {
+      error() << "operands have different element types";
+      return failure();
+    }
+    operands.push_back(*v);
+  }
+  // Labels: the equation's letters, and one digit per dimension of "...".
+  std::optional<int64_t> ellipsisRank;
+  llvm::StringMap<int64_t> sizes;
+  SmallVector<std::string> labels;
+  auto bad = [&](const Twine &why) {
+    error() << "equation '" << *equationAttr << "': " << why;
+    return failure();
+  };
+  auto expand = [&](StringRef term, int64_t rank,
+                    std::string &out) -> LogicalResult {
+    size_t dots = term.find("...");
+    int64_t letters = term.size() - (dots == StringRef::npos ? 0 : 3);
+    for (char c : term)
+      if (c != '.' && !llvm::isAlpha(c))
+        return bad("'" + Twine(c) + "' is not an index letter");
+    if (dots == StringRef::npos) {
+      out = term.str();
+    } else {
+      int64_t extra = rank - letters;
+      if (extra < 0 || extra > 10 ||
+          term.find('.', dots + 3) != StringRef::npos)
+        return bad("bad ellipsis in '" + term + "'");
+      if (ellipsisRank && *ellipsisRank != extra)
+        return bad("'...' stands for different numbers of dimensions");
+      ellipsisRank = extra;
+      std::string digits;
+      for (int64_t d = 0; d < extra; ++d)
+        digits.push_back(char('0' + d));
+      out = term.substr(0, dots).str() + digits + term.substr(dots + 3).str();
+    }
+    if (static_cast<int64_t>(out.size()) != rank)
+      return bad("term '" + term + "' has " + Twine(out.size()) +
+                 " indices for an operand of rank " + Twine(rank));
+    return success();
+  };
+  for (unsigned i = 0; i < numInputs(); ++i) {
+    std::string expanded;
+    ArrayRef<int64_t> shape = shapeOf(operands[i]);
+    if (failed(expand(terms[i], shape.size(), expanded)))
+      return failure();
+    for (auto [d, c] : llvm::enumerate(expanded)) {
+      if (expanded.find(c) != d)
+        return bad("index '" + Twine(c) +
+                   "' repeats within an operand (a diagonal), which is not "
+                   "supported");
+      auto [it, inserted] = sizes.try_emplace(StringRef(&c, 1), shape[d]);
+      if (!inserted && it->second != shape[d])
+        return bad("index '" + Twine(c) + "' has sizes " + Twine(it->second) +
+                   " and " + Twine(shape[d]) +
+                   " (broadcasting in einsum is not supported)");
+    }
+    labels.push_back(expanded);
+  }
+  std::string output;
+  if (arrow != std::string::npos) {
+    std::string term = equation.substr(arrow + 2);
+    size_t dots = term.find("...");
+    output = dots == std::string::npos
+                 ? term
+                 : term.substr(0, dots) +
+                       std::string(ellipsisRank.value_or(0), '0') +
+                       term.substr(dots + 3);
+    if (dots != std::string::npos)
+      for (int64_t d = 0; d < ellipsisRank.value_or(0); ++d)
+        output[dots + d] = char('0' + d);
+  } else {
+    // Implicit output: "..." first, then the letters used once, sorted.
+    for (int64_t d = 0; d < ellipsisRank.value_or(0); ++d)
+      output.push_back(char('0' + d));
+    std::string once;
+    for (auto &entry : sizes) {
+      char c = entry.getKey()[0];
+      if (!llvm::isAlpha(c))
+        continue;
+      int count = 0;
+      for (const std::string &l : labels)
+        count += llvm::count(l, c);
+      if (count == 1)
+        once.push_back(c);
+    }
+    llvm::sort(once);
+    output += once;
+  }
+  for (auto [d, c] : llvm::enumerate(output)) {
+    if (!sizes.count(StringRef(&c, 1)))
+      return bad("output index '" + Twine(c) + "' is in no operand");
+    if (output.find(c) != d)
+      return bad("output index '" + Twine(c) + "' repeats");
+  }
+  auto sizeOf = [&](char c) { return sizes.lookup(StringRef(&c, 1)); };
+  auto shapeOfLabels = [&](StringRef ls) {
+    Shape shape;
+    for (char c : ls)
+      shape.push_back(sizeOf(c));
+    return shape;
+  };
+  // Sums the indices of operand i that neither the output nor the other
+  // operand has.
+  auto sumPrivate = [&](unsigned i) {
+    std::string kept;
+    SmallVector<int64_t> axes;
+    for (auto [d, c] : llvm::enumerate(labels[i])) {
+      bool elsewhere = output.find(c) != std::string::npos;
+      for (unsigned j = 0; j < labels.size(); ++j)
+        elsewhere |= j != i && labels[j].find(c) != std::string::npos;
+      if (elsewhere)
+        kept.push_back(c);
+      else
+        axes.push_back(d);
+    }
+    if (axes.empty())
+      return;
+    Shape shape = shapeOfLabels(kept);
+    operands[i] = ReduceSumOp::create(builder, loc, tensorType(shape, element),
+                                      operands[i], axes, /*keep_dims=*/false);
+    labels[i] = kept;
+  };
+  // Transposes operand i to the order of `order` (a permutation of its
+  // labels).
+  auto permuted = [&](unsigned i, StringRef order) {
+    SmallVector<int64_t> permutation;
+    for (char c : order)
+      permutation.push_back(labels[i].find(c));
+    return transposed(operands[i], permutation);
+  };
+  auto finish = [&](Value v, StringRef have) {
+    SmallVector<int64_t> permutation;
+    for (char c : output)
+      permutation.push_back(have.find(c));
+    return setValue(0, transposed(v, permutation));
+  };
+  for (unsigned i = 0; i < operands.size(); ++i)
+    sumPrivate(i);
+  if (operands.size() == 1) {
+    if (failed(checkShape(shapeOfLabels(output))))
+      return failure();
+    return finish(operands[0], labels[0]);
+  }
+  std::string batch, contracted, lhsFree, rhsFree;
+  for (char c : labels[0]) {
+    bool inRhs = labels[1].find(c) != std::string::npos;
+    bool inOut = output.find(c) != std::string::npos;
+    (inRhs ? (inOut ? batch : contracted) : lhsFree).push_back(c);
+  }
+  for (char c : labels[1])
+    if (labels[0].find(c) == std::string::npos)
+      rhsFree.push_back(c);
+  auto product = [&](StringRef ls) {
+    int64_t p = 1;
+    for (char c : ls)
+      p *= sizeOf(c);
+    return p;
+  };
+  int64_t b = product(batch), m = product(lhsFree), k = product(contracted),
+          n = product(rhsFree);
+  Shape resultShape = shapeOfLabels(batch + lhsFree + rhsFree);
+  if (failed(checkShape(resultShape)))
+    return failure();
+  Shape lhsShape = {m, k}, rhsShape = {k, n}, productShape = {m, n};
+  if (!batch.empty()) {
+    lhsShape.insert(lhsShape.begin(), b);
+    rhsShape.insert(rhsShape.begin(), b);
+    productShape.insert(productShape.begin(), b);
+  }
+  Value a = reshapeTo(permuted(0, batch + lhsFree + contracted), lhsShape);
+  Value c = reshapeTo(permuted(1, batch + contracted + rhsFree), rhsShape);
+  Value result =
+      MatmulOp::create(builder, loc, tensorType(productShape, element), a, c);
+  return finish(reshapeTo(result, resultShape), batch + lhsFree + rhsFree);
+}
+
 void mlir::amp::onnx_import::registerContractionHandlers(OpTable &table) {
   table.onOp("MatMul", kMinOpset, &Importer::importMatMul);
   table.onOp("Gemm", kMinOpset, &Importer::importGemm);
+  table.onOp("Einsum", kMinOpset, &Importer::importEinsum);
+  table.onOp("CumSum", kMinOpset, &Importer::importCumSum);
   table.onOp("Conv", kMinOpset, &Importer::importConv);
   table.onOp("ConvTranspose", kMinOpset, &Importer::importConvTranspose);
   table.onOp("MaxPool", kMinOpset,

@@ -1,7 +1,8 @@
 //===- ElementwiseOps.cpp - ONNX element-wise ops -------------------------===//
 //
-// Arithmetic with broadcasting, comparisons, logic, unary math, Where, Clip
-// and Cast. Inputs known at import time fold on the host.
+// Arithmetic with broadcasting, comparisons, logic, unary math, the hard
+// activations, IsNaN/IsInf, Where, Clip and Cast. Inputs known at import
+// time fold on the host.
 //
 // These folds stay an evaluator of their own rather than going through amp
 // folders: what they evaluate is the integer shape arithmetic of exporters
@@ -20,6 +21,7 @@
 #include "onnx/onnx_pb.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -658,6 +660,11 @@ LogicalResult Importer::importCast(bool like) {
     return failure();
   Type from = elementOf(*input);
   Type target = runtimeElementType(to, context);
+  // PyTorch exports torch.isinf(x) as IsInf(Cast(x, DOUBLE)); widening keeps
+  // every inf and NaN, so the test reads x itself.
+  if (!target && to == kDouble && isa<FloatType>(from) &&
+      outputOnlyFeeds(0, {"IsInf", "IsNaN"}))
+    return setValue(0, *input);
   if (!target) {
     error() << "casts a run-time tensor to " << dtypeName(to)
             << ", which amp does not support";
@@ -682,6 +689,93 @@ LogicalResult Importer::importCast(bool like) {
           << ", which amp does not support (it casts between f32, f16 and "
              "bf16, and from and to i1)";
   return failure();
+}
+
+/// HardSigmoid: max(0, min(1, alpha * x + beta)); HardSwish is
+/// x * HardSigmoid(x) with alpha = 1/6, beta = 1/2 (MobileNetV3's
+/// x * relu6(x + 3) / 6).
+LogicalResult Importer::importHardSigmoid(bool swish) {
+  if (failed(checkArity(1, 1)))
+    return failure();
+  double alpha = 1.0 / 6.0, beta = 0.5;
+  if (!swish) {
+    FailureOr<double> a = floatAttr("alpha", 0.2);
+    FailureOr<double> b = floatAttr("beta", 0.5);
+    if (failed(a) || failed(b))
+      return failure();
+    if (!std::isfinite(*a) || !std::isfinite(*b)) {
+      error() << "alpha and beta must be finite, got " << *a << " and " << *b;
+      return failure();
+    }
+    alpha = *a;
+    beta = *b;
+  }
+  FailureOr<Value> input = floatValue(0, "X");
+  if (failed(input))
+    return failure();
+  Value x = *input;
+  auto type = cast<RankedTensorType>(x.getType());
+  Value y = MulOp::create(builder, loc, type, x, splat(alpha, type));
+  y = AddOp::create(builder, loc, type, y, splat(beta, type));
+  y = MaximumOp::create(builder, loc, type, y, splat(0.0, type));
+  y = MinimumOp::create(builder, loc, type, y, splat(1.0, type));
+  if (swish)
+    y = MulOp::create(builder, loc, type, x, y);
+  return setValue(0, y);
+}
+
+/// IsNaN (x != x) and IsInf (x == +inf, x == -inf, or max(x, -x) == inf),
+/// folded on known tensors.
+LogicalResult Importer::importIsNaNOrInf(bool nan) {
+  if (failed(checkArity(1, 1)))
+    return failure();
+  FailureOr<int64_t> negative = intAttr("detect_negative", 1);
+  FailureOr<int64_t> positive = intAttr("detect_positive", 1);
+  if (failed(negative) || failed(positive))
+    return failure();
+  if (!nan &&
+      (*negative < 0 || *negative > 1 || *positive < 0 || *positive > 1)) {
+    error() << "detect_negative and detect_positive must be 0 or 1, got "
+            << *negative << " and " << *positive;
+    return failure();
+  }
+  auto detects = [&](double v) {
+    if (nan)
+      return std::isnan(v);
+    return std::isinf(v) && ((v > 0 && *positive) || (v < 0 && *negative));
+  };
+  FailureOr<const HostTensor *> known = hostOf(0);
+  if (failed(known))
+    return failure();
+  if (*known) {
+    if (!(*known)->isFloat()) {
+      error() << "X must be a floating-point tensor, got "
+              << dtypeName((*known)->dtype);
+      return failure();
+    }
+    HostTensor out = HostTensor::zeros(kBool, (*known)->shape);
+    for (int64_t k = 0; k < out.size(); ++k)
+      out.setInt(k, detects((*known)->floats[k]));
+    return setHost(0, std::move(out));
+  }
+  FailureOr<Value> input = floatValue(0, "X");
+  if (failed(input))
+    return failure();
+  Value x = *input;
+  auto type = cast<RankedTensorType>(x.getType());
+  RankedTensorType maskType = tensorType(type.getShape(), builder.getI1Type());
+  if (nan)
+    return setValue(0, CompareOp::create(builder, loc, maskType,
+                                         CompareDirection::NE, x, x));
+  if (!*negative && !*positive)
+    return setValue(0, constant(HostTensor::scalarInt(0, kBool), maskType));
+  double infinity = std::numeric_limits<double>::infinity();
+  Value probe = x, bound = splat(*positive ? infinity : -infinity, type);
+  if (*negative && *positive)
+    probe = MaximumOp::create(builder, loc, type, x,
+                              NegOp::create(builder, loc, type, x));
+  return setValue(0, CompareOp::create(builder, loc, maskType,
+                                       CompareDirection::EQ, probe, bound));
 }
 
 void mlir::amp::onnx_import::registerElementwiseHandlers(OpTable &table) {
@@ -713,6 +807,15 @@ void mlir::amp::onnx_import::registerElementwiseHandlers(OpTable &table) {
   for (const UnaryOpInfo &op : kUnaryOps)
     table.onOp(op.opType, kMinOpset,
                [&op](Importer &im) { return im.importUnary(op); });
+  table.onOp("HardSigmoid", kMinOpset, [](Importer &im) {
+    return im.importHardSigmoid(/*swish=*/false);
+  });
+  table.onOp("HardSwish", 14,
+             [](Importer &im) { return im.importHardSigmoid(/*swish=*/true); });
+  table.onOp("IsNaN", kMinOpset,
+             [](Importer &im) { return im.importIsNaNOrInf(/*nan=*/true); });
+  table.onOp("IsInf", kMinOpset,
+             [](Importer &im) { return im.importIsNaNOrInf(/*nan=*/false); });
   table.onOp("Where", kMinOpset, &Importer::importWhere);
   table.onOp("Clip", kMinOpset, &Importer::importClip);
   table.onOp("Cast", kMinOpset,

@@ -167,6 +167,10 @@ public:
 
   LogicalResult checkArity(unsigned minInputs, unsigned maxInputs);
 
+  /// Whether output `i` is read, and only by nodes of `opTypes` (not as a
+  /// graph output).
+  bool outputOnlyFeeds(unsigned i, ArrayRef<StringRef> opTypes) const;
+
   FailureOr<Entry *> entry(unsigned i);
 
   /// Decodes an initializer's contents (cached).
@@ -288,11 +292,15 @@ public:
   LogicalResult importLogical(StringRef kind);
   LogicalResult importWhere();
   LogicalResult importClip();
+  LogicalResult importHardSigmoid(bool swish);
+  LogicalResult importIsNaNOrInf(bool nan);
   LogicalResult importCast(bool like);
   LogicalResult importSoftmax(bool log);
   LogicalResult importReduce(StringRef kind);
   LogicalResult importMatMul();
   LogicalResult importGemm();
+  LogicalResult importEinsum();
+  LogicalResult importCumSum();
   LogicalResult importConv();
   LogicalResult importConvTranspose();
   LogicalResult importPool(bool max);
@@ -319,9 +327,12 @@ public:
   LogicalResult importSplit();
   LogicalResult importExpand();
   LogicalResult importPad();
+  LogicalResult importResize();
 
   LogicalResult reshapeOutput(unsigned input, ArrayRef<int64_t> shape);
   Value materializedBinary(Arith kind, Value lhs, Value rhs);
+  /// `x` transposed by `permutation` (itself when that is the identity).
+  Value transposed(Value x, ArrayRef<int64_t> permutation);
 
   //===------------------------------------------------------------------===//
   // What handlers build with

@@ -629,3 +629,21 @@ LogicalResult Importer::windowAttrs(std::string &autoPad,
   window.pads = pads->value_or(SmallVector<int64_t>{0, 0, 0, 0});
   return success();
 }
+
+bool Importer::outputOnlyFeeds(unsigned i, ArrayRef<StringRef> opTypes) const {
+  if (!hasOutput(i))
+    return false;
+  const std::string &name = node->output(i);
+  for (const onnx::ValueInfoProto &output : graph.output())
+    if (output.name() == name)
+      return false;
+  bool used = false;
+  for (const onnx::NodeProto &consumer : graph.node())
+    for (const std::string &input : consumer.input())
+      if (input == name) {
+        if (!llvm::is_contained(opTypes, StringRef(consumer.op_type())))
+          return false;
+        used = true;
+      }
+  return used;
+}

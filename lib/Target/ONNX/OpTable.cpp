@@ -45,6 +45,7 @@ const OpTable &OpTable::defaultDomain() {
     registerConstantHandlers(t);
     registerShapeHandlers(t);
     registerIndexingHandlers(t);
+    registerResamplingHandlers(t);
     return t;
   }();
   return table;

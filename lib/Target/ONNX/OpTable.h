@@ -63,6 +63,7 @@ void registerNormalizationHandlers(OpTable &table);
 void registerConstantHandlers(OpTable &table);
 void registerShapeHandlers(OpTable &table);
 void registerIndexingHandlers(OpTable &table);
+void registerResamplingHandlers(OpTable &table);
 
 } // namespace onnx_import
 } // namespace amp

@@ -117,5 +117,237 @@ CASES["conv_transpose_bias_shape"] = Case(
     inits={"w": normal(2, 3, 2, 2), "b": normal(2)})
 
 
+# HardSigmoid, HardSwish (opset 14), IsNaN, IsInf.
+def hard_sigmoid_ref(x, alpha=0.2, beta=0.5):
+    return np.clip(alpha * x.astype(np.float64) + beta, 0, 1)
+
+
+CASES["hard_sigmoid_default"] = Case(
+    [helper.make_node("HardSigmoid", ["x"], ["y"])],
+    {"x": x_in((2, 3, 4), "int")}, {"y": out()},
+    lambda v: [hard_sigmoid_ref(v["x"] * 1.0)])
+CASES["hard_sigmoid_attrs"] = Case(
+    [helper.make_node("Mul", ["x", "four"], ["x4"]),
+     helper.make_node("HardSigmoid", ["x4"], ["y"], alpha=0.3, beta=0.4)],
+    {"x": x_in((2, 3, 4))}, {"y": out()},
+    lambda v: [hard_sigmoid_ref(v["x"] * 4, 0.3, 0.4)],
+    inits={"four": np.float32(4)})
+CASES["hard_swish"] = Case(
+    [helper.make_node("Mul", ["x", "four"], ["x4"]),
+     helper.make_node("HardSwish", ["x4"], ["y"])],
+    {"x": x_in((2, 3, 4))}, {"y": out()},
+    lambda v: [v["x"] * 4.0 * hard_sigmoid_ref(v["x"] * 4, 1 / 6, 0.5)],
+    inits={"four": np.float32(4)}, opset=14)
+NONFINITE = np.array([[1.0, np.inf, -np.inf, np.nan], [-2.0, 0.0, np.inf, 3.5]],
+                     np.float32)
+
+
+def nonfinite_case(op, ref, **attrs):
+    # The Where turns the bool result into a float output the harness reads.
+    return Case(
+        [helper.make_node(op, ["x"], ["m"], **attrs),
+         helper.make_node("Cast", ["m"], ["y"], to=F)],
+        {"x": (F, [2, 4], NONFINITE)}, {"y": out()},
+        None if ref is None else lambda v: [ref(v["x"]).astype(np.float32)])
+
+
+CASES["isnan"] = nonfinite_case("IsNaN", np.isnan)
+CASES["isinf"] = nonfinite_case("IsInf", np.isinf)
+CASES["isinf_positive"] = nonfinite_case(
+    "IsInf", lambda x: np.isposinf(x), detect_negative=0)
+CASES["isinf_negative"] = nonfinite_case(
+    "IsInf", lambda x: np.isneginf(x), detect_positive=0)
+CASES["isinf_neither"] = nonfinite_case(
+    "IsInf", lambda x: np.zeros_like(x, bool), detect_negative=0,
+    detect_positive=0)
+CASES["isinf_bad_attr"] = nonfinite_case("IsInf", None, detect_negative=2)
+CASES["hard_sigmoid_int_alpha"] = Case(
+    [helper.make_node("HardSigmoid", ["x"], ["y"], alpha=1)],
+    {"x": x_in((2, 3))}, {"y": out()})
+
+
+# CumSum: inclusive or exclusive, forward or reversed, along any axis.
+def cumsum_ref(x, axis, exclusive=0, reverse=0):
+    x = x.astype(np.float64)
+    if reverse:
+        x = np.flip(x, axis)
+    y = np.cumsum(x, axis)
+    if exclusive:
+        y = y - x
+    return np.flip(y, axis) if reverse else y
+
+
+def cumsum_case(axis, opset=14, **attrs):
+    return Case(
+        [ints("axis", axis), helper.make_node("CumSum", ["x", "axis"], ["y"],
+                                              **attrs)],
+        {"x": x_in((2, 3, 4))}, {"y": out()},
+        lambda v: [cumsum_ref(v["x"], axis, **attrs)], opset=opset)
+
+
+CASES["cumsum"] = cumsum_case(1, opset=13)
+CASES["cumsum_exclusive"] = cumsum_case(-1, exclusive=1)
+CASES["cumsum_reverse"] = cumsum_case(0, reverse=1)
+CASES["cumsum_exclusive_reverse"] = cumsum_case(2, exclusive=1, reverse=1)
+# Known at import time (position ids of a constant mask): folded.
+CASES["cumsum_folded"] = Case(
+    [ints("ids", [[1, 1, 0, 1]]), ints("axis", 1),
+     helper.make_node("CumSum", ["ids", "axis"], ["pos"]),
+     helper.make_node("Cast", ["pos"], ["posf"], to=F),
+     helper.make_node("Add", ["x", "posf"], ["y"])],
+    {"x": x_in((2, 4))}, {"y": out()},
+    lambda v: [v["x"] + np.array([[1, 2, 2, 3]], np.float32)])
+CASES["cumsum_runtime_axis"] = Case(
+    [helper.make_node("CumSum", ["x", "axis"], ["y"])],
+    {"x": x_in((2, 3)), "axis": (I64, [], "index:2")}, {"y": out()})
+CASES["cumsum_bad_exclusive"] = Case(
+    [ints("axis", 0),
+     helper.make_node("CumSum", ["x", "axis"], ["y"], exclusive=2)],
+    {"x": x_in((2, 3))}, {"y": out()})
+
+
+# Einsum: the contractions of attention code, and one-operand sums and
+# transposes.
+def einsum_case(equation, *shapes, opset=13):
+    names = ["a", "b"][:len(shapes)]
+    return Case(
+        [helper.make_node("Einsum", names, ["y"], equation=equation)],
+        {n: x_in(s) for n, s in zip(names, shapes)}, {"y": out()},
+        lambda v: [np.einsum(equation, *[v[n].astype(np.float64)
+                                         for n in names])], opset=opset)
+
+
+CASES["einsum_attention_scores"] = einsum_case(
+    "bhid,bhjd->bhij", (2, 3, 4, 5), (2, 3, 6, 5))
+CASES["einsum_attention_values"] = einsum_case(
+    "bhij,bjhd->bihd", (2, 3, 4, 6), (2, 6, 3, 5))
+CASES["einsum_implicit"] = einsum_case("ij,jk", (3, 4), (4, 5))
+CASES["einsum_ellipsis"] = einsum_case("...ij,...jk->...ik", (2, 3, 4, 5),
+                                       (2, 3, 5, 2))
+CASES["einsum_dot_and_sum"] = einsum_case("bi,bij->b", (3, 4), (3, 4, 2))
+CASES["einsum_outer"] = einsum_case("i,j->ij", (3,), (4,))
+CASES["einsum_transpose"] = einsum_case("bij->jbi", (2, 3, 4))
+CASES["einsum_sum_all"] = einsum_case("ij->", (3, 4))
+CASES["einsum_diagonal"] = einsum_case("ii->i", (3, 3))
+CASES["einsum_broadcast"] = einsum_case("ij,jk->ik", (3, 4), (1, 5))
+for name in ("einsum_diagonal", "einsum_broadcast"):
+    CASES[name].ref = None  # errors
+CASES["einsum_three"] = Case(
+    [helper.make_node("Einsum", ["a", "b", "c"], ["y"],
+                      equation="i,i,i->i")],
+    {"a": x_in((3,)), "b": x_in((3,)), "c": x_in((3,))}, {"y": out()})
+
+
+# Resize, by the ONNX formulas in float64 (the importer computes source
+# coordinates in f32 as PyTorch does; the cases avoid ties that the two
+# would round apart).
+def resize_source(d, size, out, scale, transform):
+    if transform == "asymmetric":
+        return d / scale
+    if transform == "align_corners":
+        return 0.0 if out == 1 else d * (size - 1) / (out - 1)
+    if transform == "pytorch_half_pixel" and out == 1:
+        return 0.0
+    return (d + 0.5) / scale - 0.5
+
+
+def resize_ref(x, outs, scales, mode, transform, nearest="round_prefer_floor"):
+    y = x.astype(np.float64)
+    for axis, (out, scale) in enumerate(zip(outs, scales)):
+        size = y.shape[axis]
+        if out == size and scale == 1:
+            continue
+        matrix = np.zeros((out, size))
+        for d in range(out):
+            src = resize_source(d, size, out, scale, transform)
+            if mode == "nearest":
+                index = {"floor": np.floor(src), "ceil": np.ceil(src),
+                         "round_prefer_ceil": np.floor(src + 0.5),
+                         "round_prefer_floor": np.ceil(src - 0.5)}[nearest]
+                matrix[d, int(min(max(index, 0), size - 1))] = 1
+                continue
+            src = min(max(src, 0), size - 1)
+            low = int(np.floor(src))
+            high = min(low + 1, size - 1)
+            matrix[d, low] += 1 - (src - low)
+            matrix[d, high] += src - low
+        y = np.moveaxis(np.tensordot(matrix, y, axes=([1], [axis])), 0, axis)
+    return y
+
+
+def resize_case(shape, mode, transform, scales=None, sizes=None, opset=13,
+                nearest="round_prefer_floor", axes=None, **attrs):
+    nodes, inputs = [], ["x", ""]
+    if scales is not None:
+        nodes.append(const("scales", np.array(scales, np.float32)))
+        inputs[1:] = ["", "scales"]
+    if sizes is not None:
+        nodes.append(ints("sizes", sizes))
+        inputs[1:] = ["", "", "sizes"]
+    if axes is not None:
+        attrs["axes"] = axes
+    nodes.append(helper.make_node(
+        "Resize", inputs, ["y"], mode=mode,
+        coordinate_transformation_mode=transform, nearest_mode=nearest,
+        **attrs))
+    every = list(axes) if axes is not None else list(range(len(shape)))
+    full_scales, outs = [1.0] * len(shape), list(shape)
+    for j, axis in enumerate(every):
+        if scales is not None:
+            full_scales[axis] = float(np.float32(scales[j]))
+            outs[axis] = int(np.floor(shape[axis] * full_scales[axis]))
+        else:
+            outs[axis] = sizes[j]
+            full_scales[axis] = sizes[j] / shape[axis]
+    return Case(nodes, {"x": x_in(shape)}, {"y": out()},
+                lambda v: [resize_ref(v["x"], outs, full_scales, mode,
+                                      transform, nearest)], opset=opset)
+
+
+CASES["resize_nearest_floor"] = resize_case(
+    (1, 2, 3, 4), "nearest", "asymmetric", scales=[1, 1, 2, 3],
+    nearest="floor")
+CASES["resize_nearest_round_prefer_floor"] = resize_case(
+    (1, 2, 3, 4), "nearest", "asymmetric", scales=[1, 1, 2, 0.5])
+CASES["resize_nearest_round_prefer_ceil"] = resize_case(
+    (1, 2, 3, 4), "nearest", "asymmetric", scales=[1, 1, 2, 2],
+    nearest="round_prefer_ceil")
+CASES["resize_nearest_ceil_half_pixel"] = resize_case(
+    (1, 2, 3, 4), "nearest", "half_pixel", sizes=[1, 2, 5, 7],
+    nearest="ceil")
+CASES["resize_linear_half_pixel"] = resize_case(
+    (2, 2, 3, 4), "linear", "half_pixel", scales=[1, 1, 2, 2])
+CASES["resize_linear_pytorch_half_pixel"] = resize_case(
+    (2, 2, 3, 4), "linear", "pytorch_half_pixel", sizes=[2, 2, 1, 6])
+CASES["resize_linear_align_corners"] = resize_case(
+    (2, 2, 3, 4), "linear", "align_corners", sizes=[2, 2, 7, 5])
+CASES["resize_linear_1d"] = resize_case(
+    (2, 3, 5), "linear", "half_pixel", scales=[1, 1, 1.6])
+CASES["resize_linear_axes_opset18"] = resize_case(
+    (2, 2, 3, 4), "linear", "half_pixel", scales=[2, 0.5], axes=[2, 3],
+    opset=18)
+CASES["resize_nearest_sizes_axes_opset19"] = resize_case(
+    (2, 2, 3, 4), "nearest", "asymmetric", sizes=[6, 8], axes=[-2, -1],
+    nearest="floor", opset=19)
+CASES["resize_cubic"] = resize_case((1, 1, 2, 2), "cubic", "half_pixel",
+                                    scales=[1, 1, 2, 2])
+CASES["resize_crop"] = resize_case((1, 1, 2, 2), "linear",
+                                   "tf_crop_and_resize", scales=[1, 1, 2, 2])
+CASES["resize_antialias_down"] = resize_case(
+    (1, 1, 4, 4), "linear", "half_pixel", scales=[1, 1, 0.5, 0.5],
+    antialias=1, opset=18)
+CASES["resize_keep_aspect"] = resize_case(
+    (1, 1, 4, 4), "nearest", "asymmetric", sizes=[1, 1, 8, 6],
+    keep_aspect_ratio_policy="not_larger", opset=18)
+for name in ("resize_cubic", "resize_crop", "resize_antialias_down",
+             "resize_keep_aspect"):
+    CASES[name].ref = None  # errors
+CASES["resize_runtime_scales"] = Case(
+    [helper.make_node("Resize", ["x", "", "s"], ["y"])],
+    {"x": x_in((1, 1, 2, 2)), "s": x_in((4,))}, {"y": out()})
+CASES["resize_no_scales"] = Case(
+    [helper.make_node("Resize", ["x"], ["y"])],
+    {"x": x_in((1, 1, 2, 2))}, {"y": out()})
+
 if __name__ == "__main__":
     onnx_ops.main()

@@ -153,6 +153,63 @@ class ConvTransposes(nn.Module):
                 self.dilated(x), self.unpadded(x))
 
 
+class HardActivations(nn.Module):
+    """MobileNetV3's activations (ONNX HardSwish, HardSigmoid), mish
+    (exported as Softplus, Tanh, Mul) and softplus with beta."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x) * 4
+        return (nn.functional.hardswish(h), nn.functional.hardsigmoid(h),
+                nn.functional.mish(h), nn.functional.softplus(h, beta=2))
+
+
+class Upsampling(nn.Module):
+    """nn.Upsample / F.interpolate as UNets and FPNs use them (ONNX Resize):
+    nearest by scale and by size, bilinear with and without align_corners,
+    by scale and by a size that is no multiple of the input."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.up = nn.Upsample(scale_factor=2)
+
+    def forward(self, x):
+        y = self.conv(x)
+        f = nn.functional.interpolate
+        return (self.up(y), f(y, size=(7, 9)),
+                f(y, scale_factor=2, mode="bilinear", align_corners=False),
+                f(y, size=(7, 9), mode="bilinear", align_corners=True),
+                f(y, size=(5, 11), mode="bilinear"),
+                f(y, scale_factor=3, mode="nearest"))
+
+
+class Contractions(nn.Module):
+    """Einsum attention scores and their product with the values, a
+    running sum (CumSum) and a non-finite guard
+    (IsNaN, IsInf of a Cast to double)."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).split(8, dim=-1)
+        q = q.reshape(2, 5, 2, 4)
+        k = k.reshape(2, 5, 2, 4)
+        scores = torch.einsum("bihd,bjhd->bhij", q, k).softmax(-1)
+        out = torch.einsum("bhij,bjhd->bihd", scores, v.reshape(2, 5, 2, 4))
+        running = torch.cumsum(out, 1) + torch.cumsum(out, -1) * 4
+        # Some of each: log of the negative elements is NaN, exp of the
+        # large ones overflows.
+        bad = torch.isnan(torch.log(running)) | torch.isinf(
+            torch.exp(running * 30))
+        return torch.where(bad, torch.zeros_like(running), running)
+
+
 def resnet18():
     import torchvision
     return torchvision.models.resnet18(weights=None, num_classes=10)
@@ -187,6 +244,9 @@ MODELS = {
     "causal_attention": (CausalAttention, [(2, 5, 16)], {}),
     "triangular_scores": (TriangularScores, [(2, 4, 6)], {}),
     "conv_transpose": (ConvTransposes, [(2, 4, 5, 6)], {}),
+    "hard_activations": (HardActivations, [(4, 8)], {}),
+    "upsampling": (Upsampling, [(2, 2, 3, 4)], {}),
+    "contractions": (Contractions, [(2, 5, 8)], {}),
     "resnet18": (resnet18, [(2, 3, 64, 64)], DEEP),
     "mobilenet_v2": (mobilenet_v2, [(2, 3, 64, 64)], DEEP),
 }
