@@ -373,6 +373,34 @@ extern "C" {
 
 const amp_dp_hooks *amp_dp_hooks_get(void) { return &kHooks; }
 
+int32_t amp_dp_allgather(const void *data, int64_t bytes, void *all,
+                         const char **error) {
+  Runtime &rt = runtime();
+  if (!rt.initialized)
+    return fail(error, "amp_dp_allgather: the ranks have not met yet "
+                       "(amp_state_create joins them)");
+  if (rt.broken)
+    return fail(error, rankPrefix() + "amp_dp_allgather: an earlier "
+                                      "collective failed");
+  if (bytes < 0 || bytes > INT32_MAX)
+    return fail(error, "amp_dp_allgather: " + std::to_string(bytes) +
+                           " bytes is not a count MPI takes");
+  if (rt.size == 1) {
+    std::memcpy(all, data, size_t(bytes));
+    return 0;
+  }
+  MPI_Request request;
+  MPI_Iallgather(data, int(bytes), MPI_BYTE, all, int(bytes), MPI_BYTE, rt.comm,
+                 &request);
+  std::string message;
+  if (!waitBounded(request,
+                   "the start-up agreement check (every rank's options, "
+                   "state and data)",
+                   message))
+    return fail(error, message);
+  return 0;
+}
+
 int64_t amp_dp_bucket_begin(int64_t elements, int32_t kind, int32_t active) {
   std::vector<Bucket> &buckets = runtime().buckets;
   size_t index = 0;

@@ -214,6 +214,12 @@ amp::createNonfiniteFinder(const std::string &libraryPath,
       model, *mode, InstrumentedBuild(libraryPath));
 }
 
+std::string amp::findNonfiniteSetting() {
+  if (!findNonfinite.getNumOccurrences())
+    return "";
+  return findNonfinite.empty() ? std::string("first") : findNonfinite.getValue();
+}
+
 bool amp::checkNonfiniteStep(mlir::amp::NonfiniteFinder &finder, int64_t step,
                              amp_state *state, float loss, std::string &error) {
   std::optional<mlir::amp::NonfiniteReport> report;

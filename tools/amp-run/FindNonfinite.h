@@ -28,6 +28,10 @@ std::unique_ptr<mlir::amp::NonfiniteFinder>
 createNonfiniteFinder(const std::string &libraryPath,
                       const mlir::amp::TrainedModel &model, std::string &error);
 
+/// --find-nonfinite as given ("first" for the bare option, "every"), or
+/// empty when it was not: ranks of a data-parallel run must agree on it.
+std::string findNonfiniteSetting();
+
 /// Prints the report of step `step`, if the finder made one; false with
 /// `error` when the re-run failed.
 bool checkNonfiniteStep(mlir::amp::NonfiniteFinder &finder, int64_t step,

@@ -2,9 +2,11 @@
 
 #include "LRSchedule.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace llvm;
@@ -127,4 +129,55 @@ double amp::LRSchedule::rate(double lr, int64_t step) const {
     return lr * std::pow(gamma, std::floor(s / stepSize));
   }
   return lr;
+}
+
+bool amp::LRSchedule::isZero(int64_t step) const {
+  double s = static_cast<double>(step);
+  switch (kind) {
+  case Kind::Constant:
+    return false;
+  case Kind::LinearWarmup:
+    return startFactor == 0 && step == 0;
+  case Kind::Cosine:
+    return minLR == 0 && s >= totalSteps;
+  case Kind::WarmupCosine:
+    return step == 0 ||
+           (minLR == 0 &&
+            s - warmupSteps >= std::max(1.0, totalSteps - warmupSteps));
+  case Kind::StepDecay:
+    return gamma == 0 && s >= stepSize;
+  }
+  return false;
+}
+
+SmallVector<int64_t> amp::LRSchedule::extremeSteps(int64_t steps) const {
+  // The ends of each monotone piece, and the step after a piece's zero
+  // start or before its zero end: there the rate is least above 0.
+  SmallVector<double> candidates = {0};
+  double warmup = warmupSteps, total = totalSteps;
+  switch (kind) {
+  case Kind::Constant:
+  case Kind::StepDecay: // lr * gamma^k, monotone in k
+    break;
+  case Kind::LinearWarmup:
+    candidates.append({1, warmup - 1, warmup});
+    break;
+  case Kind::Cosine:
+    candidates.append({total - 1, total});
+    break;
+  case Kind::WarmupCosine: {
+    double end = warmup + std::max(1.0, total - warmup);
+    candidates.append({1, warmup - 1, warmup, end - 1, end});
+    break;
+  }
+  }
+  SmallVector<int64_t> result;
+  if (steps > 0)
+    result.push_back(steps - 1);
+  for (double step : candidates)
+    if (step >= 0 && step < double(steps))
+      result.push_back(static_cast<int64_t>(step));
+  llvm::sort(result);
+  result.erase(std::unique(result.begin(), result.end()), result.end());
+  return result;
 }

@@ -14,6 +14,7 @@
 #ifndef AMP_RUN_LRSCHEDULE_H
 #define AMP_RUN_LRSCHEDULE_H
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -30,6 +31,14 @@ struct LRSchedule {
   bool parse(llvm::StringRef spec, std::string &error);
   /// The rate of step `step` (0 for the first) from the base rate `lr`.
   double rate(double lr, int64_t step) const;
+  /// Whether the formula's rate at step `step` is exactly 0 for any base
+  /// rate (a warm-up's first step from 0, cosine's end at min_lr=0, a decay
+  /// by gamma=0), rather than a positive one that underflowed.
+  bool isZero(int64_t step) const;
+  /// The steps of [0, steps) among which the schedule takes its largest
+  /// rate and its smallest rate above 0 (it is monotone between them), so
+  /// that checking them checks every step.
+  llvm::SmallVector<int64_t> extremeSteps(int64_t steps) const;
 };
 
 } // namespace amp

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Agreement.h"
 #include "FindNonfinite.h"
 #include "LRSchedule.h"
 #include "NpyFile.h"
@@ -173,6 +174,9 @@ struct Model {
   /// Data parallelism (absent in libraries older than it).
   decltype(&amp_dp_rank) dpRank = nullptr;
   decltype(&amp_dp_world_size) dpWorldSize = nullptr;
+  /// The all-gather of the start-up agreement check (DataParallel.h).
+  int32_t (*dpAllgather)(const void *, int64_t, void *,
+                         const char **) = nullptr;
   /// OpenBLAS's thread count, in CPU libraries older than amp_cpu_sgemm
   /// (which call the BLAS on the runtime's threads, each call on one).
   void (*setBlasThreads)(int) = nullptr;
@@ -233,6 +237,7 @@ std::optional<Model> loadModel(std::string &error) {
   resolve(library, "amp_train_step_finished_scales", m.finishedScales);
   resolve(library, "amp_dp_rank", m.dpRank);
   resolve(library, "amp_dp_world_size", m.dpWorldSize);
+  resolve(library, "amp_dp_allgather", m.dpAllgather);
   resolve(library, "openblas_set_num_threads", m.setBlasThreads);
   resolve(library, "amp_cpu_sgemm", m.runtimeSgemm);
   resolve(library, "amp_set_num_threads", m.setThreads);
@@ -278,6 +283,55 @@ std::string formatNumber(double value) {
   std::string text;
   llvm::raw_string_ostream(text) << llvm::format("%g", value);
   return text;
+}
+
+const char *dtypeName(int32_t dtype) {
+  switch (dtype) {
+  case AMP_DTYPE_F32:
+    return "f32";
+  case AMP_DTYPE_F16:
+    return "f16";
+  case AMP_DTYPE_BF16:
+    return "bf16";
+  case AMP_DTYPE_I64:
+    return "i64";
+  case AMP_DTYPE_I32:
+    return "i32";
+  default:
+    return "i1";
+  }
+}
+
+/// The model's learning rate, the hyper-parameter 'lr', or null.
+const amp_tensor_info *findLearningRate(const Model &model) {
+  for (int32_t i = 0; i < model.numTensors(); ++i) {
+    const amp_tensor_info *info = model.tensor(i);
+    if (info->role == AMP_ROLE_HYPERPARAMETER && StringRef(info->name) == "lr")
+      return info;
+  }
+  return nullptr;
+}
+
+/// Why `value` cannot be a learning rate stored as `info`'s dtype, or
+/// nothing when it is positive and finite there: a rate of 0 trains
+/// nothing, and --lr 1e-50 is 0 in f32.
+std::optional<std::string> rateProblem(double value,
+                                       const amp_tensor_info &info) {
+  if (std::isnan(value))
+    return std::string("is not a number");
+  if (value < 0)
+    return std::string("is negative");
+  if (value == 0)
+    return std::string("is 0, which trains nothing");
+  if (std::isinf(value))
+    return std::string("is infinite");
+  uint64_t stored = 0;
+  storeValue(&stored, info.dtype, 0, value);
+  double rounded = amp::loadValue(&stored, info.dtype, 0);
+  if (rounded > 0 && std::isfinite(rounded))
+    return std::nullopt;
+  return "is " + formatNumber(rounded) + " in " + dtypeName(info.dtype) +
+         ", the type of the model's '" + info.name + "'";
 }
 
 const char *npyDescr(int32_t dtype) {
@@ -523,6 +577,54 @@ public:
     return 0;
   }
 
+  /// The sources for the ranks' agreement check: every rank must read the
+  /// same samples (the same order indexes them all). A source's hash covers
+  /// its sample count and size and its rows in order, whatever files hold
+  /// them: every row up to RunRecord::kWholeDataBytes in all, else
+  /// kSampledRows rows spread evenly and the last (reading a large data set
+  /// whole would cost a pass over it before the first step).
+  void describe(amp::RunRecord &record) const {
+    record.dataCount = uint32_t(sources.size());
+    for (size_t i = 0; i < sources.size(); ++i) {
+      const Source &source = sources[i];
+      uint64_t bytes = 0;
+      bool whole =
+          !__builtin_mul_overflow(uint64_t(source.samples),
+                                  uint64_t(source.sampleBytes), &bytes) &&
+          bytes <= amp::RunRecord::kWholeDataBytes;
+      uint64_t sizes[] = {uint64_t(source.samples), source.sampleBytes};
+      uint64_t hash = amp::hashBytes(sizes, sizeof(sizes));
+      auto hashRow = [&](int64_t index) {
+        StringRef row = source.sample(index);
+        hash = amp::hashBytes(row.data(), row.size(), hash);
+      };
+      if (whole) {
+        for (const File &file : source.files)
+          for (size_t offset = 0; offset < file.data.size();
+               offset += source.sampleBytes)
+            hash = amp::hashBytes(file.data.data() + offset, source.sampleBytes,
+                                  hash);
+      } else {
+        constexpr int64_t rows = amp::RunRecord::kSampledRows;
+        for (int64_t k = 0; k < rows; ++k)
+          hashRow(int64_t((unsigned __int128)k * source.samples / rows));
+        hashRow(source.samples - 1);
+      }
+      if (i >= size_t(amp::RunRecord::kMaxData)) {
+        record.moreData =
+            amp::hashBytes(source.info->name, std::strlen(source.info->name),
+                           record.moreData ^ hash);
+        continue;
+      }
+      amp::RecordData &entry = record.data[i];
+      entry.name.set(source.info->name);
+      entry.paths.set(source.path);
+      entry.samples = source.samples;
+      entry.contents = hash;
+      entry.sampled = !whole;
+    }
+  }
+
 private:
   struct File {
     std::string path;
@@ -532,6 +634,8 @@ private:
   };
   struct Source {
     const amp_tensor_info *info = nullptr;
+    /// PATH of --data NAME=PATH.
+    std::string path;
     std::vector<File> files;
     int64_t samples = 0;
     size_t sampleBytes = 0;
@@ -580,6 +684,7 @@ private:
     if (name.empty() || path.empty())
       return fail("--data expects NAME=PATH, got '" + spec + "'");
     Source source;
+    source.path = path.str();
     source.info = findInput(model, "data", name);
     if (!source.info)
       return 1;
@@ -984,12 +1089,38 @@ int runMicroBatches(const Model &model, amp_state *state,
   return 0;
 }
 
+/// Why --lr-schedule's rate of step `step` (0 for the first) cannot be
+/// used, or nothing: it must be positive and finite in the type of 'lr',
+/// or exactly 0 by the formula (a warm-up from 0, cosine's end at
+/// min_lr=0, step_decay's gamma=0).
+std::optional<std::string> scheduledRateProblem(const amp_tensor_info &lr,
+                                                int64_t step) {
+  double rate = lrSchedule.rate(learningRate, step);
+  std::optional<std::string> problem = rateProblem(rate, lr);
+  if (!problem || (rate == 0 && lrSchedule.isZero(step)))
+    return std::nullopt;
+  return "--lr-schedule '" + lrScheduleSpec + "': the rate of step " +
+         std::to_string(step + 1) + ", " + formatNumber(rate) + ", " +
+         *problem + " (from --lr " + formatNumber(learningRate) + ")";
+}
+
+int checkScheduledRate(const Model &model, int64_t step) {
+  const amp_tensor_info *info = findLearningRate(model);
+  if (!info)
+    return 0; // amp_set_hyperparameter names the missing 'lr'
+  if (std::optional<std::string> problem = scheduledRateProblem(*info, step))
+    return fail(*problem);
+  return 0;
+}
+
 /// Sets step `step`'s learning rate from --lr-schedule, if any.
 int scheduleLearningRate(const Model &model, amp_state *state, int64_t step,
                          std::optional<double> &lr) {
   if (lrScheduleSpec.empty())
     return 0;
   lr = lrSchedule.rate(learningRate, step - 1);
+  if (checkScheduledRate(model, step - 1) != 0)
+    return 1;
   if (model.setHyperparameter(state, "lr", *lr) != 0)
     return fail(llvm::Twine("--lr-schedule: step ") + llvm::Twine(step) + ": " +
                 model.lastError());
@@ -1142,8 +1273,8 @@ int checkOptions() {
   if (steps < 0)
     return fail("--steps must be non-negative, got " + llvm::Twine(steps));
   if (learningRate.getNumOccurrences() &&
-      !(std::isfinite(learningRate) && learningRate >= 0))
-    return fail("--lr must be a finite non-negative number, got " +
+      !(std::isfinite(learningRate) && learningRate > 0))
+    return fail("--lr must be a positive finite number, got " +
                 formatNumber(learningRate));
   if (threads.getNumOccurrences() && threads < 1)
     return fail("--threads must be at least 1, got " + llvm::Twine(threads));
@@ -1269,8 +1400,146 @@ int setAccumulation(const Model &model, amp_state *state) {
   return 0;
 }
 
-/// Loads the library and creates the state, loaded from --load and with
-/// the given learning rate and inputs.
+/// The hyper-parameters a checkpoint brought: finite; the learning rate
+/// positive (0, which a schedule may end with, only where --lr replaces it
+/// or --eval does not train).
+int checkLoadedHyperparameters(const Model &model, amp_state *state) {
+  for (int32_t i = 0; i < model.numTensors(); ++i) {
+    const amp_tensor_info *info = model.tensor(i);
+    if (info->role != AMP_ROLE_HYPERPARAMETER || info->num_elements < 1)
+      continue;
+    const void *data = model.stateTensor(state, info->name);
+    if (!data)
+      return fail("--load: " + llvm::Twine(model.lastError()));
+    StringRef name = info->name;
+    for (int64_t e = 0; e < info->num_elements; ++e) {
+      double value = amp::loadValue(data, info->dtype, e);
+      std::string reason;
+      if (!std::isfinite(value))
+        reason = "a hyper-parameter must be finite";
+      else if (name == "lr" && value < 0)
+        reason = "a learning rate must be positive";
+      else if (name == "lr" && value == 0 && !evalOnly &&
+               !learningRate.getNumOccurrences())
+        reason = "training at rate 0 changes nothing; give --lr";
+      if (reason.empty())
+        continue;
+      return fail("--load: checkpoint '" + loadPath + "' holds " + name +
+                  (info->num_elements > 1 ? "[" + llvm::Twine(e) + "]"
+                                          : llvm::Twine()) +
+                  " = " + formatNumber(value) + ": " + reason);
+    }
+  }
+  return 0;
+}
+
+/// --lr, and every rate --lr-schedule gives it over the run, before any
+/// step: positive and finite in the type of 'lr' (the schedule's exact
+/// zeros aside); an error naming the option otherwise.
+int checkLearningRates(const Model &model) {
+  const amp_tensor_info *info = findLearningRate(model);
+  if (!info)
+    return 0; // amp_set_hyperparameter names the missing 'lr'
+  if (std::optional<std::string> problem = rateProblem(learningRate, *info))
+    return fail("--lr " + formatNumber(learningRate) + " " + *problem);
+  if (lrScheduleSpec.empty())
+    return 0;
+  // The rate is monotone between the extreme steps: the first bad step
+  // lies after the last good one, found by bisection.
+  int64_t good = -1;
+  for (int64_t bad : lrSchedule.extremeSteps(steps)) {
+    if (!scheduledRateProblem(*info, bad)) {
+      good = bad;
+      continue;
+    }
+    while (bad - good > 1) {
+      int64_t middle = good + (bad - good) / 2;
+      (scheduledRateProblem(*info, middle) ? bad : good) = middle;
+    }
+    return fail(*scheduledRateProblem(*info, bad));
+  }
+  return 0;
+}
+
+/// This rank's record for the agreement check (Agreement.h), after a
+/// set-up without error.
+void describeRun(const Model &model, amp_state *state, const DataStreams *data,
+                 amp::RunRecord &record) {
+  record.ready = 1;
+  record.eval = evalOnly;
+  record.steps = steps;
+  record.seed = seed;
+  record.lrGiven = learningRate.getNumOccurrences() != 0;
+  record.lr = record.lrGiven ? double(learningRate) : 0.0;
+  record.lrSchedule.set(lrScheduleSpec);
+  record.accumulate = accumulate.getNumOccurrences() ? int64_t(accumulate) : 0;
+  record.findNonfinite.set(amp::findNonfiniteSetting());
+  record.load.set(loadPath);
+  for (int32_t i = 0; i < model.numTensors(); ++i) {
+    const amp_tensor_info *info = model.tensor(i);
+    int32_t fields[] = {info->role, info->dtype, info->rank};
+    record.model =
+        amp::hashBytes(info->name, std::strlen(info->name), record.model);
+    record.model = amp::hashBytes(fields, sizeof(fields), record.model);
+    record.model =
+        amp::hashBytes(info->shape, sizeof(int64_t) * info->rank, record.model);
+    if (info->role == AMP_ROLE_INPUT || info->role == AMP_ROLE_LABEL)
+      continue;
+    // Before the first step the state is on the host.
+    const void *bytes = model.stateTensor(state, info->name);
+    size_t size = 0;
+    if (bytes && amp::tensorBytes(*info, size))
+      record.state = amp::hashBytes(bytes, size, record.state);
+  }
+  std::vector<std::string> names;
+  for (const std::string &spec : inputs)
+    names.push_back(StringRef(spec).split('=').first.str());
+  llvm::sort(names);
+  record.inputs.set(llvm::join(names, ", "));
+  if (data)
+    data->describe(record);
+}
+
+/// Data parallelism: before the first step, every rank's record (the mode,
+/// the options that decide training, hashes of the state and of --data)
+/// is compared with rank 0's (Agreement.h); any difference stops every
+/// rank with the same message. A rank that is not `ready` (its set-up
+/// failed, with its error printed) takes part so that the others stop too.
+/// 0 when the run may go on.
+int agreeWithOtherRanks(const Model &model, amp_state *state,
+                        const DataStreams *data, bool ready) {
+  if (dpSize <= 1)
+    return ready ? 0 : 1;
+  if (!model.dpAllgather) {
+    if (dpRank == 0)
+      llvm::WithColor::warning(llvm::errs(), "amp-run")
+          << "'" << libraryPath
+          << "' predates the ranks' start-up agreement check "
+             "(amp_dp_allgather): their options, state and data are not "
+             "compared; recompile it\n";
+    return ready ? 0 : 1;
+  }
+  amp::RunRecord record;
+  amp::RunRecord::clear(record);
+  if (ready)
+    describeRun(model, state, data, record);
+  std::vector<amp::RunRecord> records(static_cast<size_t>(dpSize));
+  for (amp::RunRecord &each : records)
+    amp::RunRecord::clear(each);
+  const char *error = nullptr;
+  if (model.dpAllgather(&record, sizeof(record), records.data(), &error))
+    return fail(error ? error : "the start-up agreement check failed");
+  if (!ready)
+    return 1;
+  std::string disagreement = amp::findDisagreement(records);
+  if (disagreement.empty())
+    return 0;
+  return fail("rank " + llvm::Twine(dpRank) + " of " + llvm::Twine(dpSize) +
+              ": " + disagreement);
+}
+
+/// Loads the library and creates the state (where the ranks of a
+/// data-parallel run meet).
 int prepare(std::optional<Model> &model,
             std::unique_ptr<amp_state, void (*)(amp_state *)> &state) {
   if (!llvm::sys::fs::exists(libraryPath))
@@ -1297,28 +1566,36 @@ int prepare(std::optional<Model> &model,
                  << "\n";
   if (model->dpRank && model->dpWorldSize)
     useDataParallelRank(model->dpRank(), model->dpWorldSize());
-  if (!loadPath.empty() && model->load(state.get(), loadPath.c_str()) != 0)
-    return fail("--load: " + llvm::Twine(model->lastError()));
+  return 0;
+}
+
+/// Loads the state from --load, sets the learning rate and the inputs.
+int prepareState(const Model &model, amp_state *state) {
+  if (!loadPath.empty() && model.load(state, loadPath.c_str()) != 0)
+    return fail("--load: " + llvm::Twine(model.lastError()));
+  if (!loadPath.empty() && checkLoadedHyperparameters(model, state))
+    return 1;
+  if (learningRate.getNumOccurrences() && checkLearningRates(model) != 0)
+    return 1;
   if (learningRate.getNumOccurrences() &&
-      model->setHyperparameter(state.get(), "lr", learningRate) != 0)
-    return fail("--lr: " + llvm::Twine(model->lastError()));
-  if (accumulate.getNumOccurrences() &&
-      setAccumulation(*model, state.get()) != 0)
+      model.setHyperparameter(state, "lr", learningRate) != 0)
+    return fail("--lr: " + llvm::Twine(model.lastError()));
+  if (accumulate.getNumOccurrences() && setAccumulation(model, state) != 0)
     return 1;
 
   // Synthetic data first, then what the user gave.
   Random random{seed ^ 0xDA7A5EEDull};
-  for (int32_t i = 0; i < model->numTensors(); ++i) {
-    const amp_tensor_info *info = model->tensor(i);
+  for (int32_t i = 0; i < model.numTensors(); ++i) {
+    const amp_tensor_info *info = model.tensor(i);
     if (info->role == AMP_ROLE_INPUT || info->role == AMP_ROLE_LABEL)
-      fillSynthetic(*info, model->stateTensor(state.get(), info->name), random);
+      fillSynthetic(*info, model.stateTensor(state, info->name), random);
   }
   llvm::StringSet<> fed;
   for (const std::string &spec : inputs) {
     StringRef name = StringRef(spec).split('=').first;
     if (!name.empty() && !fed.insert(name).second)
       return fail("--input " + name + " is given twice");
-    if (loadInput(*model, state.get(), spec) != 0)
+    if (loadInput(model, state, spec) != 0)
       return 1;
   }
   return 0;
@@ -1349,28 +1626,40 @@ int main(int argc, char **argv) {
     return 1;
 
   amp::DeviceProfile profile;
-  if (!profilePath.empty() && startProfile(*model, profile) != 0)
-    return 1;
-
   std::string error;
-  std::unique_ptr<mlir::amp::NonfiniteFinder> finder =
-      amp::createNonfiniteFinder(libraryPath, trainedModel(*model), error);
-  if (!error.empty())
-    return fail(error);
-  if (finder && evalOnly)
-    return fail("--find-nonfinite re-runs training steps, not --eval");
+  std::unique_ptr<mlir::amp::NonfiniteFinder> finder;
   std::optional<Metrics> metrics;
-  if (!metricsPath.empty() && !metrics.emplace().open(error))
-    return fail("--metrics: " + error);
   std::optional<EvalOutputs> evalOutputs;
-  if (!evalOutputDir.empty() && !evalOutputs.emplace().open(*model, error))
-    return fail("--eval-output: " + error);
   std::optional<DataStreams> data;
-  if (!dataSpecs.empty()) {
-    data.emplace();
-    data->shard(dpRank, dpSize);
-  }
-  if (data && data->open(*model) != 0)
+  auto setUp = [&]() -> int {
+    if (prepareState(*model, state.get()) != 0)
+      return 1;
+    if (!profilePath.empty() && startProfile(*model, profile) != 0)
+      return 1;
+    finder =
+        amp::createNonfiniteFinder(libraryPath, trainedModel(*model), error);
+    if (!error.empty())
+      return fail(error);
+    if (finder && evalOnly)
+      return fail("--find-nonfinite re-runs training steps, not --eval");
+    if (!metricsPath.empty() && !metrics.emplace().open(error))
+      return fail("--metrics: " + error);
+    if (!evalOutputDir.empty() && !evalOutputs.emplace().open(*model, error))
+      return fail("--eval-output: " + error);
+    if (!dataSpecs.empty()) {
+      data.emplace();
+      data->shard(dpRank, dpSize);
+    }
+    if (data && data->open(*model) != 0)
+      return 1;
+    return 0;
+  };
+  // A rank that failed to set up still takes part in the agreement check,
+  // which stops every rank.
+  bool ready = setUp() == 0;
+  if (agreeWithOtherRanks(*model, state.get(), data ? &*data : nullptr,
+                          ready) != 0 ||
+      !ready)
     return 1;
   Summary summary;
   bool overlapped =
