@@ -13,7 +13,14 @@ when fewer than BATCH are left.
   data_order.py epochs DIR N BATCH STEPS
       makes DIR/x.npy, N samples (sample i holds i), when STEPS is 0; else
       checks that each whole epoch of DIR/out/batch.npy holds every sample
-      once (N divisible by BATCH) and that the epochs' orders differ"""
+      once (N divisible by BATCH) and that the epochs' orders differ
+  data_order.py sparse PATH N       a .npy of N samples of 4 f32 zeros as a
+                                    sparse file (no disk blocks for the data)
+  data_order.py rss COMMAND...      runs COMMAND and prints whether its peak
+                                    resident memory stayed below 1 GiB"""
+import os
+import resource
+import subprocess
 import sys
 
 import numpy as np
@@ -85,6 +92,23 @@ def main():
         np.save(d + "/nan.npy", bad)
         return
 
+    if sys.argv[1] == "sparse":
+        path, n = sys.argv[2], int(sys.argv[3])
+        header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, 4), }" % n
+        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") +
+                    header.encode("latin-1"))
+            f.truncate(f.tell() + n * 16)
+        blocks = os.stat(path).st_blocks * 512
+        print("sparse" if blocks < (1 << 20) else "not sparse: %d bytes" % blocks)
+        return
+    if sys.argv[1] == "rss":
+        subprocess.run(sys.argv[2:], check=True, stdout=subprocess.DEVNULL)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+        print("peak rss", "below 1 GiB" if peak < (1 << 30) else
+              "%d bytes" % peak)
+        return
     if sys.argv[1] == "epochs":
         d, n, batch, steps = sys.argv[2], *map(int, sys.argv[3:])
         if steps == 0:
