@@ -748,6 +748,68 @@ struct GatherGradLowering : ResultLowering<GatherGradOp> {
   }
 };
 
+struct GatherElementsLowering : ResultLowering<GatherElementsOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(GatherElementsOp op, OpAdaptor adaptor, OpBuilder &b,
+              Location loc, RankedTensorType resultType) const override {
+    Value input = adaptor.getInput();
+    int64_t rank = resultType.getRank();
+    int64_t axis = normalized(op.getAxis(), rank);
+    int64_t size = tensorType(input).getDimSize(axis);
+    // result[i...] = input[i... with i[axis] = indices[i...]]
+    return buildElementwise(
+        b, loc, resultType, adaptor.getIndices(),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < rank; ++d)
+            coords.push_back(d == axis ? gatherIndex(nb, l, args[0], size)
+                                       : linalg::IndexOp::create(nb, l, d));
+          return tensor::ExtractOp::create(nb, l, input, coords).getResult();
+        });
+  }
+};
+
+/// result[q...] = sum_t (indices[q..., t at axis] == q[axis]) *
+/// grad[q..., t at axis]: a reduction over the indices' extent along the
+/// axis only (O(result size * indices.shape[axis])). Where the indices are
+/// shorter than the result away from the axis, the rest is zero.
+struct ScatterAddElementsLowering : ResultLowering<ScatterAddElementsOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(ScatterAddElementsOp op, OpAdaptor adaptor, OpBuilder &b,
+              Location loc, RankedTensorType resultType) const override {
+    int64_t rank = resultType.getRank();
+    int64_t axis = normalized(op.getAxis(), rank);
+    auto indexType = tensorType(adaptor.getIndices());
+    int64_t size = resultType.getDimSize(axis);
+    // Loops: q... | t.
+    SmallVector<AffineExpr> readExprs;
+    for (int64_t d = 0; d < rank; ++d)
+      readExprs.push_back(b.getAffineDimExpr(d == axis ? rank : d));
+    AffineMap read = mapOf(b, rank + 1, readExprs);
+    SmallVector<int64_t> covered(indexType.getShape());
+    covered[axis] = size;
+    Value acc = buildReduction(
+        b, loc, rank + 1, {rank}, covered,
+        {adaptor.getGrad(), adaptor.getIndices()}, {read, read}, 0.0,
+        [&](OpBuilder &nb, Location l, Value acc, ValueRange x) {
+          Value q = linalg::IndexOp::create(nb, l, axis);
+          Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                            gatherIndex(nb, l, x[1], size), q);
+          return addWhere(nb, l, hit, acc, x[0]);
+        });
+    Value sums = finishElementwise(
+        b, loc, acc,
+        withElementType(tensorType(acc), resultType.getElementType()));
+    if (ArrayRef<int64_t>(covered) == resultType.getShape())
+      return sums;
+    Value zeros = filledTensor(b, loc, resultType, 0.0);
+    SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+    return tensor::InsertSliceOp::create(b, loc, sums, zeros, ValueRange{},
+                                         ValueRange{}, ValueRange{}, offsets,
+                                         covered, strides);
+  }
+};
+
 /// The least and greatest index (two 0-d reductions, each a kind the GPU
 /// reduces in parallel), whether either leaves [lower, upper), and the pair
 /// as a tensor<2xi64>: all of it linalg, so that nothing is read on the host.
@@ -932,6 +994,7 @@ void mlir::amp::populateAMPConvolutionToLinalgPatterns(
                Conv2DWeightGradLowering, MaxPool2DLowering,
                MaxPool2DGradLowering, AvgPool2DLowering, AvgPool2DGradLowering,
                GlobalAvgPoolLowering, GatherLowering, GatherGradLowering,
+               GatherElementsLowering, ScatterAddElementsLowering,
                CheckIndicesLowering, SliceGradLowering, DropoutLowering>(
       patterns.getContext());
 }

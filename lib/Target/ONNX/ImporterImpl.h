@@ -322,6 +322,7 @@ public:
   LogicalResult importConcat();
   LogicalResult importSlice();
   LogicalResult importGather();
+  LogicalResult importGatherElements();
   FailureOr<IntegerAttr> paddingIndexOf(int64_t axis, int64_t rows);
   LogicalResult importTrilu();
   LogicalResult importSplit();

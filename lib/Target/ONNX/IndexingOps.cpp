@@ -1,6 +1,6 @@
 //===- IndexingOps.cpp - ONNX indexing ops --------------------------------===//
 //
-// Concat, Slice, Gather, Split, Pad and Trilu.
+// Concat, Slice, Gather, GatherElements, Split, Pad and Trilu.
 //
 // A Gather of known tensors folds through amp.gather's folder
 // (Importer::foldWithAMP). Slice keeps its host fold: ONNX slices with
@@ -279,6 +279,78 @@ LogicalResult Importer::importGather() {
   return setValue(0, GatherOp::create(builder, loc,
                                       tensorType(shape, elementOf(*input)),
                                       *input, indexValue, *axis, *padding));
+}
+
+/// GatherElements (torch.gather's export): amp.gather_elements. Indices
+/// known at import time are checked here; the others by the step
+/// (amp-check-indices).
+LogicalResult Importer::importGatherElements() {
+  if (failed(checkArity(2, 2)))
+    return failure();
+  FailureOr<int64_t> axisAttr = intAttr("axis", 0);
+  FailureOr<Shape> in = inputShape(0);
+  FailureOr<Shape> indicesShape = inputShape(1);
+  FailureOr<int32_t> indicesType = inputDType(1);
+  if (failed(axisAttr) || failed(in) || failed(indicesShape) ||
+      failed(indicesType))
+    return failure();
+  if (*indicesType != kInt64 && *indicesType != kInt32) {
+    error() << "indices must be INT64 or INT32, got "
+            << dtypeName(*indicesType);
+    return failure();
+  }
+  int64_t rank = in->size();
+  if (rank == 0) {
+    error() << "data must have rank 1 or more";
+    return failure();
+  }
+  if (static_cast<int64_t>(indicesShape->size()) != rank) {
+    error() << "indices of shape " << formatShape(*indicesShape)
+            << " must have the rank of the data, of shape " << formatShape(*in);
+    return failure();
+  }
+  FailureOr<int64_t> axis = normalizeAxis(*axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis && (*indicesShape)[d] > (*in)[d]) {
+      error() << "indices of shape " << formatShape(*indicesShape)
+              << " are longer than the data, of shape " << formatShape(*in)
+              << ", in dimension " << d << " (only axis " << *axis
+              << " may differ that way)";
+      return failure();
+    }
+  if (failed(checkShape(*indicesShape)))
+    return failure();
+  FailureOr<const HostTensor *> indices = hostOf(1);
+  FailureOr<Value> input = value(0);
+  if (failed(indices) || failed(input))
+    return failure();
+  int64_t dim = (*in)[*axis];
+  Value indexValue;
+  if (*indices) {
+    HostTensor idx = **indices;
+    idx.dtype = kInt64;
+    for (int64_t &i : idx.ints) {
+      if (i < -dim || i >= dim) {
+        error() << "index " << i << " is out of range for axis " << *axis
+                << " of size " << dim;
+        return failure();
+      }
+      if (i < 0)
+        i += dim;
+    }
+    indexValue = constant(idx, tensorType(idx.shape, builder.getI64Type()));
+  } else {
+    FailureOr<Value> v = value(1);
+    if (failed(v))
+      return failure();
+    indexValue = *v;
+  }
+  return setValue(
+      0, GatherElementsOp::create(builder, loc,
+                                  tensorType(*indicesShape, elementOf(*input)),
+                                  *input, indexValue, *axis));
 }
 
 /// The padding_idx of a Gather along `axis` from a table of `rows` rows:
@@ -578,6 +650,7 @@ void mlir::amp::onnx_import::registerIndexingHandlers(OpTable &table) {
   table.onOp("Concat", kMinOpset, &Importer::importConcat);
   table.onOp("Slice", kMinOpset, &Importer::importSlice);
   table.onOp("Gather", kMinOpset, &Importer::importGather);
+  table.onOp("GatherElements", kMinOpset, &Importer::importGatherElements);
   table.onOp("Split", kMinOpset, &Importer::importSplit);
   table.onOp("Pad", kMinOpset, &Importer::importPad);
   table.onOp("Trilu", 14, &Importer::importTrilu);

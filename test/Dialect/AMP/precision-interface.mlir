@@ -35,6 +35,7 @@
 // CHECK-NEXT: amp.erf: infer
 // CHECK-NEXT: amp.exp: deny
 // CHECK-NEXT: amp.gather: clear
+// CHECK-NEXT: amp.gather_elements: clear
 // CHECK-NEXT: amp.gather_grad: infer, f32 accumulation, widenable results
 // CHECK-NEXT: amp.gelu: infer
 // CHECK-NEXT: amp.gelu_grad: infer
@@ -67,6 +68,7 @@
 // CHECK-NEXT: amp.rms_norm_grad: deny, f32 accumulation
 // CHECK-NEXT: amp.rsqrt: deny
 // CHECK-NEXT: amp.scale_seed: fixed
+// CHECK-NEXT: amp.scatter_add_elements: infer, f32 accumulation, widenable results
 // CHECK-NEXT: amp.seed: fixed
 // CHECK-NEXT: amp.sgd_update: fixed
 // CHECK-NEXT: amp.sigmoid: infer
@@ -86,6 +88,6 @@
 // CHECK-NEXT: amp.unscale_grads: fixed
 // CHECK-NEXT: amp.update_scale: fixed
 // CHECK-NEXT: amp.where: clear
-// CHECK-NEXT: 78 amp op kinds answer
+// CHECK-NEXT: 80 amp op kinds answer
 
 module {}

@@ -924,6 +924,18 @@ LogicalResult GatherOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+// The indices get no gradient; the input gets each element of the output
+// gradient added where the forward read it.
+LogicalResult GatherElementsOp::buildGradients(OpBuilder &b,
+                                               ValueRange resultGradients,
+                                               SmallVectorImpl<Value> &grads) {
+  Value g = begin(*this, resultGradients, grads);
+  if (g && isFloatTensor(getInput()))
+    grads[0] = ScatterAddElementsOp::create(b, getLoc(), getInput().getType(),
+                                            g, getIndices(), getAxis());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Dropout and losses
 //===----------------------------------------------------------------------===//

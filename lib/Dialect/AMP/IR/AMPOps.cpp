@@ -1030,6 +1030,58 @@ LogicalResult GatherGradOp::verify() {
                            widenableResults(*this));
 }
 
+namespace {
+/// gather_elements' index relation: `indices` has the rank of the gathered
+/// (`data`) tensor and, away from `axis`, no more elements than it.
+LogicalResult verifyElementIndices(Operation *op, ShapedType data,
+                                   StringRef dataName, ShapedType indices,
+                                   int64_t axis) {
+  if (failed(verifyRank(op, "indices", indices, data.getRank())))
+    return failure();
+  FailureOr<int64_t> normalized =
+      normalizeAxis(op, "axis", axis, data.getRank());
+  if (failed(normalized))
+    return failure();
+  for (int64_t d = 0; d < data.getRank(); ++d) {
+    int64_t size = indices.getDimSize(d), limit = data.getDimSize(d);
+    if (d != *normalized && !ShapedType::isDynamic(size) &&
+        !ShapedType::isDynamic(limit) && size > limit)
+      return op->emitOpError()
+             << "indices have size " << size << " in dimension " << d
+             << " but the " << dataName << " has " << limit
+             << " (only the axis may be longer)";
+  }
+  return success();
+}
+} // namespace
+
+LogicalResult GatherElementsOp::verify() {
+  ShapedType input = shapedType(getInput()), indices = shapedType(getIndices());
+  if (input.getRank() == 0)
+    return emitOpError() << "input must have rank at least 1";
+  if (failed(verifyElementIndices(*this, input, "input", indices, getAxis())) ||
+      failed(verifyShape(*this, "result", shapedType(getResult()),
+                         indices.getShape())))
+    return failure();
+  return verifyElementType(*this, "result", shapedType(getResult()),
+                           input.getElementType(), /*allowF32=*/false);
+}
+
+LogicalResult ScatterAddElementsOp::verify() {
+  ShapedType result = shapedType(getResult()),
+             indices = shapedType(getIndices());
+  if (result.getRank() == 0)
+    return emitOpError() << "result must have rank at least 1";
+  if (failed(
+          verifyElementIndices(*this, result, "result", indices, getAxis())) ||
+      failed(verifyShape(*this, "grad", shapedType(getGrad()),
+                         indices.getShape())))
+    return failure();
+  return verifyElementType(*this, "result", result,
+                           shapedType(getGrad()).getElementType(),
+                           widenableResults(*this));
+}
+
 void CheckIndicesOp::build(OpBuilder &builder, OperationState &state,
                            Value indices, int64_t lower, int64_t upper) {
   build(builder, state, RankedTensorType::get({}, builder.getI1Type()),

@@ -71,6 +71,12 @@ SmallVector<Site> findSites(Block &body) {
     } else if (auto grad = dyn_cast<GatherGradOp>(op)) {
       int64_t n = dimOf(grad.getResult(), grad.getAxis());
       add(op, grad.getIndices(), -n, n);
+    } else if (auto gather = dyn_cast<GatherElementsOp>(op)) {
+      int64_t n = dimOf(gather.getInput(), gather.getAxis());
+      add(op, gather.getIndices(), -n, n);
+    } else if (auto scatter = dyn_cast<ScatterAddElementsOp>(op)) {
+      int64_t n = dimOf(scatter.getResult(), scatter.getAxis());
+      add(op, scatter.getIndices(), -n, n);
     } else if (auto loss = dyn_cast<CrossEntropyOp>(op)) {
       addLabels(op, loss.getLabels(), loss.getLogits());
     } else if (auto loss = dyn_cast<CrossEntropyGradOp>(op)) {

@@ -1,4 +1,4 @@
-"""Gathers: embedding lookups and index_select."""
+"""Gathers: embedding lookups, index_select and torch.gather."""
 from ..emitter import Attr
 from ..registry import handles
 
@@ -23,5 +23,17 @@ def index_select(ctx, x, dim, index):
     shape, dtype = ctx.result()
     value = ctx.tensor(x)
     return ctx.emit.op("amp.gather", [value, ctx.tensor(index)],
+                       [(shape, dtype)],
+                       {"axis": Attr.i64(dim % value.rank)})
+
+
+@handles("aten.gather.default")
+def gather(ctx, x, dim, index, sparse_grad=False):
+    """torch.gather: amp.gather_elements (its gradient is a scatter-add)."""
+    shape, dtype = ctx.result()
+    value = ctx.tensor(x)
+    if value.rank == 0:
+        ctx.fail("torch.gather of a 0-d tensor is not supported")
+    return ctx.emit.op("amp.gather_elements", [value, ctx.tensor(index)],
                        [(shape, dtype)],
                        {"axis": Attr.i64(dim % value.rank)})

@@ -99,3 +99,25 @@ func.func @no_indices(
   %l = amp.reduce_sum %x {axes = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// torch.gather (amp.gather_elements): its indices are checked against the
+// gathered axis, [-10, 10); its gradient (the scatter-add) reads the same
+// indices with the same range and is not checked again.
+
+// CHECK-LABEL: func.func @gather_elements(
+// CHECK-SAME: amp_index_sites = ["amp.gather_elements\09{{.*}}"]
+// CHECK-NEXT: amp.check_indices %arg1 {lower = -10 : i64, upper = 10 : i64} : tensor<4x3xi64>
+// CHECK-NOT: amp.check_indices
+func.func @gather_elements(
+    %x: tensor<4x10xf32> {amp.role = #amp.role<parameter>, amp.name = "x"},
+    %idx: tensor<4x3xi64> {amp.role = #amp.role<input>, amp.name = "idx"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>, amp.name = "loss"},
+        tensor<4x10xf32> {amp.role = #amp.role<output>, amp.name = "dx"})
+    attributes {amp.graph = #amp.graph<forward>} {
+  %g = amp.gather_elements %x, %idx {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+  %l = amp.reduce_sum %g {axes = array<i64: 0, 1>} : tensor<4x3xf32> -> tensor<f32>
+  %dx = amp.scatter_add_elements %g, %idx {axis = -1 : i64} : (tensor<4x3xf32>, tensor<4x3xi64>) -> tensor<4x10xf32>
+  return %l, %dx : tensor<f32>, tensor<4x10xf32>
+}

@@ -818,6 +818,54 @@ def AMP_GatherGradOp : AMP_ComputeOp<"gather_grad", AMP_InferPrecision,
   let hasVerifier = 1;
 }
 
+def AMP_GatherElementsOp : AMP_ComputeOp<"gather_elements",
+    AMP_ClearPrecision, [AMP_Differentiable]> {
+  let summary = "gather elements along an axis (torch.gather, ONNX GatherElements)";
+  let description = [{
+    `indices` has the rank of `input`, and the result the shape of
+    `indices`: `result[i] = input[i with i[axis] replaced by indices[i]]`.
+    Away from `axis`, `indices` may be shorter than `input` (as
+    torch.gather allows). A negative index counts from the end (ONNX);
+    indices outside `[-n, n)`, `n = input.shape[axis]`, are reported by
+    the step (amp-check-indices).
+
+    ```mlir
+    %0 = amp.gather_elements %x, %idx {axis = 1 : i64}
+        : (tensor<4x10xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins AMP_AnyTensor:$input, AMP_IntegerTensor:$indices,
+                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis);
+  let results = (outs AMP_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_ScatterAddElementsOp : AMP_ComputeOp<"scatter_add_elements",
+    AMP_InferPrecision, [AMP_F32Accumulation, AMP_WidenableResults]> {
+  let summary = "gather_elements backward: scatter-add `grad` into the result";
+  let description = [{
+    A zero tensor of the result's type into which every element of `grad`
+    is added at the position `amp.gather_elements` read it from
+    (`torch.Tensor.scatter_add_` on zeros): positions read several times
+    get the sum.
+
+    ```mlir
+    %0 = amp.scatter_add_elements %dy, %idx {axis = 1 : i64}
+        : (tensor<4x3xf32>, tensor<4x3xi64>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$grad, AMP_IntegerTensor:$indices,
+                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis);
+  let results = (outs AMP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 // Not differentiable and never retyped: amp-check-indices adds it to a
 // finished step (include/amp/Runtime/NonfiniteABI.h, index range checks).
 def AMP_CheckIndicesOp : AMP_FixedOp<"check_indices"> {
