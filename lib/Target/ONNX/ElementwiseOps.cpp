@@ -691,6 +691,68 @@ LogicalResult Importer::importCast(bool like) {
   return failure();
 }
 
+/// Mod, in the shape arithmetic of exporters (PyTorch 2.x's attention
+/// computes head sizes with it): folded on known tensors only.
+LogicalResult Importer::importMod() {
+  if (failed(checkArity(2, 2)))
+    return failure();
+  FailureOr<int64_t> fmod = intAttr("fmod", 0);
+  FailureOr<const HostTensor *> a = hostOf(0), b = hostOf(1);
+  FailureOr<Shape> lhsShape = inputShape(0), rhsShape = inputShape(1);
+  if (failed(fmod) || failed(a) || failed(b) || failed(lhsShape) ||
+      failed(rhsShape))
+    return failure();
+  if (*fmod != 0 && *fmod != 1) {
+    error() << "fmod must be 0 or 1, got " << *fmod;
+    return failure();
+  }
+  if (!*a || !*b) {
+    error() << "Mod of a tensor computed at run time is not supported (amp "
+               "has no remainder op; Mod of values known at import time is "
+               "folded)";
+    return failure();
+  }
+  if ((*a)->dtype != (*b)->dtype) {
+    error() << "operands have different element types ("
+            << dtypeName((*a)->dtype) << " and " << dtypeName((*b)->dtype)
+            << ")";
+    return failure();
+  }
+  FailureOr<Shape> shape = broadcastShapes({*lhsShape, *rhsShape});
+  if (failed(shape) || failed(checkShape(*shape)) ||
+      failed(checkFoldSize(*shape)))
+    return failure();
+  bool isFloat = (*a)->isFloat(), byZero = false;
+  if (isFloat && !*fmod) {
+    error() << "Mod of floating-point tensors needs fmod=1";
+    return failure();
+  }
+  HostTensor out = foldBinary(
+      **a, **b, *shape, (*a)->dtype,
+      [&](HostTensor &o, int64_t k, const HostTensor &p, int64_t i,
+          const HostTensor &q, int64_t j) {
+        if (isFloat) {
+          o.setDouble(k, std::fmod(p.getDouble(i), q.getDouble(j)));
+          return;
+        }
+        int64_t l = p.getInt(i), r = q.getInt(j);
+        if (r == 0 || (r == -1 && l == std::numeric_limits<int64_t>::min())) {
+          byZero = true;
+          return;
+        }
+        int64_t m = l % r;
+        // fmod=0: the sign of the divisor, as Python's %.
+        if (!*fmod && m != 0 && ((m < 0) != (r < 0)))
+          m += r;
+        o.setInt(k, m);
+      });
+  if (byZero) {
+    error() << "integer Mod by zero (or overflow) while folding";
+    return failure();
+  }
+  return setHost(0, std::move(out));
+}
+
 /// HardSigmoid: max(0, min(1, alpha * x + beta)); HardSwish is
 /// x * HardSigmoid(x) with alpha = 1/6, beta = 1/2 (MobileNetV3's
 /// x * relu6(x + 3) / 6).
@@ -807,6 +869,7 @@ void mlir::amp::onnx_import::registerElementwiseHandlers(OpTable &table) {
   for (const UnaryOpInfo &op : kUnaryOps)
     table.onOp(op.opType, kMinOpset,
                [&op](Importer &im) { return im.importUnary(op); });
+  table.onOp("Mod", kMinOpset, &Importer::importMod);
   table.onOp("HardSigmoid", kMinOpset, [](Importer &im) {
     return im.importHardSigmoid(/*swish=*/false);
   });

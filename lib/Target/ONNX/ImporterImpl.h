@@ -35,7 +35,7 @@ namespace onnx_import {
 
 /// The opsets of the default domain the importer supports.
 constexpr int64_t kMinOpset = 13;
-constexpr int64_t kMaxOpset = 17;
+constexpr int64_t kMaxOpset = 21;
 
 /// What an ONNX value name stands for.
 struct Entry {
@@ -293,10 +293,11 @@ public:
   LogicalResult importWhere();
   LogicalResult importClip();
   LogicalResult importHardSigmoid(bool swish);
+  LogicalResult importMod();
   LogicalResult importIsNaNOrInf(bool nan);
   LogicalResult importCast(bool like);
   LogicalResult importSoftmax(bool log);
-  LogicalResult importReduce(StringRef kind);
+  LogicalResult importReduce(StringRef kind, bool axesInput);
   LogicalResult importMatMul();
   LogicalResult importGemm();
   LogicalResult importEinsum();
@@ -329,6 +330,19 @@ public:
   LogicalResult importExpand();
   LogicalResult importPad();
   LogicalResult importResize();
+  LogicalResult importSplit18();
+  LogicalResult importPad18();
+  LogicalResult importGroupNorm(int64_t version);
+  LogicalResult importGelu();
+  /// Runs `handler` on a copy of the current node whose inputs are
+  /// `inputs`, where the names of `known` (new names) hold those tensors
+  /// known at import time: how an op's later form (an attribute become an
+  /// input, inputs given per axis) is imported by the handler of its
+  /// earlier one.
+  LogicalResult
+  importRewritten(ArrayRef<std::string> inputs,
+                  ArrayRef<std::pair<std::string, HostTensor>> known,
+                  function_ref<LogicalResult()> handler);
 
   LogicalResult reshapeOutput(unsigned input, ArrayRef<int64_t> shape);
   Value materializedBinary(Arith kind, Value lhs, Value rhs);

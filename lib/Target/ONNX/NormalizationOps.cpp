@@ -1,7 +1,7 @@
 //===- NormalizationOps.cpp - ONNX normalizations, reductions -------------===//
 //
 // Softmax, the reductions, BatchNormalization, InstanceNormalization,
-// LayerNormalization and Dropout.
+// GroupNormalization, LayerNormalization and Dropout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,12 +60,15 @@ LogicalResult Importer::importSoftmax(bool log) {
   return setValue(0, result);
 }
 
-LogicalResult Importer::importReduce(StringRef kind) {
-  // ReduceSum takes its axes as an input from opset 13; the others as an
-  // attribute until opset 18.
-  bool axesInput = kind == "ReduceSum";
+LogicalResult Importer::importReduce(StringRef kind, bool axesInput) {
   if (failed(checkArity(1, axesInput ? 2 : 1)))
     return failure();
+  if (axesInput && attr("axes")) {
+    error() << "has an 'axes' attribute, but from opset "
+            << (kind == "ReduceSum" ? 13 : 18)
+            << " the axes are its second input";
+    return failure();
+  }
   FailureOr<int64_t> keepDims = intAttr("keepdims", 1);
   FailureOr<int64_t> noop = intAttr("noop_with_empty_axes", 0);
   if (failed(keepDims) || failed(noop))
@@ -362,18 +365,94 @@ LogicalResult Importer::importDropout() {
   return setValue(1, op.getMask());
 }
 
+/// GroupNormalization: amp.group_norm, whose weight and bias are per
+/// channel. Opset 18's scale and bias per group are repeated over each
+/// group's channels at run time (a broadcast, so their gradients sum over
+/// the group).
+LogicalResult Importer::importGroupNorm(int64_t version) {
+  if (failed(checkArity(3, 3)))
+    return failure();
+  FailureOr<double> epsilon = epsilonAttr();
+  FailureOr<int64_t> groups = intAttr("num_groups", 0);
+  FailureOr<int64_t> stash = intAttr("stash_type", 1);
+  if (failed(epsilon) || failed(groups) || failed(stash))
+    return failure();
+  if (!attr("num_groups")) {
+    error() << "has no num_groups attribute";
+    return failure();
+  }
+  if (*stash != 1) {
+    error() << "stash_type " << *stash
+            << " is not supported (amp keeps the statistics in f32, "
+               "stash_type 1)";
+    return failure();
+  }
+  FailureOr<Value> xValue = floatInputOfRank("X", "X", 3);
+  if (failed(xValue))
+    return failure();
+  Value x = *xValue;
+  ArrayRef<int64_t> xs = shapeOf(x);
+  Type element = elementOf(x);
+  int64_t channels = xs[1];
+  if (*groups < 1 || channels % *groups != 0) {
+    error() << "num_groups " << *groups << " does not divide the " << channels
+            << " channels";
+    return failure();
+  }
+  int64_t perParameter = version >= 21 ? channels : *groups;
+  Value affine[2];
+  for (unsigned i = 1; i < 3; ++i) {
+    FailureOr<Value> v = value(i, element);
+    if (failed(v))
+      return failure();
+    if (shapeOf(*v) != ArrayRef<int64_t>{perParameter} ||
+        (elementOf(*v) != element && !elementOf(*v).isF32())) {
+      error() << (i == 1 ? "scale" : "bias") << " must be a 1-d tensor of "
+              << perParameter << " elements (one per "
+              << (version >= 21 ? "channel" : "group") << " at opset " << opset
+              << "), got " << typeName(v->getType());
+      return failure();
+    }
+    Value a = *v;
+    if (version < 21)
+      a = reshapeTo(broadcastTo(reshapeTo(a, {*groups, 1}),
+                                {*groups, channels / *groups}),
+                    {channels});
+    affine[i - 1] = a;
+  }
+  RankedTensorType stat = tensorType({xs[0], *groups}, builder.getF32Type());
+  auto op = GroupNormOp::create(
+      builder, loc, x.getType(), stat, stat, x, affine[0], affine[1],
+      builder.getI64IntegerAttr(*groups),
+      builder.getF64FloatAttr(shortestF32Decimal(*epsilon)));
+  return setValue(0, op.getOutput());
+}
+
 void mlir::amp::onnx_import::registerNormalizationHandlers(OpTable &table) {
   table.onOp("Softmax", kMinOpset,
              [](Importer &im) { return im.importSoftmax(/*log=*/false); });
   table.onOp("LogSoftmax", kMinOpset,
              [](Importer &im) { return im.importSoftmax(/*log=*/true); });
-  for (StringRef opType : {"ReduceMean", "ReduceSum", "ReduceMax"})
-    table.onOp(opType, kMinOpset,
-               [opType](Importer &im) { return im.importReduce(opType); });
+  // ReduceSum takes its axes as an input from opset 13; the others as an
+  // attribute until opset 18.
+  table.onOp("ReduceSum", kMinOpset, [](Importer &im) {
+    return im.importReduce("ReduceSum", /*axesInput=*/true);
+  });
+  for (StringRef opType : {"ReduceMean", "ReduceMax"}) {
+    table.onOp(opType, kMinOpset, [opType](Importer &im) {
+      return im.importReduce(opType, /*axesInput=*/false);
+    });
+    table.onOp(opType, 18, [opType](Importer &im) {
+      return im.importReduce(opType, /*axesInput=*/true);
+    });
+  }
   for (int64_t version : {kMinOpset, int64_t(14)})
     table.onOp("BatchNormalization", version,
                [version](Importer &im) { return im.importBatchNorm(version); });
   table.onOp("InstanceNormalization", kMinOpset, &Importer::importInstanceNorm);
+  for (int64_t version : {int64_t(18), int64_t(21)})
+    table.onOp("GroupNormalization", version,
+               [version](Importer &im) { return im.importGroupNorm(version); });
   table.onOp("LayerNormalization", kMinOpset, &Importer::importLayerNorm);
   table.onOp("Dropout", kMinOpset, &Importer::importDropout);
 }

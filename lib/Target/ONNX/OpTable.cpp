@@ -46,6 +46,7 @@ const OpTable &OpTable::defaultDomain() {
     registerShapeHandlers(t);
     registerIndexingHandlers(t);
     registerResamplingHandlers(t);
+    registerOpset18Handlers(t);
     return t;
   }();
   return table;

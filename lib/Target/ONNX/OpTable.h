@@ -64,6 +64,7 @@ void registerConstantHandlers(OpTable &table);
 void registerShapeHandlers(OpTable &table);
 void registerIndexingHandlers(OpTable &table);
 void registerResamplingHandlers(OpTable &table);
+void registerOpset18Handlers(OpTable &table);
 
 } // namespace onnx_import
 } // namespace amp

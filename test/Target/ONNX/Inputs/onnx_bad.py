@@ -64,8 +64,8 @@ def main():
         [vi("x", [2, 2])], [vi("y", None)], domains=["com.microsoft"]))
     save("opset12.onnx", model(relu, [vi("x", [2])], [vi("y", [2])],
                                opset=12))
-    save("opset18.onnx", model(relu, [vi("x", [2])], [vi("y", [2])],
-                               opset=18))
+    save("opset22.onnx", model(relu, [vi("x", [2])], [vi("y", [2])],
+                               opset=22))
     save("no_default_opset.onnx", model(relu, [vi("x", [2])], [vi("y", [2])],
                                         opset=0, domains=["com.microsoft"]))
     save("dynamic_batch.onnx", model(relu, [vi("x", ["batch", 3])],

@@ -9,6 +9,8 @@ Cases without a reference are error cases: their tests check the
 importer's message.
 """
 
+import math
+
 import numpy as np
 from onnx import helper
 
@@ -348,6 +350,147 @@ CASES["resize_runtime_scales"] = Case(
 CASES["resize_no_scales"] = Case(
     [helper.make_node("Resize", ["x"], ["y"])],
     {"x": x_in((1, 1, 2, 2))}, {"y": out()})
+
+
+# Opsets 18 to 21: the reductions' axes as an input, Split's num_outputs,
+# Pad's axes, GroupNormalization, Gelu, Mod in shape arithmetic.
+def reduce18(op, axes, keepdims, ref, noop=0):
+    nodes, inputs = [], ["x"]
+    if axes is not None:
+        nodes.append(ints("axes", axes))
+        inputs.append("axes")
+    nodes.append(helper.make_node(op, inputs, ["y"], keepdims=keepdims,
+                                  noop_with_empty_axes=noop))
+    return Case(nodes, {"x": x_in((2, 3, 4))}, {"y": out()},
+                lambda v: [ref(v["x"].astype(np.float64))], opset=18)
+
+
+CASES["reduce_mean_opset18"] = reduce18(
+    "ReduceMean", [0, -1], 1, lambda x: x.mean(axis=(0, 2), keepdims=True))
+CASES["reduce_max_opset18"] = reduce18(
+    "ReduceMax", [1], 0, lambda x: x.max(axis=1))
+CASES["reduce_mean_opset18_all"] = reduce18(
+    "ReduceMean", None, 0, lambda x: x.mean())
+CASES["reduce_max_opset18_noop"] = reduce18(
+    "ReduceMax", None, 1, lambda x: x, noop=1)
+CASES["reduce_mean_opset18_axes_attr"] = Case(
+    [helper.make_node("ReduceMean", ["x"], ["y"], axes=[1])],
+    {"x": x_in((2, 3))}, {"y": out()}, opset=18)
+CASES["split_num_outputs"] = Case(
+    [helper.make_node("Split", ["x"], ["a", "b", "c"], axis=-1,
+                      num_outputs=3)],
+    {"x": x_in((2, 8))}, {"a": out(), "b": out(), "c": out()},
+    lambda v: [v["x"][:, :3], v["x"][:, 3:6], v["x"][:, 6:]], opset=18)
+CASES["split_opset18_sizes"] = Case(
+    [ints("parts", [1, 3]),
+     helper.make_node("Split", ["x", "parts"], ["a", "b"], axis=0)],
+    {"x": x_in((4, 2))}, {"a": out(), "b": out()},
+    lambda v: [v["x"][:1], v["x"][1:]], opset=18)
+CASES["split_num_outputs_and_sizes"] = Case(
+    [ints("parts", [1, 1]),
+     helper.make_node("Split", ["x", "parts"], ["a", "b"], num_outputs=2)],
+    {"x": x_in((2, 2))}, {"a": out(), "b": out()}, opset=18)
+CASES["split_num_outputs_mismatch"] = Case(
+    [helper.make_node("Split", ["x"], ["a", "b"], num_outputs=3)],
+    {"x": x_in((6, 2))}, {"a": out(), "b": out()}, opset=18)
+CASES["split_num_outputs_too_many"] = Case(
+    [helper.make_node("Split", ["x"], ["a", "b", "c", "d"], num_outputs=4)],
+    {"x": x_in((5, 2))}, {"a": out(), "b": out(), "c": out(), "d": out()},
+    opset=18)
+CASES["pad_axes_opset18"] = Case(
+    [ints("pads", [1, 0, 2, 1]), ints("axes", [-1, 1]),
+     const("v", np.float32(0.25)),
+     helper.make_node("Pad", ["x", "pads", "v", "axes"], ["y"])],
+    {"x": x_in((2, 3, 4))}, {"y": out()},
+    lambda v: [np.pad(v["x"], ((0, 0), (0, 1), (1, 2)),
+                      constant_values=0.25)], opset=18)
+CASES["pad_axes_opset18_count"] = Case(
+    [ints("pads", [1, 0, 2]), ints("axes", [-1, 1]),
+     helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"])],
+    {"x": x_in((2, 3, 4))}, {"y": out()}, opset=18)
+
+
+def group_norm_ref(x, groups, scale, bias, eps=1e-5):
+    n, c = x.shape[:2]
+    g = x.astype(np.float64).reshape(n, groups, -1)
+    y = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) +
+                                                   eps)
+    y = y.reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    return y * scale.reshape(shape) + bias.reshape(shape)
+
+
+CASES["group_norm_opset18"] = Case(
+    [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
+                      num_groups=2, epsilon=1e-3)],
+    {"x": x_in((2, 6, 3, 2))}, {"y": out()},
+    lambda v: [group_norm_ref(v["x"], 2, np.repeat(v["s"], 3),
+                              np.repeat(v["b"], 3), 1e-3)],
+    inits={"s": normal(2), "b": normal(2)}, opset=18)
+CASES["group_norm_opset21"] = Case(
+    [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
+                      num_groups=3)],
+    {"x": x_in((2, 6, 5))}, {"y": out()},
+    lambda v: [group_norm_ref(v["x"], 3, v["s"], v["b"])],
+    inits={"s": normal(6), "b": normal(6)}, opset=21)
+CASES["group_norm_bad_groups"] = Case(
+    [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
+                      num_groups=4)],
+    {"x": x_in((2, 6, 5))}, {"y": out()},
+    inits={"s": normal(4), "b": normal(4)}, opset=18)
+CASES["group_norm_per_channel_at_18"] = Case(
+    [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
+                      num_groups=3)],
+    {"x": x_in((2, 6, 5))}, {"y": out()},
+    inits={"s": normal(6), "b": normal(6)}, opset=18)
+CASES["group_norm_stash_type"] = Case(
+    [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
+                      num_groups=3, stash_type=0)],
+    {"x": x_in((2, 6, 5))}, {"y": out()},
+    inits={"s": normal(6), "b": normal(6)}, opset=21)
+erf = np.vectorize(math.erf)
+CASES["gelu_opset20"] = Case(
+    [helper.make_node("Gelu", ["x"], ["y"])],
+    {"x": x_in((2, 3, 4))}, {"y": out()},
+    lambda v: [0.5 * v["x"] * (1 + erf(v["x"].astype(np.float64) /
+                                       math.sqrt(2)))], opset=20)
+CASES["gelu_tanh_opset20"] = Case(
+    [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")],
+    {"x": x_in((2, 3, 4))}, {"y": out()},
+    lambda v: [0.5 * v["x"] * (1 + np.tanh(
+        math.sqrt(2 / math.pi) * (v["x"].astype(np.float64) +
+                                  0.044715 * v["x"].astype(np.float64) ** 3)))],
+    opset=20)
+CASES["gelu_bad_approximate"] = Case(
+    [helper.make_node("Gelu", ["x"], ["y"], approximate="fast")],
+    {"x": x_in((2, 3))}, {"y": out()}, opset=20)
+CASES["gelu_opset17"] = Case(
+    [helper.make_node("Gelu", ["x"], ["y"])],
+    {"x": x_in((2, 3))}, {"y": out()}, opset=17)
+# Mod folds in shape arithmetic (x.view(-1, n % 5 ...)): [7, -7] mod -3 is
+# [-2, -1] (the divisor's sign), with fmod [1, -1] (the dividend's).
+CASES["mod_folded"] = Case(
+    [ints("a", [7, -7]), ints("b", [-3]),
+     helper.make_node("Mod", ["a", "b"], ["m"]),
+     helper.make_node("Mod", ["a", "b"], ["f"], fmod=1),
+     helper.make_node("Concat", ["m", "f"], ["c"], axis=0),
+     helper.make_node("Cast", ["c"], ["cf"], to=F),
+     helper.make_node("Add", ["x", "cf"], ["y"])],
+    {"x": x_in((2, 4))}, {"y": out()},
+    lambda v: [v["x"] + np.array([-2, -1, 1, -1], np.float32)], opset=18)
+CASES["mod_runtime"] = Case(
+    [const("b", np.float32(2)),
+     helper.make_node("Mod", ["x", "b"], ["y"], fmod=1)],
+    {"x": x_in((2, 3))}, {"y": out()})
+CASES["relu_opset21"] = Case(
+    [helper.make_node("Relu", ["x"], ["r"]),
+     helper.make_node("Reshape", ["r", "s"], ["y"])],
+    {"x": x_in((2, 3))}, {"y": out()},
+    lambda v: [np.maximum(v["x"], 0).reshape(3, 2)],
+    inits={"s": np.array([3, 2], np.int64)}, opset=21)
+CASES["relu_opset22"] = Case(
+    [helper.make_node("Relu", ["x"], ["y"])],
+    {"x": x_in((2, 3))}, {"y": out()}, opset=22)
 
 if __name__ == "__main__":
     onnx_ops.main()

@@ -3,12 +3,15 @@
 checks that its forward on amp's CPU backend matches PyTorch.
 
     torch_models.py MODEL --opset N --dir DIR [--fold] [--no-run]
+                    [--upgrade M]
 
 MODEL is one of the models below. The model is built with a fixed seed, put
 in training mode and exported with torch.onnx.export(training=TRAINING) to
 DIR/MODEL.onnx (with --fold, with PyTorch's constant folding, which renames
 some parameters `onnx::...`; without, every initializer keeps its
-state_dict name). Exporting runs the model once, which updates batch-norm
+state_dict name; with --upgrade M, converted to opset M by
+onnx.version_converter). Under PyTorch 2.x the TorchScript exporter
+writes it (opsets up to 20). Exporting runs the model once, which updates batch-norm
 running statistics; the ONNX initializers hold the state after that run,
 and so does the model. amp-translate writes DIR/MODEL.mlir and DIR/MODEL.ckpt.
 
@@ -24,6 +27,7 @@ Ends with `ALL N CHECKS PASS` or exits non-zero.
 
 import argparse
 import copy
+import inspect
 import os
 import sys
 import warnings
@@ -34,7 +38,8 @@ import torch
 import torch.nn as nn
 from onnx import numpy_helper
 
-import onnx_harness as H
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_harness as H  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -210,6 +215,20 @@ class Contractions(nn.Module):
         return torch.where(bad, torch.zeros_like(running), running)
 
 
+class Opset18Forms(nn.Module):
+    """What PyTorch 2.x writes differently from opset 18: reductions with
+    their axes as an input (ReduceMax, ReduceMean), chunk and F.pad."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 9)
+
+    def forward(self, x):
+        a, b, c = self.fc(x).chunk(3, dim=-1)
+        p = nn.functional.pad(a, (1, 2))
+        return p.amax(dim=1), (b + c).mean(dim=(0, 2), keepdim=True)
+
+
 def resnet18():
     import torchvision
     return torchvision.models.resnet18(weights=None, num_classes=10)
@@ -247,6 +266,7 @@ MODELS = {
     "hard_activations": (HardActivations, [(4, 8)], {}),
     "upsampling": (Upsampling, [(2, 2, 3, 4)], {}),
     "contractions": (Contractions, [(2, 5, 8)], {}),
+    "opset18_forms": (Opset18Forms, [(2, 3, 8)], {}),
     "resnet18": (resnet18, [(2, 3, 64, 64)], DEEP),
     "mobilenet_v2": (mobilenet_v2, [(2, 3, 64, 64)], DEEP),
 }
@@ -259,6 +279,9 @@ def main():
     parser.add_argument("--dir", required=True)
     parser.add_argument("--fold", action="store_true")
     parser.add_argument("--no-run", action="store_true")
+    parser.add_argument("--upgrade", type=int,
+                        help="convert the export to this opset with "
+                        "onnx.version_converter")
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -270,12 +293,21 @@ def main():
     onnx_path = os.path.join(args.dir, args.model + ".onnx")
     mlir_path = os.path.join(args.dir, args.model + ".mlir")
     ckpt_path = os.path.join(args.dir, args.model + ".ckpt")
+    # PyTorch 2.x: the TorchScript exporter, which writes opsets up to 20
+    # (its dynamo exporter decomposes differently and needs onnxscript).
+    legacy = {"dynamo": False} if "dynamo" in inspect.signature(
+        torch.onnx.export).parameters else {}
     with torch.no_grad():
-        torch.onnx.export(model, tuple(inputs), onnx_path,
+        torch.onnx.export(model, tuple(inputs), onnx_path, **legacy,
                           opset_version=args.opset,
                           training=torch.onnx.TrainingMode.TRAINING,
                           do_constant_folding=args.fold,
                           input_names=input_names)
+    if args.upgrade:
+        from onnx import version_converter
+        upgraded = version_converter.convert_version(onnx.load(onnx_path),
+                                                     args.upgrade)
+        onnx.save(upgraded, onnx_path)
     text = H.import_model(onnx_path, mlir_path)
     ok = True
     checks = 0
