@@ -90,7 +90,7 @@ attempt("dtype", lambda: trainer.step(x.double(), y))
 attempt("label dtype", lambda: trainer.step(x, y.int()))
 # CHECK: arguments -> TypeError: step() takes the model's 1 input(s) and 1 label tensor(s), got 1 argument(s)
 attempt("arguments", lambda: trainer.step(x))
-# CHECK: label range -> AmpError: the training step failed: label 'labels' element 0 is 9, outside the classes [0, 4)
+# CHECK: label range -> StepIndexError: the training step failed: label 'labels' element 0 is 9, outside the classes [0, 4)
 attempt("label range", lambda: trainer.step(x, torch.full((8,), 9)))
 # CHECK: eval inputs -> TypeError: the model takes 1 input(s) (input), got 2
 attempt("eval inputs", lambda: trainer.eval(x, x))
