@@ -923,11 +923,27 @@ LogicalResult Importer::importEinsum() {
   return finish(reshapeTo(result, resultShape), batch + lhsFree + rhsFree);
 }
 
+/// LSTM, GRU and RNN: refused, saying what to do. (PyTorch 2.x's
+/// torch.export decomposes nn.LSTM, nn.GRU and nn.RNN into their cells
+/// unrolled over the static sequence length, which amp.compile imports.)
+LogicalResult Importer::refuseRecurrent() {
+  const std::string &op = node->op_type();
+  error() << "amp does not import the recurrent layer " << op
+          << " from ONNX; with PyTorch 2.x, amp.compile captures nn." << op
+          << " through torch.export, which unrolls it over the static "
+             "sequence length into ops amp trains; with PyTorch 1.x, write "
+             "the cell with nn.Linear and torch.sigmoid/torch.tanh and loop "
+             "over the time steps in forward (the export unrolls the loop)";
+  return failure();
+}
+
 void mlir::amp::onnx_import::registerContractionHandlers(OpTable &table) {
   table.onOp("MatMul", kMinOpset, &Importer::importMatMul);
   table.onOp("Gemm", kMinOpset, &Importer::importGemm);
   table.onOp("Einsum", kMinOpset, &Importer::importEinsum);
   table.onOp("CumSum", kMinOpset, &Importer::importCumSum);
+  for (StringRef opType : {"LSTM", "GRU", "RNN"})
+    table.onOp(opType, kMinOpset, &Importer::refuseRecurrent);
   table.onOp("Conv", kMinOpset, &Importer::importConv);
   table.onOp("ConvTranspose", kMinOpset, &Importer::importConvTranspose);
   table.onOp("MaxPool", kMinOpset,

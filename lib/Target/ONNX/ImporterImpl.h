@@ -302,6 +302,7 @@ public:
   LogicalResult importGemm();
   LogicalResult importEinsum();
   LogicalResult importCumSum();
+  LogicalResult refuseRecurrent();
   LogicalResult importConv();
   LogicalResult importConvTranspose();
   LogicalResult importPool(bool max);

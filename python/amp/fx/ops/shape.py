@@ -211,3 +211,23 @@ def as_strided(ctx, x, size, stride, storage_offset=0):
             s != c for s, c, d in zip(stride, contiguous, size) if d != 1):
         ctx.fail("as_strided views other than reshapes are not supported")
     return ctx.reshape(value, shape)
+
+
+@handles("aten.flip.default")
+def flip(ctx, x, dims):
+    """A gather of the reversed positions along each dim (a bidirectional
+    RNN's backward direction; its gradient scatters them back)."""
+    import numpy as np
+
+    value = ctx.tensor(x)
+    for dim in dims:
+        dim %= value.rank
+        size = value.shape[dim]
+        if size == 1:
+            continue
+        index = ctx.emit.constant(np.arange(size - 1, -1, -1, dtype=np.int64),
+                                  "i64")
+        value = ctx.emit.op("amp.gather", [value, index],
+                            [(value.shape, value.dtype)],
+                            {"axis": Attr.i64(dim)})
+    return value

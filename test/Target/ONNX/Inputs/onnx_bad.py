@@ -54,6 +54,9 @@ def main():
     save("empty.onnx", b"")
     relu = [helper.make_node("Relu", ["x"], ["y"])]
     save("unsupported_op.onnx", model(
+        [helper.make_node("TopK", ["x", "k"], ["y", "i"], name="encoder/topk")],
+        [vi("x", [1, 2, 3]), vi("k", [1], I64)], [vi("y", None)]))
+    save("lstm.onnx", model(
         [helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="encoder/lstm",
                           hidden_size=4)],
         [vi("x", [1, 2, 3]), vi("w", [1, 16, 3]), vi("r", [1, 16, 4])],
