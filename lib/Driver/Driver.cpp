@@ -230,8 +230,11 @@ LogicalResult mlir::amp::compileModel(ModuleOp module,
     return failure();
   if (request.emit == CompileOutput::LLVM)
     return writeModule(module, request.output, message);
-  return compileLibrary(module, *model, initial, request.library,
-                        request.output, message);
+  LibraryOptions library = request.library;
+  // The CPU is a pipeline option (amp-compile --cpu, amp.compile(cpu=)).
+  library.cpu = options.cpu;
+  return compileLibrary(module, *model, initial, library, request.output,
+                        message);
 }
 
 LogicalResult

@@ -33,6 +33,7 @@ _PIPELINE_OPTIONS = {
     "init_scale": "init-scale", "growth_interval": "growth-interval",
     "hysteresis": "hysteresis", "error_at_min": "error-at-min",
     "cost_report": "cost-report", "cost_device": "cost-device",
+    "cpu": "cpu",
 }
 # The values an enum option takes (checked here so that the error names
 # the keyword as the caller spelled it).
@@ -265,7 +266,9 @@ def compile(model, example_inputs, *, preset=None, policy=None,
     step and applied every accumulate-th call), data_parallel,
     bucket_cap_mb, dp_reduction (data parallelism on MPI ranks, run under
     mpirun; docs/DataParallel.md), loss_scale, init_scale, growth_interval, hysteresis,
-    error_at_min, cost_report, cost_device, cxx); policy (a dict with the
+    error_at_min, cost_report, cost_device, cpu (the CPU the library's
+    code is for: x86-64-v3 by default, "native" for this machine, or any
+    LLVM CPU name; docs/Driver.md), cxx); policy (a dict with the
     keys of a policy file, or its path); preset (amp.presets.*, overridden
     by explicit keywords); lr_schedule (amp.schedules.* or any callable
     step -> lr); seed (random initial values and dropout); capture

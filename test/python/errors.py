@@ -65,6 +65,11 @@ attempt("bad precision", lambda: amp.compile(model, example_inputs=(x,),
 # CHECK: nan lr -> ValueError: amp.compile: lr=nan must be a finite number
 attempt("nan lr", lambda: amp.compile(model, example_inputs=(x,),
                                       lr=float("nan")))
+attempt("unknown cpu", lambda: amp.compile(model, example_inputs=(x,),
+                                           cpu="pentium9"))
+# CHECK: unknown cpu -> CompileError: amp.compile: cannot compile Linear:
+# CHECK-NEXT: cpu=pentium9 is not a CPU LLVM knows for x86_64
+
 # CHECK: options together -> CompileError: amp.compile: cannot compile Linear:
 # CHECK-NEXT: growth_interval=0 is out of range: expected at least 1
 attempt("options together", lambda: amp.compile(
