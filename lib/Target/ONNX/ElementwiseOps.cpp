@@ -98,6 +98,8 @@ int64_t intPow(int64_t base, int64_t exponent) {
 LogicalResult Importer::importArith(Arith kind) {
   if (failed(checkArity(2, 2)))
     return failure();
+  if (uniformOf(0) || uniformOf(1))
+    return importUniformArith(kind);
   FailureOr<const HostTensor *> a = hostOf(0), b = hostOf(1);
   if (failed(a) || failed(b))
     return failure();
@@ -284,6 +286,8 @@ LogicalResult Importer::importVariadic(Arith kind) {
 LogicalResult Importer::importCompare(Compare kind) {
   if (failed(checkArity(2, 2)))
     return failure();
+  if (uniformOf(0) || uniformOf(1))
+    return importUniformCompare(kind);
   FailureOr<const HostTensor *> a = hostOf(0), b = hostOf(1);
   FailureOr<Shape> lhsShape = inputShape(0), rhsShape = inputShape(1);
   if (failed(a) || failed(b) || failed(lhsShape) || failed(rhsShape))

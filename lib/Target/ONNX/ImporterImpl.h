@@ -37,6 +37,16 @@ namespace onnx_import {
 constexpr int64_t kMinOpset = 13;
 constexpr int64_t kMaxOpset = 21;
 
+/// Samples of Uniform[low, high) that RandomUniform(Like) drew, held
+/// symbolically: amp draws Bernoulli masks (seeded amp.dropout), not
+/// uniform numbers, so these are only imported through what turns them
+/// into one (RandomOps.cpp).
+struct UniformSamples {
+  Shape shape;
+  int32_t dtype;
+  double low, high;
+};
+
 /// What an ONNX value name stands for.
 struct Entry {
   /// The run-time value, once one exists.
@@ -51,6 +61,8 @@ struct Entry {
   std::shared_ptr<HostTensor> initializerData;
   /// Index of the initializer in the graph (argument order).
   int64_t initializerIndex = -1;
+  /// Uniform random samples not drawn yet.
+  std::shared_ptr<const UniformSamples> uniform;
 };
 
 enum class ArgKind { Input, Seed, Initializer };
@@ -303,6 +315,17 @@ public:
   LogicalResult importEinsum();
   LogicalResult importCumSum();
   LogicalResult refuseRecurrent();
+  LogicalResult importRandomUniform(bool like);
+  LogicalResult importBernoulli();
+  LogicalResult importFloor();
+  /// The uniform samples input `i` holds, or null (no diagnostic).
+  const UniformSamples *uniformOf(unsigned i) const;
+  /// Arithmetic or a comparison with uniform samples (one operand is).
+  LogicalResult importUniformArith(Arith kind);
+  LogicalResult importUniformCompare(Compare kind);
+  /// `shape` samples of Bernoulli(p) drawn with a new seed argument of
+  /// this node: an i1 mask, or 0/1 of `element`.
+  Value bernoulli(double p, ArrayRef<int64_t> shape, Type element);
   LogicalResult importConv();
   LogicalResult importConvTranspose();
   LogicalResult importPool(bool max);

@@ -200,7 +200,22 @@ FailureOr<Entry *> Importer::entry(unsigned i) {
                "earlier node (is the graph topologically sorted?)";
     return failure();
   }
+  if (it->second.uniform) {
+    error() << inputLabel(i)
+            << " holds uniform random samples (RandomUniform), which amp "
+               "draws only as Bernoulli masks: compared with a constant "
+               "(torch.rand(...) < p) or as floor(rand + p), the drop path "
+               "of stochastic depth; use F.dropout or a mask drawn that way";
+    return failure();
+  }
   return &it->second;
+}
+
+const UniformSamples *Importer::uniformOf(unsigned i) const {
+  if (!hasInput(i))
+    return nullptr;
+  auto it = entries.find(node->input(i));
+  return it == entries.end() ? nullptr : it->second.uniform.get();
 }
 
 FailureOr<std::shared_ptr<HostTensor>> Importer::decodeInitializer(Entry &e) {

@@ -338,6 +338,12 @@ Importer::importOutputs(SmallVectorImpl<Value> &results,
     }
     Entry &e = it->second;
     Value v;
+    if (e.uniform) {
+      modelError() << "graph output '" << output.name()
+                   << "' is uniform random samples (RandomUniform), which "
+                      "amp does not draw (it draws Bernoulli masks)";
+      return failure();
+    }
     if (e.value) {
       v = e.value;
     } else if (e.initializer && isFloatDType(e.initializer->data_type())) {

@@ -47,6 +47,7 @@ const OpTable &OpTable::defaultDomain() {
     registerIndexingHandlers(t);
     registerResamplingHandlers(t);
     registerOpset18Handlers(t);
+    registerRandomHandlers(t);
     return t;
   }();
   return table;

@@ -65,6 +65,7 @@ void registerShapeHandlers(OpTable &table);
 void registerIndexingHandlers(OpTable &table);
 void registerResamplingHandlers(OpTable &table);
 void registerOpset18Handlers(OpTable &table);
+void registerRandomHandlers(OpTable &table);
 
 } // namespace onnx_import
 } // namespace amp

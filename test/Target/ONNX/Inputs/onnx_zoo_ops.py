@@ -12,7 +12,7 @@ importer's message.
 import math
 
 import numpy as np
-from onnx import helper
+from onnx import helper, numpy_helper
 
 import onnx_ops
 from onnx_ops import CASES, Case, F, I64, const, ints, normal, out, x_in
@@ -491,6 +491,76 @@ CASES["relu_opset21"] = Case(
 CASES["relu_opset22"] = Case(
     [helper.make_node("Relu", ["x"], ["y"])],
     {"x": x_in((2, 3))}, {"y": out()}, opset=22)
+
+
+# Random ops: stochastic depth's drop path as PyTorch 1.x exports it, and
+# rand() < p masks (Bernoulli draws; no reference, the IR is checked).
+def shape_of(name, shape, value=1.0):
+    return [ints(name + "_shape", shape),
+            helper.make_node("ConstantOfShape", [name + "_shape"], [name],
+                             value=numpy_helper.from_array(
+                                 np.array([value], np.float32)))]
+
+
+CASES["random_drop_path"] = Case(
+    shape_of("like", [4, 1]) +
+    [helper.make_node("RandomUniformLike", ["like"], ["u"], seed=3.0),
+     const("keep", np.float32(0.75)),
+     helper.make_node("Add", ["u", "keep"], ["uk"]),
+     helper.make_node("Floor", ["uk"], ["mask"], name="drop_path"),
+     helper.make_node("Div", ["x", "keep"], ["xs"]),
+     helper.make_node("Mul", ["xs", "mask"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()})
+CASES["random_less"] = Case(
+    [helper.make_node("RandomUniform", [], ["u"], shape=[4, 1]),
+     const("p", np.float32(0.3)),
+     helper.make_node("Less", ["u", "p"], ["m"], name="mask"),
+     helper.make_node("Cast", ["m"], ["mf"], to=F),
+     helper.make_node("Mul", ["x", "mf"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()})
+CASES["random_scaled_greater"] = Case(
+    [helper.make_node("RandomUniform", [], ["u"], shape=[4, 8], low=-1.0,
+                      high=1.0),
+     const("two", np.float32(2)), const("one", np.float32(1)),
+     helper.make_node("Mul", ["two", "u"], ["u2"]),
+     helper.make_node("Greater", ["u2", "one"], ["m"], name="mask"),
+     helper.make_node("Where", ["m", "x", "zero"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()}, inits={"zero": np.float32(0)})
+CASES["bernoulli_constant"] = Case(
+    shape_of("p", [4, 1], 0.4) +
+    [helper.make_node("Bernoulli", ["p"], ["b"], name="draw"),
+     helper.make_node("Mul", ["x", "b"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()}, opset=15)
+CASES["floor_folded"] = Case(
+    [const("c", np.array([1.5, -0.5], np.float32)),
+     helper.make_node("Floor", ["c"], ["f"]),
+     helper.make_node("Add", ["x", "f"], ["y"])],
+    {"x": x_in((3, 2))}, {"y": out()},
+    lambda v: [v["x"] + np.array([1, -1], np.float32)])
+CASES["random_used_directly"] = Case(
+    [helper.make_node("RandomUniformLike", ["x"], ["u"]),
+     helper.make_node("Add", ["x", "u"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()})
+CASES["random_times_input"] = Case(
+    [helper.make_node("RandomUniformLike", ["x"], ["u"]),
+     helper.make_node("Sigmoid", ["u"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()})
+CASES["random_output"] = Case(
+    [helper.make_node("RandomUniform", [], ["y"], shape=[2, 2])],
+    {"x": x_in((4, 8))}, {"y": out()})
+CASES["random_floor_wide"] = Case(
+    [helper.make_node("RandomUniform", [], ["u"], shape=[2, 2]),
+     const("four", np.float32(4)),
+     helper.make_node("Mul", ["u", "four"], ["u4"]),
+     helper.make_node("Floor", ["u4"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()})
+CASES["bernoulli_runtime"] = Case(
+    [helper.make_node("Sigmoid", ["x"], ["p"]),
+     helper.make_node("Bernoulli", ["p"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()}, opset=15)
+CASES["floor_runtime"] = Case(
+    [helper.make_node("Floor", ["x"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()})
 
 if __name__ == "__main__":
     onnx_ops.main()
