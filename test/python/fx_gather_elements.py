@@ -8,14 +8,15 @@
 # gathers; the buffer of known indices is a constant of the step) against
 # PyTorch's, on the CPU and on the emulated CUDA device; eval outputs; an
 # index out of range fails the step (PyTorch: RuntimeError; amp: an
-# AmpError that is also an IndexError). Under PyTorch 1.13 (ONNX
+# AmpError that is also an IndexError; valid indices: [0, 10) as in
+# PyTorch under 2.x, ONNX's [-10, 10) under 1.13). Under PyTorch 1.13 (ONNX
 # GatherElements) and 2.x (torch.export's aten.gather).
 # RUN: %amp_python %s | FileCheck %s
 # RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s %}
 # CHECK: gather_elements cpu: 10 losses within 1e-05
 # CHECK-NEXT: gather_elements cpu: trained parameters within 1e-05
 # CHECK-NEXT: gather_elements cpu: eval outputs within 1e-05
-# CHECK-NEXT: gather_elements cpu: index 10: torch RuntimeError, amp IndexError (the training step failed: index 10 out of range [-10, 10) in amp.gather_elements at {{.*}}; the step's updates were skipped)
+# CHECK-NEXT: gather_elements cpu: index 10: torch RuntimeError, amp IndexError (the training step failed: index 10 out of range [{{-10|0}}, 10) in amp.gather_elements at {{.*}}; the step's updates were skipped)
 # CHECK-NEXT: gather_elements cuda-emulator: 10 losses within 1e-05
 # CHECK-NEXT: gather_elements cuda-emulator: trained parameters within 1e-05
 import copy

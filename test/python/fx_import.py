@@ -146,7 +146,7 @@ class Embedding(nn.Module):
 # CHECK: %x: tensor<2x3xi64>
 # CHECK-NEXT: amp.role = #amp.role<parameter>
 # CHECK-NOT: amp.role = #amp.role<parameter>
-# CHECK: "amp.gather"({{.*}}, %x) {axis = 0 : i64, padding_idx = 1 : i64}
+# CHECK: "amp.gather"({{.*}}, %x) {axis = 0 : i64, non_negative, padding_idx = 1 : i64}
 show("embedding", Embedding(), torch.randint(0, 10, (2, 3)))
 
 

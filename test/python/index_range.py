@@ -1,16 +1,22 @@
 # Indices out of range raise like PyTorch's IndexError instead of reading a
 # clamped row (amp-check-indices, issue 34): an embedding id of 1e9 or
-# below -vocab, in step() and eval(), and a class label outside the
-# classes. The failed step leaves the whole state as it was (parameters
-# and AdamW's moments and step counter): the next step trains exactly like
-# PyTorch's first one. Under PyTorch 1.13 (ONNX capture) and 2.x
-# (torch.export).
-# RUN: %amp_python %s | FileCheck %s
-# RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s %}
-# CHECK: id 1000000000: torch IndexError, amp IndexError (the training step failed: index 1000000000 out of range [-50, 50) in amp.gather at {{.*}}; the step's updates were skipped)
+# below the valid range, in step() and eval(), and a class label outside
+# the classes. The failed step leaves the whole state as it was
+# (parameters and AdamW's moments and step counter): the next step trains
+# exactly like PyTorch's first one. Under PyTorch 2.x (torch.export) ids
+# are valid in [0, 50) as in PyTorch; under 1.13 the ONNX export makes the
+# embedding a Gather, whose negative indices count from the end, so ids in
+# [-50, 50) are read (-1 is the last row) and only those outside fail.
+# RUN: %amp_python %s | FileCheck %s --check-prefixes=CHECK,TORCH1
+# RUN: %if torch2 %{ %amp_python2 %s | FileCheck %s --check-prefixes=CHECK,TORCH2 %}
+# TORCH1: id 1000000000: torch IndexError, amp IndexError (the training step failed: index 1000000000 out of range [-50, 50) in amp.gather at {{.*}}; the step's updates were skipped)
+# TORCH2: id 1000000000: torch IndexError, amp IndexError (the training step failed: index 1000000000 out of range [0, 50) in amp.gather at {{.*}}; the step's updates were skipped)
 # CHECK-NEXT: state unchanged by the failed step: True
-# CHECK-NEXT: id -51: torch IndexError, amp IndexError (the training step failed: index -51 out of range [-50, 50) in amp.gather at {{.*}})
-# CHECK-NEXT: eval id 50: torch IndexError, amp IndexError (evaluation failed: index 50 out of range [-50, 50) in amp.gather at {{.*}})
+# TORCH1-NEXT: id -51: torch IndexError, amp IndexError (the training step failed: index -51 out of range [-50, 50) in amp.gather at {{.*}})
+# TORCH2-NEXT: id -51: torch IndexError, amp IndexError (the training step failed: index -51 out of range [0, 50) in amp.gather at {{.*}})
+# TORCH1-NEXT: eval id -1: torch IndexError, amp no error
+# TORCH2-NEXT: eval id -1: torch IndexError, amp IndexError (evaluation failed: index -1 out of range [0, 50) in amp.gather at {{.*}})
+# CHECK-NEXT: eval id 50: torch IndexError, amp IndexError (evaluation failed: index 50 out of range [{{-50|0}}, 50) in amp.gather at {{.*}})
 # CHECK-NEXT: label 7: torch IndexError, amp IndexError (the training step failed: label 'labels' element 2 is 7, outside the classes [0, 5))
 # CHECK-NEXT: next step like PyTorch's first: loss within 1e-05, state within 1e-05
 # CHECK-NEXT: ids at the ends of the range: torch no error, amp no error
@@ -71,6 +77,9 @@ print("state unchanged by the failed step:",
 low = ids.clone()
 low[0, 0] = -51
 compare("id -51", low, labels, lambda: trainer.step(low, labels))
+minus_one = ids.clone()
+minus_one[1, 1] = -1
+compare("eval id -1", minus_one, labels, lambda: trainer.eval(minus_one))
 high = ids.clone()
 high[3, 5] = 50
 compare("eval id 50", high, labels, lambda: trainer.eval(high))

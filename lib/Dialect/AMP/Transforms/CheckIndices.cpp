@@ -47,13 +47,15 @@ int64_t dimOf(Value tensor, int64_t axis) {
   return type.getDimSize(axis);
 }
 
-/// The index tensors of `body`'s ops in program order, each (with its
-/// range) once: a gather and its gradient read the same indices.
+/// The index tensors of `body`'s ops in program order, each once: a gather
+/// and its gradient read the same indices.
 SmallVector<Site> findSites(Block &body) {
   SmallVector<Site> sites;
+  // An index tensor checked against a range within [lower, upper) already
+  // (a gather's with non_negative, then its gradient's) needs no other.
   auto add = [&](Operation *op, Value indices, int64_t lower, int64_t upper) {
     for (const Site &site : sites)
-      if (site.indices == indices && site.lower == lower && site.upper == upper)
+      if (site.indices == indices && site.lower >= lower && site.upper <= upper)
         return;
     sites.push_back({op, indices, lower, upper});
   };
@@ -64,16 +66,17 @@ SmallVector<Site> findSites(Block &body) {
       add(op, labels, 0, dimOf(logits, 1));
   };
   body.walk([&](Operation *op) {
-    // Negative indices count from the end (ONNX Gather).
+    // Negative indices count from the end (ONNX's Gather) unless the op
+    // says otherwise (PyTorch's ops).
     if (auto gather = dyn_cast<GatherOp>(op)) {
       int64_t n = dimOf(gather.getInput(), gather.getAxis());
-      add(op, gather.getIndices(), -n, n);
+      add(op, gather.getIndices(), gather.getNonNegative() ? 0 : -n, n);
     } else if (auto grad = dyn_cast<GatherGradOp>(op)) {
       int64_t n = dimOf(grad.getResult(), grad.getAxis());
       add(op, grad.getIndices(), -n, n);
     } else if (auto gather = dyn_cast<GatherElementsOp>(op)) {
       int64_t n = dimOf(gather.getInput(), gather.getAxis());
-      add(op, gather.getIndices(), -n, n);
+      add(op, gather.getIndices(), gather.getNonNegative() ? 0 : -n, n);
     } else if (auto scatter = dyn_cast<ScatterAddElementsOp>(op)) {
       int64_t n = dimOf(scatter.getResult(), scatter.getAxis());
       add(op, scatter.getIndices(), -n, n);
@@ -87,7 +90,8 @@ SmallVector<Site> findSites(Block &body) {
 }
 
 /// "file:line:col ('name')" of the op's source: the model file and the
-/// name the importer gave the op, where the location has them.
+/// name the importer gave the op, where the location has them (the
+/// torch.export importer's names say the module and the source line).
 std::string describeLocation(Location loc) {
   std::string text;
   loc->walk([&](Location inner) {
@@ -101,8 +105,7 @@ std::string describeLocation(Location loc) {
   });
   StringRef name = getLocationName(loc);
   if (!name.empty())
-    text +=
-        (text.empty() ? "'" : " ('") + name.str() + (text.empty() ? "'" : "')");
+    text = text.empty() ? name.str() : text + " ('" + name.str() + "')";
   if (text.empty())
     llvm::raw_string_ostream(text) << loc;
   return text;

@@ -11,7 +11,8 @@ def embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False,
         ctx.fail("nn.Embedding(scale_grad_by_freq=True) is not supported")
     table = ctx.tensor(weight)
     ids = ctx.tensor(indices)
-    attrs = {"axis": Attr.i64(0)}
+    # PyTorch raises for a negative id (amp-check-indices reports it).
+    attrs = {"axis": Attr.i64(0), "non_negative": Attr.unit}
     if padding_idx is not None and padding_idx >= 0:
         # PyTorch: the padding row is read but gets no gradient.
         attrs["padding_idx"] = Attr.i64(padding_idx)
@@ -24,7 +25,8 @@ def index_select(ctx, x, dim, index):
     value = ctx.tensor(x)
     return ctx.emit.op("amp.gather", [value, ctx.tensor(index)],
                        [(shape, dtype)],
-                       {"axis": Attr.i64(dim % value.rank)})
+                       {"axis": Attr.i64(dim % value.rank),
+                        "non_negative": Attr.unit})
 
 
 @handles("aten.gather.default")
@@ -36,4 +38,5 @@ def gather(ctx, x, dim, index, sparse_grad=False):
         ctx.fail("torch.gather of a 0-d tensor is not supported")
     return ctx.emit.op("amp.gather_elements", [value, ctx.tensor(index)],
                        [(shape, dtype)],
-                       {"axis": Attr.i64(dim % value.rank)})
+                       {"axis": Attr.i64(dim % value.rank),
+                        "non_negative": Attr.unit})

@@ -121,3 +121,24 @@ func.func @gather_elements(
   %dx = amp.scatter_add_elements %g, %idx {axis = -1 : i64} : (tensor<4x3xf32>, tensor<4x3xi64>) -> tensor<4x10xf32>
   return %l, %dx : tensor<f32>, tensor<4x10xf32>
 }
+
+// -----
+
+// PyTorch's embedding (non_negative): ids are valid in [0, 10), and its
+// gradient's check, [-10, 10), is implied by the gather's and left out.
+
+// CHECK-LABEL: func.func @torch_embedding(
+// CHECK-NEXT: amp.check_indices %arg1 {lower = 0 : i64, upper = 10 : i64} : tensor<2x5xi64>
+// CHECK-NEXT: amp.constant dense<[0, 10]> : tensor<2xi64>
+// CHECK-NOT: amp.check_indices
+func.func @torch_embedding(
+    %table: tensor<10x4xf32> {amp.role = #amp.role<parameter>, amp.name = "emb.weight"},
+    %ids: tensor<2x5xi64> {amp.role = #amp.role<input>, amp.name = "ids"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>, amp.name = "loss"},
+        tensor<10x4xf32> {amp.role = #amp.role<output>, amp.name = "grad"})
+    attributes {amp.graph = #amp.graph<forward>} {
+  %e = amp.gather %table, %ids {non_negative} : (tensor<10x4xf32>, tensor<2x5xi64>) -> tensor<2x5x4xf32>
+  %l = amp.reduce_sum %e {axes = array<i64: 0, 1, 2>} : tensor<2x5x4xf32> -> tensor<f32>
+  %g = amp.gather_grad %e, %ids : (tensor<2x5x4xf32>, tensor<2x5xi64>) -> tensor<10x4xf32>
+  return %l, %g : tensor<f32>, tensor<10x4xf32>
+}

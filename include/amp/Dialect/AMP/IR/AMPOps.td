@@ -782,6 +782,11 @@ def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision,
     `p`, but the index entries equal to `p` contribute no gradient (the
     autodiff rule passes it to `amp.gather_grad`), so that row never trains.
 
+    A negative index counts from the end (ONNX's Gather), unless
+    `non_negative` is set (PyTorch's embedding and index_select): then the
+    valid indices are `[0, n)`. An index outside the valid range is
+    reported by the step (amp-check-indices).
+
     ```mlir
     %0 = amp.gather %table, %ids {axis = 0 : i64}
         : (tensor<100x16xf32>, tensor<2x8xi64>) -> tensor<2x8x16xf32>
@@ -791,7 +796,8 @@ def AMP_GatherOp : AMP_ComputeOp<"gather", AMP_ClearPrecision,
   }];
   let arguments = (ins AMP_AnyTensor:$input, AMP_IntegerTensor:$indices,
                        DefaultValuedAttr<AMP_I64Attr, "0">:$axis,
-                       OptionalAttr<AMP_I64Attr>:$padding_idx);
+                       OptionalAttr<AMP_I64Attr>:$padding_idx,
+                       UnitAttr:$non_negative);
   let results = (outs AMP_AnyTensor:$result);
   let assemblyFormat = [{
     $input `,` $indices attr-dict `:` functional-type(operands, results)
@@ -825,9 +831,10 @@ def AMP_GatherElementsOp : AMP_ComputeOp<"gather_elements",
     `indices` has the rank of `input`, and the result the shape of
     `indices`: `result[i] = input[i with i[axis] replaced by indices[i]]`.
     Away from `axis`, `indices` may be shorter than `input` (as
-    torch.gather allows). A negative index counts from the end (ONNX);
-    indices outside `[-n, n)`, `n = input.shape[axis]`, are reported by
-    the step (amp-check-indices).
+    torch.gather allows). A negative index counts from the end (ONNX),
+    unless `non_negative` is set (torch.gather): the valid indices are then
+    `[0, n)` rather than `[-n, n)`, `n = input.shape[axis]`. An index
+    outside them is reported by the step (amp-check-indices).
 
     ```mlir
     %0 = amp.gather_elements %x, %idx {axis = 1 : i64}
@@ -835,7 +842,8 @@ def AMP_GatherElementsOp : AMP_ComputeOp<"gather_elements",
     ```
   }];
   let arguments = (ins AMP_AnyTensor:$input, AMP_IntegerTensor:$indices,
-                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis);
+                       DefaultValuedAttr<AMP_I64Attr, "0">:$axis,
+                       UnitAttr:$non_negative);
   let results = (outs AMP_AnyTensor:$result);
   let assemblyFormat = [{
     $input `,` $indices attr-dict `:` functional-type(operands, results)
