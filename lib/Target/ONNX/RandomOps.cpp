@@ -32,10 +32,13 @@ Value Importer::bernoulli(double p, ArrayRef<int64_t> shape, Type element) {
   Type i1 = builder.getI1Type();
   RankedTensorType maskType = tensorType(shape, i1);
   RankedTensorType type = tensorType(shape, element ? element : i1);
-  if (p <= 0.0 || p >= 1.0) {
+  // amp.dropout's ratio 1 - p must be in [0, 1): a p too small to change
+  // 1 - p draws nothing.
+  double ratio = 1.0 - p;
+  if (ratio >= 1.0 || ratio <= 0.0) {
     if (!element)
-      return constant(HostTensor::scalarInt(p >= 1.0, kBool), maskType);
-    return splat(p >= 1.0 ? 1.0 : 0.0, type);
+      return constant(HostTensor::scalarInt(ratio <= 0.0, kBool), maskType);
+    return splat(ratio <= 0.0 ? 1.0 : 0.0, type);
   }
   std::string name =
       (node->name().empty() ? node->output(0) : node->name()) + ".seed";
@@ -46,7 +49,7 @@ Value Importer::bernoulli(double p, ArrayRef<int64_t> shape, Type element) {
   RankedTensorType onesType = tensorType(shape, builder.getF32Type());
   auto drop =
       DropoutOp::create(builder, loc, onesType, maskType, splat(1.0, onesType),
-                        seed, llvm::APFloat(1.0 - p));
+                        seed, llvm::APFloat(ratio));
   if (!element)
     return drop.getMask();
   // The kept ones scaled by 1 / p, times p: 0 or 1 in training, and p, the

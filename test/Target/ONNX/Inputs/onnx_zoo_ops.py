@@ -531,6 +531,13 @@ CASES["bernoulli_constant"] = Case(
     [helper.make_node("Bernoulli", ["p"], ["b"], name="draw"),
      helper.make_node("Mul", ["x", "b"], ["y"])],
     {"x": x_in((4, 8))}, {"y": out()}, opset=15)
+# A probability too small to change 1 - p (the fuzzer's): nothing drawn.
+CASES["bernoulli_tiny_probability"] = Case(
+    shape_of("p", [4, 1], 1e-30) +
+    [helper.make_node("Bernoulli", ["p"], ["b"], name="draw"),
+     helper.make_node("Mul", ["x", "b"], ["y"])],
+    {"x": x_in((4, 8))}, {"y": out()},
+    lambda v: [np.zeros((4, 8), np.float32)], opset=15)
 CASES["floor_folded"] = Case(
     [const("c", np.array([1.5, -0.5], np.float32)),
      helper.make_node("Floor", ["c"], ["f"]),
