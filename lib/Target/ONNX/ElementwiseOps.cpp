@@ -790,6 +790,21 @@ LogicalResult Importer::importHardSigmoid(bool swish) {
   return setValue(0, y);
 }
 
+/// Mish (opset 18): x * tanh(softplus(x)), as PyTorch's exporter writes
+/// it before opset 18 (amp.softplus is the overflow-free form).
+LogicalResult Importer::importMish() {
+  if (failed(checkArity(1, 1)))
+    return failure();
+  FailureOr<Value> input = floatValue(0, "X");
+  if (failed(input))
+    return failure();
+  Value x = *input;
+  Type type = x.getType();
+  Value soft = SoftplusOp::create(builder, loc, type, x);
+  return setValue(0, MulOp::create(builder, loc, type, x,
+                                   TanhOp::create(builder, loc, type, soft)));
+}
+
 /// IsNaN (x != x) and IsInf (x == +inf, x == -inf, or max(x, -x) == inf),
 /// folded on known tensors.
 LogicalResult Importer::importIsNaNOrInf(bool nan) {
@@ -874,6 +889,7 @@ void mlir::amp::onnx_import::registerElementwiseHandlers(OpTable &table) {
     table.onOp(op.opType, kMinOpset,
                [&op](Importer &im) { return im.importUnary(op); });
   table.onOp("Mod", kMinOpset, &Importer::importMod);
+  table.onOp("Mish", 18, &Importer::importMish);
   table.onOp("HardSigmoid", kMinOpset, [](Importer &im) {
     return im.importHardSigmoid(/*swish=*/false);
   });

@@ -306,6 +306,7 @@ public:
   LogicalResult importClip();
   LogicalResult importHardSigmoid(bool swish);
   LogicalResult importMod();
+  LogicalResult importMish();
   LogicalResult importIsNaNOrInf(bool nan);
   LogicalResult importCast(bool like);
   LogicalResult importSoftmax(bool log);

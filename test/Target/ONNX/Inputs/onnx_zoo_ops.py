@@ -461,6 +461,11 @@ CASES["gelu_tanh_opset20"] = Case(
         math.sqrt(2 / math.pi) * (v["x"].astype(np.float64) +
                                   0.044715 * v["x"].astype(np.float64) ** 3)))],
     opset=20)
+CASES["mish_opset18"] = Case(
+    [helper.make_node("Mish", ["x"], ["y"])],
+    {"x": x_in((2, 3, 4))}, {"y": out()},
+    lambda v: [v["x"] * np.tanh(np.logaddexp(v["x"].astype(np.float64), 0))],
+    opset=18)
 CASES["gelu_bad_approximate"] = Case(
     [helper.make_node("Gelu", ["x"], ["y"], approximate="fast")],
     {"x": x_in((2, 3))}, {"y": out()}, opset=20)
