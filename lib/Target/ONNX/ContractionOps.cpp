@@ -638,27 +638,35 @@ LogicalResult Importer::importCumSum() {
   if (*known) {
     const HostTensor &in = **known;
     HostTensor out = HostTensor::zeros(in.dtype, in.shape);
+    if (in.size() == 0)
+      return setHost(0, std::move(out));
     int64_t inner = stridesOf(in.shape)[*axis], outer = in.size() / (n * inner);
+    // One running sum per line, in the direction of the sum.
     for (int64_t o = 0; o < outer; ++o)
-      for (int64_t r = 0; r < inner; ++r)
-        for (int64_t j = 0; j < n; ++j) {
-          double fsum = 0;
-          uint64_t isum = 0;
-          for (int64_t i = 0; i < n; ++i) {
-            if (!adds(i, j))
-              continue;
-            int64_t k = (o * n + i) * inner + r;
-            if (in.isFloat())
-              fsum += in.floats[k];
-            else
-              isum += static_cast<uint64_t>(in.ints[k]);
-          }
+      for (int64_t r = 0; r < inner; ++r) {
+        double fsum = 0;
+        uint64_t isum = 0;
+        for (int64_t step = 0; step < n; ++step) {
+          int64_t j = *reverse ? n - 1 - step : step;
           int64_t k = (o * n + j) * inner + r;
-          if (in.isFloat())
-            out.setDouble(k, fsum);
-          else
+          if (in.isFloat()) {
+            if (*exclusive) {
+              out.setDouble(k, fsum);
+              fsum += in.floats[k];
+            } else {
+              fsum += in.floats[k];
+              out.setDouble(k, fsum);
+            }
+          } else {
+            uint64_t v = static_cast<uint64_t>(in.ints[k]);
+            if (!*exclusive)
+              isum += v;
             out.setInt(k, static_cast<int64_t>(isum));
+            if (*exclusive)
+              isum += v;
+          }
         }
+      }
     return setHost(0, std::move(out));
   }
   FailureOr<Value> input = floatValue(0, "x");
@@ -764,6 +772,8 @@ LogicalResult Importer::importEinsum() {
                     std::string &out) -> LogicalResult {
     size_t dots = term.find("...");
     int64_t letters = term.size() - (dots == StringRef::npos ? 0 : 3);
+    if (dots == StringRef::npos && term.contains('.'))
+      return bad("'.' outside an ellipsis in '" + term + "'");
     for (char c : term)
       if (c != '.' && !llvm::isAlpha(c))
         return bad("'" + Twine(c) + "' is not an index letter");

@@ -123,6 +123,11 @@ LogicalResult Importer::importResize() {
   Value x = *input;
   Type element = elementOf(x);
   int64_t rank = shapeOf(x).size();
+  if (llvm::is_contained(shapeOf(x), 0)) {
+    error() << "X of shape " << formatShape(shapeOf(x))
+            << " has no elements; amp does not support empty tensors";
+    return failure();
+  }
   SmallVector<int64_t> axes;
   if (*axesAttr) {
     FailureOr<SmallVector<int64_t>> normalized =
