@@ -121,7 +121,8 @@ def _input_names(model, count):
     return names[:count]
 
 
-def _export(model, example_inputs, input_names, opset_version, dynamic):
+def _export(model, example_inputs, input_names, opset_version, dynamic,
+            output_names=None):
     """The module as ONNX bytes (PyTorch 1.x), exported in the module's own
     mode (training or eval) with its parameter names kept (no constant
     folding); with `dynamic`, the batch (first) dimension of its inputs is
@@ -129,9 +130,17 @@ def _export(model, example_inputs, input_names, opset_version, dynamic):
     partial batch gets its own step. The export runs the forward, so it
     runs on a copy of the module with torch's random state put back: the
     user's module (batch-norm running statistics) and random stream are
-    as they were."""
+    as they were. `output_names` names the first outputs (the importer
+    takes an output named "loss" as the loss). On PyTorch 2.x the
+    TorchScript exporter (dynamo=False) is the one the importer is tested
+    against at every opset."""
     import torch
 
+    extra = {}
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        extra["dynamo"] = False
+    if output_names:
+        extra["output_names"] = list(output_names)
     buffer = io.BytesIO()
     copy = _copy_module(model)
     rng = torch.get_rng_state()
@@ -148,7 +157,8 @@ def _export(model, example_inputs, input_names, opset_version, dynamic):
                               dynamic_axes={
                                   name: {0: "batch"} for name, x in
                                   zip(input_names, example_inputs)
-                                  if dynamic and x.dim() > 0})
+                                  if dynamic and x.dim() > 0},
+                              **extra)
     except Exception as error:  # torch raises many kinds here
         raise ExportError("amp.compile: torch.onnx.export cannot export %s: %s"
                           % (type(model).__name__, error)) from error
@@ -315,7 +325,10 @@ def compile(model, example_inputs, *, preset=None, policy=None,
         rules = _onnx_rules(model)
 
         def compiler(dynamic):
-            onnx = _export(model, tensors, names, opset_version, dynamic)
+            # With loss="none" the module returns its loss: its first
+            # output is named so, as torch.export's path takes it.
+            onnx = _export(model, tensors, names, opset_version, dynamic,
+                           ["loss"] if merged.get("loss") == "none" else None)
             return _Compiler(onnx, option_text, policy, cxx,
                              type(model).__name__, names, rules,
                              _counters(model))
