@@ -54,6 +54,15 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // bf16 arithmetic (a clamp of hardsigmoid, say) runs in f32 between
+  // explicit conversions: LLVM would otherwise round its results with
+  // calls to __truncsfbf2 on CPUs without AVX512-BF16 (x86-64-v3, the
+  // default --cpu), which libgcc 12 does not have. The rounding is the
+  // same (to nearest even).
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   // bf16 <-> f32 conversions become integer code: x86 has no instructions
   // for them and libgcc 12 no helpers.
   arith::ArithExpandOpsPassOptions expand;
