@@ -14,6 +14,7 @@
 # CHECK: cumsum: 10 losses within 1e-05
 # CHECK: einsum: 10 losses within 1e-05
 # CHECK: nonfinite_guard: 10 losses within 1e-05
+# CHECK: group_norm: 10 losses within 1e-05
 # CHECK: drop_path: kept fraction {{0\.[0-9]+}} (expected 0.75), eval outputs within 1e-05
 import copy
 import os
@@ -142,6 +143,25 @@ class Guard(nn.Module):
 
 
 train("nonfinite_guard", Guard(), (8, 8))
+
+
+class GroupNormSiLU(nn.Module):
+    # nn.GroupNorm reaches the importer as aten.native_group_norm (the
+    # decomposition keeps it), once refused; with an affine and a plain
+    # instance: diffusion UNets use both.
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 8, 3, padding=1)
+        self.norm = nn.GroupNorm(4, 8)
+        self.plain = nn.GroupNorm(2, 8, affine=False)
+        self.head = nn.Linear(8 * 16, 4)
+
+    def forward(self, x):
+        y = F.silu(self.norm(self.conv(x)))
+        return self.head(self.plain(y).flatten(1))
+
+
+train("group_norm", GroupNormSiLU(), (4, 2, 4, 4))
 
 
 class DropPath(nn.Module):

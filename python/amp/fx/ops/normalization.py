@@ -34,6 +34,19 @@ def layer_norm(ctx, x, normalized_shape, weight, bias, eps):
     return (y, ctx.reshape(mean, rows + (1,)), ctx.reshape(rstd, rows + (1,)))
 
 
+@handles("aten.native_group_norm.default")
+def group_norm(ctx, x, weight, bias, n, channels, hw, group, eps):
+    value = ctx.tensor(x)
+    w = _ones_or(ctx, weight, channels, 1.0)
+    b = _ones_or(ctx, bias, channels, 0.0)
+    stats = (value.shape[0], group)
+    # torch's saved statistics are [N, group], as amp's.
+    return tuple(ctx.emit.op(
+        "amp.group_norm", [value, w, b],
+        [(value.shape, value.dtype), (stats, "f32"), (stats, "f32")],
+        {"num_groups": Attr.i64(group), "epsilon": Attr.f64(eps)}))
+
+
 @handles("aten.rms_norm.default")
 def rms_norm(ctx, x, normalized_shape, weight=None, eps=None):
     value = ctx.tensor(x)
