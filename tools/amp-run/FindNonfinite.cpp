@@ -12,6 +12,7 @@
 
 #include "amp/Runtime/NonfiniteABI.h"
 #include "amp/Support/OutputFile.h"
+#include "amp/Target/ModelABI/LoadedModel.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -21,11 +22,11 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
-#include <dlfcn.h>
 #include <vector>
 
 namespace cl = llvm::cl;
 using llvm::StringRef;
+using BuildArgumentFn = decltype(&amp_build_argument);
 
 llvm::cl::OptionCategory &amp::nonfiniteOptionCategory() {
   static cl::OptionCategory category("amp-run precision debugging");
@@ -44,12 +45,9 @@ cl::opt<std::string> reportPath(
     cl::desc("Also write the --find-nonfinite reports to FILE as JSON"),
     cl::value_desc("FILE"), cl::cat(amp::nonfiniteOptionCategory()));
 
-/// The amp-compile arguments a library records (amp_build_argument), read
-/// through `handle`; none when it records none.
-std::vector<std::string> buildArguments(void *handle) {
-  auto get = handle ? reinterpret_cast<decltype(&amp_build_argument)>(
-                          dlsym(handle, "amp_build_argument"))
-                    : nullptr;
+/// The amp-compile arguments a library records, read through its
+/// amp_build_argument (`get`); none when it records none (null `get`).
+std::vector<std::string> buildArguments(BuildArgumentFn get) {
   std::vector<std::string> arguments;
   for (int32_t i = 0; get && get(i); ++i)
     arguments.push_back(get(i));
@@ -60,8 +58,9 @@ std::vector<std::string> buildArguments(void *handle) {
 /// caches it beside it.
 class InstrumentedBuild {
 public:
-  explicit InstrumentedBuild(const std::string &libraryPath)
-      : libraryPath(libraryPath) {}
+  InstrumentedBuild(const std::string &libraryPath,
+                    BuildArgumentFn trainedBuildArgument)
+      : libraryPath(libraryPath), trainedBuildArgument(trainedBuildArgument) {}
 
   /// The instrumented library, built once and reused while it records the
   /// same arguments as the trained one.
@@ -77,6 +76,9 @@ public:
 
 private:
   std::string libraryPath;
+  /// The loaded trained library's amp_build_argument (null in a library
+  /// that records nothing).
+  BuildArgumentFn trainedBuildArgument;
 
   std::string absoluteLibraryPath() const {
     llvm::SmallString<256> path(libraryPath);
@@ -90,24 +92,26 @@ private:
     return path.str().str();
   }
 
+  /// What the cached instrumented library records, loaded through the one
+  /// loader (its checksum verified; RTLD_DEEPBIND: a second copy of the
+  /// model runtime in this process); none when it cannot be loaded (a
+  /// damaged or foreign file is rebuilt, never mapped).
   static std::vector<std::string>
   cachedBuildArguments(const std::string &path) {
-    void *handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
-    std::vector<std::string> arguments = buildArguments(handle);
-    if (handle)
-      dlclose(handle);
-    return arguments;
+    std::string message;
+    std::unique_ptr<mlir::amp::LoadedModel> cached =
+        mlir::amp::LoadedModel::open(path, message, /*deepBind=*/true);
+    if (!cached)
+      return {};
+    return buildArguments(reinterpret_cast<BuildArgumentFn>(
+        cached->symbol("amp_build_argument")));
   }
 
-  /// The arguments that made the trained library (loaded already), with
-  /// its model checked to be the one it was compiled from.
+  /// The arguments that made the trained library, with its model checked
+  /// to be the one it was compiled from.
   bool trainedBuildArguments(std::vector<std::string> &arguments,
                              std::string &error) const {
-    void *handle =
-        dlopen(absoluteLibraryPath().c_str(), RTLD_LAZY | RTLD_NOLOAD);
-    arguments = buildArguments(handle);
-    if (handle)
-      dlclose(handle);
+    arguments = buildArguments(trainedBuildArgument);
     if (arguments.empty()) {
       error = "'" + libraryPath +
               "' does not record how it was compiled; compile it again with "
@@ -186,7 +190,7 @@ private:
 std::unique_ptr<mlir::amp::NonfiniteFinder>
 amp::createNonfiniteFinder(const std::string &libraryPath,
                            const mlir::amp::TrainedModel &model,
-                           std::string &error) {
+                           BuildArgumentFn buildArgument, std::string &error) {
   if (!findNonfinite.getNumOccurrences()) {
     if (!reportPath.empty())
       error = "--find-nonfinite-report needs --find-nonfinite";
@@ -211,13 +215,14 @@ amp::createNonfiniteFinder(const std::string &libraryPath,
     }
   }
   return std::make_unique<mlir::amp::NonfiniteFinder>(
-      model, *mode, InstrumentedBuild(libraryPath));
+      model, *mode, InstrumentedBuild(libraryPath, buildArgument));
 }
 
 std::string amp::findNonfiniteSetting() {
   if (!findNonfinite.getNumOccurrences())
     return "";
-  return findNonfinite.empty() ? std::string("first") : findNonfinite.getValue();
+  return findNonfinite.empty() ? std::string("first")
+                               : findNonfinite.getValue();
 }
 
 bool amp::checkNonfiniteStep(mlir::amp::NonfiniteFinder &finder, int64_t step,

@@ -10,6 +10,7 @@
 #ifndef AMP_RUN_FINDNONFINITE_H
 #define AMP_RUN_FINDNONFINITE_H
 
+#include "amp/Runtime/NonfiniteABI.h"
 #include "amp/Target/ModelABI/NonfiniteFinder.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -23,10 +24,12 @@ namespace amp {
 llvm::cl::OptionCategory &nonfiniteOptionCategory();
 
 /// Null unless --find-nonfinite was given; `error` is set when its options
-/// are wrong. The instrumented library of `libraryPath` is built on demand.
-std::unique_ptr<mlir::amp::NonfiniteFinder>
-createNonfiniteFinder(const std::string &libraryPath,
-                      const mlir::amp::TrainedModel &model, std::string &error);
+/// are wrong. The instrumented library of `libraryPath` is built on demand
+/// with the amp-compile arguments the loaded library records
+/// (`buildArgument`, its amp_build_argument; null when it has none).
+std::unique_ptr<mlir::amp::NonfiniteFinder> createNonfiniteFinder(
+    const std::string &libraryPath, const mlir::amp::TrainedModel &model,
+    decltype(&amp_build_argument) buildArgument, std::string &error);
 
 /// --find-nonfinite as given ("first" for the bare option, "every"), or
 /// empty when it was not: ranks of a data-parallel run must agree on it.

@@ -174,6 +174,8 @@ struct Model {
   /// Data parallelism (absent in libraries older than it).
   decltype(&amp_dp_rank) dpRank = nullptr;
   decltype(&amp_dp_world_size) dpWorldSize = nullptr;
+  /// What rebuilds the library (--find-nonfinite's instrumented build).
+  decltype(&amp_build_argument) buildArgument = nullptr;
   /// The all-gather of the start-up agreement check (DataParallel.h).
   int32_t (*dpAllgather)(const void *, int64_t, void *,
                          const char **) = nullptr;
@@ -237,6 +239,7 @@ std::optional<Model> loadModel(std::string &error) {
   resolve(library, "amp_train_step_finished_scales", m.finishedScales);
   resolve(library, "amp_dp_rank", m.dpRank);
   resolve(library, "amp_dp_world_size", m.dpWorldSize);
+  resolve(library, "amp_build_argument", m.buildArgument);
   resolve(library, "amp_dp_allgather", m.dpAllgather);
   resolve(library, "openblas_set_num_threads", m.setBlasThreads);
   resolve(library, "amp_cpu_sgemm", m.runtimeSgemm);
@@ -1636,8 +1639,8 @@ int main(int argc, char **argv) {
       return 1;
     if (!profilePath.empty() && startProfile(*model, profile) != 0)
       return 1;
-    finder =
-        amp::createNonfiniteFinder(libraryPath, trainedModel(*model), error);
+    finder = amp::createNonfiniteFinder(libraryPath, trainedModel(*model),
+                                        model->buildArgument, error);
     if (!error.empty())
       return fail(error);
     if (finder && evalOnly)
