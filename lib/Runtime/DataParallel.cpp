@@ -15,6 +15,7 @@
 #include "amp/Runtime/DataParallel.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
+#include "amp/Target/ModelABI/LoadedModel.h"
 
 // MPI's C API only: its C++ bindings would need libmpi_cxx.
 #define OMPI_SKIP_MPICXX 1
@@ -22,6 +23,8 @@
 #include <mpi.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -160,29 +163,56 @@ void promoteMPISymbols() {
     dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
 }
 
-/// FNV-1a of this library's file: ranks that loaded different libraries
-/// (another model, other options) would train garbage together.
-bool hashLibrary(uint64_t &hash, std::string &path, std::string &error) {
+/// The file the loader knows as `name`: the loader opens model libraries
+/// as /proc/self/fd/N (LoadedModel.h), a name that tells the user nothing.
+std::string realPath(const std::string &name) {
+  char target[4096];
+  ssize_t length = readlink(name.c_str(), target, sizeof(target) - 1);
+  if (length <= 0)
+    return name;
+  return std::string(target, size_t(length));
+}
+
+/// This library's checksum (the BLAKE3 digest amp-compile appended to it,
+/// which the loader verified): ranks that loaded different libraries
+/// (another model, other options) would train garbage together. `path` is
+/// the library's file.
+bool libraryChecksum(mlir::amp::LibraryChecksum &checksum, std::string &path,
+                     std::string &error) {
   Dl_info info;
   if (!dladdr(reinterpret_cast<void *>(&amp_dp_hooks_get), &info) ||
       !info.dli_fname) {
     error = "cannot find the file of the model library";
     return false;
   }
-  path = info.dli_fname;
-  FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file) {
-    error = "cannot read the model library '" + path + "'";
+  path = realPath(info.dli_fname);
+  int fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error =
+        "cannot read the model library '" + path + "': " + std::strerror(errno);
     return false;
   }
-  hash = 1469598103934665603ull;
-  unsigned char chunk[1 << 16];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
-    for (size_t i = 0; i < n; ++i)
-      hash = (hash ^ chunk[i]) * 1099511628211ull;
-  std::fclose(file);
+  bool read = mlir::amp::readLibraryChecksum(fd, checksum);
+  int readError = errno;
+  close(fd);
+  if (!read) {
+    error = "cannot read the checksum of the model library '" + path + "': " +
+            (readError ? std::strerror(readError)
+                       : "it has none (it was not written by amp-compile, "
+                         "or was cut or appended to); recompile it");
+    return false;
+  }
   return true;
+}
+
+std::string hex(const unsigned char *bytes, size_t count) {
+  std::string text;
+  char digit[3];
+  for (size_t i = 0; i < count; ++i) {
+    std::snprintf(digit, sizeof(digit), "%02x", bytes[i]);
+    text += digit;
+  }
+  return text;
 }
 
 bool readTimeout(std::string &error) {
@@ -203,26 +233,25 @@ bool readTimeout(std::string &error) {
 
 bool checkSameLibrary(std::string &error) {
   Runtime &rt = runtime();
-  uint64_t hash = 0;
+  mlir::amp::LibraryChecksum checksum;
   std::string path;
-  if (!hashLibrary(hash, path, error))
+  if (!libraryChecksum(checksum, path, error))
     return false;
-  std::vector<uint64_t> hashes(rt.size);
+  constexpr int kDigest = sizeof(checksum.digest);
+  std::vector<unsigned char> digests(size_t(rt.size) * kDigest);
   MPI_Request request;
-  MPI_Iallgather(&hash, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T,
-                 rt.comm, &request);
-  if (!waitBounded(request, "the start-up check of the model libraries",
-                   error))
+  MPI_Iallgather(checksum.digest, kDigest, MPI_BYTE, digests.data(), kDigest,
+                 MPI_BYTE, rt.comm, &request);
+  if (!waitBounded(request, "the start-up check of the model libraries", error))
     return false;
   for (int r = 1; r < rt.size; ++r)
-    if (hashes[r] != hashes[0]) {
-      char text[128];
-      std::snprintf(text, sizeof(text), "%016llx, rank 0 %016llx",
-                    (unsigned long long)hashes[r],
-                    (unsigned long long)hashes[0]);
+    if (std::memcmp(&digests[size_t(r) * kDigest], digests.data(), kDigest) !=
+        0) {
+      // 64 bits of each digest tell them apart in the message.
       error = rankPrefix() + "rank " + std::to_string(r) +
-              " loaded a different model library than rank 0 (hash " + text +
-              "; this rank: '" + path +
+              " loaded a different model library than rank 0 (checksum " +
+              hex(&digests[size_t(r) * kDigest], 8) + "..., rank 0 " +
+              hex(digests.data(), 8) + "...; this rank: '" + path +
               "'): every rank must run the same library";
       return false;
     }
@@ -314,8 +343,7 @@ int32_t mean(float *value, const char **error) {
   if (rt.size == 1)
     return 0;
   MPI_Request request;
-  MPI_Iallreduce(MPI_IN_PLACE, value, 1, MPI_FLOAT, MPI_SUM, rt.comm,
-                 &request);
+  MPI_Iallreduce(MPI_IN_PLACE, value, 1, MPI_FLOAT, MPI_SUM, rt.comm, &request);
   std::string message;
   if (!waitBounded(request, "the all-reduce of the loss", message))
     return fail(error, message);
@@ -330,8 +358,8 @@ int32_t checkSame(const void *data, size_t bytes, const char *what,
     return 0;
   uint64_t hash = 1469598103934665603ull;
   for (size_t i = 0; i < bytes; ++i)
-    hash = (hash ^ static_cast<const unsigned char *>(data)[i]) *
-           1099511628211ull;
+    hash =
+        (hash ^ static_cast<const unsigned char *>(data)[i]) * 1099511628211ull;
   uint64_t range[2] = {hash, ~hash};
   MPI_Request request;
   // max(hash) == min(hash) on every rank: one all-reduce of (h, ~h).
@@ -451,19 +479,19 @@ void amp_dp_bucket_wait(int64_t index) {
     startAllReduce(bucket);
   bucket.inFlight = false;
   std::string message;
-  if (!waitBounded(bucket.request,
-                   ("the all-reduce of gradient bucket #" +
-                    std::to_string(index))
-                       .c_str(),
-                   message)) {
+  if (!waitBounded(
+          bucket.request,
+          ("the all-reduce of gradient bucket #" + std::to_string(index))
+              .c_str(),
+          message)) {
     if (rt.stepError.empty())
       rt.stepError = message;
     bucket.request = MPI_REQUEST_NULL;
     return;
   }
-  rt.waitSeconds += std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - begin)
-                        .count();
+  rt.waitSeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
   ++rt.reductions;
   rt.reducedBytes += int64_t(bucket.data.size() * sizeof(float));
   if (bucket.kind == 1)

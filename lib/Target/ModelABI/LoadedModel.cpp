@@ -42,13 +42,6 @@ void appendLittleEndian(std::string &out, uint64_t value) {
     out += char((value >> (8 * i)) & 0xff);
 }
 
-uint64_t readLittleEndian(const unsigned char *bytes) {
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i)
-    value = (value << 8) | bytes[i];
-  return value;
-}
-
 /// Reads exactly `count` bytes at `offset`; false on a short read or error.
 bool readAt(int fd, uint64_t offset, void *buffer, size_t count) {
   char *out = static_cast<char *>(buffer);
@@ -114,15 +107,10 @@ std::string mlir::amp::libraryChecksumTrailer(const char *data, size_t size) {
 }
 
 std::string mlir::amp::verifyLibraryChecksum(int fd) {
-  struct stat status;
-  if (fstat(fd, &status) != 0)
-    return std::strerror(errno);
-  uint64_t size = uint64_t(status.st_size);
-  unsigned char trailer[kLibraryTrailerSize];
-  if (size < kLibraryTrailerSize ||
-      !readAt(fd, size - kLibraryTrailerSize, trailer, kLibraryTrailerSize) ||
-      std::memcmp(trailer + 40, kLibraryTrailerMagic,
-                  kLibraryTrailerMagicSize) != 0) {
+  LibraryChecksum trailer;
+  if (!readLibraryChecksum(fd, trailer)) {
+    if (errno)
+      return std::strerror(errno);
     if (!::amp::definesDynamicSymbol(fd, "amp_abi_version"))
       return "it is not a library made by amp-compile (the model ABI is "
              "missing)";
@@ -130,7 +118,8 @@ std::string mlir::amp::verifyLibraryChecksum(int fd) {
            "older than the checksum, or one cut short or appended to); "
            "recompile it";
   }
-  uint64_t covered = readLittleEndian(trailer + 32);
+  uint64_t covered = trailer.coveredBytes;
+  uint64_t size = trailer.fileSize;
   if (covered != size - kLibraryTrailerSize)
     return "its checksum covers " + std::to_string(covered) +
            " bytes but the library has " +
@@ -148,7 +137,7 @@ std::string mlir::amp::verifyLibraryChecksum(int fd) {
     offset += count;
   }
   Digest digest = hasher.final<32>();
-  if (std::memcmp(digest.data(), trailer, digest.size()) != 0)
+  if (std::memcmp(digest.data(), trailer.digest, digest.size()) != 0)
     return "checksum mismatch: the library was modified or damaged after "
            "amp-compile wrote it; recompile it";
   return "";
