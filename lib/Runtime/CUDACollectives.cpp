@@ -79,10 +79,13 @@ std::string rankPrefix(const Collectives &c) {
          std::to_string(c.hooks->world_size()) + ": ";
 }
 
-/// Records "NCCL: <what> failed: <NCCL's name> (<its last error>)".
+/// Records "NCCL: <what> failed: <NCCL's name> (<its last error>)". The
+/// ranks then disagree on which collectives ran: MPI is marked broken, so
+/// that the process ends without waiting for the others in MPI_Finalize.
 bool checkNCCL(Collectives &c, ncclResult_t result, const std::string &what) {
   if (result == ncclSuccess)
     return true;
+  c.hooks->mark_broken();
   std::string text = rankPrefix(c) + "NCCL: " + what +
                      " failed: " + c.nccl.ncclGetErrorString(result);
   if (const char *last = c.nccl.ncclGetLastError(c.comm); last && *last)
@@ -207,9 +210,12 @@ bool ncclOp(int32_t op, ncclRedOp_t &red) {
 }
 
 /// Fails the step after NCCL reported an asynchronous error or the wait
-/// ran out; the communicator is aborted, so nothing waits on it again.
+/// ran out; the communicator is aborted, so nothing waits on it again, and
+/// MPI is marked broken: a rank that stopped would keep MPI_Finalize, and
+/// so this process, waiting for ever.
 int32_t abandon(Collectives &c, const std::string &message,
                 const char **error) {
+  c.hooks->mark_broken();
   c.nccl.ncclCommAbort(c.comm);
   c.comm = nullptr;
   c.ready = false;

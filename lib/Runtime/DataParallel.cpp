@@ -387,9 +387,11 @@ int32_t checkReplicas() { return runtime().checkReplicas; }
 
 double timeoutSeconds() { return runtime().timeoutSeconds; }
 
-constexpr amp_dp_hooks kHooks = {init,          rankOf,        worldSize,
-                                 broadcast,     mean,          checkSame,
-                                 takeStepError, checkReplicas, timeoutSeconds};
+void markBroken() { runtime().broken = true; }
+
+constexpr amp_dp_hooks kHooks = {
+    init,      rankOf,        worldSize,     broadcast,      mean,
+    checkSame, takeStepError, checkReplicas, timeoutSeconds, markBroken};
 
 } // namespace
 

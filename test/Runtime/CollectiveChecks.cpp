@@ -43,10 +43,12 @@ int32_t sameOnOne(const void *, size_t, const char *, const char **) {
 const char *noStepError() { return nullptr; }
 int32_t noReplicaCheck() { return 0; }
 double tenSeconds() { return 10.0; }
+// No MPI to leave unfinalized.
+void nothingToBreak() {}
 
-const amp_dp_hooks kOneRank = {initOneRank,     rankZero,       worldOfOne,
-                               broadcastToSelf, meanOfOne,      sameOnOne,
-                               noStepError,     noReplicaCheck, tenSeconds};
+const amp_dp_hooks kOneRank = {
+    initOneRank, rankZero,    worldOfOne,     broadcastToSelf, meanOfOne,
+    sameOnOne,   noStepError, noReplicaCheck, tenSeconds,      nothingToBreak};
 
 } // namespace
 

@@ -59,6 +59,11 @@ typedef struct amp_dp_hooks {
   int32_t (*check_replicas)(void);
   /* AMP_DP_TIMEOUT: how long any wait for the other ranks may take. */
   double (*timeout_seconds)(void);
+  /* Records that the ranks no longer run the same collectives (the GPU's
+     NCCL calls failed or timed out, CUDACollectives.cpp), as a failed MPI
+     wait does: the process then ends without MPI_Finalize, which would
+     wait for a rank that stopped. */
+  void (*mark_broken)(void);
 } amp_dp_hooks;
 
 const amp_dp_hooks *amp_dp_hooks_get(void);
