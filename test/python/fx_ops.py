@@ -16,7 +16,6 @@
 # CHECK: nonfinite_guard: 10 losses within 1e-05
 # CHECK: group_norm: 10 losses within 1e-05
 # CHECK: drop_path: kept fraction {{0\.[0-9]+}} (expected 0.75), eval outputs within 1e-05
-import copy
 import os
 import sys
 
@@ -33,24 +32,7 @@ TOLERANCE = 1e-5
 
 
 def train(name, model, shape, classes=4):
-    torch.manual_seed(0)
-    generator = torch.Generator().manual_seed(1)
-    batches = [(torch.randn(*shape, generator=generator),
-                torch.randint(0, classes, (shape[0],), generator=generator))
-               for _ in range(10)]
-    trainer = amp.compile(model, example_inputs=(batches[0][0],), lr=1e-2)
-    ours = [trainer.step(x, y) for x, y in batches]
-    ref = copy.deepcopy(model)
-    optimizer = torch.optim.AdamW(ref.parameters(), lr=1e-2)
-    theirs = []
-    for x, y in batches:
-        optimizer.zero_grad()
-        loss = F.cross_entropy(ref(x), y)
-        loss.backward()
-        optimizer.step()
-        theirs.append(loss.item())
-    T.check_close(name, ours, theirs, TOLERANCE)
-    return trainer
+    return T.train_like_torch(name, model, shape, classes, TOLERANCE)
 
 
 class Upsample(nn.Module):

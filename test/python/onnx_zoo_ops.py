@@ -18,7 +18,6 @@
 # CHECK: nonfinite_guard: 10 losses within 1e-05
 # CHECK: unet_decoder: 10 losses within 1e-05
 # CHECK: drop_path: kept fractions {{0\.[0-9]+}} {{0\.[0-9]+}} {{0\.[0-9]+}} (expected 0.75), eval outputs within 1e-05
-import copy
 import os
 import sys
 
@@ -35,24 +34,8 @@ TOLERANCE = 1e-5
 
 
 def train(name, model, shape, classes=4):
-    torch.manual_seed(0)
-    generator = torch.Generator().manual_seed(1)
-    batches = [(torch.randn(*shape, generator=generator),
-                torch.randint(0, classes, (shape[0],), generator=generator))
-               for _ in range(10)]
-    trainer = amp.compile(model, example_inputs=(batches[0][0],), lr=1e-2,
-                          capture="onnx")
-    ours = [trainer.step(x, y) for x, y in batches]
-    ref = copy.deepcopy(model)
-    optimizer = torch.optim.AdamW(ref.parameters(), lr=1e-2)
-    theirs = []
-    for x, y in batches:
-        optimizer.zero_grad()
-        loss = F.cross_entropy(ref(x), y)
-        loss.backward()
-        optimizer.step()
-        theirs.append(loss.item())
-    T.check_close(name, ours, theirs, TOLERANCE)
+    T.train_like_torch(name, model, shape, classes, TOLERANCE,
+                       capture="onnx")
 
 
 class Upsample(nn.Module):

@@ -17,7 +17,6 @@
 # TORCH1-NEXT: {{.*}} (GRU): amp does not import the recurrent layer GRU from ONNX; with PyTorch 2.x, amp.compile captures nn.GRU through torch.export
 # TORCH1: rnn -> CompileError: amp.compile: cannot compile Recurrent:
 # TORCH1-NEXT: {{.*}} (RNN): amp does not import the recurrent layer RNN from ONNX
-import copy
 import os
 import sys
 
@@ -26,7 +25,6 @@ import amp_testing as T  # noqa: E402
 import amp  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 
 # As front_door.py: 10 fp32 AdamW steps in another summation order stay
 # within ~1e-6 relative (measured 1.2e-7); a wrong gate or direction is
@@ -47,22 +45,7 @@ class Recurrent(nn.Module):
 
 
 def train(name, model):
-    generator = torch.Generator().manual_seed(1)
-    batches = [(torch.randn(4, 5, 4, generator=generator),
-                torch.randint(0, 3, (4,), generator=generator))
-               for _ in range(10)]
-    trainer = amp.compile(model, example_inputs=(batches[0][0],), lr=1e-2)
-    ours = [trainer.step(x, y) for x, y in batches]
-    ref = copy.deepcopy(model)
-    optimizer = torch.optim.AdamW(ref.parameters(), lr=1e-2)
-    theirs = []
-    for x, y in batches:
-        optimizer.zero_grad()
-        loss = F.cross_entropy(ref(x), y)
-        loss.backward()
-        optimizer.step()
-        theirs.append(loss.item())
-    T.check_close(name, ours, theirs, TOLERANCE)
+    T.train_like_torch(name, model, (4, 5, 4), 3, TOLERANCE)
 
 
 CASES = [("lstm", "LSTM", {}), ("gru", "GRU", {}), ("rnn", "RNN", {}),

@@ -69,6 +69,33 @@ def amp_losses(trainer, data, epochs):
     return [trainer.step(x, y) for _ in range(epochs) for x, y in data]
 
 
+def train_like_torch(name, model, shape, classes, rtol, **options):
+    """Ten AdamW steps (lr 1e-2, cross-entropy) on seeded batches of
+    `shape` and labels in [0, classes), through amp.compile(**options) and
+    through PyTorch fp32 on a copy; checks the losses within rtol and
+    returns the trainer."""
+    import amp
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(1)
+    batches = [(torch.randn(*shape, generator=generator),
+                torch.randint(0, classes, (shape[0],), generator=generator))
+               for _ in range(10)]
+    trainer = amp.compile(model, example_inputs=(batches[0][0],), lr=1e-2,
+                          **options)
+    ours = [trainer.step(x, y) for x, y in batches]
+    ref = copy.deepcopy(model)
+    optimizer = torch.optim.AdamW(ref.parameters(), lr=1e-2)
+    theirs = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(ref(x), y)
+        loss.backward()
+        optimizer.step()
+        theirs.append(loss.item())
+    check_close(name, ours, theirs, rtol)
+    return trainer
+
+
 def check_close(what, ours, theirs, rtol):
     """Every loss within rtol relative; prints the worst and exits 1 when
     one is not."""
