@@ -233,7 +233,9 @@ static LogicalResult readWindow(ArrayRef<int64_t> input, Window &window,
   return success();
 }
 
-LogicalResult Importer::importConv() {
+/// X and W of Conv and ConvTranspose: X a 4-d NCHW float tensor, W a 4-d
+/// tensor of its element type; `kind` names the op in the error.
+LogicalResult Importer::convOperands(StringRef kind, Value &x, Value &w) {
   if (failed(checkArity(2, 3)))
     return failure();
   FailureOr<Value> xValue = floatValue(0, "X");
@@ -243,11 +245,12 @@ LogicalResult Importer::importConv() {
   FailureOr<Value> wValue = value(1, element);
   if (failed(wValue))
     return failure();
-  Value x = *xValue, w = *wValue;
+  x = *xValue;
+  w = *wValue;
   ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
   if (xs.size() != 4) {
-    error() << "only 2-d convolutions (4-d NCHW inputs) are supported; X has "
-               "shape "
+    error() << "only 2-d " << kind
+            << " (4-d NCHW inputs) are supported; X has shape "
             << formatShape(xs);
     return failure();
   }
@@ -256,6 +259,29 @@ LogicalResult Importer::importConv() {
             << formatShape(ws);
     return failure();
   }
+  return success();
+}
+
+/// The window's kernel is W's spatial shape; a kernel_shape attribute must
+/// agree with it.
+LogicalResult
+Importer::kernelFromWeight(const std::optional<SmallVector<int64_t>> &kernel,
+                           ArrayRef<int64_t> ws, Window &window) {
+  window.kernel = {ws[2], ws[3]};
+  if (kernel && *kernel != window.kernel) {
+    error() << "kernel_shape " << formatShape(*kernel) << " does not match W "
+            << formatShape(ws);
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult Importer::importConv() {
+  Value x, w;
+  if (failed(convOperands("convolutions", x, w)))
+    return failure();
+  Type element = elementOf(x);
+  ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
   FailureOr<int64_t> group = intAttr("group", 1);
   std::string autoPad;
   std::optional<SmallVector<int64_t>> kernel;
@@ -270,12 +296,8 @@ LogicalResult Importer::importConv() {
             << " (W must be [M, C / group, kH, kW])";
     return failure();
   }
-  window.kernel = {ws[2], ws[3]};
-  if (kernel && *kernel != window.kernel) {
-    error() << "kernel_shape " << formatShape(*kernel) << " does not match W "
-            << formatShape(ws);
+  if (failed(kernelFromWeight(kernel, ws, window)))
     return failure();
-  }
   Shape outHW;
   if (failed(readWindow(
           xs, window, [&] { return error(); }, autoPad,
@@ -317,28 +339,11 @@ static void splitTransposedPadding(int64_t total, StringRef autoPad,
 }
 
 LogicalResult Importer::importConvTranspose() {
-  if (failed(checkArity(2, 3)))
+  Value x, w;
+  if (failed(convOperands("transposed convolutions", x, w)))
     return failure();
-  FailureOr<Value> xValue = floatValue(0, "X");
-  if (failed(xValue))
-    return failure();
-  Type element = elementOf(*xValue);
-  FailureOr<Value> wValue = value(1, element);
-  if (failed(wValue))
-    return failure();
-  Value x = *xValue, w = *wValue;
+  Type element = elementOf(x);
   ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
-  if (xs.size() != 4) {
-    error() << "only 2-d transposed convolutions (4-d NCHW inputs) are "
-               "supported; X has shape "
-            << formatShape(xs);
-    return failure();
-  }
-  if (ws.size() != 4 || elementOf(w) != element) {
-    error() << "W must be a 4-d tensor of X's element type, got "
-            << formatShape(ws);
-    return failure();
-  }
   FailureOr<int64_t> group = intAttr("group", 1);
   std::string autoPad;
   std::optional<SmallVector<int64_t>> kernel;
@@ -360,12 +365,8 @@ LogicalResult Importer::importConvTranspose() {
             << " (W must be [C, M / group, kH, kW] with C divisible by group)";
     return failure();
   }
-  window.kernel = {ws[2], ws[3]};
-  if (kernel && *kernel != window.kernel) {
-    error() << "kernel_shape " << formatShape(*kernel) << " does not match W "
-            << formatShape(ws);
+  if (failed(kernelFromWeight(kernel, ws, window)))
     return failure();
-  }
   SmallVector<int64_t> outputPadding =
       outputPaddingAttr->value_or(SmallVector<int64_t>{0, 0});
   if (window.stride.size() != 2 || window.dilation.size() != 2 ||

@@ -292,6 +292,13 @@ public:
   LogicalResult windowAttrs(std::string &autoPad,
                             std::optional<SmallVector<int64_t>> &kernel,
                             Window &window);
+  /// X and W of Conv and ConvTranspose (4-d, W of X's element type).
+  LogicalResult convOperands(StringRef kind, Value &x, Value &w);
+  /// Sets the window's kernel from W [.., .., kH, kW], checking
+  /// kernel_shape against it.
+  LogicalResult
+  kernelFromWeight(const std::optional<SmallVector<int64_t>> &kernel,
+                   ArrayRef<int64_t> ws, Window &window);
 
   //===------------------------------------------------------------------===//
   // Ops
