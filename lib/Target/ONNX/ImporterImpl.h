@@ -292,6 +292,9 @@ public:
   LogicalResult windowAttrs(std::string &autoPad,
                             std::optional<SmallVector<int64_t>> &kernel,
                             Window &window);
+  /// Gather's and GatherElements' data and indices shapes and their axis
+  /// (normalized), after checking arity, index dtype and data rank.
+  LogicalResult gatherOperands(Shape &data, Shape &indices, int64_t &axis);
   /// X and W of Conv and ConvTranspose (4-d, W of X's element type).
   LogicalResult convOperands(StringRef kind, Value &x, Value &w);
   /// Sets the window's kernel from W [.., .., kH, kW], checking

@@ -198,7 +198,11 @@ LogicalResult Importer::importSlice() {
                                      begin, limits, step));
 }
 
-LogicalResult Importer::importGather() {
+/// The operands of Gather and GatherElements: data of rank 1 or more, its
+/// shape, INT64 or INT32 indices and their shape, and the axis counted
+/// from the front.
+LogicalResult Importer::gatherOperands(Shape &data, Shape &indices,
+                                       int64_t &axis) {
   if (failed(checkArity(2, 2)))
     return failure();
   FailureOr<int64_t> axisAttr = intAttr("axis", 0);
@@ -218,18 +222,29 @@ LogicalResult Importer::importGather() {
     error() << "data must have rank 1 or more";
     return failure();
   }
-  FailureOr<int64_t> axis = normalizeAxis(*axisAttr, rank);
-  if (failed(axis))
+  FailureOr<int64_t> normalized = normalizeAxis(*axisAttr, rank);
+  if (failed(normalized))
     return failure();
-  Shape shape(ArrayRef<int64_t>(*in).take_front(*axis));
-  shape.append(indicesShape->begin(), indicesShape->end());
-  shape.append(in->begin() + *axis + 1, in->end());
+  data = std::move(*in);
+  indices = std::move(*indicesShape);
+  axis = *normalized;
+  return success();
+}
+
+LogicalResult Importer::importGather() {
+  Shape in, indicesShape;
+  int64_t axis;
+  if (failed(gatherOperands(in, indicesShape, axis)))
+    return failure();
+  Shape shape(ArrayRef<int64_t>(in).take_front(axis));
+  shape.append(indicesShape.begin(), indicesShape.end());
+  shape.append(in.begin() + axis + 1, in.end());
   if (failed(checkShape(shape)))
     return failure();
   FailureOr<const HostTensor *> data = hostOf(0), indices = hostOf(1);
   if (failed(data) || failed(indices))
     return failure();
-  int64_t dim = (*in)[*axis];
+  int64_t dim = in[axis];
   // Normalized indices, when known.
   std::optional<HostTensor> idx;
   if (*indices) {
@@ -237,7 +252,7 @@ LogicalResult Importer::importGather() {
     idx->dtype = kInt64;
     for (int64_t &i : idx->ints) {
       if (i < -dim || i >= dim) {
-        error() << "index " << i << " is out of range for axis " << *axis
+        error() << "index " << i << " is out of range for axis " << axis
                 << " of size " << dim;
         return failure();
       }
@@ -255,13 +270,13 @@ LogicalResult Importer::importGather() {
         {*data, &*idx}, (*data)->dtype, [&](OpBuilder &b, ValueRange operands) {
           return GatherOp::create(b, loc,
                                   tensorType(shape, elementOf(operands[0])),
-                                  operands[0], operands[1], *axis,
+                                  operands[0], operands[1], axis,
                                   /*padding_idx=*/nullptr);
         });
     if (folded)
       return setHost(0, std::move(*folded));
   }
-  FailureOr<IntegerAttr> padding = paddingIndexOf(*axis, dim);
+  FailureOr<IntegerAttr> padding = paddingIndexOf(axis, dim);
   if (failed(padding))
     return failure();
   FailureOr<Value> input = value(0);
@@ -278,62 +293,45 @@ LogicalResult Importer::importGather() {
   }
   return setValue(0, GatherOp::create(builder, loc,
                                       tensorType(shape, elementOf(*input)),
-                                      *input, indexValue, *axis, *padding));
+                                      *input, indexValue, axis, *padding));
 }
 
 /// GatherElements (torch.gather's export): amp.gather_elements. Indices
 /// known at import time are checked here; the others by the step
 /// (amp-check-indices).
 LogicalResult Importer::importGatherElements() {
-  if (failed(checkArity(2, 2)))
+  Shape in, indicesShape;
+  int64_t axis;
+  if (failed(gatherOperands(in, indicesShape, axis)))
     return failure();
-  FailureOr<int64_t> axisAttr = intAttr("axis", 0);
-  FailureOr<Shape> in = inputShape(0);
-  FailureOr<Shape> indicesShape = inputShape(1);
-  FailureOr<int32_t> indicesType = inputDType(1);
-  if (failed(axisAttr) || failed(in) || failed(indicesShape) ||
-      failed(indicesType))
-    return failure();
-  if (*indicesType != kInt64 && *indicesType != kInt32) {
-    error() << "indices must be INT64 or INT32, got "
-            << dtypeName(*indicesType);
+  int64_t rank = in.size();
+  if (static_cast<int64_t>(indicesShape.size()) != rank) {
+    error() << "indices of shape " << formatShape(indicesShape)
+            << " must have the rank of the data, of shape " << formatShape(in);
     return failure();
   }
-  int64_t rank = in->size();
-  if (rank == 0) {
-    error() << "data must have rank 1 or more";
-    return failure();
-  }
-  if (static_cast<int64_t>(indicesShape->size()) != rank) {
-    error() << "indices of shape " << formatShape(*indicesShape)
-            << " must have the rank of the data, of shape " << formatShape(*in);
-    return failure();
-  }
-  FailureOr<int64_t> axis = normalizeAxis(*axisAttr, rank);
-  if (failed(axis))
-    return failure();
   for (int64_t d = 0; d < rank; ++d)
-    if (d != *axis && (*indicesShape)[d] > (*in)[d]) {
-      error() << "indices of shape " << formatShape(*indicesShape)
-              << " are longer than the data, of shape " << formatShape(*in)
-              << ", in dimension " << d << " (only axis " << *axis
+    if (d != axis && indicesShape[d] > in[d]) {
+      error() << "indices of shape " << formatShape(indicesShape)
+              << " are longer than the data, of shape " << formatShape(in)
+              << ", in dimension " << d << " (only axis " << axis
               << " may differ that way)";
       return failure();
     }
-  if (failed(checkShape(*indicesShape)))
+  if (failed(checkShape(indicesShape)))
     return failure();
   FailureOr<const HostTensor *> indices = hostOf(1);
   FailureOr<Value> input = value(0);
   if (failed(indices) || failed(input))
     return failure();
-  int64_t dim = (*in)[*axis];
+  int64_t dim = in[axis];
   Value indexValue;
   if (*indices) {
     HostTensor idx = **indices;
     idx.dtype = kInt64;
     for (int64_t &i : idx.ints) {
       if (i < -dim || i >= dim) {
-        error() << "index " << i << " is out of range for axis " << *axis
+        error() << "index " << i << " is out of range for axis " << axis
                 << " of size " << dim;
         return failure();
       }
@@ -349,8 +347,8 @@ LogicalResult Importer::importGatherElements() {
   }
   return setValue(
       0, GatherElementsOp::create(builder, loc,
-                                  tensorType(*indicesShape, elementOf(*input)),
-                                  *input, indexValue, *axis));
+                                  tensorType(indicesShape, elementOf(*input)),
+                                  *input, indexValue, axis));
 }
 
 /// The padding_idx of a Gather along `axis` from a table of `rows` rows:
