@@ -542,9 +542,10 @@ def main():
                    "to the GPU every step, as amp's runtime uploads its "
                    "inputs and labels before every step")
     p.add_argument("--record", nargs="?", metavar="FILE",
-                   const=os.path.join(ROOT, "docs", "benchmarks.md"),
-                   help="add the rows to the table of the GPU section of "
-                   "FILE (default docs/benchmarks.md)")
+                   const=os.path.join(ROOT, "docs", "benchmarks-log.md"),
+                   help="add the rows to the 'Training step' table of FILE "
+                   "(default docs/benchmarks-log.md, the lab log; "
+                   "docs/benchmarks.md keeps the current figures by hand)")
     p.add_argument("--json", help="also write the results to this file")
     p.add_argument("--kernel-trace", metavar="DIR",
                    help="on cuda: after the timed steps, trace %d more steps "

@@ -21,7 +21,7 @@
 # command has a time limit: PARTS=gemm bench/run_gpu_benchmarks.sh gpu-libs.
 #
 # Environment: PYTHON (default python3), RECORD=1 to add the train-step rows
-# to docs/benchmarks.md (gpu_train_step.py --record), NVCC, CUDA_HOME.
+# to docs/benchmarks-log.md (gpu_train_step.py --record), NVCC, CUDA_HOME.
 #
 # Results in RESULTS_DIR (default gpu-results/): system.txt (nvidia-smi,
 # torch versions), gemm.txt and gemm.md, <workload>.txt and <workload>.json.
