@@ -1,6 +1,7 @@
 # Ops of the model zoo (issue 35) through the torch.export front door,
 # trained against PyTorch fp32: upsampling (nearest, bilinear with and
 # without align_corners, by scale and by size), hardswish/hardsigmoid,
+# relu6/hardtanh, constant padding, average pooling with ceil_mode,
 # mish, cumsum, einsum, isnan/isinf guards; stochastic depth's random drop
 # path (its samples differ from PyTorch's: checked by its statistics and
 # in eval mode).
@@ -10,6 +11,9 @@
 # CHECK: upsample_bilinear: 10 losses within 1e-05
 # CHECK: upsample_bilinear_align_corners: 10 losses within 1e-05
 # CHECK: hard_activations: 10 losses within 1e-05
+# CHECK: clip_activations: 10 losses within 1e-05
+# CHECK: pad: 10 losses within 1e-05
+# CHECK: odd_ceil_pool: aten.avg_pool2d {{.*}}(fx_ops.py:[[#]]): average pooling with ceil_mode that adds a window is not supported
 # CHECK: mish: 10 losses within 1e-05
 # CHECK: cumsum: 10 losses within 1e-05
 # CHECK: einsum: 10 losses within 1e-05
@@ -70,6 +74,58 @@ class Hard(nn.Module):
 
 
 train("hard_activations", Hard(), (8, 8))
+
+
+class Clip(nn.Module):
+    """nn.ReLU6 (MobileNetV2, EfficientNet-Lite) and F.hardtanh with
+    bounds the scaled inputs cross: a wrong bound or a gradient through the
+    clipped side is far off."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.relu6 = nn.ReLU6()
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = self.fc1(x) * 8
+        return self.fc2(self.relu6(h) + F.hardtanh(h, -2.0, 3.0))
+
+
+train("clip_activations", Clip(), (8, 8))
+
+
+class Pad(nn.Module):
+    """F.pad in constant mode (timm's same-padding and Swin's windows):
+    the last dimension padded by 1 and 2 with 0.5, the one before cropped
+    by 1 in front and padded by 2 behind; then ResNet-D's 2x2 average
+    pooling with ceil_mode on the even map this gives."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.pool = nn.AvgPool2d(2, 2, ceil_mode=True,
+                                 count_include_pad=False)
+        self.fc = nn.Linear(3 * 3 * 4, 4)
+
+    def forward(self, x):
+        h = F.pad(self.conv(x), (1, 2, -1, 2), value=0.5)
+        return self.fc(self.pool(h).flatten(1))
+
+
+train("pad", Pad(), (4, 2, 5, 5))
+
+
+class OddCeilPool(nn.Module):
+    def forward(self, x):
+        return F.avg_pool2d(x, 2, ceil_mode=True).flatten(1)
+
+
+try:
+    amp.compile(OddCeilPool(), example_inputs=(torch.randn(2, 2, 5, 5),))
+    print("odd_ceil_pool: FAIL: compiled")
+except amp.CompileError as error:
+    print("odd_ceil_pool:", str(error).split(": ", 2)[-1])
 
 
 class Mish(nn.Module):

@@ -87,6 +87,15 @@ def clamp(ctx, x, min=None, max=None):
     return out
 
 
+@handles("aten.hardtanh.default")
+def hardtanh(ctx, x, min_val=-1.0, max_val=1.0):
+    """nn.Hardtanh and nn.ReLU6 (MobileNetV2, EfficientNet-Lite; export
+    turns relu6 into hardtanh): a clamp,
+    whose gradient passes where the input is inside the bounds, as
+    PyTorch's."""
+    return clamp(ctx, x, min_val, max_val)
+
+
 def unary(ctx, op, x, attrs=None):
     shape, dtype = ctx.result()
     value = ctx.tensor(x)

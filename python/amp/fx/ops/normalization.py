@@ -168,15 +168,31 @@ class _NoIndices:
     the maximum itself; an op that reads the indices is an error."""
 
 
+def _floor_pool_shape(size, kernel, stride, padding):
+    pad = _pool_padding(padding)
+    kernel, stride = list(kernel), list(stride)
+    kernel, stride = kernel * (2 // len(kernel)), stride * (2 // len(stride))
+    return tuple((size[d] + pad[d] + pad[d + 2] - kernel[d]) // stride[d] + 1
+                 for d in range(2))
+
+
 @handles("aten.avg_pool2d.default")
 def avg_pool2d(ctx, x, kernel_size, stride=(), padding=(0, 0),
                ceil_mode=False, count_include_pad=True, divisor_override=None):
     shape, dtype = ctx.result()
-    if ceil_mode or divisor_override is not None:
-        ctx.fail("average pooling with ceil_mode or divisor_override is not "
-                 "supported")
+    stride = stride or kernel_size
+    if divisor_override is not None:
+        ctx.fail("average pooling with divisor_override is not supported")
+    if ceil_mode and tuple(shape[-2:]) != _floor_pool_shape(
+            ctx.tensor(x).shape[-2:], kernel_size, stride, padding):
+        # Where rounding up adds a window (odd sizes), PyTorch averages it
+        # over the part inside the input; amp's pooling has no such
+        # window. Where it adds none (ResNet-D's 2x2 pooling of even
+        # maps), ceil_mode changes nothing.
+        ctx.fail("average pooling with ceil_mode that adds a window is not "
+                 "supported (an input of even size, or ceil_mode=False, is)")
     attrs = {"kernel_size": Attr.array(kernel_size),
-             "stride": Attr.array(stride or kernel_size),
+             "stride": Attr.array(stride),
              "padding": Attr.array(_pool_padding(padding))}
     if not count_include_pad:
         attrs["exclude_padding"] = Attr.unit

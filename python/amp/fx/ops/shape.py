@@ -151,6 +151,43 @@ def cat(ctx, tensors, dim=0):
                        {"axis": Attr.i64(dim % len(shape))})
 
 
+@handles("aten.constant_pad_nd.default")
+def constant_pad_nd(ctx, x, pad, value=0):
+    """F.pad's constant mode: `pad` holds (before, after) pairs from the
+    last dimension backwards. Negative widths crop (a slice), positive ones
+    concatenate constant slabs, as the ONNX importer's Pad does, so the
+    gradient is the slice of the output's."""
+    shape, dtype = ctx.result()
+    out = ctx.tensor(x)
+    if len(pad) % 2 or len(pad) // 2 > out.rank:
+        ctx.fail("pad has %d entries for a tensor of rank %d" %
+                 (len(pad), out.rank))
+    for i in range(len(pad) // 2):
+        dim = out.rank - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        start, end = max(-before, 0), out.shape[dim] - max(-after, 0)
+        if (start, end) != (0, out.shape[dim]):
+            kept = list(out.shape)
+            kept[dim] = end - start
+            out = _slice(ctx, out, dim, start, end, 1, kept)
+        def slab(width):
+            slab_shape = list(out.shape)
+            slab_shape[dim] = width
+            return ctx.broadcast(ctx.tensor(value, dtype=dtype), slab_shape)
+
+        parts = ([slab(before)] if before > 0 else []) + [out] + (
+            [slab(after)] if after > 0 else [])
+        if len(parts) > 1:
+            padded = list(out.shape)
+            padded[dim] = sum(p.shape[dim] for p in parts)
+            out = ctx.emit.op("amp.concat", parts, [(padded, dtype)],
+                              {"axis": Attr.i64(dim)})
+    if tuple(out.shape) != tuple(shape):
+        ctx.fail("padding %s gave shape %s, PyTorch's is %s" %
+                 (list(pad), list(out.shape), list(shape)))
+    return out
+
+
 @handles("aten.stack.default")
 def stack(ctx, tensors, dim=0):
     shape, dtype = ctx.result()
