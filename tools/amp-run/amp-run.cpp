@@ -17,13 +17,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Agreement.h"
-#include "FindNonfinite.h"
-#include "LRSchedule.h"
-#include "NpyFile.h"
-#include "Profile.h"
-#include "SampleOrder.h"
-
+#include "amp/Host/Agreement.h"
+#include "amp/Host/FindNonfinite.h"
+#include "amp/Host/LRSchedule.h"
+#include "amp/Host/NpyFile.h"
+#include "amp/Host/Profile.h"
+#include "amp/Host/SampleOrder.h"
 #include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
@@ -131,10 +130,29 @@ cl::opt<std::string> evalOutputDir(
     cl::desc("With --eval: write each result of the forward model (its "
              "outputs, then the loss) of every step to DIR/NAME.npy"),
     cl::value_desc("DIR"), cl::cat(category));
+cl::OptionCategory nonfiniteCategory("amp-run precision debugging");
+cl::opt<std::string> findNonfinite(
+    "find-nonfinite", cl::ValueOptional,
+    cl::desc("When a step makes the loss or the state inf or NaN, re-run it "
+             "checking every op and name the first op that produced inf or "
+             "NaN from finite operands (=every: check every step)"),
+    cl::value_desc("first|every"), cl::cat(nonfiniteCategory));
+cl::opt<std::string> nonfiniteReportPath(
+    "find-nonfinite-report",
+    cl::desc("Also write the --find-nonfinite reports to FILE as JSON"),
+    cl::value_desc("FILE"), cl::cat(nonfiniteCategory));
 amp::LRSchedule lrSchedule;
 /// Whether the thread count comes from AMP_NUM_THREADS (not --threads):
 /// its errors name what the user set.
 bool threadsFromEnvironment = false;
+
+amp::NonfiniteSettings nonfiniteSettings() {
+  amp::NonfiniteSettings settings;
+  if (findNonfinite.getNumOccurrences())
+    settings.mode = findNonfinite.getValue();
+  settings.reportPath = nonfiniteReportPath;
+  return settings;
+}
 
 int fail(const llvm::Twine &message) {
   // One write per message: the ranks of a data-parallel run share stderr,
@@ -1476,7 +1494,7 @@ void describeRun(const Model &model, amp_state *state, const DataStreams *data,
   record.lr = record.lrGiven ? double(learningRate) : 0.0;
   record.lrSchedule.set(lrScheduleSpec);
   record.accumulate = accumulate.getNumOccurrences() ? int64_t(accumulate) : 0;
-  record.findNonfinite.set(amp::findNonfiniteSetting());
+  record.findNonfinite.set(nonfiniteSettings().setting());
   record.load.set(loadPath);
   for (int32_t i = 0; i < model.numTensors(); ++i) {
     const amp_tensor_info *info = model.tensor(i);
@@ -1615,7 +1633,7 @@ int main(int argc, char **argv) {
   if (cl::Option *llvmThreads = cl::getRegisteredOptions().lookup("threads"))
     llvmThreads->setArgStr("llvm-threads");
   threads.setArgStr("threads");
-  cl::HideUnrelatedOptions({&category, &amp::nonfiniteOptionCategory()});
+  cl::HideUnrelatedOptions({&category, &nonfiniteCategory});
   cl::ParseCommandLineOptions(
       argc, argv, "amp-run: train a model compiled by amp-compile\n");
   if (checkOptions() != 0 ||
@@ -1639,7 +1657,8 @@ int main(int argc, char **argv) {
       return 1;
     if (!profilePath.empty() && startProfile(*model, profile) != 0)
       return 1;
-    finder = amp::createNonfiniteFinder(libraryPath, trainedModel(*model),
+    finder = amp::createNonfiniteFinder(nonfiniteSettings(), libraryPath,
+                                        trainedModel(*model),
                                         model->buildArgument, error);
     if (!error.empty())
       return fail(error);
@@ -1684,7 +1703,8 @@ int main(int argc, char **argv) {
   // when the NaN loss fails the run, and said at once when it cannot be.
   std::string findingsError;
   bool findingsWritten =
-      !finder || amp::writeNonfiniteReport(*finder, findingsError);
+      !finder ||
+      amp::writeNonfiniteReport(*finder, nonfiniteReportPath, findingsError);
   if (!findingsWritten)
     fail(findingsError);
   amp::OutputFile profileFile;

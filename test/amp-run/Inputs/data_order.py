@@ -1,5 +1,5 @@
 """The order in which amp-run --data feeds samples (docs/Driver.md,
-tools/amp-run/SampleOrder.h): each epoch is a bijection of 0..N-1 computed
+include/amp/Host/SampleOrder.h): each epoch is a bijection of 0..N-1 computed
 per position, a 6-round balanced Feistel network on 2h-bit numbers (2^2h
 the least power of four >= N) walked until it lands below N, its round keys
 the next 6 outputs of one SplitMix64 generator (amp::Random) seeded with

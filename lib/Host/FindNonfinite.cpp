@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FindNonfinite.h"
+#include "amp/Host/FindNonfinite.h"
 
 #include "amp/Runtime/NonfiniteABI.h"
 #include "amp/Support/OutputFile.h"
@@ -24,27 +24,10 @@
 
 #include <vector>
 
-namespace cl = llvm::cl;
 using llvm::StringRef;
 using BuildArgumentFn = decltype(&amp_build_argument);
 
-llvm::cl::OptionCategory &amp::nonfiniteOptionCategory() {
-  static cl::OptionCategory category("amp-run precision debugging");
-  return category;
-}
-
 namespace {
-cl::opt<std::string> findNonfinite(
-    "find-nonfinite", cl::ValueOptional,
-    cl::desc("When a step makes the loss or the state inf or NaN, re-run it "
-             "checking every op and name the first op that produced inf or "
-             "NaN from finite operands (=every: check every step)"),
-    cl::value_desc("first|every"), cl::cat(amp::nonfiniteOptionCategory()));
-cl::opt<std::string> reportPath(
-    "find-nonfinite-report",
-    cl::desc("Also write the --find-nonfinite reports to FILE as JSON"),
-    cl::value_desc("FILE"), cl::cat(amp::nonfiniteOptionCategory()));
-
 /// The amp-compile arguments a library records, read through its
 /// amp_build_argument (`get`); none when it records none (null `get`).
 std::vector<std::string> buildArguments(BuildArgumentFn get) {
@@ -139,10 +122,10 @@ private:
     return true;
   }
 
-  /// The amp-compile beside amp-run.
+  /// The amp-compile beside the running program (amp-run).
   static std::string compilerPath() {
     std::string self = llvm::sys::fs::getMainExecutable(
-        nullptr, reinterpret_cast<void *>(&amp::nonfiniteOptionCategory));
+        nullptr, reinterpret_cast<void *>(&amp::createNonfiniteFinder));
     llvm::SmallString<256> compiler(llvm::sys::path::parent_path(self));
     llvm::sys::path::append(compiler, "amp-compile");
     return compiler.str().str();
@@ -187,19 +170,28 @@ private:
 };
 } // namespace
 
+std::string amp::NonfiniteSettings::setting() const {
+  if (!mode)
+    return "";
+  return mode->empty() ? std::string("first") : *mode;
+}
+
 std::unique_ptr<mlir::amp::NonfiniteFinder>
-amp::createNonfiniteFinder(const std::string &libraryPath,
+amp::createNonfiniteFinder(const NonfiniteSettings &settings,
+                           const std::string &libraryPath,
                            const mlir::amp::TrainedModel &model,
                            BuildArgumentFn buildArgument, std::string &error) {
-  if (!findNonfinite.getNumOccurrences()) {
+  const std::string &reportPath = settings.reportPath;
+  if (!settings.mode) {
     if (!reportPath.empty())
       error = "--find-nonfinite-report needs --find-nonfinite";
     return nullptr;
   }
   std::optional<mlir::amp::NonfiniteMode> mode =
-      mlir::amp::parseNonfiniteMode(findNonfinite);
+      mlir::amp::parseNonfiniteMode(*settings.mode);
   if (!mode) {
-    error = "--find-nonfinite=" + findNonfinite + " is not one of first, every";
+    error =
+        "--find-nonfinite=" + *settings.mode + " is not one of first, every";
     return nullptr;
   }
   if (reportPath == "-") {
@@ -218,13 +210,6 @@ amp::createNonfiniteFinder(const std::string &libraryPath,
       model, *mode, InstrumentedBuild(libraryPath, buildArgument));
 }
 
-std::string amp::findNonfiniteSetting() {
-  if (!findNonfinite.getNumOccurrences())
-    return "";
-  return findNonfinite.empty() ? std::string("first")
-                               : findNonfinite.getValue();
-}
-
 bool amp::checkNonfiniteStep(mlir::amp::NonfiniteFinder &finder, int64_t step,
                              amp_state *state, float loss, std::string &error) {
   std::optional<mlir::amp::NonfiniteReport> report;
@@ -238,6 +223,7 @@ bool amp::checkNonfiniteStep(mlir::amp::NonfiniteFinder &finder, int64_t step,
 }
 
 bool amp::writeNonfiniteReport(const mlir::amp::NonfiniteFinder &finder,
+                               const std::string &reportPath,
                                std::string &error) {
   if (reportPath.empty())
     return true;

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_RUN_AGREEMENT_H
-#define AMP_RUN_AGREEMENT_H
+#ifndef AMP_HOST_AGREEMENT_H
+#define AMP_HOST_AGREEMENT_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -97,4 +97,4 @@ std::string findDisagreement(llvm::ArrayRef<RunRecord> records);
 
 } // namespace amp
 
-#endif // AMP_RUN_AGREEMENT_H
+#endif // AMP_HOST_AGREEMENT_H

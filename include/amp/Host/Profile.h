@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_TOOLS_AMP_RUN_PROFILE_H
-#define AMP_TOOLS_AMP_RUN_PROFILE_H
+#ifndef AMP_HOST_PROFILE_H
+#define AMP_HOST_PROFILE_H
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -40,4 +40,4 @@ bool printProfileSummary(const std::vector<std::string> &lines,
 
 } // namespace amp
 
-#endif // AMP_TOOLS_AMP_RUN_PROFILE_H
+#endif // AMP_HOST_PROFILE_H

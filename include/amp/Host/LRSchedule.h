@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_RUN_LRSCHEDULE_H
-#define AMP_RUN_LRSCHEDULE_H
+#ifndef AMP_HOST_LRSCHEDULE_H
+#define AMP_HOST_LRSCHEDULE_H
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -43,4 +43,4 @@ struct LRSchedule {
 
 } // namespace amp
 
-#endif // AMP_RUN_LRSCHEDULE_H
+#endif // AMP_HOST_LRSCHEDULE_H

@@ -1,6 +1,6 @@
 //===- Profile.cpp - amp-run --profile: the emulated device's counts ------===//
 
-#include "Profile.h"
+#include "amp/Host/Profile.h"
 
 #include "amp/Runtime/EmulatorABI.h"
 

@@ -1,6 +1,6 @@
 //===- Agreement.cpp - the ranks' start-up agreement check ----------------===//
 
-#include "Agreement.h"
+#include "amp/Host/Agreement.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"

@@ -1,6 +1,6 @@
 //===- LRSchedule.cpp - amp-run's --lr-schedule ---------------------------===//
 
-#include "LRSchedule.h"
+#include "amp/Host/LRSchedule.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_RUN_NPYFILE_H
-#define AMP_RUN_NPYFILE_H
+#ifndef AMP_HOST_NPYFILE_H
+#define AMP_HOST_NPYFILE_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -40,4 +40,4 @@ bool looksLikeNpy(llvm::StringRef contents);
 
 } // namespace amp
 
-#endif // AMP_RUN_NPYFILE_H
+#endif // AMP_HOST_NPYFILE_H

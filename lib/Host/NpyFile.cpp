@@ -1,6 +1,6 @@
 //===- NpyFile.cpp - the header of a .npy file ----------------------------===//
 
-#include "NpyFile.h"
+#include "amp/Host/NpyFile.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Endian.h"

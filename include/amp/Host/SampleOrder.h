@@ -1,5 +1,4 @@
-//===- SampleOrder.h - amp-run's per-epoch order of --data samples -*- C++
-//-*-===//
+//===- SampleOrder.h - the per-epoch order of --data samples ----*- C++ -*-===//
 //
 // The order in which amp-run --data reads a data set of N samples in one
 // epoch: a seeded permutation of [0, N) computed per position, so that it
@@ -9,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_RUN_SAMPLEORDER_H
-#define AMP_RUN_SAMPLEORDER_H
+#ifndef AMP_HOST_SAMPLEORDER_H
+#define AMP_HOST_SAMPLEORDER_H
 
 #include "amp/Runtime/Numerics.h"
 
@@ -77,4 +76,4 @@ private:
 
 } // namespace amp
 
-#endif // AMP_RUN_SAMPLEORDER_H
+#endif // AMP_HOST_SAMPLEORDER_H
