@@ -13,7 +13,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _common import default_build, load_average, machine, tool
+
 T = "tensor<16x64xf32>"
 W = "tensor<64x64xf32>"
 V = "tensor<64xf32>"
@@ -56,10 +57,11 @@ def time_pipeline(amp_opt, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--build", default=default_build())
     parser.add_argument("--sizes", default="1000,10000,100000")
     args = parser.parse_args()
-    amp_opt = os.path.join(args.build, "bin", "amp-opt")
+    amp_opt = tool(args.build, "amp-opt")
+    print(f"machine: {machine()}, load average {load_average()}")
     rows, previous = [], None
     with tempfile.TemporaryDirectory() as workdir:
         for size in map(int, args.sizes.split(",")):

@@ -24,16 +24,14 @@ Usage: /usr/bin/python3 bench/compile_time.py [--build build]
 import argparse
 import hashlib
 import os
-import platform
 import re
 import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-import cpu_bench  # noqa: E402 (bench/ is not a package)
+import _common
+import cpu_bench
+from _common import ROOT, default_build, load_average, machine
 
 RESNETS = {"resnet10": (1, 1, 1, 1), "resnet18": (2, 2, 2, 2),
            "resnet34": (3, 4, 6, 3)}
@@ -61,15 +59,13 @@ TARGET = ["--target=cpu"]
 
 
 def amp_compile(build, source, options, output, threads=None):
-    """Runs amp-compile for TARGET; returns its wall-clock seconds."""
+    """Runs amp-compile for TARGET (with AMP_COMPILE_THREADS=threads
+    unless None); returns its wall-clock seconds."""
     env = dict(os.environ)
     if threads is not None:
         env["AMP_COMPILE_THREADS"] = str(threads)
-    start = time.perf_counter()
-    subprocess.run([os.path.join(build, "bin", "amp-compile"), source,
-                    *TARGET, *options, "-o", output],
-                   check=True, env=env)
-    return time.perf_counter() - start
+    return _common.amp_compile(build, source, output, [*TARGET, *options],
+                               env=env)
 
 
 def step_ops(build, source, options, workdir):
@@ -88,8 +84,7 @@ def digest(path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--build", default=os.environ.get(
-        "AMP_BUILD_DIR", os.path.join(ROOT, "build")))
+    parser.add_argument("--build", default=default_build())
     parser.add_argument("--models", default=DEFAULT_MODELS)
     parser.add_argument("--threads", default="",
                         help="AMP_COMPILE_THREADS values (default: unset, "
@@ -103,10 +98,8 @@ def main():
         ["--precision=" + args.precision] if args.precision else [])
     threads = [int(t) for t in args.threads.split(",")] if args.threads \
         else [None]
-    print(f"amp-compile {' '.join(TARGET)}; machine: "
-          f"{platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs, load average "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+    print(f"amp-compile {' '.join(TARGET)}; machine: {machine()}, load "
+          f"average {load_average()}", flush=True)
     print(f"{'model':>9} {'amp ops':>8} {'threads':>7} {'seconds':>8} "
           f"{'ms/op':>6} library")
     failed = False
@@ -128,8 +121,7 @@ def main():
                 print(f"compile_time: {name}'s library depends on the "
                       f"thread count", file=sys.stderr)
                 failed = True
-    print(f"load average after: "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"load average after: {load_average()}")
     return 1 if failed else 0
 
 

@@ -31,14 +31,14 @@ Usage: /usr/bin/python3 bench/cpu_bench.py [--build build] [--threads 1,2]
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _common import (ROOT, amp_compile, default_build, load_average, machine,
+                     ratio, steps_per_second, tool)
+
 TOKENS, WIDTH, HIDDEN = 1024, 256, 1024
 IMAGES, SIDE, CLASSES = 16, 32, 10
 
@@ -72,14 +72,6 @@ WORKLOADS = {"tiny": 2000, "mid": 20, "resnet18": 10}
 
 # --- amp ----------------------------------------------------------------------
 
-def amp_compile(build, source, library, options):
-    """Compiles `source` (MLIR or ONNX); returns the wall-clock seconds."""
-    start = time.perf_counter()
-    subprocess.run([os.path.join(build, "bin", "amp-compile"), source,
-                    "--target=cpu", *options, "-o", library], check=True)
-    return time.perf_counter() - start
-
-
 def export_resnet18(path, blocks=(2, 2, 2, 2)):
     """torchvision's ResNet-18 as ONNX, in training mode (batch norms
     normalize by batch statistics and update their running ones); other
@@ -112,7 +104,8 @@ def build_amp(name, build, workdir):
         source = os.path.join(workdir, "resnet18.onnx")
         export_resnet18(source)
         options = ["--loss=cross_entropy", "--momentum=0.9", "--lr=0.01"]
-    return library, amp_compile(build, source, library, options)
+    return library, amp_compile(build, source, library,
+                                ["--target=cpu", *options])
 
 
 def warmup_steps(steps):
@@ -128,7 +121,7 @@ def time_amp(build, library, steps, threads):
     warmup = warmup_steps(steps)
     with tempfile.TemporaryDirectory() as workdir:
         metrics = os.path.join(workdir, "metrics.jsonl")
-        subprocess.run([os.path.join(build, "bin", "amp-run"), library,
+        subprocess.run([tool(build, "amp-run"), library,
                         "--steps", str(warmup + steps), "--threads",
                         str(threads), "--metrics", metrics],
                        check=True, capture_output=True, text=True)
@@ -181,12 +174,8 @@ def time_torch(name, steps, threads, compiled=False):
         loss(forward(x), target).backward()
         optimizer.step()
 
-    for _ in range(warmup_steps(steps)):  # (and compile)
-        step()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    return steps / (time.perf_counter() - start)
+    # (torch.compile compiles in the first warm-up step.)
+    return steps_per_second(step, steps, warmup_steps(steps))
 
 
 def peer_main(request):
@@ -279,10 +268,6 @@ def time_torch2(build, runs):
 
 # --- the report -----------------------------------------------------------------
 
-def ratio(a, b):
-    return f"{a / b:.2f}" if a and b else "-"
-
-
 def rate(value):
     return f"{value:.2f}" if value else "-"
 
@@ -328,8 +313,7 @@ def print_report(rows, peers, samples, version):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--build", default=os.environ.get(
-        "AMP_BUILD_DIR", os.path.join(ROOT, "build")))
+    parser.add_argument("--build", default=default_build())
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--scale", type=float, default=1.0,
@@ -355,9 +339,7 @@ def main():
             sys.exit(f"cpu_bench: unknown workload '{name}' (choose from "
                      f"{', '.join(WORKLOADS)})")
     steps = {n: max(1, int(WORKLOADS[n] * args.scale)) for n in names}
-    print(f"machine: {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs, load average "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
+    print(f"machine: {machine()}, load average {load_average()}; "
           f"torch {torch.__version__}")
     rows = [[name, threads] for name in names for threads in counts]
     runs = [[n, steps[n], t] for n, t in rows]
@@ -388,8 +370,7 @@ def main():
                 add_round(samples["t2 eager"], peer and peer["eager"])
                 add_round(samples["t2 compile"], peer and peer["compile"])
     print_report(rows, peers, samples, version)
-    print(f"load average after: "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"load average after: {load_average()}")
 
 
 if __name__ == "__main__":

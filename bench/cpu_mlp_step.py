@@ -9,35 +9,31 @@ Usage: bench/cpu_mlp_step.py [--build build] [--steps 2000]
 import argparse
 import ctypes
 import os
-import platform
-import subprocess
 import sys
 import tempfile
-import time
 
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import cpu_bench
+from _common import (ROOT, amp_compile, default_build, load_model_library,
+                     machine, steps_per_second)
 
 
 def compile_model(build, workdir):
     library = os.path.join(workdir, "mlp.so")
-    subprocess.run([os.path.join(build, "bin", "amp-compile"),
-                    os.path.join(ROOT, "examples", "mlp_train_step.mlir"),
-                    "--target=cpu", "--lr=0.05", "-o", library], check=True)
+    amp_compile(build, os.path.join(ROOT, "examples", "mlp_train_step.mlir"),
+                library, ["--target=cpu", "--lr=0.05"])
     return library
 
 
 def time_amp(library, steps):
-    lib = ctypes.CDLL(library)
-    lib.amp_state_create.restype = ctypes.c_void_p
-    lib.amp_state_create.argtypes = [ctypes.c_uint64]
-    lib.amp_train_step.argtypes = [ctypes.c_void_p,
-                                   ctypes.POINTER(ctypes.c_float),
-                                   ctypes.POINTER(ctypes.c_int32)]
-    lib.amp_state_tensor.restype = ctypes.c_void_p
-    lib.amp_state_tensor.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    """Steps/s of the library driven in this process through its C ABI (one
+    call per step: what a C caller pays, without amp-run)."""
+    lib = load_model_library(library)
     state = lib.amp_state_create(0)
+    if not state:
+        sys.exit("cpu_mlp_step: amp_state_create: "
+                 + lib.amp_last_error().decode())
     x = (ctypes.c_float * (32 * 64)).from_address(
         lib.amp_state_tensor(state, b"x"))
     labels = (ctypes.c_int64 * 32).from_address(
@@ -48,48 +44,29 @@ def time_amp(library, steps):
     for i in range(32):
         labels[i] = i % 10
     loss, skipped = ctypes.c_float(), ctypes.c_int32()
-    for _ in range(steps // 10):  # warm up
-        lib.amp_train_step(state, ctypes.byref(loss), ctypes.byref(skipped))
-    start = time.perf_counter()
-    for _ in range(steps):
-        lib.amp_train_step(state, ctypes.byref(loss), ctypes.byref(skipped))
-    return steps / (time.perf_counter() - start)
-
-
-def time_torch(steps, threads):
-    torch.set_num_threads(threads)
-    model = torch.nn.Sequential(torch.nn.LayerNorm(64),
-                                torch.nn.Linear(64, 128), torch.nn.GELU(),
-                                torch.nn.Linear(128, 10))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    x, labels = torch.randn(32, 64), torch.arange(32) % 10
 
     def step():
-        optimizer.zero_grad()
-        torch.nn.functional.cross_entropy(model(x), labels).backward()
-        optimizer.step()
+        if lib.amp_train_step(state, ctypes.byref(loss), ctypes.byref(skipped)):
+            sys.exit("cpu_mlp_step: amp_train_step: "
+                     + lib.amp_last_error().decode())
 
-    for _ in range(steps // 10):
-        step()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    return steps / (time.perf_counter() - start)
+    rate = steps_per_second(step, steps, steps // 10)
+    lib.amp_state_destroy(state)
+    return rate
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--build", default=default_build())
     parser.add_argument("--steps", type=int, default=2000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as workdir:
         amp = time_amp(compile_model(args.build, workdir), args.steps)
     cores = os.cpu_count()
-    torch1 = time_torch(args.steps, 1)
-    torchn = time_torch(args.steps, cores)
-    print("machine: %s, %d cores, %s; torch %s" %
-          (platform.processor() or platform.machine(), cores,
-           platform.platform(), torch.__version__))
+    # The same model, optimizer and batch as cpu_bench.py's tiny workload.
+    torch1 = cpu_bench.time_torch("tiny", args.steps, 1)
+    torchn = cpu_bench.time_torch("tiny", args.steps, cores)
+    print("machine: %s; torch %s" % (machine(), torch.__version__))
     print("amp (1 thread)        %9.1f steps/s" % amp)
     print("torch eager, 1 thread %9.1f steps/s   amp/torch = %.2f" %
           (torch1, amp / torch1))

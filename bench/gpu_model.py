@@ -30,16 +30,13 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import amp_cost  # noqa: E402
-import eager_trace  # noqa: E402
-import make_gpu_models  # noqa: E402
+import amp_cost
+import eager_trace
+import make_gpu_models
+from _common import ROOT, amp_compile, default_build, ratio, tool
 
 WORKLOADS = ("mlp_stack", "gpt2_block")
 PRECISIONS = ("bf16", "fp16")
@@ -91,11 +88,10 @@ def eager_seconds(device, kernels, syncs):
     return total
 
 
-def compile_step(amp_compile, model, precision, out, lr, weight_decay):
-    subprocess.run([amp_compile, model, "--emit=mlir",
-                    "--precision=" + precision, "--optimizer=adamw",
-                    "--lr=%g" % lr, "--weight-decay=%g" % weight_decay,
-                    "-o", out], check=True)
+def compile_step(build, model, precision, out, lr, weight_decay):
+    amp_compile(build, model, out, [
+        "--emit=mlir", "--precision=" + precision, "--optimizer=adamw",
+        "--lr=%g" % lr, "--weight-decay=%g" % weight_decay])
 
 
 def amp_row(amp_opt, step_mlir, device_key, device):
@@ -154,10 +150,6 @@ def eager_row(workload, sizes, precision, device, lr, weight_decay):
         eager_peak_bytes=eager_trace.peak_bytes(rec, grads))
 
 
-def ratio(a, b):
-    return "%.2fx" % (a / b) if b else "-"
-
-
 def print_table(rows, device_key, out=sys.stdout):
     out.write("Modeled on %s (not measured): step time in ms\n" % device_key)
     header = ("| workload | precision | amp ms | eager ms | ideal ms | "
@@ -171,8 +163,8 @@ def print_table(rows, device_key, out=sys.stdout):
                   "%d / %d | %.2f / %.2f | %.2f / %.2f |\n" % (
                       r["workload"], r["precision"], r["amp_ms"],
                       r["eager_ms"], r["ideal_ms"],
-                      ratio(r["eager_ms"], r["amp_ms"]),
-                      ratio(r["amp_ms"], r["ideal_ms"]), r["amp_launches"],
+                      ratio(r["eager_ms"], r["amp_ms"], "x"),
+                      ratio(r["amp_ms"], r["ideal_ms"], "x"), r["amp_launches"],
                       r["eager_launches"], r["amp_syncs"], r["eager_syncs"],
                       r["amp_bytes"] / 1e9, r["eager_bytes"] / 1e9,
                       r["amp_peak_bytes"] / 1e9, r["eager_peak_bytes"] / 1e9))
@@ -184,7 +176,7 @@ def print_table(rows, device_key, out=sys.stdout):
                 r["amp_sync_ms"], r["amp_low_occupancy_ms"],
                 r["amp_full_occupancy_ms"] - r["amp_ms"]
                 + r["amp_low_occupancy_ms"], r["amp_full_occupancy_ms"],
-                ratio(r["eager_ms"], r["amp_full_occupancy_ms"]),
+                ratio(r["eager_ms"], r["amp_full_occupancy_ms"], "x"),
                 r["amp_ms"] - r["amp_gemm_ms"] - r["amp_sync_ms"]
                 - r["amp_low_occupancy_ms"]))
     out.write("\n" + "\n".join(why) + "\n")
@@ -197,7 +189,7 @@ def main():
                         default=os.path.join(ROOT, "data", "devices.json"))
     parser.add_argument("--json", help="write the records to this file")
     parser.add_argument("--sizes", default="issue", choices=("issue", "small"))
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+    parser.add_argument("--build", default=default_build(),
                         help="amp's build directory (its bin/ holds "
                         "amp-compile and amp-opt), as the other bench "
                         "scripts take it")
@@ -206,19 +198,15 @@ def main():
     args = parser.parse_args()
     device = load_device(args.devices, args.device)
     sizes = make_gpu_models.SIZES[args.sizes]
-    amp_compile = os.path.join(args.build, "bin", "amp-compile")
-    amp_opt = os.path.join(args.build, "bin", "amp-opt")
-    for tool in (amp_compile, amp_opt):
-        if not os.access(tool, os.X_OK):
-            sys.exit("gpu_model: %s is missing: --build names amp's build "
-                     "directory (./scripts/build.sh makes it)" % tool)
+    tool(args.build, "amp-compile")
+    amp_opt = tool(args.build, "amp-opt")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         models = make_gpu_models.write_models(tmp, sizes, WORKLOADS)
         for workload in WORKLOADS:
             for precision in PRECISIONS:
                 step = os.path.join(tmp, "%s_%s.mlir" % (workload, precision))
-                compile_step(amp_compile, models[workload], precision, step,
+                compile_step(args.build, models[workload], precision, step,
                              args.lr, args.weight_decay)
                 row = dict(workload=workload, precision=precision,
                            device=args.device, modeled=True)

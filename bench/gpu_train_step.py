@@ -52,7 +52,6 @@ import datetime
 import gc
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -62,14 +61,9 @@ import time
 import torch
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import make_gpu_models  # noqa: E402
-
+import make_gpu_models
 # The model ABI's tensor table, as the tests declare it.
-sys.path.insert(0, os.path.join(ROOT, "test", "lib", "python"))
-from amp_testing import ROLE_NAMES, load_model_library  # noqa: E402
+from _common import ROOT, ROLE_NAMES, default_build, load_model_library, machine
 
 PRECISIONS = ("bf16", "fp16")
 TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -79,6 +73,8 @@ MARKER = "<!-- gpu_train_step.py --record inserts rows above this line -->"
 # amp libraries
 # ---------------------------------------------------------------------------
 
+# AMP_ABI_VERSION of include/amp/Runtime/ModelABI.h that AmpLibrary speaks.
+ABI_VERSION = 2
 AMP_DTYPES = {0: torch.float32, 1: torch.float16, 2: torch.bfloat16,
               3: torch.int64, 4: torch.int32, 5: torch.uint8}
 
@@ -89,9 +85,9 @@ class AmpLibrary:
     def __init__(self, path):
         self.path = path
         lib = self.lib = load_model_library(path)
-        if lib.amp_abi_version() != 2:
-            raise RuntimeError("%s: ABI version %d, this script knows 1"
-                               % (path, lib.amp_abi_version()))
+        if lib.amp_abi_version() != ABI_VERSION:
+            raise RuntimeError("%s: ABI version %d, this script knows %d"
+                               % (path, lib.amp_abi_version(), ABI_VERSION))
         self.tensors = {}
         for i in range(lib.amp_num_tensors()):
             info = lib.amp_tensor(i).contents
@@ -472,9 +468,7 @@ def machine_description(device):
         return "%s (%.0f GiB), CUDA %s, torch %s" % (
             props.name, props.total_memory / 2**30, torch.version.cuda,
             torch.__version__)
-    return "%s, %d cores, %s, torch %s" % (
-        platform.processor() or platform.machine(), os.cpu_count(),
-        platform.platform(terse=True), torch.__version__)
+    return "%s, torch %s" % (machine(), torch.__version__)
 
 
 def record(rows, path):
@@ -514,8 +508,7 @@ def main():
                    help="compile the libraries into --libs and stop")
     p.add_argument("--target", choices=("cuda", "cpu"), default=None,
                    help="amp-compile target (default: --device)")
-    p.add_argument("--build", default=os.environ.get("AMP_BUILD_DIR",
-                   os.path.join(ROOT, "build")))
+    p.add_argument("--build", default=default_build())
     p.add_argument("--workloads", default=",".join(make_gpu_models.WORKLOADS))
     p.add_argument("--precisions", default=",".join(PRECISIONS))
     p.add_argument("--lr", type=float, default=1e-3)
