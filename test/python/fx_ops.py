@@ -2,6 +2,7 @@
 # trained against PyTorch fp32: upsampling (nearest, bilinear with and
 # without align_corners, by scale and by size), hardswish/hardsigmoid,
 # relu6/hardtanh, constant padding, average pooling with ceil_mode,
+# indexing by an integer tensor (Swin's relative position bias), sin/cos,
 # mish, cumsum, einsum, isnan/isinf guards; stochastic depth's random drop
 # path (its samples differ from PyTorch's: checked by its statistics and
 # in eval mode).
@@ -13,6 +14,8 @@
 # CHECK: hard_activations: 10 losses within 1e-05
 # CHECK: clip_activations: 10 losses within 1e-05
 # CHECK: pad: 10 losses within 1e-05
+# CHECK: sin_cos: 10 losses within 1e-05
+# CHECK: index_tensor: 10 losses within 1e-05
 # CHECK: odd_ceil_pool: aten.avg_pool2d {{.*}}(fx_ops.py:[[#]]): average pooling with ceil_mode that adds a window is not supported
 # CHECK: mish: 10 losses within 1e-05
 # CHECK: cumsum: 10 losses within 1e-05
@@ -114,6 +117,47 @@ class Pad(nn.Module):
 
 
 train("pad", Pad(), (4, 2, 5, 5))
+
+
+class SinCos(nn.Module):
+    """Sines and cosines of learned phases (rotary embeddings computed in
+    the forward, a diffusion timestep's embedding): the gradient flows
+    through both, so a wrong sign or a swapped derivative fails."""
+
+    def __init__(self):
+        super().__init__()
+        self.phase = nn.Linear(8, 16)
+        self.fc = nn.Linear(32, 4)
+
+    def forward(self, x):
+        p = self.phase(x) * 3
+        return self.fc(torch.cat([torch.sin(p), torch.cos(p)], dim=-1))
+
+
+train("sin_cos", SinCos(), (8, 8))
+
+
+class RelativeBias(nn.Module):
+    """Swin's relative position bias: a learned table indexed by a buffer
+    of indices (some negative, counted from the end as PyTorch does), added
+    to attention-like scores; the table's gradient is a scatter-add, so a
+    wrong or unwrapped index fails the comparison."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(7, 2))
+        self.register_buffer("index", torch.tensor([[0, 3, -1], [6, -7, 2],
+                                                    [3, 3, 5]]))
+        self.fc = nn.Linear(3 * 3 * 2, 4)
+        self.scale = nn.Linear(8, 1)
+
+    def forward(self, x):
+        bias = self.table[self.index]
+        scores = self.scale(x)[:, :, None, None] + bias
+        return self.fc(scores.flatten(1))
+
+
+train("index_tensor", RelativeBias(), (4, 8))
 
 
 class OddCeilPool(nn.Module):

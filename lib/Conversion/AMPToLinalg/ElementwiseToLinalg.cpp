@@ -313,6 +313,8 @@ void mlir::amp::populateAMPElementwiseToLinalgPatterns(
   addFloatElementwise<RsqrtOp>(patterns, unary<math::RsqrtOp>);
   addFloatElementwise<TanhOp>(patterns, unary<math::TanhOp>);
   addFloatElementwise<ErfOp>(patterns, unary<math::ErfOp>);
+  addFloatElementwise<SinOp>(patterns, unary<math::SinOp>);
+  addFloatElementwise<CosOp>(patterns, unary<math::CosOp>);
   addFloatElementwise<SigmoidOp>(patterns, sigmoidFormula);
   addFloatElementwise<ReluOp>(patterns, reluFormula);
   addFloatElementwise<SiluOp>(patterns, siluFormula);

@@ -371,6 +371,8 @@ static const UnaryOpInfo kUnaryOps[] = {
     {"Erf", [](double v) { return std::erf(v); }, nullptr, buildUnary<ErfOp>},
     {"Tanh", [](double v) { return std::tanh(v); }, nullptr,
      buildUnary<TanhOp>},
+    {"Sin", [](double v) { return std::sin(v); }, nullptr, buildUnary<SinOp>},
+    {"Cos", [](double v) { return std::cos(v); }, nullptr, buildUnary<CosOp>},
     {"Sigmoid", [](double v) { return 1.0 / (1.0 + std::exp(-v)); }, nullptr,
      buildUnary<SigmoidOp>},
     // max(v, 0) + log1p(exp(-|v|)): exp never overflows.

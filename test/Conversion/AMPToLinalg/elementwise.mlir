@@ -173,6 +173,25 @@ func.func @unary_f32(%a: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, 
 
 // -----
 
+// sin and cos: math.sin and math.cos (libm on the CPU, libdevice on the
+// GPU); a bf16 operand is widened once and the result rounded once.
+// CHECK-LABEL: func.func @sin_cos
+// CHECK: ^bb0(%[[X:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[V:.+]] = math.sin %[[X]] : f32
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+// CHECK: ^bb0(%[[X:.+]]: bf16, %{{.+}}: bf16):
+// CHECK-NEXT: %[[W:.+]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: %[[V:.+]] = math.cos %[[W]] : f32
+// CHECK-NEXT: %[[R:.+]] = arith.truncf %[[V]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[R]] : bf16
+func.func @sin_cos(%a: tensor<2x4xf32>, %b: tensor<3xbf16>) -> (tensor<2x4xf32>, tensor<3xbf16>) {
+  %0 = amp.sin %a : tensor<2x4xf32>
+  %1 = amp.cos %b : tensor<3xbf16>
+  return %0, %1 : tensor<2x4xf32>, tensor<3xbf16>
+}
+
+// -----
+
 // Transcendental functions of f16 values are evaluated in f32 and rounded
 // once.
 // CHECK: #[[$MAP:.+]] = affine_map<(d0) -> (d0)>

@@ -59,6 +59,10 @@ func.func @unary(%x: tensor<4x8xf32>, %h: tensor<4x8xf16>, %d: tensor<?x8xbf16>)
   %8 = amp.silu %h : tensor<4x8xf16>
   // CHECK: amp.erf %[[X]] : tensor<4x8xf32>
   %9 = amp.erf %x : tensor<4x8xf32>
+  // CHECK: amp.sin %[[X]] : tensor<4x8xf32>
+  %10 = amp.sin %x : tensor<4x8xf32>
+  // CHECK: amp.cos %[[D]] : tensor<?x8xbf16>
+  %11 = amp.cos %d : tensor<?x8xbf16>
   return
 }
 

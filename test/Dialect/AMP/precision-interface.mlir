@@ -27,6 +27,7 @@
 // CHECK-NEXT: amp.conv2d: allow, f32 accumulation, widenable results
 // CHECK-NEXT: amp.conv2d_input_grad: allow, f32 accumulation, widenable results
 // CHECK-NEXT: amp.conv2d_weight_grad: allow, f32 accumulation, widenable results
+// CHECK-NEXT: amp.cos: deny
 // CHECK-NEXT: amp.cross_entropy: deny, f32 accumulation
 // CHECK-NEXT: amp.cross_entropy_grad: deny, f32 accumulation
 // CHECK-NEXT: amp.div: infer
@@ -75,6 +76,7 @@
 // CHECK-NEXT: amp.sigmoid_grad: infer
 // CHECK-NEXT: amp.silu: infer
 // CHECK-NEXT: amp.silu_grad: infer
+// CHECK-NEXT: amp.sin: deny
 // CHECK-NEXT: amp.slice: clear
 // CHECK-NEXT: amp.slice_grad: clear
 // CHECK-NEXT: amp.softmax: deny, f32 accumulation
@@ -88,6 +90,6 @@
 // CHECK-NEXT: amp.unscale_grads: fixed
 // CHECK-NEXT: amp.update_scale: fixed
 // CHECK-NEXT: amp.where: clear
-// CHECK-NEXT: 80 amp op kinds answer
+// CHECK-NEXT: 82 amp op kinds answer
 
 module {}

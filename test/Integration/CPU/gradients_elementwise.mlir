@@ -46,17 +46,21 @@
 // CHECK-NEXT: PASS tensor 38 (silu dx) 
 // CHECK-NEXT: PASS tensor 39 (erf loss) 
 // CHECK-NEXT: PASS tensor 40 (erf dx) 
-// CHECK-NEXT: PASS tensor 41 (gelu loss) 
-// CHECK-NEXT: PASS tensor 42 (gelu dx) 
-// CHECK-NEXT: PASS tensor 43 (gelu_tanh loss) 
-// CHECK-NEXT: PASS tensor 44 (gelu_tanh dx) 
-// CHECK-NEXT: PASS tensor 45 (where loss) 
-// CHECK-NEXT: PASS tensor 46 (where dx) 
-// CHECK-NEXT: PASS tensor 47 (where dy) 
-// CHECK-NEXT: PASS tensor 48 (cast loss) 
-// CHECK-NEXT: PASS tensor 49 (cast dx) 
-// CHECK-NEXT: PASS tensor 50 (cast dy) 
-// CHECK-NEXT: ALL 51 TENSORS PASS
+// CHECK-NEXT: PASS tensor 41 (sin loss) 
+// CHECK-NEXT: PASS tensor 42 (sin dx) 
+// CHECK-NEXT: PASS tensor 43 (cos loss) 
+// CHECK-NEXT: PASS tensor 44 (cos dx) 
+// CHECK-NEXT: PASS tensor 45 (gelu loss) 
+// CHECK-NEXT: PASS tensor 46 (gelu dx) 
+// CHECK-NEXT: PASS tensor 47 (gelu_tanh loss) 
+// CHECK-NEXT: PASS tensor 48 (gelu_tanh dx) 
+// CHECK-NEXT: PASS tensor 49 (where loss) 
+// CHECK-NEXT: PASS tensor 50 (where dx) 
+// CHECK-NEXT: PASS tensor 51 (where dy) 
+// CHECK-NEXT: PASS tensor 52 (cast loss) 
+// CHECK-NEXT: PASS tensor 53 (cast dx) 
+// CHECK-NEXT: PASS tensor 54 (cast dy) 
+// CHECK-NEXT: ALL 55 TENSORS PASS
 // CHECK-NOT: FAIL
 
 func.func private @printMemrefF32(tensor<*xf32>)
@@ -289,6 +293,32 @@ func.func @erf(
 func.func private @erf_grad(tensor<2x3xf32>, tensor<2x3xf32>)
     -> (tensor<f32>, tensor<2x3xf32>)
 
+func.func @sin(
+    %x: tensor<2x3xf32> {amp.role = #amp.role<parameter>, amp.name = "x"},
+    %r: tensor<2x3xf32> {amp.role = #amp.role<input>, amp.name = "r"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>, amp.name = "loss"})
+    attributes {amp.graph = #amp.graph<forward>} {
+  %y = amp.sin %x : tensor<2x3xf32>
+  %weighted = amp.mul %y, %r : tensor<2x3xf32>
+  %loss = amp.reduce_sum %weighted {axes = array<i64: 0, 1>} : tensor<2x3xf32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+func.func private @sin_grad(tensor<2x3xf32>, tensor<2x3xf32>)
+    -> (tensor<f32>, tensor<2x3xf32>)
+
+func.func @cos(
+    %x: tensor<2x3xf32> {amp.role = #amp.role<parameter>, amp.name = "x"},
+    %r: tensor<2x3xf32> {amp.role = #amp.role<input>, amp.name = "r"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>, amp.name = "loss"})
+    attributes {amp.graph = #amp.graph<forward>} {
+  %y = amp.cos %x : tensor<2x3xf32>
+  %weighted = amp.mul %y, %r : tensor<2x3xf32>
+  %loss = amp.reduce_sum %weighted {axes = array<i64: 0, 1>} : tensor<2x3xf32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+func.func private @cos_grad(tensor<2x3xf32>, tensor<2x3xf32>)
+    -> (tensor<f32>, tensor<2x3xf32>)
+
 func.func @gelu(
     %x: tensor<2x3xf32> {amp.role = #amp.role<parameter>, amp.name = "x"},
     %r: tensor<2x3xf32> {amp.role = #amp.role<input>, amp.name = "r"})
@@ -505,6 +535,22 @@ func.func @main() {
   call @printMemrefF32(%erf_p0) : (tensor<*xf32>) -> ()
   %erf_p1 = tensor.cast %erf_res#1 : tensor<2x3xf32> to tensor<*xf32>
   call @printMemrefF32(%erf_p1) : (tensor<*xf32>) -> ()
+  %sin_x = amp.constant dense<[[3.301, 3.956, -1.21], [0.783, 3.555, -3.17]]> : tensor<2x3xf32>
+  %sin_r = amp.constant dense<[[-0.927, -0.992, 0.991], [0.043, 0.768, -0.45]]> : tensor<2x3xf32>
+  %sin_res:2 = call @sin_grad(%sin_x, %sin_r)
+      : (tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<f32>, tensor<2x3xf32>)
+  %sin_p0 = tensor.cast %sin_res#0 : tensor<f32> to tensor<*xf32>
+  call @printMemrefF32(%sin_p0) : (tensor<*xf32>) -> ()
+  %sin_p1 = tensor.cast %sin_res#1 : tensor<2x3xf32> to tensor<*xf32>
+  call @printMemrefF32(%sin_p1) : (tensor<*xf32>) -> ()
+  %cos_x = amp.constant dense<[[2.141, 2.792, -2.567], [2.75, 2.312, -1.284]]> : tensor<2x3xf32>
+  %cos_r = amp.constant dense<[[0.165, -0.976, 0.373], [0.591, 0.571, 0.52]]> : tensor<2x3xf32>
+  %cos_res:2 = call @cos_grad(%cos_x, %cos_r)
+      : (tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<f32>, tensor<2x3xf32>)
+  %cos_p0 = tensor.cast %cos_res#0 : tensor<f32> to tensor<*xf32>
+  call @printMemrefF32(%cos_p0) : (tensor<*xf32>) -> ()
+  %cos_p1 = tensor.cast %cos_res#1 : tensor<2x3xf32> to tensor<*xf32>
+  call @printMemrefF32(%cos_p1) : (tensor<*xf32>) -> ()
   %gelu_x = amp.constant dense<[[-1.402, 0.827, -0.728], [1.018, 1.278, 0.81]]> : tensor<2x3xf32>
   %gelu_r = amp.constant dense<[[0.766, 0.884, -0.925], [0.871, 0.777, -0.401]]> : tensor<2x3xf32>
   %gelu_res:2 = call @gelu_grad(%gelu_x, %gelu_r)

@@ -464,6 +464,24 @@ LogicalResult ErfOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+// sin'(x) = cos(x), cos'(x) = -sin(x).
+LogicalResult SinOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
+                                    SmallVectorImpl<Value> &grads) {
+  Location loc = getLoc();
+  if (Value g = begin(*this, resultGradients, grads))
+    set(grads, {mul(b, loc, g, CosOp::create(b, loc, getInput()))});
+  return success();
+}
+
+LogicalResult CosOp::buildGradients(OpBuilder &b, ValueRange resultGradients,
+                                    SmallVectorImpl<Value> &grads) {
+  Location loc = getLoc();
+  if (Value g = begin(*this, resultGradients, grads))
+    set(grads,
+        {mul(b, loc, neg(b, loc, g), SinOp::create(b, loc, getInput()))});
+  return success();
+}
+
 // softplus'(x) = sigmoid(x), as PyTorch's softplus_backward (beta = 1).
 LogicalResult SoftplusOp::buildGradients(OpBuilder &b,
                                          ValueRange resultGradients,

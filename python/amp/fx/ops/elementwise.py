@@ -107,7 +107,8 @@ def unary(ctx, op, x, attrs=None):
 for _aten, _amp in [("neg", "neg"), ("exp", "exp"), ("log", "log"),
                     ("sqrt", "sqrt"), ("rsqrt", "rsqrt"), ("tanh", "tanh"),
                     ("sigmoid", "sigmoid"), ("relu", "relu"),
-                    ("silu", "silu"), ("erf", "erf")]:
+                    ("silu", "silu"), ("erf", "erf"), ("sin", "sin"),
+                    ("cos", "cos")]:
     handles("aten.%s.default" % _aten)(
         lambda ctx, x, _op="amp." + _amp: unary(ctx, _op, x))
 

@@ -40,3 +40,26 @@ def gather(ctx, x, dim, index, sparse_grad=False):
                        [(shape, dtype)],
                        {"axis": Attr.i64(dim % value.rank),
                         "non_negative": Attr.unit})
+
+
+@handles("aten.index.Tensor")
+def index(ctx, x, indices):
+    """`x[..., idx]` with one integer index tensor (Swin's relative position
+    bias table[index]): amp.gather along that dimension. PyTorch counts
+    negative indices from the end, as amp.gather does without
+    non_negative."""
+    shape, dtype = ctx.result()
+    value = ctx.tensor(x)
+    given = [d for d, i in enumerate(indices) if i is not None]
+    if len(given) != 1:
+        ctx.fail("indexing with %d index tensors is not supported (one "
+                 "integer tensor is; index one dimension at a time)" %
+                 len(given))
+    axis = given[0]
+    ids = ctx.tensor(indices[axis])
+    if ids.dtype not in ("i64", "i32"):
+        ctx.fail("indexing with a %s tensor is not supported (boolean masks "
+                 "give data-dependent shapes; integer indices are)" %
+                 ids.dtype)
+    return ctx.emit.op("amp.gather", [value, ids], [(shape, dtype)],
+                       {"axis": Attr.i64(axis)})

@@ -66,6 +66,8 @@ CASES = [
     unary("relu", "relu", torch.relu, kinks=[0.0]),
     unary("silu", "silu", F.silu),
     unary("erf", "erf", torch.erf),
+    unary("sin", "sin", torch.sin, -4.0, 4.0),
+    unary("cos", "cos", torch.cos, -4.0, 4.0),
     unary("gelu", "gelu", F.gelu),
     unary("gelu_tanh", "gelu", tanh_gelu, attrs=" approximate = tanh"),
     Case("where",

@@ -171,6 +171,17 @@ def AMP_ErfOp : AMP_UnaryOp<"erf", AMP_InferPrecision,
     [AMP_Differentiable]> {
   let summary = "elementwise Gauss error function";
 }
+// sin and cos run in f32 (DENY): their arguments are phases such as a
+// diffusion timestep times a frequency (up to 1000 radians), which bf16
+// holds to within 4 radians, so its sine would be noise.
+def AMP_SinOp : AMP_UnaryOp<"sin", AMP_DenyPrecision,
+    [AMP_Differentiable]> {
+  let summary = "elementwise sine";
+}
+def AMP_CosOp : AMP_UnaryOp<"cos", AMP_DenyPrecision,
+    [AMP_Differentiable]> {
+  let summary = "elementwise cosine";
+}
 def AMP_SoftplusOp : AMP_UnaryOp<"softplus", AMP_DenyPrecision,
     [AMP_Differentiable]> {
   let summary = "elementwise softplus `log(1 + exp(x))`";
