@@ -1,6 +1,7 @@
 //===- NpyFile.cpp - the header of a .npy file ----------------------------===//
 
 #include "amp/Host/NpyFile.h"
+#include "amp/Runtime/ModelABI.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Endian.h"
@@ -163,4 +164,21 @@ bool amp::parseNpy(StringRef contents, NpyHeader &header, std::string &error) {
   header.data = contents.drop_front(offset + headerLength);
   return HeaderParser(contents.substr(offset, headerLength))
       .parse(header, error);
+}
+
+const char *amp::npyDescr(int32_t dtype) {
+  switch (dtype) {
+  case AMP_DTYPE_F32:
+    return "<f4";
+  case AMP_DTYPE_F16:
+    return "<f2";
+  case AMP_DTYPE_I64:
+    return "<i8";
+  case AMP_DTYPE_I32:
+    return "<i4";
+  case AMP_DTYPE_I1:
+    return "|b1";
+  default:
+    return nullptr; // numpy has no bf16
+  }
 }

@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <string>
 
 namespace amp {
@@ -37,6 +38,10 @@ std::string npyHeader(llvm::StringRef descr, llvm::ArrayRef<int64_t> shape);
 
 /// Whether `contents` starts like a .npy file.
 bool looksLikeNpy(llvm::StringRef contents);
+
+/// The .npy descr of a model dtype (AMP_DTYPE_*), or null for bf16, which
+/// numpy has no type for.
+const char *npyDescr(int32_t dtype);
 
 } // namespace amp
 
