@@ -15,6 +15,7 @@
 #include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/NonfiniteABI.h"
+#include "amp/Runtime/StateNames.h"
 #include "amp/Target/ModelABI/LoadedModel.h"
 #include "amp/Target/ModelABI/NonfiniteFinder.h"
 
@@ -25,13 +26,10 @@
 
 namespace amp {
 
-/// The names of the training-step contract (TrainingStep.h,
-/// docs/LossScaling.md) that a run reads: the learning rate, and the
-/// hyper-parameter and the micro-batch counter of a library that
-/// accumulates gradients (amp-accumulate-gradients).
-inline constexpr char kLearningRateName[] = "lr";
-inline constexpr char kAccumulateName[] = "accumulate";
-inline constexpr char kMicroStepName[] = "grad_accum.micro_step";
+/// The state names a run finds tensors by (StateNames.h).
+inline constexpr char kLearningRateName[] = AMP_STATE_LEARNING_RATE;
+inline constexpr char kAccumulateName[] = AMP_STATE_ACCUMULATE;
+inline constexpr char kMicroStepName[] = AMP_STATE_MICRO_STEP;
 
 /// A loaded library's C ABI.
 struct Model {

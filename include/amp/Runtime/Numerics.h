@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "amp/Runtime/ModelABI.h"
+#include "amp/Runtime/StateNames.h"
 
 namespace amp {
 
@@ -164,13 +165,16 @@ inline bool tensorBytes(const amp_tensor_info &info, size_t &bytes) {
          !__builtin_mul_overflow(elements, elementBytes(info.dtype), &bytes);
 }
 
-/// Whether `info` is a loss scale: loss-scaler state named "...scale" (f32,
-/// one per loss with dynamic loss scaling). The runtime reports these with
-/// each finished step (amp_train_step_finished_scales), amp-run prints them.
+/// Whether `info` is a loss scale: loss-scaler state named
+/// "...loss_scale" (AMP_STATE_LOSS_SCALE; f32, one per loss with dynamic
+/// loss scaling). The runtime reports these with each finished step
+/// (amp_train_step_finished_scales), amp-run prints them.
 inline bool isLossScale(const amp_tensor_info &info) {
   size_t length = std::strlen(info.name);
+  size_t suffix = sizeof(AMP_STATE_LOSS_SCALE) - 1;
   return info.role == AMP_ROLE_SCALER_STATE && info.dtype == AMP_DTYPE_F32 &&
-         length >= 5 && std::strcmp(info.name + length - 5, "scale") == 0;
+         length >= suffix &&
+         std::strcmp(info.name + length - suffix, AMP_STATE_LOSS_SCALE) == 0;
 }
 
 /// The index of the first NaN or infinite element of a float tensor, or -1

@@ -91,7 +91,7 @@ void chooseInit(TensorDescription &tensor, double learningRate) {
       tensor.init = AMP_INIT_ONES;
     return;
   case Role::Hyperparameter:
-    if (name == "lr") {
+    if (name == AMP_STATE_LEARNING_RATE) {
       tensor.init = AMP_INIT_CONSTANT;
       tensor.initConstant = learningRate;
     }

@@ -493,8 +493,8 @@ void StepGenerator::buildArguments() {
                                                                  : "target")});
   signature.lrArg = args.size();
   if (!config.gradientsOnly())
-    args.push_back(
-        {f32Scalar, makeContractAttrs(context, Role::Hyperparameter, "lr")});
+    args.push_back({f32Scalar, makeContractAttrs(context, Role::Hyperparameter,
+                                                 kLearningRateName)});
   addForwardArgs(groups.hypers);
 }
 

@@ -33,8 +33,6 @@ using namespace mlir::amp;
 
 namespace {
 
-constexpr StringLiteral kAccumulateName = "accumulate";
-
 //===----------------------------------------------------------------------===//
 // Where the gradients enter the optimizer end (findGradientEntries)
 //===----------------------------------------------------------------------===//

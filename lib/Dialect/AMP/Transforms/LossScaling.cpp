@@ -329,8 +329,9 @@ LogicalResult ScalingRewriter::addScalerState() {
   SmallVector<Type> types;
   SmallVector<DictionaryAttr> attrs;
   for (unsigned k = 0; k < numLosses; ++k) {
-    std::string name = k == 0 ? std::string("loss_scale")
-                              : "loss" + std::to_string(k) + ".loss_scale";
+    std::string name =
+        k == 0 ? kLossScaleName.str()
+               : "loss" + std::to_string(k) + "." + kLossScaleName.str();
     auto add = [&](Type element, StringRef suffix) {
       types.push_back(scalarOf(element));
       attrs.push_back(makeContractAttrs(step.getContext(), Role::ScalerState,

@@ -346,7 +346,7 @@ FailureOr<OptimizerInputs> addOptimizerInputs(TrainingStep view,
   if (failed(state) ||
       failed(function.insertArgument(
           lrIndex, f32Scalar,
-          makeContractAttrs(context, Role::Hyperparameter, "lr"),
+          makeContractAttrs(context, Role::Hyperparameter, kLearningRateName),
           function.getLoc())))
     return failure();
   return OptimizerInputs{std::move(*state), function.getArgument(lrIndex)};

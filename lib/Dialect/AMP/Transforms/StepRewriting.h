@@ -88,11 +88,10 @@ Operation *producerThroughCasts(Value value);
 /// parallelism reduces here.
 SmallVector<OpOperand *> findGradientEntries(Block &body);
 
-/// The optimizer-state name of amp-accumulate-gradients' micro-batch
-/// counter. The pass returns it updated as `amp.where %last, 0, %next`,
-/// where `%last` (0-d i1, computed at the start of the step) says whether
-/// this micro-batch completes an optimizer update.
-constexpr StringLiteral kGradAccumMicroStepName = "grad_accum.micro_step";
+// amp-accumulate-gradients' micro-batch counter (kGradAccumMicroStepName,
+// TrainingStep.h) is returned updated as `amp.where %last, 0, %next`, where
+// `%last` (0-d i1, computed at the start of the step) says whether this
+// micro-batch completes an optimizer update.
 
 /// `%last` of a step that accumulates gradients, or null for a step that
 /// does not (every call completes an update).

@@ -16,6 +16,8 @@
 
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/AMPEnums.h"
+#include "amp/Runtime/ModelABI.h"
+#include "amp/Runtime/StateNames.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -24,6 +26,30 @@
 #include <optional>
 
 namespace mlir::amp {
+
+//===----------------------------------------------------------------------===//
+// What the run side reads of the contract
+//===----------------------------------------------------------------------===//
+
+/// A compiled library tells the run side each tensor's role as amp_role
+/// (the descriptor glue writes Role's value): they must agree.
+static_assert(uint32_t(Role::Parameter) == AMP_ROLE_PARAMETER &&
+                  uint32_t(Role::Input) == AMP_ROLE_INPUT &&
+                  uint32_t(Role::Label) == AMP_ROLE_LABEL &&
+                  uint32_t(Role::Loss) == AMP_ROLE_LOSS &&
+                  uint32_t(Role::OptimizerState) == AMP_ROLE_OPTIMIZER_STATE &&
+                  uint32_t(Role::ScalerState) == AMP_ROLE_SCALER_STATE &&
+                  uint32_t(Role::Hyperparameter) == AMP_ROLE_HYPERPARAMETER &&
+                  uint32_t(Role::Skipped) == AMP_ROLE_SKIPPED &&
+                  uint32_t(Role::Output) == AMP_ROLE_OUTPUT &&
+                  uint32_t(Role::Buffer) == AMP_ROLE_BUFFER,
+              "the dialect's Role and the C ABI's amp_role differ");
+
+/// The state names the run side finds tensors by (amp/Runtime/StateNames.h).
+inline constexpr StringLiteral kLearningRateName = AMP_STATE_LEARNING_RATE;
+inline constexpr StringLiteral kAccumulateName = AMP_STATE_ACCUMULATE;
+inline constexpr StringLiteral kGradAccumMicroStepName = AMP_STATE_MICRO_STEP;
+inline constexpr StringLiteral kLossScaleName = AMP_STATE_LOSS_SCALE;
 
 //===----------------------------------------------------------------------===//
 // The contract attributes of one argument or result
