@@ -7,20 +7,19 @@
 // finished, so that on a GPU its upload overlaps step k). The same kernels
 // on the same data give the same bits: the losses, skipped flags, loss
 // scales (amp_train_step_finished_scales against the state after each
-// plain step) and every state tensor afterwards must be identical. A batch uploaded into buffers
-// a running step still reads, or a loss read from the wrong step, shows as
-// a difference. Then the API's misuse: a finish with no step begun, the
-// scales before any finish and a begin with two steps in flight are
-// errors.
+// plain step) and every state tensor afterwards must be identical. A batch
+// uploaded into buffers a running step still reads, or a loss read from the
+// wrong step, shows as a difference. Then the API's misuse: a finish with no
+// step begun, the scales before any finish and a begin with two steps in flight
+// are errors.
 //
-// Needs only the library (no LLVM): scripts/gpu-machine.sh runs it on GPUs.
+// Loads the library through lib/Host (amp::loadModel) and needs no installed
+// LLVM: scripts/gpu-machine.sh runs it on GPUs.
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Runtime/ModelABI.h"
+#include "amp/Host/Model.h"
 #include "amp/Runtime/Numerics.h"
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,48 +27,26 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace {
 
-struct Library {
-  decltype(&amp_num_tensors) numTensors;
-  decltype(&amp_tensor) tensor;
-  decltype(&amp_state_create) create;
-  decltype(&amp_state_destroy) destroy;
-  decltype(&amp_state_tensor) stateTensor;
-  decltype(&amp_train_step) step;
-  decltype(&amp_train_step_begin) begin;
-  decltype(&amp_train_step_finish) finish;
-  decltype(&amp_train_step_finished_scales) finishedScales;
-  decltype(&amp_last_error) lastError;
-};
+using Library = amp::Model;
 
-template <typename T> bool resolve(void *handle, const char *name, T &to) {
-  to = reinterpret_cast<T>(dlsym(handle, name));
-  if (!to)
-    std::printf("error: the library lacks %s\n", name);
-  return to != nullptr;
-}
-
-bool load(const char *path, Library &lib) {
-  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    std::printf("error: %s\n", dlerror());
-    return false;
-  }
-  return resolve(handle, "amp_num_tensors", lib.numTensors) &&
-         resolve(handle, "amp_tensor", lib.tensor) &&
-         resolve(handle, "amp_state_create", lib.create) &&
-         resolve(handle, "amp_state_destroy", lib.destroy) &&
-         resolve(handle, "amp_state_tensor", lib.stateTensor) &&
-         resolve(handle, "amp_train_step", lib.step) &&
-         resolve(handle, "amp_train_step_begin", lib.begin) &&
-         resolve(handle, "amp_train_step_finish", lib.finish) &&
-         resolve(handle, "amp_train_step_finished_scales",
-                 lib.finishedScales) &&
-         resolve(handle, "amp_last_error", lib.lastError);
+/// The library at `path`, with the overlapped-step functions.
+std::optional<Library> load(const char *path) {
+  std::string error;
+  std::optional<Library> lib = amp::loadModel(path, error);
+  if (!lib)
+    std::printf("error: %s\n", error.c_str());
+  else if (!lib->beginStep || !lib->finishStep || !lib->finishedScales)
+    std::printf("error: the library lacks amp_train_step_begin, "
+                "amp_train_step_finish or amp_train_step_finished_scales\n");
+  else
+    return lib;
+  return std::nullopt;
 }
 
 bool isStreamed(const amp_tensor_info &info) {
@@ -131,21 +108,15 @@ bool trainPlain(const Library &lib, amp_state *state, uint64_t seed,
   for (int64_t k = 0; k < steps; ++k) {
     float loss = 0;
     int32_t skipped = 0;
-    if (!fillBatch(lib, state, seed, k) || lib.step(state, &loss, &skipped))
+    if (!fillBatch(lib, state, seed, k) ||
+        lib.trainStep(state, &loss, &skipped))
       return false;
     outcome.losses.push_back(loss);
     outcome.skipped.push_back(skipped);
-    std::vector<float> scales;
-    for (int32_t i = 0; i < lib.numTensors(); ++i) {
-      const amp_tensor_info &info = *lib.tensor(i);
-      if (!amp::isLossScale(info))
-        continue;
-      const void *data = lib.stateTensor(state, info.name);
-      if (!data)
-        return false;
-      scales.push_back(*static_cast<const float *>(data));
-    }
-    outcome.scales.push_back(std::move(scales));
+    llvm::SmallVector<float> scales;
+    if (!amp::readLossScales(lib, state, scales))
+      return false;
+    outcome.scales.emplace_back(scales.begin(), scales.end());
   }
   return readState(lib, state, outcome);
 }
@@ -153,7 +124,7 @@ bool trainPlain(const Library &lib, amp_state *state, uint64_t seed,
 bool finishOne(const Library &lib, amp_state *state, Outcome &outcome) {
   float loss = 0;
   int32_t skipped = 0;
-  if (lib.finish(state, &loss, &skipped))
+  if (lib.finishStep(state, &loss, &skipped))
     return false;
   outcome.losses.push_back(loss);
   outcome.skipped.push_back(skipped);
@@ -171,7 +142,7 @@ bool finishOne(const Library &lib, amp_state *state, Outcome &outcome) {
 bool trainPipelined(const Library &lib, amp_state *state, uint64_t seed,
                     int64_t steps, Outcome &outcome) {
   for (int64_t k = 0; k < steps; ++k) {
-    if (!fillBatch(lib, state, seed, k) || lib.begin(state))
+    if (!fillBatch(lib, state, seed, k) || lib.beginStep(state))
       return false;
     if (k > 0 && !finishOne(lib, state, outcome))
       return false;
@@ -213,21 +184,23 @@ int checkMisuse(const Library &lib, amp_state *state, uint64_t seed) {
   int failures = 0;
   float loss = 0;
   int32_t skipped = 0;
-  if (lib.finish(state, &loss, &skipped) == 0) {
+  if (lib.finishStep(state, &loss, &skipped) == 0) {
     std::printf("FAIL: a finish with no step begun succeeded\n");
     ++failures;
   } else {
     std::printf("finish with no step begun: %s\n", lib.lastError());
   }
-  if (!fillBatch(lib, state, seed, 0) || lib.begin(state) || lib.begin(state))
+  if (!fillBatch(lib, state, seed, 0) || lib.beginStep(state) ||
+      lib.beginStep(state))
     return failures + 1;
-  if (lib.begin(state) == 0) {
+  if (lib.beginStep(state) == 0) {
     std::printf("FAIL: a third begin succeeded\n");
     ++failures;
   } else {
     std::printf("third begin: %s\n", lib.lastError());
   }
-  if (lib.finish(state, &loss, &skipped) || lib.finish(state, &loss, &skipped))
+  if (lib.finishStep(state, &loss, &skipped) ||
+      lib.finishStep(state, &loss, &skipped))
     return failures + 1;
   return failures;
 }
@@ -281,8 +254,8 @@ int main(int argc, char **argv) {
                  argv[2], argv[3]);
     return 1;
   }
-  Library lib;
-  if (!load(argv[1], lib))
+  std::optional<Library> lib = load(argv[1]);
+  if (!lib)
     return 1;
-  return run(lib, steps, seed);
+  return run(*lib, steps, seed);
 }
