@@ -1,24 +1,25 @@
 //===- checkpoint-load-fuzzer.cpp - fuzz target for amp_state_load --------===//
 //
 // Feeds arbitrary bytes, as a checkpoint file, to amp_state_load of a model
-// library made by amp-compile (named by -model=LIB.so), as amp-run --load
-// does. Every input must either load, or fail with a reason in
-// amp_last_error() and leave the state exactly as it was: no crash, no
-// sanitizer report, no hang, no half-loaded state.
+// library made by amp-compile (named by -model=LIB.so, loaded through
+// lib/Host as amp-run loads it), as amp-run --load does. Every input must
+// either load, or fail with a reason in amp_last_error() and leave the state
+// exactly as it was: no crash, no sanitizer report, no hang, no half-loaded
+// state.
 //
 // Runs under tools/fuzz/mutation-driver.cpp (amp-checkpoint-fuzz, in CI) or
 // libFuzzer; seeds are checkpoints written by amp-run --save.
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Runtime/ModelABI.h"
+#include "amp/Host/Model.h"
 #include "amp/Runtime/Numerics.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
+#include <optional>
 #include <string>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -26,18 +27,9 @@
 
 namespace {
 
-/// The library's C ABI, resolved by name, and one state to load into.
-struct Model {
-  decltype(&amp_last_error) lastError;
-  decltype(&amp_num_tensors) numTensors;
-  decltype(&amp_tensor) tensor;
-  decltype(&amp_state_create) create;
-  decltype(&amp_state_tensor) stateTensor;
-  decltype(&amp_state_load) load;
-  amp_state *state = nullptr;
-};
-
-Model model;
+/// The library and one state to load into.
+std::optional<amp::Model> model;
+amp_state *state = nullptr;
 /// The file the input is written to (a memfd, read through /proc).
 int inputFd = -1;
 std::string inputPath;
@@ -45,12 +37,6 @@ std::string inputPath;
 [[noreturn]] void die(const std::string &message) {
   std::fprintf(stderr, "checkpoint-load-fuzzer: %s\n", message.c_str());
   std::exit(2);
-}
-
-template <typename T> void resolve(void *library, const char *name, T &fn) {
-  fn = reinterpret_cast<T>(dlsym(library, name));
-  if (!fn)
-    die(std::string("the model library has no '") + name + "'");
 }
 
 bool isCheckpointed(const amp_tensor_info &info) {
@@ -64,12 +50,12 @@ size_t byteSize(const amp_tensor_info &info) {
 /// The bytes of every checkpointed tensor of the state.
 std::vector<std::vector<char>> snapshot() {
   std::vector<std::vector<char>> tensors;
-  for (int32_t i = 0; i < model.numTensors(); ++i) {
-    const amp_tensor_info &info = *model.tensor(i);
+  for (int32_t i = 0; i < model->numTensors(); ++i) {
+    const amp_tensor_info &info = *model->tensor(i);
     if (!isCheckpointed(info))
       continue;
     const char *data =
-        static_cast<const char *>(model.stateTensor(model.state, info.name));
+        static_cast<const char *>(model->stateTensor(state, info.name));
     if (!data)
       die(std::string("cannot read tensor '") + info.name + "'");
     tensors.emplace_back(data, data + byteSize(info));
@@ -88,18 +74,13 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
       path = (*argv)[i] + 7;
   if (!path)
     die("give the model library with -model=LIB.so (made by amp-compile)");
-  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!library)
-    die(std::string("cannot load '") + path + "': " + dlerror());
-  resolve(library, "amp_last_error", model.lastError);
-  resolve(library, "amp_num_tensors", model.numTensors);
-  resolve(library, "amp_tensor", model.tensor);
-  resolve(library, "amp_state_create", model.create);
-  resolve(library, "amp_state_tensor", model.stateTensor);
-  resolve(library, "amp_state_load", model.load);
-  model.state = model.create(0);
-  if (!model.state)
-    die(std::string("cannot create the state: ") + model.lastError());
+  std::string error;
+  model = amp::loadModel(path, error);
+  if (!model)
+    die(error);
+  state = model->create(0);
+  if (!state)
+    die(std::string("cannot create the state: ") + model->lastError());
   inputFd = memfd_create("checkpoint", 0);
   if (inputFd < 0)
     die("memfd_create failed");
@@ -112,12 +93,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (ftruncate(inputFd, 0) != 0 ||
       pwrite(inputFd, data, size, 0) != static_cast<ssize_t>(size))
     die("cannot write the input file");
-  if (model.load(model.state, inputPath.c_str()) == 0) {
+  if (model->load(state, inputPath.c_str()) == 0) {
     // Loaded: this is the state the next failed load must keep.
     before = snapshot();
     return 0;
   }
-  if (std::strlen(model.lastError()) == 0) {
+  if (std::strlen(model->lastError()) == 0) {
     std::fprintf(stderr, "checkpoint-load-fuzzer: amp_state_load failed "
                          "without saying why\n");
     std::abort();
@@ -126,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::fprintf(stderr,
                  "checkpoint-load-fuzzer: amp_state_load failed (%s) but "
                  "changed the state\n",
-                 model.lastError());
+                 model->lastError());
     std::abort();
   }
   return 0;
