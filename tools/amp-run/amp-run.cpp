@@ -24,6 +24,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 
+#include <cmath>
 #include <cstdlib>
 
 namespace cl = llvm::cl;
