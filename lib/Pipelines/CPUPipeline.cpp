@@ -24,6 +24,9 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   ConvertAMPToLinalgPassOptions toLinalg;
   toLinalg.stateUpdates = options.modelABI;
   pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass(toLinalg));
+  // Sums accumulate in f64, as PyTorch's CPU batch norm does: f32 sums of
+  // many cancelling terms (normalization gradients) lose digits.
+  pm.addNestedPass<func::FuncOp>(amp::createCPUWideSumsPass());
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise) {
     // Not into reductions: convolutions must keep operands of their own to

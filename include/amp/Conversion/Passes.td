@@ -274,6 +274,46 @@ def CPUApproximateMathPass : Pass<"amp-cpu-approximate-math"> {
   ];
 }
 
+def CPUWideSumsPass : Pass<"amp-cpu-wide-sums", "::mlir::func::FuncOp"> {
+  let summary = "Accumulate f32 sums of linalg ops on tensors in f64";
+  let description = [{
+    Runs on tensors, after convert-amp-to-linalg, in the CPU pipeline. A
+    `linalg.generic` whose every output is an f32 sum (its body yields
+    `out + term`, `out` used by that add alone) over reduction loops
+    becomes the same generic on f64 accumulators (the initial value a fill
+    of the same constant, or widened; each term widened), followed by one
+    elementwise rounding of each accumulator to f32.
+
+    Sums of products of two inputs that both vary along the reduction
+    (matrix products, convolutions) are left alone: they become BLAS calls.
+
+    The CPU lowering adds a sum's terms one after another, so an f32 sum
+    of n terms may be off by about n ulps of the terms. The normalizations'
+    backward sums cancel by construction (|sum g| / sum |g| is about 1e-3
+    in a ResNet stem): in timm's ResNet-18-D the batch norms' bias
+    gradients were 3 to 10 times further from float64 than PyTorch's, whose
+    CPU batch norm accumulates in double for this reason; with f64 sums
+    they are as close. Maxima and other reductions are left alone; the GPU
+    pipeline sums in blocks instead.
+
+    ```mlir
+    %s = linalg.generic {... iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<4x8xf32>) outs(%zero : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = arith.addf %out, %in : f32
+      linalg.yield %0 : f32
+    } -> tensor<4xf32>
+    // becomes a sum into a tensor<4xf64> filled with 0.0 whose body adds
+    // arith.extf %in, and a linalg.generic of arith.truncf to tensor<4xf32>.
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def CPUStridedCopiesToLoopsPass
     : Pass<"amp-cpu-strided-copies-to-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn memref.copy ops from or into strided views into "
