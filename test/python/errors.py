@@ -43,7 +43,7 @@ class FFT(nn.Module):
 
 # TORCH1: unsupported op -> CompileError: amp.compile: cannot compile Net:
 # TORCH1-NEXT: node '/layer1/TopK' (module 'layer1') (TopK): op type 'TopK' (opset 17) is not supported by the amp importer
-# TORCH2: unsupported op -> CompileError: amp.compile: cannot import Net: aten.sort in module 'layer1' (errors.py:26): amp has no import for this op
+# TORCH2: unsupported op -> CompileError: amp.compile: cannot import Net: aten.sort in module 'layer1' (errors.py:26): amp has no import for this op (docs/PyTorchImport.md lists those it has: write this computation with them, or do it outside the compiled module)
 attempt("unsupported op",
         lambda: amp.compile(Net(), example_inputs=(x,)))
 # TORCH1: not exportable -> ExportError: amp.compile: torch.onnx.export cannot export FFT: Exporting the operator 'aten::fft_fft' to ONNX opset version 17 is not supported

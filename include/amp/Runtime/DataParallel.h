@@ -71,7 +71,7 @@ const amp_dp_hooks *amp_dp_hooks_get(void);
 /* What drivers call, after amp_state_create (which joins the ranks): copies
    `bytes` bytes at `data` from every rank into `all`, world size times
    `bytes`, in rank order; one all-gather, its wait bounded by
-   AMP_DP_TIMEOUT. amp-run's start-up agreement check (tools/amp-run/
+   AMP_DP_TIMEOUT. amp-run's start-up agreement check (include/amp/Host/
    Agreement.h) exchanges one fixed-size record through it before the first
    step. 0 on success, else 1 with the reason in *error. */
 int32_t amp_dp_allgather(const void *data, int64_t bytes, void *all,

@@ -403,7 +403,10 @@ class _Importer:
             return
         handler = HANDLERS.get(name)
         if handler is None:
-            raise ImportError_("%s: amp has no import for this op" % where)
+            raise ImportError_(
+                "%s: amp has no import for this op (docs/PyTorchImport.md "
+                "lists those it has: write this computation with them, or "
+                "do it outside the compiled module)" % where)
         try:
             self.env[node] = handler(self.context, *args, **kwargs)
         except ImportError_ as error:
