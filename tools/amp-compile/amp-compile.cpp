@@ -56,108 +56,11 @@ cl::list<std::string> inputShapes(
     cl::desc("For an ONNX model: the static shape of a graph input with "
              "dynamic dimensions, NAME=D0xD1x... (repeatable)"),
     cl::value_desc("name=shape"), cl::cat(category));
-cl::opt<std::string> target("target", cl::init("cpu"),
-                            cl::desc("Target: cpu, cuda or cuda-emulator (the "
-                                     "GPU code on an emulated CUDA device)"),
-                            cl::cat(category));
-cl::opt<std::string> chip("chip", cl::init("sm_90"),
-                          cl::desc("GPU architecture for --target=cuda"),
-                          cl::cat(category));
-cl::opt<std::string>
-    cpu("cpu",
-        cl::desc("CPU the library's code (for GPU targets its host code) is "
-                 "compiled for: by default a portable level (x86-64-v3: "
-                 "AVX2 and FMA, any x86-64 since about 2015); native for this "
-                 "machine's CPU and every feature it has; or any LLVM CPU "
-                 "name (x86-64-v2, skylake, znver3...)"),
-        cl::value_desc("NAME"), cl::cat(category));
-cl::opt<bool> allowTF32("allow-tf32",
-                        cl::desc("Let fp32 GEMMs use TF32 tensor cores "
-                                 "(--target=cuda)"),
-                        cl::cat(category));
-cl::opt<std::string> precision("precision", cl::init("fp32"),
-                               cl::desc("fp32, fp16 or bf16"),
-                               cl::cat(category));
-cl::opt<std::string>
-    optLevel("opt-level", cl::init("O1"),
-             cl::desc("Apex-style AMP level for fp16/bf16: O0, O1, O2 or O3"),
-             cl::cat(category));
-cl::opt<std::string>
-    policyFile("policy",
-               cl::desc("Precision policy file (JSON or YAML) for fp16/bf16: "
-                        "lists, pins, level, lp-norm (docs/Precision.md)"),
-               cl::value_desc("FILE"), cl::cat(category));
-cl::opt<std::string> optimizer("optimizer", cl::init("sgd"),
-                               cl::desc("Optimizer for a forward model: sgd "
-                                        "or adamw"),
-                               cl::cat(category));
-cl::opt<std::string>
-    lossKind("loss", cl::init("none"),
-             cl::desc("Loss to append to a model that returns logits: none, "
-                      "cross_entropy or mse"),
-             cl::cat(category));
-cl::opt<double> learningRate("lr", cl::init(0.01),
-                             cl::desc("Initial learning rate"),
-                             cl::cat(category));
-cl::opt<double> momentum("momentum", cl::init(0.0), cl::desc("SGD momentum"),
-                         cl::cat(category));
-cl::opt<double> weightDecay("weight-decay", cl::init(0.0),
-                            cl::desc("Weight decay"), cl::cat(category));
-cl::opt<double> maxGradNorm("max-grad-norm", cl::init(0.0),
-                            cl::desc("Clip gradients to this global norm"),
-                            cl::cat(category));
-cl::opt<int64_t>
-    accumulate("accumulate", cl::init(1),
-               cl::desc("Micro-batches per optimizer update: the step "
-                        "accumulates gradients (1: none)"),
-               cl::cat(category));
-cl::opt<bool> dataParallel(
-    "data-parallel", cl::init(false),
-    cl::desc("Data-parallel training across MPI ranks: gradients and "
-             "found_inf all-reduced (run with mpirun -np N amp-run)"),
-    cl::cat(category));
-cl::opt<double> bucketCapMB(
-    "bucket-cap-mb", cl::init(25.0),
-    cl::desc("With --data-parallel: largest gradient bucket, in MiB"),
-    cl::cat(category));
-cl::opt<std::string> dpReduction(
-    "dp-reduction", cl::init("mean"),
-    cl::desc("With --data-parallel: mean (as DDP) or sum of the gradients"),
-    cl::cat(category));
-cl::opt<std::string>
-    lossScale("loss-scale", cl::init("auto"),
-              cl::desc("Loss scaling: auto (dynamic for fp16, none otherwise), "
-                       "dynamic, static or none"),
-              cl::cat(category));
-cl::opt<double> initScale("init-scale", cl::init(65536.0),
-                          cl::desc("Initial (or static) loss scale"),
-                          cl::cat(category));
-cl::opt<int64_t>
-    growthInterval("growth-interval", cl::init(2000),
-                   cl::desc("Clean steps before the dynamic scale grows"),
-                   cl::cat(category));
-cl::opt<int64_t> hysteresis("hysteresis", cl::init(1),
-                            cl::desc("Overflows before the scale backs off"),
-                            cl::cat(category));
-cl::opt<bool>
-    errorAtMin("error-at-min",
-               cl::desc("Fail a step when the scale is stuck at its minimum"),
-               cl::cat(category));
 cl::opt<std::string> emit("emit", cl::init("lib"),
                           cl::desc("What to write: lib (the shared library), "
                                    "mlir (the training step in the amp "
                                    "dialect) or llvm (the LLVM dialect)"),
                           cl::cat(category));
-cl::opt<std::string> costReport("cost-report",
-                                cl::desc("GPU targets: write the step's "
-                                         "static cost report (JSON) to FILE"),
-                                cl::value_desc("FILE"), cl::cat(category));
-cl::opt<std::string> costDevice("cost-device", cl::init("h200"),
-                                cl::desc("Device model of --cost-report"),
-                                cl::cat(category));
-cl::opt<std::string> compiler("cxx", cl::init("c++"),
-                              cl::desc("C++ compiler used to link"),
-                              cl::cat(category));
 cl::opt<bool> instrumentNonfinite(
     "instrument-nonfinite",
     cl::desc("Check every op of the step for inf/NaN results "
@@ -165,22 +68,87 @@ cl::opt<bool> instrumentNonfinite(
              "builds, docs/Debugging.md)"),
     cl::cat(category));
 
-/// The training pipeline's options from the flags, checked once
+/// A flag for one option of TrainingPipelineOptions: the option's name,
+/// description, choices and default, so that they are written once (in
+/// Pipelines.h). The flag's text goes to the option; a name that a choice
+/// option does not know is kept in `firstError` ("--NAME=TEXT is not one of
+/// ..."), for parseOptions to report after the command line.
+class PipelineFlag : public cl::Option {
+public:
+  PipelineFlag(amp::TrainingOptionBase &target, std::string &firstError)
+      : cl::Option(cl::Optional, cl::NotHidden), target(target),
+        firstError(firstError) {
+    cl::Option &option = target.getOption();
+    std::string defaultText = target.getValueText();
+    help = option.HelpStr.str();
+    if (target.getKind() != amp::TrainingOptionBase::Kind::Flag &&
+        !defaultText.empty())
+      help += " (default: " + defaultText + ")";
+    // The option prints this flag's help (with a choice's values).
+    option.setDescription(help);
+    setArgStr(option.ArgStr);
+    setDescription(help);
+    setValueStr(option.ValueStr);
+    setValueExpectedFlag(option.getValueExpectedFlag());
+    addCategory(category);
+    addArgument();
+  }
+  ~PipelineFlag() override { removeArgument(); }
+
+  amp::TrainingOptionBase &getTarget() const { return target; }
+
+private:
+  bool handleOccurrence(unsigned, StringRef, StringRef value) override {
+    std::string message;
+    if (succeeded(target.parse(value, "--", message)))
+      return false;
+    // Other options' parsers have already said why (as cl::opt would).
+    if (target.getKind() != amp::TrainingOptionBase::Kind::Choice)
+      return true;
+    if (firstError.empty())
+      firstError = message;
+    return false;
+  }
+  size_t getOptionWidth() const override {
+    return target.getOption().getOptionWidth();
+  }
+  void printOptionInfo(size_t globalWidth) const override {
+    target.getOption().printOptionInfo(globalWidth);
+  }
+  void printOptionValue(size_t globalWidth, bool force) const override {
+    target.getOption().printOptionValue(globalWidth, force);
+  }
+  void setDefault() override {}
+
+  amp::TrainingOptionBase &target;
+  std::string &firstError;
+  std::string help;
+};
+
+/// The pipeline's options that are not flags: amp-compile always builds a
+/// library with the model ABI, and --emit says where to stop.
+bool isToolSet(StringRef name) {
+  return name == "model-abi" || name == "lower";
+}
+
+/// Makes a flag of each option of `options`.
+std::vector<std::unique_ptr<PipelineFlag>>
+makePipelineFlags(amp::TrainingPipelineOptions &options,
+                  std::string &firstError) {
+  std::vector<std::unique_ptr<PipelineFlag>> flags;
+  for (amp::TrainingOptionBase *option : options.getOptionList())
+    if (!isToolSet(option->getOption().ArgStr))
+      flags.push_back(std::make_unique<PipelineFlag>(*option, firstError));
+  return flags;
+}
+
+/// The training pipeline's options, set by their flags, checked once
 /// (TrainingPipelineOptions::verify), and the tool's own.
-LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
+LogicalResult parseOptions(amp::TrainingPipelineOptions &options,
+                           const std::string &flagError) {
+  if (!flagError.empty())
+    return error(flagError);
   std::string message;
-  auto parse = [&](auto &option, const std::string &text) {
-    return amp::parseOptionValue(option, text, "--", message);
-  };
-  if (failed(parse(options.target, target)) ||
-      failed(parse(options.precision, precision)) ||
-      failed(parse(options.optLevel, optLevel)) ||
-      failed(parse(options.optimizer, optimizer)) ||
-      failed(parse(options.loss, lossKind)) ||
-      failed(parse(options.lossScale, lossScale)) ||
-      (chip.getNumOccurrences() && failed(parse(options.chip, chip))) ||
-      (cpu.getNumOccurrences() && failed(parse(options.cpu, cpu))))
-    return error(message);
   // Before the work: LLVM would only warn about an unknown name.
   if (failed(amp::checkTargetCPU(options.cpu, "--", message)))
     return error(message);
@@ -191,29 +159,12 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
                  "' is the input file; it would be overwritten");
   // A regular file only (amp::InputFile): a FIFO would block the policy
   // reader, a device would never end.
-  if (!policyFile.empty()) {
+  if (!options.policy.empty()) {
     ::amp::InputFile policy;
     std::string reason;
-    if (!policy.open(policyFile, reason))
-      return error("--policy: cannot read '" + policyFile + "': " + reason);
+    if (!policy.open(options.policy, reason))
+      return error("--policy: cannot read '" + options.policy + "': " + reason);
   }
-  options.allowTF32 = allowTF32;
-  options.policy = policyFile;
-  options.linker = compiler;
-  options.costReport = costReport;
-  options.costDevice = costDevice;
-  options.learningRate = learningRate;
-  options.momentum = momentum;
-  options.weightDecay = weightDecay;
-  options.maxGradNorm = maxGradNorm;
-  options.accumulate = accumulate;
-  options.dataParallel = dataParallel;
-  options.bucketCapMB = bucketCapMB;
-  options.dpReduction = dpReduction;
-  options.initScale = initScale;
-  options.growthInterval = growthInterval;
-  options.hysteresis = hysteresis;
-  options.errorAtMin = errorAtMin;
   options.modelABI = true;
   if (failed(options.verify("--", message)))
     return error(message);
@@ -222,36 +173,29 @@ LogicalResult parseOptions(amp::TrainingPipelineOptions &options) {
 
 /// The options that shaped the step, as amp-compile arguments: what
 /// amp-run --find-nonfinite gives amp-compile to rebuild the library
-/// instrumented (not the output, --emit or the cost report).
-SmallVector<std::string> shapingOptions() {
+/// instrumented (not the output, --emit, the cost report or data
+/// parallelism: the rebuilt step runs in one process).
+SmallVector<std::string>
+shapingOptions(const amp::TrainingPipelineOptions &options,
+               ArrayRef<std::unique_ptr<PipelineFlag>> flags) {
   SmallVector<std::string> arguments;
-  auto add = [&](cl::Option &option, const Twine &value) {
-    if (option.getNumOccurrences())
-      arguments.push_back(("--" + option.ArgStr + "=" + value).str());
-  };
-  auto number = [](double value) {
-    char text[40];
-    snprintf(text, sizeof(text), "%.17g", value);
-    return std::string(text);
-  };
   for (const std::string &shape : inputShapes)
     arguments.push_back("--input-shape=" + shape);
-  if (!policyFile.empty()) {
-    SmallString<256> policyPath(policyFile);
+  if (!options.policy.empty()) {
+    SmallString<256> policyPath(StringRef(options.policy));
     llvm::sys::fs::make_absolute(policyPath);
     arguments.push_back(("--policy=" + policyPath).str());
   }
-  for (cl::opt<std::string> *option :
-       {&target, &chip, &cpu, &precision, &optLevel, &optimizer, &lossKind,
-        &lossScale, &compiler})
-    add(*option, option->getValue());
-  for (cl::opt<double> *option :
-       {&learningRate, &momentum, &weightDecay, &maxGradNorm, &initScale})
-    add(*option, number(*option));
-  for (cl::opt<int64_t> *option : {&accumulate, &growthInterval, &hysteresis})
-    add(*option, Twine(option->getValue()));
-  for (cl::opt<bool> *option : {&allowTF32, &errorAtMin})
-    add(*option, *option ? "true" : "false");
+  for (const std::unique_ptr<PipelineFlag> &flag : flags) {
+    StringRef name = flag->ArgStr;
+    if (!flag->getNumOccurrences() ||
+        llvm::is_contained({"policy", "cost-report", "cost-device",
+                            "data-parallel", "bucket-cap-mb", "dp-reduction"},
+                           name))
+      continue;
+    arguments.push_back(
+        ("--" + name + "=" + flag->getTarget().getValueText()).str());
+  }
   return arguments;
 }
 
@@ -267,6 +211,7 @@ std::string toolPrefix(const char *argv0) {
 /// Loads the model, then the compile flow of lib/Driver writes the output.
 LogicalResult compile(MLIRContext &context,
                       const amp::TrainingPipelineOptions &options,
+                      ArrayRef<std::unique_ptr<PipelineFlag>> flags,
                       const char *argv0) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -286,7 +231,7 @@ LogicalResult compile(MLIRContext &context,
                  : emit == "llvm" ? amp::CompileOutput::LLVM
                                   : amp::CompileOutput::Library;
   request.output = outputFilename;
-  request.library.compiler = compiler;
+  request.library.compiler = options.linker;
   request.library.prefix = toolPrefix(argv0);
   request.library.cpu = options.cpu;
   request.library.cuda = options.target != amp::TrainingTarget::CPU;
@@ -296,7 +241,7 @@ LogicalResult compile(MLIRContext &context,
   if (failed(amp::recordModelSource(inputFilename, request.buildArguments,
                                     message)))
     return error(message);
-  llvm::append_range(request.buildArguments, shapingOptions());
+  llvm::append_range(request.buildArguments, shapingOptions(options, flags));
   request.warn = [](StringRef warning) {
     llvm::WithColor::warning(llvm::errs(), "amp-compile") << warning << "\n";
   };
@@ -312,12 +257,15 @@ int main(int argc, char **argv) {
   ::amp::removeTemporariesOnSignal();
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  mlir::amp::TrainingPipelineOptions options;
+  std::string flagError;
+  std::vector<std::unique_ptr<PipelineFlag>> flags =
+      makePipelineFlags(options, flagError);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
       "amp-compile: compile a training graph into a shared library\n");
-  mlir::amp::TrainingPipelineOptions options;
-  if (failed(parseOptions(options)))
+  if (failed(parseOptions(options, flagError)))
     return 1;
   if (!llvm::sys::fs::exists(inputFilename))
     return failed(error("cannot open '" + inputFilename + "': no such file"))
@@ -331,5 +279,5 @@ int main(int argc, char **argv) {
   // (often a whole lowered kernel) is no help to a user of this tool.
   context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
-  return failed(compile(context, options, argv[0])) ? 1 : 0;
+  return failed(compile(context, options, flags, argv[0])) ? 1 : 0;
 }

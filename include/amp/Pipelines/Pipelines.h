@@ -5,8 +5,10 @@
 
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <cstdio>
 #include <string>
 #include <type_traits>
 
@@ -141,13 +143,103 @@ enum class TrainingLoss { None, CrossEntropy, MSE };
 /// auto: dynamic for fp16, none otherwise.
 enum class TrainingLossScale { Auto, Dynamic, Static, None };
 
+/// One option of TrainingPipelineOptions whatever its type, as a command
+/// line or the Python package sees it: amp-compile makes its flags and the
+/// Python extension its keywords' choices and defaults from these, so that
+/// each option's name, choices and default are written once, in
+/// TrainingPipelineOptions.
+class TrainingOptionBase {
+public:
+  enum class Kind { Flag, Integer, Number, Text, Choice };
+
+  virtual ~TrainingOptionBase() = default;
+  virtual llvm::cl::Option &getOption() = 0;
+  virtual Kind getKind() const = 0;
+  /// The names a Choice option takes, in declaration order.
+  virtual SmallVector<StringRef> getChoices() = 0;
+  /// The value as text that parses back to it: true or false, a choice's
+  /// name, a number with all its digits.
+  virtual std::string getValueText() = 0;
+  /// Sets the value from `text` (parseOptionValue).
+  virtual LogicalResult parse(StringRef text, StringRef optionPrefix,
+                              std::string &message) = 0;
+};
+
+/// A pass pipeline option that TrainingPipelineOptions lists
+/// (getOptionList) in declaration order.
+template <typename T>
+class TrainingOption : public mlir::detail::PassOptions::Option<T>,
+                       public TrainingOptionBase {
+  using Base = mlir::detail::PassOptions::Option<T>;
+
+public:
+  template <typename ParentT, typename... Args>
+  TrainingOption(ParentT &parent, StringRef arg, Args &&...args)
+      : Base(parent, arg, std::forward<Args>(args)...) {
+    parent.optionList.push_back(this);
+  }
+  using Base::operator=;
+
+  llvm::cl::Option &getOption() override { return *this; }
+  Kind getKind() const override {
+    if constexpr (std::is_same_v<T, bool>)
+      return Kind::Flag;
+    else if constexpr (std::is_enum_v<T>)
+      return Kind::Choice;
+    else if constexpr (std::is_floating_point_v<T>)
+      return Kind::Number;
+    else if constexpr (std::is_integral_v<T>)
+      return Kind::Integer;
+    else
+      return Kind::Text;
+  }
+  SmallVector<StringRef> getChoices() override {
+    SmallVector<StringRef> choices;
+    if constexpr (std::is_enum_v<T>) {
+      auto &parser = this->getParser();
+      for (unsigned i = 0, e = parser.getNumOptions(); i != e; ++i)
+        choices.push_back(parser.getOption(i));
+    }
+    return choices;
+  }
+  std::string getValueText() override {
+    const T &value = this->getValue();
+    if constexpr (std::is_same_v<T, bool>) {
+      return value ? "true" : "false";
+    } else if constexpr (std::is_enum_v<T>) {
+      return this->getParser().findArgStrForValue(value).value_or("").str();
+    } else if constexpr (std::is_floating_point_v<T>) {
+      // 17 digits: the value reads back exactly.
+      char text[40];
+      snprintf(text, sizeof(text), "%.17g", double(value));
+      return text;
+    } else if constexpr (std::is_integral_v<T>) {
+      return std::to_string(value);
+    } else {
+      return value;
+    }
+  }
+  LogicalResult parse(StringRef text, StringRef optionPrefix,
+                      std::string &message) override;
+};
+
 /// The options of the whole compile flow: import -> training step ->
 /// precision -> loss scaling -> lowering for a target. amp-compile's flags,
 /// amp-opt's `amp-training-pipeline` and the Python package set these; each
-/// checks them once with verify().
+/// checks them once with verify(). Each option is written here only: its
+/// name, choices, default and description (getOptionList gives them to
+/// amp-compile's flags and the Python package's keywords).
 struct TrainingPipelineOptions
     : public PassPipelineOptions<TrainingPipelineOptions> {
-  PassOptions::Option<TrainingTarget> target{
+  /// Every option below, in declaration order (TrainingOption adds itself).
+  ArrayRef<TrainingOptionBase *> getOptionList() const { return optionList; }
+
+private:
+  template <typename T> friend class TrainingOption;
+  SmallVector<TrainingOptionBase *> optionList;
+
+public:
+  TrainingOption<TrainingTarget> target{
       *this, "target", llvm::cl::desc("Where the training step runs"),
       llvm::cl::init(TrainingTarget::CPU),
       llvm::cl::values(
@@ -155,42 +247,42 @@ struct TrainingPipelineOptions
           clEnumValN(TrainingTarget::CUDA, "cuda", "an NVIDIA GPU"),
           clEnumValN(TrainingTarget::CUDAEmulator, "cuda-emulator",
                      "the GPU code on an emulated CUDA device"))};
-  PassOptions::Option<std::string> chip{
+  TrainingOption<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture for target=cuda"),
       llvm::cl::init("sm_90")};
-  PassOptions::Option<bool> allowTF32{
+  TrainingOption<bool> allowTF32{
       *this, "allow-tf32",
       llvm::cl::desc("Let fp32 GEMMs use TF32 tensor cores (target=cuda)"),
       llvm::cl::init(false)};
-  PassOptions::Option<std::string> costReport{
+  TrainingOption<std::string> costReport{
       *this, "cost-report",
       llvm::cl::desc("target=cuda or cuda-emulator: write the step's static "
                      "cost report (JSON, modeled times) to this file"),
-      llvm::cl::init("")};
-  PassOptions::Option<std::string> costDevice{
+      llvm::cl::value_desc("FILE"), llvm::cl::init("")};
+  TrainingOption<std::string> costDevice{
       *this, "cost-device",
       llvm::cl::desc("Device model of the cost report (data/devices.json)"),
       llvm::cl::init("h200")};
-  PassOptions::Option<std::string> cpu{
+  TrainingOption<std::string> cpu{
       *this, "cpu",
       llvm::cl::desc("CPU the library's code (for GPU targets its host code) "
                      "is compiled for: empty for a portable level "
                      "(x86-64-v3: AVX2 and FMA), native for this machine, "
                      "or an LLVM CPU name (x86-64-v2, skylake, znver3...)"),
-      llvm::cl::init("")};
-  PassOptions::Option<std::string> linker{
+      llvm::cl::value_desc("NAME"), llvm::cl::init("")};
+  TrainingOption<std::string> linker{
       *this, "cxx",
       llvm::cl::desc("C++ compiler that links (the emulated device's kernel "
                      "objects, amp-compile's library)"),
       llvm::cl::init("c++")};
-  PassOptions::Option<TrainingPrecision> precision{
+  TrainingOption<TrainingPrecision> precision{
       *this, "precision", llvm::cl::desc("The precision the step computes in"),
       llvm::cl::init(TrainingPrecision::FP32),
       llvm::cl::values(
           clEnumValN(TrainingPrecision::FP32, "fp32", "float32"),
           clEnumValN(TrainingPrecision::FP16, "fp16", "float16"),
           clEnumValN(TrainingPrecision::BF16, "bf16", "bfloat16"))};
-  PassOptions::Option<TrainingOptLevel> optLevel{
+  TrainingOption<TrainingOptLevel> optLevel{
       *this, "opt-level", llvm::cl::desc("Apex-style AMP level for fp16/bf16"),
       llvm::cl::init(TrainingOptLevel::O1),
       llvm::cl::values(
@@ -199,12 +291,12 @@ struct TrainingPipelineOptions
           clEnumValN(TrainingOptLevel::O2, "O2",
                      "low-precision model, fp32 master weights"),
           clEnumValN(TrainingOptLevel::O3, "O3", "everything low"))};
-  PassOptions::Option<TrainingOptimizer> optimizer{
+  TrainingOption<TrainingOptimizer> optimizer{
       *this, "optimizer", llvm::cl::desc("Optimizer for a forward model"),
       llvm::cl::init(TrainingOptimizer::SGD),
       llvm::cl::values(clEnumValN(TrainingOptimizer::SGD, "sgd", "SGD"),
                        clEnumValN(TrainingOptimizer::AdamW, "adamw", "AdamW"))};
-  PassOptions::Option<TrainingLoss> loss{
+  TrainingOption<TrainingLoss> loss{
       *this, "loss",
       llvm::cl::desc("Loss to append to a model that returns logits"),
       llvm::cl::init(TrainingLoss::None),
@@ -213,46 +305,46 @@ struct TrainingPipelineOptions
           clEnumValN(TrainingLoss::CrossEntropy, "cross_entropy",
                      "integer labels, mean"),
           clEnumValN(TrainingLoss::MSE, "mse", "mean squared error"))};
-  PassOptions::Option<std::string> policy{
+  TrainingOption<std::string> policy{
       *this, "policy",
-      llvm::cl::desc("Precision policy file (JSON or YAML; docs/Precision.md "
-                     "section 6) for fp16/bf16"),
-      llvm::cl::init("")};
-  PassOptions::Option<double> learningRate{
-      *this, "lr", llvm::cl::desc("Initial learning rate"),
-      llvm::cl::init(0.01)};
-  PassOptions::Option<double> momentum{
+      llvm::cl::desc("Precision policy file (JSON or YAML: lists, pins, level, "
+                     "lp-norm; docs/Precision.md section 6) for fp16/bf16"),
+      llvm::cl::value_desc("FILE"), llvm::cl::init("")};
+  TrainingOption<double> learningRate{*this, "lr",
+                                      llvm::cl::desc("Initial learning rate"),
+                                      llvm::cl::init(0.01)};
+  TrainingOption<double> momentum{
       *this, "momentum", llvm::cl::desc("SGD momentum"), llvm::cl::init(0.0)};
-  PassOptions::Option<double> weightDecay{*this, "weight-decay",
-                                          llvm::cl::desc("Weight decay"),
-                                          llvm::cl::init(0.0)};
-  PassOptions::Option<double> maxGradNorm{
+  TrainingOption<double> weightDecay{*this, "weight-decay",
+                                     llvm::cl::desc("Weight decay"),
+                                     llvm::cl::init(0.0)};
+  TrainingOption<double> maxGradNorm{
       *this, "max-grad-norm",
       llvm::cl::desc("Clip gradients to this global norm (0: no clipping)"),
       llvm::cl::init(0.0)};
-  PassOptions::Option<int64_t> accumulate{
+  TrainingOption<int64_t> accumulate{
       *this, "accumulate",
       llvm::cl::desc("Micro-batches per optimizer update: gradients are "
                      "accumulated inside the step (amp-accumulate-gradients; "
                      "1: none)"),
       llvm::cl::init(1)};
-  PassOptions::Option<bool> dataParallel{
+  TrainingOption<bool> dataParallel{
       *this, "data-parallel",
       llvm::cl::desc("Data-parallel training: gradients and found_inf "
-                     "all-reduced across MPI ranks (amp-data-parallel; "
-                     "docs/DataParallel.md)"),
+                     "all-reduced across MPI ranks (amp-data-parallel; run "
+                     "with mpirun -np N amp-run; docs/DataParallel.md)"),
       llvm::cl::init(false)};
-  PassOptions::Option<double> bucketCapMB{
+  TrainingOption<double> bucketCapMB{
       *this, "bucket-cap-mb",
       llvm::cl::desc("With data-parallel: the largest bucket of gradients "
                      "per all-reduce, in MiB"),
       llvm::cl::init(25.0)};
-  PassOptions::Option<std::string> dpReduction{
+  TrainingOption<std::string> dpReduction{
       *this, "dp-reduction",
       llvm::cl::desc("With data-parallel: mean (as DDP) or sum of the "
                      "ranks' gradients"),
       llvm::cl::init("mean")};
-  PassOptions::Option<TrainingLossScale> lossScale{
+  TrainingOption<TrainingLossScale> lossScale{
       *this, "loss-scale", llvm::cl::desc("Loss scaling"),
       llvm::cl::init(TrainingLossScale::Auto),
       llvm::cl::values(
@@ -261,27 +353,27 @@ struct TrainingPipelineOptions
           clEnumValN(TrainingLossScale::Dynamic, "dynamic", "dynamic"),
           clEnumValN(TrainingLossScale::Static, "static", "static"),
           clEnumValN(TrainingLossScale::None, "none", "none"))};
-  PassOptions::Option<double> initScale{
+  TrainingOption<double> initScale{
       *this, "init-scale", llvm::cl::desc("Initial (or static) loss scale"),
       llvm::cl::init(65536.0)};
-  PassOptions::Option<int64_t> growthInterval{
+  TrainingOption<int64_t> growthInterval{
       *this, "growth-interval",
       llvm::cl::desc("Clean steps before the dynamic scale grows"),
       llvm::cl::init(2000)};
-  PassOptions::Option<int64_t> hysteresis{
+  TrainingOption<int64_t> hysteresis{
       *this, "hysteresis",
       llvm::cl::desc("Overflows before the scale backs off"),
       llvm::cl::init(1)};
-  PassOptions::Option<bool> errorAtMin{
+  TrainingOption<bool> errorAtMin{
       *this, "error-at-min",
       llvm::cl::desc("Fail a step when the scale is stuck at its minimum"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> modelABI{
+  TrainingOption<bool> modelABI{
       *this, "model-abi",
       llvm::cl::desc("Lower public functions for the model ABI of "
                      "amp-compile (bare pointers, results as out-parameters)"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> lower{
+  TrainingOption<bool> lower{
       *this, "lower",
       llvm::cl::desc("Lower to the LLVM dialect for the target (false: stop "
                      "at the training step in the amp dialect)"),
@@ -322,6 +414,12 @@ LogicalResult parseOptionValue(OptionT &option, StringRef text,
     return failure();
   }
   return success();
+}
+
+template <typename T>
+LogicalResult TrainingOption<T>::parse(StringRef text, StringRef optionPrefix,
+                                       std::string &message) {
+  return parseOptionValue(*this, text, optionPrefix, message);
 }
 
 /// The training step and the target lowering, the two halves of
