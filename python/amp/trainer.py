@@ -19,35 +19,34 @@ from .errors import CompileError, ExportError, with_module_paths
 
 __all__ = ["compile", "Trainer"]
 
-# The compile keywords and the training pipeline's option of each
-# (include/amp/Pipelines/Pipelines.h, amp-compile's flags).
-_PIPELINE_OPTIONS = {
-    "target": "target", "chip": "chip", "allow_tf32": "allow-tf32",
-    "precision": "precision", "opt_level": "opt-level",
-    "optimizer": "optimizer", "loss": "loss", "lr": "lr",
-    "momentum": "momentum", "weight_decay": "weight-decay",
-    "max_grad_norm": "max-grad-norm", "accumulate": "accumulate",
-    "data_parallel": "data-parallel", "bucket_cap_mb": "bucket-cap-mb",
-    "dp_reduction": "dp-reduction",
-    "loss_scale": "loss-scale",
-    "init_scale": "init-scale", "growth_interval": "growth-interval",
-    "hysteresis": "hysteresis", "error_at_min": "error-at-min",
-    "cost_report": "cost-report", "cost_device": "cost-device",
-    "cpu": "cpu",
-}
+# The training pipeline's options as compile keywords (growth-interval ->
+# growth_interval), each with its kind, choices and amp-compile's default,
+# from TrainingPipelineOptions (include/amp/Pipelines/Pipelines.h, where each
+# is written once) through the extension. model-abi and lower are the
+# binding's to set; cxx and policy are keywords of their own.
+_OPTIONS = {option["name"].replace("-", "_"): option
+            for option in _amp.pipeline_options()
+            if option["name"] not in ("model-abi", "lower", "cxx", "policy")}
+_PIPELINE_OPTIONS = {key: option["name"] for key, option in _OPTIONS.items()}
 # The values an enum option takes (checked here so that the error names
-# the keyword as the caller spelled it).
-_CHOICES = {
-    "target": ("cpu", "cuda", "cuda-emulator"),
-    "precision": ("fp32", "fp16", "bf16"),
-    "opt_level": ("O0", "O1", "O2", "O3"),
-    "optimizer": ("sgd", "adamw"),
-    "loss": ("none", "cross_entropy", "mse"),
-    "loss_scale": ("auto", "dynamic", "static", "none"),
-    "dp_reduction": ("mean", "sum"),
-}
-_DEFAULTS = dict(loss="cross_entropy", optimizer="adamw", lr=1e-3,
-                 precision="fp32", opt_level="O1", target="cpu")
+# the keyword as the caller spelled it). dp-reduction is text in the
+# pipeline, whose verify() checks it with amp-data-parallel's message.
+_CHOICES = {key: option["choices"] for key, option in _OPTIONS.items()
+            if option["choices"]}
+_CHOICES["dp_reduction"] = ("mean", "sum")
+# amp.compile's own defaults, where they deliberately differ from
+# amp-compile's (sgd, lr 0.01, no loss): a PyTorch module returns logits and
+# is trained as PyTorch users expect, with torch.optim.AdamW at its default
+# learning rate and cross-entropy (and AdamW's weight decay 0.01, below).
+# docs/Python.md and docs/Driver.md list both sets.
+_DEFAULTS = dict(loss="cross_entropy", optimizer="adamw", lr=1e-3)
+
+
+def _default(key):
+    """amp-compile's default of an option (the pipeline's)."""
+    return _OPTIONS[key]["default"]
+
+
 # The keys of a precision policy (docs/Precision.md section 6).
 _POLICY_KEYS = ("precision", "level", "lp-norm", "allow", "infer", "deny",
                 "clear", "pins")
@@ -74,9 +73,9 @@ def _pipeline_options(options):
         if key in _CHOICES and value not in _CHOICES[key]:
             raise ValueError("amp.compile: %s=%r is not one of %s" %
                              (key, value, ", ".join(_CHOICES[key])))
-        if key in ("lr", "momentum", "weight_decay", "max_grad_norm",
-                   "init_scale") and (not isinstance(value, (int, float)) or
-                                      not math.isfinite(value)):
+        if _OPTIONS[key]["kind"] == "number" and (
+                not isinstance(value, (int, float)) or
+                not math.isfinite(value)):
             raise ValueError("amp.compile: %s=%r must be a finite number" %
                              (key, value))
         if key == "lr":
@@ -576,7 +575,8 @@ class GradScalerState:
         # A scale that is not positive is a fresh scaler: the first step
         # starts it at init_scale (docs/LossScaling.md).
         if value <= 0:
-            return float(self._trainer.options.get("init_scale", 65536.0))
+            return float(self._trainer.options.get(
+                "init_scale", _default("init_scale")))
         return float(value)
 
     @property
@@ -593,7 +593,8 @@ class GradScalerState:
         options = self._trainer.options
         return {"scale": self.scale,
                 "growth_factor": 2.0, "backoff_factor": 0.5,
-                "growth_interval": options.get("growth_interval", 2000),
+                "growth_interval": options.get("growth_interval",
+                                               _default("growth_interval")),
                 "_growth_tracker": self.growth_tracker,
                 "skipped_steps": self.skipped_steps}
 
@@ -866,7 +867,7 @@ class Trainer:
         value = _tensors.item(self._state.tensor(_ACCUMULATE))
         # Zero (never set) is the count compiled in.
         return int(value) if value >= 1 else \
-            int(self.options.get("accumulate", 1))
+            int(self.options.get("accumulate", _default("accumulate")))
 
     @accumulate.setter
     def accumulate(self, count):

@@ -832,6 +832,52 @@ void bindNonfiniteFinder(py::module_ &m) {
       .def("after_step", &NonfiniteFinderBinding::afterStep, py::arg("step"),
            py::arg("loss"));
 }
+/// The training pipeline's options (TrainingPipelineOptions, where each is
+/// written once): for each, its name, kind (flag, integer, number, text or
+/// choice), default (a bool, int, float or str), choices and description.
+/// The amp package makes its keywords and their checks from these.
+py::list describePipelineOptions() {
+  using Kind = mlir::amp::TrainingOptionBase::Kind;
+  mlir::amp::TrainingPipelineOptions options;
+  py::list described;
+  for (mlir::amp::TrainingOptionBase *option : options.getOptionList()) {
+    std::string text = option->getValueText();
+    py::object value;
+    const char *kind = "text";
+    switch (option->getKind()) {
+    case Kind::Flag:
+      kind = "flag";
+      value = py::bool_(text == "true");
+      break;
+    case Kind::Integer:
+      kind = "integer";
+      value = py::int_(std::stoll(text));
+      break;
+    case Kind::Number:
+      kind = "number";
+      value = py::float_(std::stod(text));
+      break;
+    case Kind::Choice:
+      kind = "choice";
+      value = py::str(text);
+      break;
+    case Kind::Text:
+      value = py::str(text);
+      break;
+    }
+    py::list choices;
+    for (llvm::StringRef choice : option->getChoices())
+      choices.append(py::str(choice.str()));
+    py::dict entry;
+    entry["name"] = option->getOption().ArgStr.str();
+    entry["kind"] = kind;
+    entry["default"] = value;
+    entry["choices"] = py::tuple(choices);
+    entry["help"] = option->getOption().HelpStr.str();
+    described.append(entry);
+  }
+  return described;
+}
 } // namespace
 
 PYBIND11_MODULE(_amp, m) {
@@ -840,6 +886,10 @@ PYBIND11_MODULE(_amp, m) {
   llvm::InitializeNativeTargetAsmPrinter();
   py::register_exception<AmpError>(m, "AmpError", PyExc_RuntimeError);
   m.def("has_onnx_import", &mlir::amp::hasONNXImport);
+  m.def("pipeline_options", &describePipelineOptions,
+        "The training pipeline's options: a list of dicts with name, kind "
+        "(flag, integer, number, text, choice), default, choices and help, "
+        "as amp-compile's flags have them.");
   m.def("compile_onnx", &compileONNX, py::arg("onnx"), py::arg("options"),
         py::arg("input_shapes"), py::arg("output"), py::arg("prefix"),
         py::arg("cxx"), py::arg("instrument_nonfinite") = false, py::kw_only(),
