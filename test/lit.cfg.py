@@ -86,7 +86,7 @@ def _python_has(module):
         return False
 
 
-for module in ["numpy", "onnx"]:
+for module in ["numpy", "onnx", "torchvision"]:
     if _python_has(module):
         config.available_features.add("python-" + module)
 

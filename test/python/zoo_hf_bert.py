@@ -7,6 +7,7 @@
 # CHECK: hf_bert: eval outputs within 1e-4
 # CHECK: hf_bert: cuda-emulator within 1e-4 of the CPU backend
 # CHECK: hf_bert: bf16 drift within 3x autocast's
+# CHECK: hf_bert: fp16 drift within 3x autocast's
 import os
 import sys
 

@@ -7,6 +7,7 @@
 # CHECK: hf_gpt2: eval outputs within 1e-4
 # CHECK: hf_gpt2: cuda-emulator within 1e-4 of the CPU backend
 # CHECK: hf_gpt2: bf16 drift within 3x autocast's
+# CHECK: hf_gpt2: fp16 drift within 3x autocast's
 import os
 import sys
 
