@@ -8,6 +8,8 @@ scripts run as `python3 bench/NAME.py`, which puts bench/ on sys.path).
   steps_per_second(step, ...)  a step function timed after warm-up steps
   machine(), load_average()    the machine line every report starts with
   ratio(a, b)                  a / b as printed in the reports
+  zoo_entry(name)              a model of the test suite's zoo
+                               (test/python/Inputs/zoo_models.py)
   load_model_library, ROLE_NAMES
                                the model C ABI as the tests declare it
                                (test/lib/python/amp_testing.py)
@@ -20,7 +22,7 @@ import time
 
 __all__ = ["ROOT", "ROLE_NAMES", "amp_compile", "default_build",
            "load_average", "load_model_library", "machine", "ratio",
-           "steps_per_second", "tool"]
+           "steps_per_second", "tool", "zoo_entry"]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -83,3 +85,16 @@ def load_average():
 def ratio(a, b, unit=""):
     """a / b with two decimals and `unit`, or "-" when either is missing."""
     return f"{a / b:.2f}{unit}" if a and b else "-"
+
+
+def zoo_entry(name):
+    """The zoo's Entry `name` (its checks' module zoo_check importable
+    too, and the build's amp package); exits naming the models when there
+    is no such one."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "python", "Inputs"))
+    sys.path.insert(0, os.path.join(default_build(), "python_packages"))
+    from zoo_models import ZOO
+    if name not in ZOO:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: no zoo model '{name}' "
+                 f"(the models: {', '.join(ZOO)})")
+    return ZOO[name]

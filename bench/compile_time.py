@@ -99,14 +99,11 @@ def zoo_measure(name, target):
     """In the --python process: {"capture": s, "compile": s} of zoo model
     `name` for `target`, through amp.compile's own compiler objects (the
     library is built, not loaded)."""
-    sys.path.insert(0, os.path.join(ROOT, "test", "python", "Inputs"))
-    sys.path.insert(0, os.path.join(default_build(), "python_packages"))
+    entry = _common.zoo_entry(name)
     import torch
 
     from amp import trainer
-    from zoo_models import ZOO
 
-    entry = ZOO[name]
     torch.manual_seed(0)
     model = entry.make().train()
     inputs = list(entry.inputs(torch.Generator().manual_seed(1)))

@@ -24,8 +24,8 @@ import subprocess
 import sys
 import time
 
-from _common import ROOT, default_build, load_average, machine, ratio, \
-    steps_per_second
+from _common import load_average, machine, ratio, steps_per_second, \
+    zoo_entry
 from cpu_bench import thread_environment
 
 DEFAULT_MODELS = ("resnet50,mobilenet_v3_small,efficientnet_b0,convnext_tiny,"
@@ -35,16 +35,13 @@ DEFAULT_MODELS = ("resnet50,mobilenet_v3_small,efficientnet_b0,convnext_tiny,"
 def measure(name, steps, threads):
     """Runs in the per-thread-count process: {"torch": steps/s, "amp":
     steps/s, "compile": s}."""
-    sys.path.insert(0, os.path.join(ROOT, "test", "python", "Inputs"))
-    sys.path.insert(0, os.path.join(default_build(), "python_packages"))
+    entry = zoo_entry(name)
     import torch
 
     import amp
     from zoo_check import LOSSES
-    from zoo_models import ZOO
 
     torch.set_num_threads(threads)
-    entry = ZOO[name]
     torch.manual_seed(0)
     model = entry.make().train()
     generator = torch.Generator().manual_seed(1)
