@@ -24,7 +24,8 @@ exists), sends the signal and waits for the command to end. Then
 checks that it still exists before sending the signal and SIGCONT: the
 signal then surely comes while the temporary exists (a checkpoint being
 saved). When the command finished the temporary in between, the case is
-tried again (up to 5 times) from the files as they were.
+tried again (up to 5 times) from the files as they were (an --unchanged
+PATH that was missing is removed again: the finished try made it).
 
 Every wait is bounded by --timeout (default 120 s) so that a loaded machine
 is slow, not wrong. Prints `signal_cleanup: OK ...` and exits 0, or lists
@@ -208,10 +209,14 @@ def main():
             problems, retry = attempt(args, command, log)
             if not retry:
                 break
-            # The run finished: put the files back for the next try.
+            # The run finished: put the files back for the next try, and
+            # remove what it made where nothing was (its output), so that
+            # the next try is checked, not this one.
             for index, path in enumerate(args.unchanged):
                 if before[path][0] == "file":
                     shutil.copyfile(os.path.join(saved, str(index)), path)
+                elif before[path][0] == "missing" and os.path.isfile(path):
+                    os.unlink(path)
         else:
             problems = ["the command finished its temporary before it could "
                         "be stopped, 5 times"]
