@@ -19,6 +19,7 @@
 #include "CUDAPool.h"
 
 #include "amp/Runtime/CUDAKernels.h"
+#include "amp/Runtime/DTypeName.h"
 #include "amp/Runtime/ModelABI.h"
 
 #include <cublasLt.h>
@@ -31,6 +32,7 @@
 #include <tuple>
 
 using namespace amp::cuda;
+using amp::dtypeName;
 
 // The library opened as cuBLASLt (the emulated device in an emulator build).
 #ifndef AMP_CUBLASLT_LIBRARY
@@ -112,19 +114,6 @@ struct Gemm {
 Gemm &gemmState() {
   static Gemm *instance = new Gemm();
   return *instance;
-}
-
-const char *dtypeName(int32_t dtype) {
-  switch (dtype) {
-  case AMP_DTYPE_F32:
-    return "f32";
-  case AMP_DTYPE_F16:
-    return "f16";
-  case AMP_DTYPE_BF16:
-    return "bf16";
-  default:
-    return "a non-floating-point type";
-  }
 }
 
 cudaDataType_t cudaType(int32_t dtype) {

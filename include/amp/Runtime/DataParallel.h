@@ -34,7 +34,7 @@ void amp_dp_bucket_unpack(int64_t bucket, int64_t offset, void *data,
 /* Whether `flag` is set on any rank (`flag` itself when not active). */
 int32_t amp_dp_any(int32_t flag, int32_t active);
 
-/* What the model runtime (ModelRuntime.cpp) calls; it finds them through
+/* What the model runtime (ModelState.h) calls; it finds them through
    amp_dp_hooks_get, which only libraries with data parallelism define. All
    return 0 on success, else 1 with the reason in *error. */
 typedef struct amp_dp_hooks {

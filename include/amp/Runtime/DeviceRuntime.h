@@ -1,8 +1,8 @@
 /*===- DeviceRuntime.h - device memory for compiled models ---------*- C
 -*-===*\
 |*                                                                            *|
-|* Internal contract between the model runtime (ModelRuntime.cpp, which owns  *|
-|* the state and implements the C ABI of ModelABI.h) and a device backend.    *|
+|* Internal contract between the model runtime (lib/Runtime/ModelState.h,    *|
+|* which owns the state behind the C ABI of ModelABI.h) and a device backend. *|
 |* A library amp-compile makes for --target=cuda runs its entry points on     *|
 |* device pointers: the model runtime keeps a host copy of every tensor (what *|
 |* amp_state_tensor returns) and a device copy, and moves data through these  *|
