@@ -11,7 +11,8 @@ scripts run as `python3 bench/NAME.py`, which puts bench/ on sys.path).
   zoo_entry(name)              a model of the test suite's zoo
                                (test/python/Inputs/zoo_models.py)
   load_model_library, ROLE_NAMES
-                               the model C ABI as the tests declare it
+                               a model library opened by the one loader,
+                               its C ABI as the tests declare it
                                (test/lib/python/amp_testing.py)
 """
 import os
@@ -27,13 +28,9 @@ __all__ = ["ROOT", "ROLE_NAMES", "amp_compile", "default_build",
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 sys.path.insert(0, os.path.join(ROOT, "test", "lib", "python"))
-from amp_testing import ROLE_NAMES, load_model_library  # noqa: E402
-
-
-def default_build():
-    """amp's build directory: AMP_BUILD_DIR (as scripts/gpu-machine.sh and
-    the tests set it) or build/ under the repository."""
-    return os.environ.get("AMP_BUILD_DIR", os.path.join(ROOT, "build"))
+# default_build is also where load_model_library finds the loader.
+from amp_testing import (ROLE_NAMES, default_build,  # noqa: E402
+                         load_model_library)
 
 
 def tool(build, name):

@@ -26,10 +26,11 @@ def compile_model(build, workdir):
     return library
 
 
-def time_amp(library, steps):
+def time_amp(build, library, steps):
     """Steps/s of the library driven in this process through its C ABI (one
-    call per step: what a C caller pays, without amp-run)."""
-    lib = load_model_library(library)
+    call per step: what a C caller pays, without amp-run), opened by the
+    build's loader."""
+    lib = load_model_library(library, build)
     state = lib.amp_state_create(0)
     if not state:
         sys.exit("cpu_mlp_step: amp_state_create: "
@@ -61,7 +62,8 @@ def main():
     parser.add_argument("--steps", type=int, default=2000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as workdir:
-        amp = time_amp(compile_model(args.build, workdir), args.steps)
+        amp = time_amp(args.build, compile_model(args.build, workdir),
+                       args.steps)
     cores = os.cpu_count()
     # The same model, optimizer and batch as cpu_bench.py's tiny workload.
     torch1 = cpu_bench.time_torch("tiny", args.steps, 1)

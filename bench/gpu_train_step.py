@@ -32,13 +32,17 @@ CPU-compiled libraries, at small sizes, which is how the script is tested:
 Without --libs, the libraries are compiled into a temporary directory with
 build/bin/amp-compile for the target matching --device.
 
-How the amp library is driven (include/amp/Runtime/ModelABI.h, ctypes):
-amp_state_create(seed) initialises the parameters; its inputs (`x`,
-`target`) are filled through amp_state_tensor; the initial parameters are
-read back through amp_state_tensor and copied into the torch modules by
-name, so the first losses can be compared. amp_train_step returns after the
-loss is on the host, so timing it needs no further synchronisation; torch is
-timed between torch.cuda.synchronize() calls. Memory: torch's peak is
+How the amp library is driven: through its C ABI
+(include/amp/Runtime/ModelABI.h) with ctypes, the library opened by amp's
+one loader (libamp_loader.so of AMP_BUILD_DIR, default build/; the GPU
+machine's is carried with amp-run by scripts/gpu-machine.sh), which checks
+its file, checksum and ABI version. amp_state_create(seed) initialises the
+parameters; its inputs (`x`, `target`) are filled through amp_state_tensor;
+the initial parameters are read back through amp_state_tensor and copied
+into the torch modules by name, so the first losses can be compared.
+amp_train_step returns after the loss is on the host, so timing it needs no
+further synchronisation; torch is timed between torch.cuda.synchronize()
+calls. Memory: torch's peak is
 torch.cuda.max_memory_allocated(); amp allocates through its own runtime,
 so its figure is the growth of the device's used memory
 (torch.cuda.mem_get_info) from before amp_state_create to after the last
@@ -73,21 +77,17 @@ MARKER = "<!-- gpu_train_step.py --record inserts rows above this line -->"
 # amp libraries
 # ---------------------------------------------------------------------------
 
-# AMP_ABI_VERSION of include/amp/Runtime/ModelABI.h that AmpLibrary speaks.
-ABI_VERSION = 2
 AMP_DTYPES = {0: torch.float32, 1: torch.float16, 2: torch.bfloat16,
               3: torch.int64, 4: torch.int32, 5: torch.uint8}
 
 
 class AmpLibrary:
-    """A library made by amp-compile, through its C ABI."""
+    """A library made by amp-compile, through its C ABI (the loader checked
+    its version)."""
 
-    def __init__(self, path):
+    def __init__(self, path, build):
         self.path = path
-        lib = self.lib = load_model_library(path)
-        if lib.amp_abi_version() != ABI_VERSION:
-            raise RuntimeError("%s: ABI version %d, this script knows %d"
-                               % (path, lib.amp_abi_version(), ABI_VERSION))
+        lib = self.lib = load_model_library(path, build)
         self.tensors = {}
         for i in range(lib.amp_num_tensors()):
             info = lib.amp_tensor(i).contents
@@ -354,13 +354,13 @@ def trace_kernels(step, path, timeline=False):
                 r["kernel"][:150]))
 
 
-def run_amp(library, data, seed, device, warmup, steps, trace=None,
+def run_amp(library, build, data, seed, device, warmup, steps, trace=None,
             pipelined=False):
     if device == "cuda":
         gc.collect()
         torch.cuda.empty_cache()
         used_before = device_used_bytes()
-    lib = AmpLibrary(library)
+    lib = AmpLibrary(library, build)
     if pipelined and not lib.has_pipeline():
         raise Unavailable("the library has no amp_train_step_begin")
     lib.create(seed)
@@ -508,7 +508,10 @@ def main():
                    help="compile the libraries into --libs and stop")
     p.add_argument("--target", choices=("cuda", "cpu"), default=None,
                    help="amp-compile target (default: --device)")
-    p.add_argument("--build", default=default_build())
+    p.add_argument("--build", default=default_build(),
+                   help="amp's build: its amp-compile compiles the libraries, "
+                   "its lib/libamp_loader.so opens them (default: "
+                   "AMP_BUILD_DIR, else build/)")
     p.add_argument("--workloads", default=",".join(make_gpu_models.WORKLOADS))
     p.add_argument("--precisions", default=",".join(PRECISIONS))
     p.add_argument("--lr", type=float, default=1e-3)
@@ -622,16 +625,17 @@ def main():
                 if entry is None:
                     raise Unavailable("no library compiled")
                 runs["amp"], params, lib_lr = run_amp(
-                    os.path.join(libs_dir, entry["file"]), data, a.seed,
-                    a.device, warmup, steps, trace_path(a, w, prec, "amp"))
+                    os.path.join(libs_dir, entry["file"]), a.build, data,
+                    a.seed, a.device, warmup, steps,
+                    trace_path(a, w, prec, "amp"))
                 lr = lib_lr if lib_lr is not None else lr
             except Exception as e:  # report and go on with torch
                 runs["amp"] = dict(error="%s: %s" % (type(e).__name__, e))
             if entry is not None and not a.no_pipelined:
                 try:
                     runs["amp-pipelined"] = run_amp(
-                        os.path.join(libs_dir, entry["file"]), data, a.seed,
-                        a.device, warmup, steps, pipelined=True)[0]
+                        os.path.join(libs_dir, entry["file"]), a.build, data,
+                        a.seed, a.device, warmup, steps, pipelined=True)[0]
                 except Unavailable as e:
                     runs["amp-pipelined"] = dict(error="unavailable: %s" % e)
                 except Exception as e:

@@ -6,7 +6,10 @@
 #   scripts/gpu-machine.sh run DIR OUT     # there, with DIR carried along
 #
 # prepare: copies amp-run (linked without libLLVM) and amp-cuda-runtime-check
-# into DIR/bin; compiles the GPU-vs-CPU correctness cases into DIR/cases (the
+# into DIR/bin and the model-library loader that bench/gpu_train_step.py
+# opens libraries with (libamp_loader.so, without libLLVM too) into DIR/lib,
+# DIR laid out as a build directory's run side (run sets AMP_BUILD_DIR to
+# it); compiles the GPU-vs-CPU correctness cases into DIR/cases (the
 # bundled examples at fp32/bf16/fp16 and the emulated-device tests' option
 # mixes), trains their CPU builds here and keeps only those builds' loss
 # curves; compiles the checkpoint and overflow-skip libraries; compiles the
@@ -34,7 +37,7 @@
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 # ---------------------------------------------------------------------------
@@ -75,14 +78,19 @@ prepare() {
       "new directory" >&2
     return 1
   fi
-  rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/cases" "$dir/models" &&
-    touch "$dir/.gpu-machine" || return 1
+  rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/lib" "$dir/cases" \
+    "$dir/models" && touch "$dir/.gpu-machine" || return 1
   cp "$run" "$build/bin/amp-cuda-runtime-check" \
-    "$build/bin/amp-step-pipeline-check" "$dir/bin/" || return 1
-  if ldd "$dir/bin/amp-run" | grep -q libLLVM; then
-    echo "gpu-machine: $run links libLLVM, which GPU machines lack" >&2
-    return 1
-  fi
+    "$build/bin/amp-step-pipeline-check" "$dir/bin/" &&
+    cp "$build/lib/libamp_loader.so" "$dir/lib/" || return 1
+  local carried
+  for carried in "$dir/bin/amp-run" "$dir/lib/libamp_loader.so"; do
+    if ldd "$carried" | grep -Eq 'libLLVM|libMLIR'; then
+      echo "gpu-machine: $carried links libLLVM or libMLIR, which GPU" \
+        "machines lack" >&2
+      return 1
+    fi
+  done
   "$python" "$root/bench/make_gpu_models.py" --sizes small \
     -o "$dir/models" > /dev/null || return 1
   local cases=()
@@ -232,6 +240,8 @@ run_checks() {
   fi
   dir="$(cd "$1" && pwd)"; out="$2"; bin="$dir/bin"
   mkdir -p "$out" && out="$(cd "$out" && pwd)"
+  # bench/gpu_train_step.py opens libraries with DIR/lib/libamp_loader.so.
+  export AMP_BUILD_DIR="$dir"
   work="$(mktemp -d)"
   local lt nccl found
   lt="$(find_cuda_library libcublasLt.so.13)"

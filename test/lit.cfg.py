@@ -20,6 +20,9 @@ if "AMP_HOSTILE_KEEP_GOING" in os.environ:
     config.environment["AMP_HOSTILE_KEEP_GOING"] = os.environ[
         "AMP_HOSTILE_KEEP_GOING"]
 config.substitutions.append(("%amp_src_root", config.amp_src_root))
+# The build under test, for the harnesses that open model libraries with its
+# loader, libamp_loader.so (test/lib/python/amp_testing.py).
+config.environment["AMP_BUILD_DIR"] = config.amp_obj_root
 config.substitutions.append(("%python", config.python_executable))
 # `%expect_error [--stderr TEXT] [--unchanged PATH] -- COMMAND...`: COMMAND
 # must exit with status 1 exactly (not a signal, not another status), say

@@ -10,9 +10,9 @@
 
 #include "amp/Host/FindNonfinite.h"
 
+#include "amp/Host/LoadedModel.h"
 #include "amp/Runtime/NonfiniteABI.h"
 #include "amp/Support/OutputFile.h"
-#include "amp/Target/ModelABI/LoadedModel.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

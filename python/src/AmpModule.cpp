@@ -2,7 +2,7 @@
 //
 // The compile flow of lib/Driver on a model held in memory (ONNX bytes, or
 // an amp dialect module in MLIR text with its initial values), and a
-// compiled library loaded through lib/Target/ModelABI (LoadedModel) with its
+// compiled library loaded through lib/Host's loader (LoadedModel) with its
 // state: the C++ half of the `amp` package (python/amp). Errors of the
 // library come back as amp.AmpError with amp_last_error()'s text; the MLIR
 // diagnostics of a failed compilation are collected into the message.
@@ -18,10 +18,10 @@
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Driver/Driver.h"
+#include "amp/Host/LoadedModel.h"
+#include "amp/Host/NonfiniteFinder.h"
 #include "amp/Support/NestingDepth.h"
 #include "amp/Support/ToolIO.h"
-#include "amp/Target/ModelABI/LoadedModel.h"
-#include "amp/Target/ModelABI/NonfiniteFinder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -755,7 +755,7 @@ private:
 // amp.debug: the first op that made inf or NaN (docs/Debugging.md)
 //===----------------------------------------------------------------------===//
 
-/// lib/Target/ModelABI's NonfiniteFinder on one State (which it keeps
+/// lib/Host's NonfiniteFinder on one State (which it keeps
 /// alive); `build` is a Python callable that compiles the instrumented
 /// library and returns its path.
 class NonfiniteFinderBinding {

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Host/LoadedModel.h"
 #include "amp/Runtime/DataParallel.h"
-#include "amp/Target/ModelABI/LoadedModel.h"
 
 #include <cstdio>
 #include <cstring>

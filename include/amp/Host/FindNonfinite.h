@@ -2,16 +2,16 @@
 //
 // The settings of --find-nonfinite and how the host gets the instrumented
 // library (the amp-compile beside the running program, the file cached
-// beside the library); the re-run and the report are lib/Target/ModelABI's
-// NonfiniteFinder, which the Python package shares (docs/Debugging.md).
+// beside the library); the re-run and the report are NonfiniteFinder's
+// (NonfiniteFinder.h), which the Python package shares (docs/Debugging.md).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_HOST_FINDNONFINITE_H
 #define AMP_HOST_FINDNONFINITE_H
 
+#include "amp/Host/NonfiniteFinder.h"
 #include "amp/Runtime/NonfiniteABI.h"
-#include "amp/Target/ModelABI/NonfiniteFinder.h"
 
 #include <memory>
 #include <optional>

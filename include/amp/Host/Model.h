@@ -12,12 +12,12 @@
 #ifndef AMP_HOST_MODEL_H
 #define AMP_HOST_MODEL_H
 
+#include "amp/Host/LoadedModel.h"
+#include "amp/Host/NonfiniteFinder.h"
 #include "amp/Runtime/DeviceRuntime.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/NonfiniteABI.h"
 #include "amp/Runtime/StateNames.h"
-#include "amp/Target/ModelABI/LoadedModel.h"
-#include "amp/Target/ModelABI/NonfiniteFinder.h"
 
 #include "llvm/ADT/SmallVector.h"
 

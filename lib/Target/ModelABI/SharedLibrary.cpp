@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Host/LibraryChecksum.h"
 #include "amp/Runtime/DataParallel.h"
 #include "amp/Support/OutputFile.h"
 #include "amp/Support/ToolIO.h"
-#include "amp/Target/ModelABI/LoadedModel.h"
 #include "amp/Target/ModelABI/ModelABI.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -493,7 +493,7 @@ LogicalResult mlir::amp::compileLibrary(ModuleOp module,
   if (!linked)
     return builder.error("cannot read the linked library: " +
                          linked.getError().message());
-  // The checksum the loader verifies before dlopen (LoadedModel.h), after
+  // The checksum the loader verifies before dlopen (LibraryChecksum.h), after
   // the ELF file's last byte. Through OutputStream: a full disk leaves no
   // partial library, a device is written in place.
   StringRef contents = (*linked)->getBuffer();

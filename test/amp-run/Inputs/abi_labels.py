@@ -1,18 +1,17 @@
-"""Calls a model library through its C ABI (ctypes), as a program other
-than amp-run would: a label outside [0, classes) written into the state
-must fail the step with an error naming the label, its index and value."""
+"""Calls a model library through its C ABI from Python (ctypes), as a
+program other than amp-run would, the library opened by the one loader
+(test/lib/python/amp_testing.py): a label outside [0, classes) written into
+the state must fail the step with an error naming the label, its index and
+value."""
 import ctypes
+import os
 import sys
 
-lib = ctypes.CDLL(sys.argv[1])
-lib.amp_state_create.restype = ctypes.c_void_p
-lib.amp_state_tensor.restype = ctypes.c_void_p
-lib.amp_state_tensor.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-lib.amp_train_step.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_float),
-                               ctypes.POINTER(ctypes.c_int32)]
-lib.amp_eval.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_float)]
-lib.amp_last_error.restype = ctypes.c_char_p
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "lib", "python"))
+from amp_testing import load_model_library  # noqa: E402
 
+lib = load_model_library(sys.argv[1])
 state = lib.amp_state_create(0)
 labels = ctypes.cast(lib.amp_state_tensor(state, b"labels"),
                      ctypes.POINTER(ctypes.c_int64))

@@ -1,9 +1,12 @@
 """Python pieces that the test harnesses and benchmarks share.
 
   parse_printout(text)        the tensors printMemrefF32 printed
-  load_model_library(path)    a library made by amp-compile, its C ABI
+  load_model_library(path)    a library made by amp-compile, opened by the
+                              one loader (libamp_loader.so), its C ABI
                               (include/amp/Runtime/ModelABI.h) declared
   TensorInfo, ROLE_NAMES      that ABI's tensor table
+  default_build()             amp's build directory (AMP_BUILD_DIR, default
+                              build/ under the repository)
   relative_deviation(a, b)    how far a loss curve strays from a reference
   exit_with_verdict(ok)       the closing ALL PASS / SOME FAILED line
 
@@ -71,25 +74,95 @@ ROLE_NAMES = {0: "parameter", 1: "input", 2: "label", 3: "loss",
               7: "skipped", 8: "output", 9: "buffer"}
 
 
-def load_model_library(path):
-    """Loads the library at `path` with the signatures of its C ABI."""
-    lib = ctypes.CDLL(os.path.abspath(path))
-    lib.amp_abi_version.restype = ctypes.c_int32
-    lib.amp_last_error.restype = ctypes.c_char_p
-    lib.amp_num_tensors.restype = ctypes.c_int32
-    lib.amp_tensor.restype = ctypes.POINTER(TensorInfo)
-    lib.amp_tensor.argtypes = [ctypes.c_int32]
-    lib.amp_state_create.restype = ctypes.c_void_p
-    lib.amp_state_create.argtypes = [ctypes.c_uint64]
-    lib.amp_state_destroy.restype = None
-    lib.amp_state_destroy.argtypes = [ctypes.c_void_p]
-    lib.amp_state_tensor.restype = ctypes.c_void_p
-    lib.amp_state_tensor.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-    lib.amp_train_step.restype = ctypes.c_int32
-    lib.amp_train_step.argtypes = [ctypes.c_void_p,
-                                   ctypes.POINTER(ctypes.c_float),
-                                   ctypes.POINTER(ctypes.c_int32)]
-    return lib
+# The entry points the scripts call: (result type, argument types).
+_FLOAT_P = ctypes.POINTER(ctypes.c_float)
+_INT32_P = ctypes.POINTER(ctypes.c_int32)
+ABI_SIGNATURES = {
+    "amp_abi_version": (ctypes.c_int32, ()),
+    "amp_last_error": (ctypes.c_char_p, ()),
+    "amp_num_tensors": (ctypes.c_int32, ()),
+    "amp_tensor": (ctypes.POINTER(TensorInfo), (ctypes.c_int32,)),
+    "amp_state_create": (ctypes.c_void_p, (ctypes.c_uint64,)),
+    "amp_state_destroy": (None, (ctypes.c_void_p,)),
+    "amp_state_tensor": (ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_char_p)),
+    "amp_train_step": (ctypes.c_int32, (ctypes.c_void_p, _FLOAT_P, _INT32_P)),
+    "amp_train_step_begin": (ctypes.c_int32, (ctypes.c_void_p,)),
+    "amp_train_step_finish": (ctypes.c_int32,
+                              (ctypes.c_void_p, _FLOAT_P, _INT32_P)),
+    "amp_eval": (ctypes.c_int32, (ctypes.c_void_p, _FLOAT_P)),
+}
+
+
+def default_build():
+    """amp's build directory: AMP_BUILD_DIR (as test/lit.cfg.py and
+    scripts/gpu-machine.sh set it) or build/ under the repository."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "..")
+    return os.environ.get("AMP_BUILD_DIR",
+                          os.path.normpath(os.path.join(root, "build")))
+
+
+_loaders = {}
+
+
+def _open_loader(build):
+    """libamp_loader.so of the build `build` (lib/Host/LoaderCAPI.h): the
+    one loader of model libraries, behind a C interface. No libLLVM, so it
+    runs where amp-run runs."""
+    path = os.path.join(build, "lib", "libamp_loader.so")
+    loader = _loaders.get(path)
+    if loader is None:
+        try:
+            loader = ctypes.CDLL(path)
+        except OSError as error:
+            raise OSError(f"cannot open amp's loader: {error} (AMP_BUILD_DIR "
+                          f"names amp's build, ./scripts/build.sh amp_loader "
+                          f"builds it)") from None
+        loader.amp_loader_open.restype = ctypes.c_void_p
+        loader.amp_loader_open.argtypes = [ctypes.c_char_p]
+        loader.amp_loader_error.restype = ctypes.c_char_p
+        loader.amp_loader_error.argtypes = []
+        loader.amp_loader_symbol.restype = ctypes.c_void_p
+        loader.amp_loader_symbol.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        _loaders[path] = loader
+    return loader
+
+
+class LoadedLibrary:
+    """A library made by amp-compile, opened by the one loader (its file,
+    checksum and ABI version checked as amp-run checks them). Its entry
+    points are ctypes functions with the signatures of ABI_SIGNATURES:
+    `lib.amp_train_step(state, byref(loss), byref(skipped))`. One the
+    library lacks (amp_train_step_begin in an older library) is an
+    AttributeError, so hasattr tells. It stays loaded until the process
+    exits. `build`: the amp build whose loader opens it (default_build())."""
+
+    def __init__(self, path, build=None):
+        loader = self._loader = _open_loader(build or default_build())
+        self.path = path
+        self._handle = loader.amp_loader_open(os.fsencode(path))
+        if not self._handle:
+            raise OSError(loader.amp_loader_error().decode())
+
+    def __getattr__(self, name):
+        signature = ABI_SIGNATURES.get(name)
+        if signature is None:
+            raise AttributeError(f"{name} is not an entry point of the model "
+                                 f"ABI that amp_testing declares")
+        address = self._loader.amp_loader_symbol(self._handle, name.encode())
+        if not address:
+            raise AttributeError(f"{self.path} has no {name}")
+        restype, argtypes = signature
+        function = ctypes.CFUNCTYPE(restype, *argtypes)(address)
+        # Found by ordinary lookup from now on.
+        setattr(self, name, function)
+        return function
+
+
+def load_model_library(path, build=None):
+    """The library at `path`, opened by the loader of amp's build `build`
+    (LoadedLibrary); OSError saying why when it cannot be loaded."""
+    return LoadedLibrary(path, build)
 
 
 # --- Verdicts ----------------------------------------------------------------

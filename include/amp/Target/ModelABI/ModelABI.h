@@ -173,7 +173,8 @@ struct LibraryOptions {
 
 /// Compiles the lowered `module` into the shared library at `output`,
 /// through a temporary directory (removed by amp-compile's signal handlers
-/// too), and appends the checksum the loader verifies (LoadedModel.h);
+/// too), and appends the checksum the loader verifies
+/// (amp/Host/LibraryChecksum.h);
 /// `output` is replaced only when everything succeeded. On failure
 /// `message` says why (MLIR diagnostics go to the context).
 LogicalResult compileLibrary(ModuleOp module, const ModelDescription &model,

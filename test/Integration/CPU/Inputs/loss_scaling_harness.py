@@ -11,8 +11,9 @@ so the step is exactly what the passes made (amp-compile compiles a module
 that already has a training step as it is, with the CPU backend and the
 model runtime of lib/Runtime, whose C ABI is include/amp/Runtime/ModelABI.h).
 
-Driving. `Model(path)` loads the library with ctypes. Every state tensor,
-input and label is a numpy array aliasing the runtime's buffer
+Driving. `Model(path)` opens the library with the one loader
+(amp_testing.load_model_library) and calls it through ctypes. Every state
+tensor, input and label is a numpy array aliasing the runtime's buffer
 (`model[name]`), so a test writes inputs and reads the state bit for bit;
 `model.step()` runs one training step and returns (loss, skipped).
 

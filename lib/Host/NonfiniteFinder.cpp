@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Target/ModelABI/NonfiniteFinder.h"
+#include "amp/Host/NonfiniteFinder.h"
 
+#include "amp/Host/LoadedModel.h"
 #include "amp/Runtime/NonfiniteABI.h"
 #include "amp/Runtime/Numerics.h"
-#include "amp/Target/ModelABI/LoadedModel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_TARGET_MODELABI_NONFINITEFINDER_H
-#define AMP_TARGET_MODELABI_NONFINITEFINDER_H
+#ifndef AMP_HOST_NONFINITEFINDER_H
+#define AMP_HOST_NONFINITEFINDER_H
 
 #include "amp/Runtime/ModelABI.h"
 
@@ -123,4 +123,4 @@ private:
 
 } // namespace mlir::amp
 
-#endif // AMP_TARGET_MODELABI_NONFINITEFINDER_H
+#endif // AMP_HOST_NONFINITEFINDER_H
