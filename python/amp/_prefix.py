@@ -4,8 +4,8 @@ import os
 
 from .errors import CompileError
 
-# What linking a model library needs at least (lib/Target/ModelABI adds the
-# CPU, CUDA, emulator and data-parallel archives next to it and reports
+# What linking a model library needs at least (lib/Target/ModelLibrary adds
+# the CPU, CUDA, emulator and data-parallel archives next to it and reports
 # those itself when they are missing).
 _RUNTIME = os.path.join("lib", "libamp_model_runtime.a")
 _HEADER = os.path.join("include", "amp", "Runtime", "ModelDescriptor.h")

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
-#include "amp/Target/ModelABI/ModelABI.h"
+#include "amp/Target/ModelLibrary/ModelLibrary.h"
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Target/ModelABI/ModelABI.h"
+#include "amp/Target/ModelLibrary/ModelLibrary.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"

@@ -13,7 +13,7 @@
 #include "amp/Runtime/DataParallel.h"
 #include "amp/Support/OutputFile.h"
 #include "amp/Support/ToolIO.h"
-#include "amp/Target/ModelABI/ModelABI.h"
+#include "amp/Target/ModelLibrary/ModelLibrary.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

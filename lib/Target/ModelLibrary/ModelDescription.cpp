@@ -9,7 +9,7 @@
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Dialect/AMP/Transforms/Nonfinite.h"
-#include "amp/Target/ModelABI/ModelABI.h"
+#include "amp/Target/ModelLibrary/ModelLibrary.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/MathExtras.h"
