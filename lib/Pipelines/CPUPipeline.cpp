@@ -1,5 +1,7 @@
 //===- CPUPipeline.cpp - the CPU reference pipeline -----------------------===//
 
+#include "amp/Codegen/CPU/Passes.h"
+#include "amp/Codegen/Common/Passes.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 

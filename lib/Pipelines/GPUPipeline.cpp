@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Analysis/Passes.h"
+#include "amp/Codegen/Common/Passes.h"
+#include "amp/Codegen/GPU/Passes.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"

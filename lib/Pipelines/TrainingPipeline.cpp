@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/Passes.h"
+#include "amp/Codegen/GPU/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"

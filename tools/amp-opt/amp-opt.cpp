@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Analysis/Passes.h"
+#include "amp/Codegen/CPU/Passes.h"
+#include "amp/Codegen/Common/Passes.h"
+#include "amp/Codegen/GPU/Passes.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPDialect.h"
 #include "amp/Dialect/AMP/Transforms/Passes.h"
@@ -99,6 +102,9 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::amp::registerAMPAnalysisPasses();
   mlir::amp::registerAMPConversionPasses();
+  mlir::amp::registerAMPCodegenCommonPasses();
+  mlir::amp::registerAMPCPUCodegenPasses();
+  mlir::amp::registerAMPGPUCodegenPasses();
   mlir::amp::registerAMPPasses();
   mlir::amp::registerAMPPipelines();
   mlir::amp::registerAMPPrecisionPipelines();

@@ -8,9 +8,6 @@
 
 namespace mlir::amp {
 
-/// Whether LLVM's NVPTX backend can generate code for `chip` (e.g. sm_90).
-bool isNVPTXChip(llvm::StringRef chip);
-
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "amp/Conversion/Passes.h.inc"

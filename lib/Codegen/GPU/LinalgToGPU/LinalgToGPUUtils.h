@@ -1,0 +1,61 @@
+//===- LinalgToGPUUtils.h - helpers shared by the LinalgToGPU passes -*- C++
+//-*-===//
+//
+// Internal to lib/Codegen/GPU/LinalgToGPU: where an op runs (host or
+// kernel), which buffers are dense, which may alias and which an op
+// touches (BufferEffects.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_LIB_CODEGEN_GPU_LINALGTOGPU_LINALGTOGPUUTILS_H
+#define AMP_LIB_CODEGEN_GPU_LINALGTOGPU_LINALGTOGPUUTILS_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+
+namespace mlir::amp::gpu_lowering {
+
+/// Whether `op` is device code: in a gpu.launch or a gpu.module.
+inline bool isInsideKernel(Operation *op) {
+  return op->getParentOfType<gpu::LaunchOp>() ||
+         op->getParentOfType<gpu::GPUModuleOp>();
+}
+
+/// Whether `value` is a ranked memref with the identity layout (a dense
+/// row-major buffer, as opposed to a strided view).
+inline bool isDenseMemRef(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && type.getLayout().isIdentity();
+}
+
+/// The buffer `v` is a view of.
+Value rootOf(Value v);
+
+/// Whether two memrefs may share memory: views of the same buffer, or
+/// neither a fresh allocation.
+bool mayAlias(Value a, Value c);
+bool mayAliasAny(Value v, ArrayRef<Value> buffers);
+
+/// mayAlias, but distinct arguments of the function are distinct buffers:
+/// the step's arguments and its results (out-parameters after
+/// buffer-results-to-out-params) are values of a tensor program, which the
+/// runtime passes in buffers of their own.
+bool mayAliasInStep(Value a, Value c);
+bool mayAliasAnyInStep(Value v, ArrayRef<Value> buffers);
+
+/// Appends the buffers `op` (and what it contains) accesses to `touched`,
+/// those it writes or frees to `written`; false when some are unknown. A
+/// call of the runtime's GEMMs (amp_gpu_gemm*) touches and writes the
+/// buffers its pointer arguments were taken from.
+bool collectEffects(Operation *op, SmallVectorImpl<Value> &touched,
+                    SmallVectorImpl<Value> &written);
+
+/// The constant the fresh buffer `out` was filled with, if that fill is its
+/// only use before `reader` (the fill then goes: `reader` starts from the
+/// constant instead), else null.
+Value takeFillConstant(Value out, Operation *reader);
+
+} // namespace mlir::amp::gpu_lowering
+
+#endif // AMP_LIB_CODEGEN_GPU_LINALGTOGPU_LINALGTOGPUUTILS_H
