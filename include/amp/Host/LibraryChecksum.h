@@ -1,10 +1,10 @@
 //===- LibraryChecksum.h - the checksum at a library's end ------*- C++ -*-===//
 //
 // The checksum trailer of a compiled model library: amp-compile appends it
-// (lib/Target/ModelLibrary/SharedLibrary.cpp), the one loader verifies it before
-// dlopen (LoadedModel.h) and the data-parallel runtime compares the ranks'
-// digests (lib/Runtime/DataParallel.cpp). The format is in this header
-// alone so that the compile side, which writes it, does not link the
+// (lib/Target/ModelLibrary/SharedLibrary.cpp), the one loader verifies it
+// before dlopen (LoadedModel.h) and the data-parallel runtime compares the
+// ranks' digests (lib/Runtime/DataParallel.cpp). The format is in this
+// header alone so that the compile side, which writes it, does not link the
 // loader.
 //
 //===----------------------------------------------------------------------===//
