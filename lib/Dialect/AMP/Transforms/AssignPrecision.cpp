@@ -112,29 +112,6 @@ bool hasLocationName(Location loc, StringRef name) {
   return found;
 }
 
-/// Whether the dense float constant `op` keeps every value when converted
-/// to `low`: no finite value overflows, no non-zero value flushes to zero.
-bool isRepresentable(ConstantOp op, FloatType low) {
-  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-  if (!dense || !isa<FloatType>(dense.getElementType()))
-    return true;
-  const llvm::fltSemantics &semantics = low.getFloatSemantics();
-  auto check = [&](const APFloat &value) {
-    if (!value.isFinite() || value.isZero())
-      return true;
-    APFloat converted = value;
-    bool losesInfo = false;
-    converted.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
-    return converted.isFinite() && !converted.isZero();
-  };
-  if (dense.isSplat())
-    return check(dense.getSplatValue<APFloat>());
-  for (const APFloat &value : dense.getValues<APFloat>())
-    if (!check(value))
-      return false;
-  return true;
-}
-
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -147,7 +124,12 @@ struct AMPAssignPrecisionPass
 
 private:
   LogicalResult configure();
+  LogicalResult configureLowAndLevel();
+  LogicalResult buildCategoryTable();
   LogicalResult collectNodes();
+  FailureOr<std::pair<Type, std::string>>
+  pinOf(Operation *op, llvm::DenseSet<const PolicyPin *> &usedPins);
+  LogicalResult decideFixedNodes();
   void record();
 
   PrecisionLevel level = PrecisionLevel::Default;
@@ -167,8 +149,25 @@ LogicalResult AMPAssignPrecisionPass::configure() {
       return failure();
     policy = std::move(*loaded);
   }
+  if (failed(configureLowAndLevel()))
+    return failure();
+  lowPrecisionNorms =
+      lpNorm || (policy && policy->lpNorm && policy->lpNorm->value);
+  if (lowPrecisionNorms)
+    emitWarning(moduleLoc)
+        << "lp-norm: layer_norm, group_norm and rms_norm (and their "
+           "gradients) run in "
+        << graph.low
+        << " (Composer's low-precision norms); this can cause loss spikes. "
+           "Their statistics stay f32.";
+  return buildCategoryTable();
+}
 
-  // A setting given both as an option and in the policy must agree.
+/// The low precision and the level, from the options and the policy (a
+/// setting given both ways must agree).
+LogicalResult AMPAssignPrecisionPass::configureLowAndLevel() {
+  MLIRContext *context = &getContext();
+  Location moduleLoc = getOperation().getLoc();
   StringRef precisionName = precision.empty() ? StringRef("bf16") : precision;
   graph.low = parsePrecisionName(context, precisionName, /*allowF32=*/false);
   if (!graph.low)
@@ -200,16 +199,13 @@ LogicalResult AMPAssignPrecisionPass::configure() {
     level = policy->level->value;
   }
 
-  lowPrecisionNorms =
-      lpNorm || (policy && policy->lpNorm && policy->lpNorm->value);
-  if (lowPrecisionNorms)
-    emitWarning(moduleLoc)
-        << "lp-norm: layer_norm, group_norm and rms_norm (and their "
-           "gradients) run in "
-        << graph.low
-        << " (Composer's low-precision norms); this can cause loss spikes. "
-           "Their statistics stay f32.";
+  return success();
+}
 
+/// The category table from the policy's lists and the list options.
+LogicalResult AMPAssignPrecisionPass::buildCategoryTable() {
+  MLIRContext *context = &getContext();
+  Location moduleLoc = getOperation().getLoc();
   PolicyLists optionLists;
   ArrayRef<std::string> options[4][2] = {{allowAdd, allowRemove},
                                          {inferAdd, inferRemove},
@@ -238,71 +234,59 @@ LogicalResult AMPAssignPrecisionPass::configure() {
   return success();
 }
 
-/// Decides what does not depend on the graph and builds the painting
-/// graph of the participating ops.
-LogicalResult AMPAssignPrecisionPass::collectNodes() {
-  ModuleOp module = getOperation();
-  module.walk([&](Operation *op) {
-    if (isa<PrecisionOpInterface>(op)) {
-      graph.nodeIndex[op] = graph.nodes.size();
-      graph.nodes.push_back({});
-      graph.nodes.back().op = op;
-      return;
+/// The pin of `op` (amp.pin, or a policy pin matching its location) and its
+/// rule, or a null type; fails on pins that contradict each other or the
+/// low precision. Marks the policy pins that match in `usedPins`.
+FailureOr<std::pair<Type, std::string>>
+AMPAssignPrecisionPass::pinOf(Operation *op,
+                              llvm::DenseSet<const PolicyPin *> &usedPins) {
+  const PolicyPin *policyPin = nullptr;
+  if (policy)
+    for (const PolicyPin &pin : policy->pins)
+      if (hasLocationName(op->getLoc(), pin.name)) {
+        policyPin = &pin;
+        usedPins.insert(&pin);
+      }
+  Type pinned;
+  std::string pinRule;
+  if (auto attr = op->getAttrOfType<TypeAttr>(kPinAttrName)) {
+    pinned = attr.getValue();
+    pinRule = rule::kPin;
+    if (policyPin && policyPin->type != pinned) {
+      InFlightDiagnostic diag =
+          op->emitError() << "contradicting pins: amp.pin = " << pinned
+                          << " but the precision policy pins '"
+                          << policyPin->name << "' to " << policyPin->type;
+      diag.attachNote(policyPin->loc) << "policy pin";
+      return failure();
     }
-    // Ops of other dialects keep their types: say so when they touch float
-    // tensors (terminators, calls and functions are structure, not compute;
-    // amp ops without a category have types fixed by their role).
-    if (isa<FixedPrecisionOpInterface>(op) ||
-        op->hasTrait<mlir::OpTrait::IsTerminator>() ||
-        isa<CallOpInterface>(op) || op->getNumRegions() != 0)
-      return;
-    bool touchesFloat = llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
-                        llvm::any_of(op->getResultTypes(), isFloatTensor);
-    if (touchesFloat)
-      op->emitRemark() << "'" << op->getName()
-                       << "' has no precision category; it keeps its types";
-  });
+  } else if (policyPin) {
+    pinned = policyPin->type;
+    pinRule = withSource(rule::kPin, policyPin->source);
+  }
+  if (pinned && !pinned.isF32() && pinned != graph.low) {
+    op->emitError() << "contradicting pins: pinned to " << pinned
+                    << " but the low precision is " << graph.low
+                    << " (precision=" << graph.lowName() << ")";
+    return failure();
+  }
+  return std::make_pair(pinned, pinRule);
+}
 
+/// Pins, regions with autocast disabled and ops in no list decide their
+/// nodes; the rest take part in painting.
+LogicalResult AMPAssignPrecisionPass::decideFixedNodes() {
   // Policy pins that match no op are probably misspelled.
   llvm::DenseSet<const PolicyPin *> usedPins;
-  auto lowName = [&]() { return graph.low.isF16() ? "fp16" : "bf16"; };
   for (Node &node : graph.nodes) {
     Operation *op = node.op;
     node.category = table->lookup(op);
-    // Pins.
-    const PolicyPin *policyPin = nullptr;
-    if (policy)
-      for (const PolicyPin &pin : policy->pins)
-        if (hasLocationName(op->getLoc(), pin.name)) {
-          policyPin = &pin;
-          usedPins.insert(&pin);
-        }
-    Type pinned;
-    std::string pinRule;
-    if (auto attr = op->getAttrOfType<TypeAttr>(kPinAttrName)) {
-      pinned = attr.getValue();
-      pinRule = rule::kPin;
-      if (policyPin && policyPin->type != pinned) {
-        InFlightDiagnostic diag =
-            op->emitError() << "contradicting pins: amp.pin = " << pinned
-                            << " but the precision policy pins '"
-                            << policyPin->name << "' to " << policyPin->type;
-        diag.attachNote(policyPin->loc) << "policy pin";
-        return failure();
-      }
-    } else if (policyPin) {
-      pinned = policyPin->type;
-      pinRule = withSource(rule::kPin, policyPin->source);
-    }
-    if (pinned) {
-      if (!pinned.isF32() && pinned != graph.low) {
-        op->emitError() << "contradicting pins: pinned to " << pinned
-                        << " but the low precision is " << graph.low
-                        << " (precision=" << lowName() << ")";
-        return failure();
-      }
+    FailureOr<std::pair<Type, std::string>> pin = pinOf(op, usedPins);
+    if (failed(pin))
+      return failure();
+    if (Type pinned = pin->first) {
       node.decision = pinned.isF32() ? Decision::F32 : Decision::Low;
-      node.rule = pinRule;
+      node.rule = pin->second;
       continue;
     }
     if (isInAutocastDisabledRegion(op)) {
@@ -324,63 +308,18 @@ LogicalResult AMPAssignPrecisionPass::collectNodes() {
       if (!usedPins.contains(&pin))
         emitWarning(pin.loc) << "precision policy: pin '" << pin.name
                              << "' matches no op location";
+  return success();
+}
 
-  // Constants the low type cannot represent stay f32, and so do their
-  // INFER/CLEAR users: converting them would turn a -1e9 mask into -inf or
-  // an epsilon into 0 (transformers#382).
-  for (Node &node : graph.nodes) {
-    auto constant = dyn_cast<ConstantOp>(node.op);
-    if (!constant || !node.participates ||
-        node.category == PrecisionCategory::Deny ||
-        isRepresentable(constant, graph.low))
-      continue;
-    std::string why = ("not representable in " + Twine(lowName()) + ")").str();
-    node.participates = false;
-    node.decision = Decision::F32;
-    node.rule = (Twine(rule::kF32Constant) + " (" + why).str();
-    for (Operation *user : constant->getUsers()) {
-      auto it = graph.nodeIndex.find(user);
-      if (it == graph.nodeIndex.end())
-        continue;
-      Node &userNode = graph.nodes[it->second];
-      if (!userNode.participates)
-        continue;
-      if (userNode.category == PrecisionCategory::Infer ||
-          userNode.category == PrecisionCategory::Clear) {
-        userNode.participates = false;
-        userNode.decision = Decision::F32;
-        userNode.rule =
-            (Twine(rule::kF32Constant) + " (an operand is " + why).str();
-      } else if (userNode.category == PrecisionCategory::Allow) {
-        user->emitWarning() << "runs in " << graph.low
-                            << " but a constant operand is not "
-                               "representable in "
-                            << graph.low;
-      }
-    }
-  }
-
-  // The painting graph: float data edges between participating ops.
-  graph.successors.assign(graph.nodes.size(), {});
-  graph.predecessors.assign(graph.nodes.size(), {});
-  for (auto [index, node] : llvm::enumerate(graph.nodes)) {
-    if (!node.participates)
-      continue;
-    auto interface = cast<PrecisionOpInterface>(node.op);
-    for (OpOperand &operand : node.op->getOpOperands()) {
-      if (!isFloatTensor(operand.get().getType()) ||
-          interface.isStatisticOperand(operand.getOperandNumber()))
-        continue;
-      Operation *producer =
-          lookThroughWideningCasts(operand.get()).getDefiningOp();
-      auto it =
-          producer ? graph.nodeIndex.find(producer) : graph.nodeIndex.end();
-      if (it == graph.nodeIndex.end() || !graph.nodes[it->second].participates)
-        continue;
-      graph.successors[it->second].push_back(index);
-      graph.predecessors[index].push_back(it->second);
-    }
-  }
+/// Decides what does not depend on the graph (pins, disabled autocast, ops
+/// in no list, constants the low type cannot represent) and builds the
+/// painting graph of the participating ops.
+LogicalResult AMPAssignPrecisionPass::collectNodes() {
+  collectPrecisionNodes(graph, getOperation());
+  if (failed(decideFixedNodes()))
+    return failure();
+  keepUnrepresentableConstantsF32(graph);
+  connectPrecisionGraph(graph);
   return success();
 }
 

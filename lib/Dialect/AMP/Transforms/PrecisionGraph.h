@@ -1,10 +1,11 @@
 //===- PrecisionGraph.h - the ops amp-assign-precision decides --*- C++ -*-===//
 //
 // The graph amp-assign-precision builds (one node per op with the precision
-// interface, edges along the values between them) and its two deciding
-// stages: TensorFlow's painting (PaintPrecision.cpp) and the minimum s-t cut
-// over the cast bytes (PrecisionMinCut.cpp). The pass (AssignPrecision.cpp)
-// builds the graph, fixes what policy and pins decide, and records the result.
+// interface, edges along the values between them; PrecisionGraph.cpp) and
+// its two deciding stages: TensorFlow's painting (PaintPrecision.cpp) and the
+// minimum s-t cut over the cast bytes (PrecisionMinCut.cpp). The pass
+// (AssignPrecision.cpp) fixes what policy and pins decide, runs the stages
+// and records the result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,9 @@ struct PrecisionGraph {
   std::vector<Node> nodes;
   llvm::DenseMap<Operation *, unsigned> nodeIndex;
   std::vector<SmallVector<unsigned, 4>> successors, predecessors;
+
+  /// The low precision as the pass option spells it.
+  const char *lowName() const { return low.isF16() ? "fp16" : "bf16"; }
 };
 
 /// `rule`, followed by the list or policy entry that put the op there.
@@ -54,6 +58,18 @@ inline std::string withSource(StringRef rule, StringRef source) {
     return rule.str();
   return (rule + " (" + source + ")").str();
 }
+
+/// Adds a node for every op under `root` with the precision interface, in
+/// walk order; remarks on the other ops that touch float tensors.
+void collectPrecisionNodes(PrecisionGraph &graph, Operation *root);
+
+/// Keeps f32 the participating constants the low type cannot represent, and
+/// their INFER/CLEAR users.
+void keepUnrepresentableConstantsF32(PrecisionGraph &graph);
+
+/// The painting graph: the float data edges between participating nodes
+/// (through widening casts, not through statistic operands).
+void connectPrecisionGraph(PrecisionGraph &graph);
 
 /// TensorFlow's painting passes 1-5 over the participating nodes: decides
 /// ALLOW (low), DENY and deny-painted (f32) nodes and leaves the others Free
