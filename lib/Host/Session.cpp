@@ -1,6 +1,7 @@
 //===- Session.cpp - a training or evaluation run of a model --------------===//
 
 #include "amp/Host/Session.h"
+#include "amp/Runtime/DTypeName.h"
 #include "amp/Runtime/Numerics.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -17,23 +18,6 @@ using llvm::StringRef;
 using namespace amp;
 
 namespace {
-const char *dtypeName(int32_t dtype) {
-  switch (dtype) {
-  case AMP_DTYPE_F32:
-    return "f32";
-  case AMP_DTYPE_F16:
-    return "f16";
-  case AMP_DTYPE_BF16:
-    return "bf16";
-  case AMP_DTYPE_I64:
-    return "i64";
-  case AMP_DTYPE_I32:
-    return "i32";
-  default:
-    return "i1";
-  }
-}
-
 /// Why `value` cannot be a learning rate stored as `info`'s dtype, or
 /// nothing when it is positive and finite there: a rate of 0 trains
 /// nothing, and --lr 1e-50 is 0 in f32.

@@ -10,7 +10,7 @@
 // lowered to parallel loops mapped to blocks and threads, and what cannot be
 // mapped (0-d state updates) runs in single-thread kernels. See docs/GPU.md for
 // the steps and what is slow. The amp-specific steps are the amp-gpu-* passes
-// of lib/Conversion/LinalgToGPU; this file only composes them with upstream
+// of lib/Codegen/GPU/LinalgToGPU; this file only composes them with upstream
 // passes.
 //
 //===----------------------------------------------------------------------===//

@@ -15,7 +15,7 @@
 #include "amp/Runtime/DataParallel.h"
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
-#include "amp/Target/ModelABI/LoadedModel.h"
+#include "amp/Host/LibraryChecksum.h"
 
 // MPI's C API only: its C++ bindings would need libmpi_cxx.
 #define OMPI_SKIP_MPICXX 1
@@ -164,7 +164,7 @@ void promoteMPISymbols() {
 }
 
 /// The file the loader knows as `name`: the loader opens model libraries
-/// as /proc/self/fd/N (LoadedModel.h), a name that tells the user nothing.
+/// as /proc/self/fd/N (amp/Host/LoadedModel.h), a name that tells the user nothing.
 std::string realPath(const std::string &name) {
   char target[4096];
   ssize_t length = readlink(name.c_str(), target, sizeof(target) - 1);

@@ -2,7 +2,7 @@
 of amp-run --find-nonfinite (docs/Debugging.md, docs/Python.md).
 
 The re-run of the step and the report are the C++ library code amp-run
-uses (lib/Target/ModelABI, NonfiniteFinder); this module compiles the
+uses (lib/Host, NonfiniteFinder); this module compiles the
 instrumented step (the same export and options, with every op checked) on
 demand and wraps the reports."""
 import json

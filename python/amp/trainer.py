@@ -531,7 +531,7 @@ class StepIndexError(_amp.AmpError, IndexError):
 
 
 # The model runtime's messages for an index out of range and for a class
-# label outside the classes (ModelRuntime.cpp).
+# label outside the classes (lib/Runtime/ModelSteps.cpp).
 _INDEX_OUT_OF_RANGE = re.compile(
     r"\bindex -?\d+ out of range \[|"
     r"\blabel '.*' element \d+ is -?\d+, outside the classes \[")

@@ -6,7 +6,7 @@
 // step and lowers it for the target with the training pipeline
 // (lib/Pipelines/TrainingPipeline.cpp), and links it with the model runtime
 // into a library with the C ABI of include/amp/Runtime/ModelABI.h
-// (lib/Target/ModelABI), through the compile flow of lib/Driver. This file
+// (lib/Target/ModelLibrary), through the compile flow of lib/Driver. This file
 // is the command line around them.
 //
 //===----------------------------------------------------------------------===//
@@ -14,7 +14,7 @@
 #include "amp/Driver/Driver.h"
 #include "amp/Support/InputFile.h"
 #include "amp/Support/ToolIO.h"
-#include "amp/Target/ModelABI/ModelABI.h"
+#include "amp/Target/ModelLibrary/ModelLibrary.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"

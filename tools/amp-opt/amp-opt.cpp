@@ -16,7 +16,7 @@
 #include "amp/Pipelines/Pipelines.h"
 #include "amp/Support/ToolIO.h"
 #include "amp/Target/Emulator/EmulatorTarget.h"
-#include "amp/Target/ModelABI/ModelABI.h"
+#include "amp/Target/ModelLibrary/ModelLibrary.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"

@@ -11,7 +11,7 @@
 #define AMP_DRIVER_DRIVER_H
 
 #include "amp/Pipelines/Pipelines.h"
-#include "amp/Target/ModelABI/ModelABI.h"
+#include "amp/Target/ModelLibrary/ModelLibrary.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"

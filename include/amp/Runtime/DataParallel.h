@@ -40,7 +40,7 @@ int32_t amp_dp_any(int32_t flag, int32_t active);
 typedef struct amp_dp_hooks {
   /* Initialises MPI from the launcher's environment (once) and checks that
      every rank loaded the same library (the digest of its checksum trailer,
-     include/amp/Target/ModelABI/LoadedModel.h). */
+     include/amp/Host/LibraryChecksum.h). */
   int32_t (*init)(const char **error);
   int32_t (*rank)(void);
   int32_t (*world_size)(void);

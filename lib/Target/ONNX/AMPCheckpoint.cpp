@@ -1,7 +1,7 @@
 //===- AMPCheckpoint.cpp - initial values as an amp checkpoint ------------===//
 //
 // Writes the initial parameters and buffers of an imported model in the
-// checkpoint format of lib/Runtime/ModelRuntime.cpp (docs/Driver.md).
+// checkpoint format of lib/Runtime/Checkpoint.cpp (docs/Driver.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,4 @@
-"""Reads and writes amp checkpoints (lib/Runtime/ModelRuntime.cpp).
+"""Reads and writes amp checkpoints (lib/Runtime/Checkpoint.cpp).
 
 Layout, little-endian: b"AMPSTATE", u32 version (1 or 2), u32 count, then
 per tensor: u32 name length, name, i32 dtype, i32 rank, i64 shape[rank],

@@ -55,7 +55,7 @@ def import_model(onnx_path, mlir_path, *flags):
         return f.read()
 
 
-# --- amp checkpoints (lib/Runtime/ModelRuntime.cpp, docs/Driver.md) --------
+# --- amp checkpoints (lib/Runtime/Checkpoint.cpp, docs/Driver.md) --------
 
 # The checkpoint reader of the amp-compile tests serves here too.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),

@@ -1,5 +1,5 @@
 // amp-print-model-abi prints the descriptor amp-compile links into a
-// library (lib/Target/ModelABI): the tensors (the training step's
+// library (lib/Target/ModelLibrary): the tensors (the training step's
 // arguments) with their roles, element types, shapes and initializers, which
 // result updates which tensor (the training step's pairing rule), and the
 // forward model's arguments mapped by name.
