@@ -29,6 +29,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -252,6 +253,9 @@ LogicalResult convertToLLVM(gpu::GPUModuleOp module) {
   MLIRContext *ctx = module.getContext();
   {
     RewritePatternSet libm(ctx);
+    // libm has no rsqrtf (the device's __nv_rsqrtf): 1 / sqrt(x), as the
+    // CPU pipeline computes it.
+    math::populateExpansionPatterns(libm, {"rsqrt"});
     populateMathToLibmConversionPatterns(libm);
     if (failed(applyPatternsGreedily(module, std::move(libm))))
       return failure();

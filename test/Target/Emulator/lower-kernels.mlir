@@ -1,9 +1,12 @@
 // RUN: amp-opt %s --pass-pipeline='builtin.module(gpu.module(amp-emulator-lower-kernels))' | FileCheck %s
+// RUN: amp-opt %s --pass-pipeline='builtin.module(gpu.module(amp-emulator-lower-kernels))' | FileCheck %s --check-prefix=NO-RSQRTF
+// NO-RSQRTF-NOT: rsqrtf
 
 // gpu.module kernels lowered for the host: ids, dims, barriers and shuffles
 // become calls to the __amp_emu_* functions the target defines; workgroup
 // attributions are views of the block's shared memory at 16-byte aligned
-// offsets, dynamic shared memory follows them; erf calls libm; parameters
+// offsets, dynamic shared memory follows them; erf calls libm, rsqrt is
+// 1 / sqrt (libm has no rsqrtf: a call to it failed the link); parameters
 // are those of the NVVM lowering (memref descriptors expanded), and kernels
 // keep gpu.kernel so that launches verify. Each kernel's static shared bytes
 // and whether it synchronizes go to the target in __amp_emu_info_<kernel>.
@@ -21,7 +24,9 @@ module attributes {gpu.container_module} {
     // CHECK: llvm.call @__amp_emu_shared_memory(%[[DYNAMIC]])
     // CHECK: llvm.call @__amp_emu_thread_id(%{{.*}}) : (i32) -> i64
     // CHECK: llvm.call @__amp_emu_barrier() : () -> ()
-    // CHECK: llvm.call @erff(%{{.*}}) : (f32) -> f32
+    // CHECK: %[[ERF:.*]] = llvm.call @erff(%{{.*}}) : (f32) -> f32
+    // CHECK: %[[ROOT:.*]] = llvm.call @sqrtf(%[[ERF]]) : (f32) -> f32
+    // CHECK: llvm.fdiv %{{.*}}, %[[ROOT]] : f32
     gpu.func @tiles(%out: memref<4xf32>)
         workgroup(%a: memref<3xf32, #gpu.address_space<workgroup>>,
                   %b: memref<2xi8, #gpu.address_space<workgroup>>) kernel {
@@ -33,7 +38,8 @@ module attributes {gpu.container_module} {
       %tid = gpu.thread_id x
       gpu.barrier
       %e = math.erf %v : f32
-      memref.store %e, %out[%tid] : memref<4xf32>
+      %r = math.rsqrt %e : f32
+      memref.store %r, %out[%tid] : memref<4xf32>
       gpu.return
     }
 
