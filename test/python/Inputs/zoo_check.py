@@ -115,7 +115,7 @@ def main(name):
     options = dict(OPTIMIZER, loss=entry.loss)
     torch.manual_seed(0)
     model = entry.make().train()
-    generator = torch.Generator().manual_seed(1)
+    generator = torch.Generator().manual_seed(entry.batch_seed)
     batches = [(entry.inputs(generator), entry.labels(generator))
                for _ in range(STEPS)]
     example = batches[0][0]

@@ -4,7 +4,9 @@ way such code is, at small sizes, with dropout and stochastic depth off
 where their random draws would make the comparison with PyTorch
 meaningless (test/python/fx_ops.py checks those draws). Each entry
 (Entry): a constructor, a maker of the model's inputs and one of its
-labels from a torch.Generator, and the loss."""
+labels from a torch.Generator, the loss, and the seed of the generator
+that draws the checked batches (1 unless a model needs another: see
+timm_resnet18d)."""
 import collections
 import math
 
@@ -12,7 +14,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-Entry = collections.namedtuple("Entry", "make inputs labels loss")
+import front_door_models
+
+Entry = collections.namedtuple("Entry", "make inputs labels loss batch_seed",
+                               defaults=(1,))
 
 
 def _torchvision(name, dropout=None, **kwargs):
@@ -169,8 +174,8 @@ def _images(batch=4, size=32):
     return lambda g: (torch.randn(batch, 3, size, size, generator=g),)
 
 
-def _tokens(batch=2, length=8):
-    return lambda g: (torch.randint(0, 100, (batch, length), generator=g),)
+def _tokens(batch=2, length=8, vocab=100):
+    return lambda g: (torch.randint(0, vocab, (batch, length), generator=g),)
 
 
 def _classes(classes, count):
@@ -188,8 +193,9 @@ def _noise(batch=4, size=16):
     return lambda g: torch.randn(batch, 3, size, size, generator=g)
 
 
-def _classifier(make, inputs, classes, count):
-    return Entry(make, inputs, _classes(classes, count), "cross_entropy")
+def _classifier(make, inputs, classes, count, batch_seed=1):
+    return Entry(make, inputs, _classes(classes, count), "cross_entropy",
+                 batch_seed)
 
 
 ZOO = {
@@ -209,11 +215,29 @@ ZOO = {
     "hf_gpt2": _classifier(HFGPT2, _tokens(), 100, 16),
     "hf_bert": _classifier(HFBert, _tokens(), 3, 2),
     "unet": Entry(UNet, _noisy_images(), _noise(), "mse"),
+    # The front door's own decoders (front_door_models.py, as their authors
+    # write them): nanoGPT with tied embeddings and its torch.triu mask, and
+    # a LLaMA-style block (RMSNorm, RoPE from buffers, causal SDPA on 2.x,
+    # SwiGLU); next-token cross-entropy over 4 x 8 tokens.
+    "nanogpt": _classifier(lambda: front_door_models.GPT(),
+                           _tokens(4, 8, 40), 40, 32),
+    "llama_block": _classifier(lambda: front_door_models.LlamaBlock(),
+                               _tokens(4, 8, 40), 40, 32),
     # timm (PyPI, in the torch 2.x venv): EfficientNet-Lite (ReLU6, no
     # squeeze-excitation) and a two-stage Swin (windowed attention with a
     # relative position bias table indexed by a buffer, F.pad).
     "timm_efficientnet_lite0": _classifier(_timm("efficientnet_lite0"),
                                            _images(8, 64), 10, 8),
+    # ResNet-D (deep stem, 2x2 average pooling with ceil_mode in the
+    # shortcuts). On the batches of seed 1 one output of the stem's first
+    # batch norm (channel 8) is 3.8e-8 in float64, within float32's
+    # rounding of the ReLU's kink: amp's fp32 lands on the other side, and
+    # as the batch norms after it cancel most of the gradient, that one
+    # element moves the first convolution's weight gradient of that channel
+    # by 16% (float64 with that one ReLU mask element flipped agrees with
+    # amp within 1.4e-6). Seed 2's batches have no such element.
+    "timm_resnet18d": _classifier(_timm("resnet18d"), _images(8, 64), 10, 8,
+                                  batch_seed=2),
     "timm_swin": _classifier(
         _timm("swin_tiny_patch4_window7_224", img_size=32, patch_size=2,
               window_size=4, depths=(1, 1), num_heads=(1, 2), embed_dim=16,
