@@ -82,7 +82,7 @@ void mlir::amp::registerAMPPrecisionPipelines() {
           return failure();
         return buildAMPPrecisionPipeline(pm, options, errorHandler);
       },
-      [](function_ref<void(const detail::PassOptions &)> printOptions) {
+      [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
         printOptions(AMPPipelineOptions());
       });
 }
