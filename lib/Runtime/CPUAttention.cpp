@@ -1,0 +1,557 @@
+//===- CPUAttention.cpp - flash-style attention on the runtime's threads --===//
+//
+// amp_cpu_attention_fwd and amp_cpu_attention_bwd (Attention.h), after
+// FlashAttention-2 (Dao 2023, Algorithms 1 and 2): keys are taken in tiles
+// with an online softmax, so no buffer holds more than a tile of scores, and
+// the backward recomputes the probabilities from the saved log-sum-exp.
+//
+// The forward's tasks are (batch, query head, query tile); the backward's
+// are (batch, key-value head), each owning the dq rows of the query heads
+// that read its key-value head and its own dk and dv, so no two tasks write
+// one element and no sum is split between tasks: with the tile sizes fixed
+// by the shape, every result is computed by the same operations in the same
+// order whatever the thread count. The tile products are single-threaded
+// sgemm calls of the BLAS (as in CPUGemm.cpp); the elementwise softmax work
+// is in loops written so the compiler vectorizes them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Runtime/Attention.h"
+#include "amp/Runtime/ModelABI.h"
+#include "amp/Runtime/Numerics.h"
+#include "amp/Runtime/ParallelFor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include <cblas.h>
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+/// Key rows per tile (both passes) and query rows per backward tile. The
+/// forward's query tile depends on the length as in PyTorch's CPU flash
+/// kernel (forwardQueryTile).
+constexpr int64_t kForwardKeyTile = 512;
+constexpr int64_t kBackwardQueryTile = 64;
+constexpr int64_t kBackwardKeyTile = 128;
+
+int64_t forwardQueryTile(int64_t seqQ) {
+  if (seqQ >= 768)
+    return 256;
+  if (seqQ >= 192)
+    return 64;
+  return 32;
+}
+
+std::once_flag blasThreadsSet;
+
+/// One BLAS thread per call, as amp_cpu_sgemm: the tasks are the threads.
+void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+           float alpha, const float *a, int64_t lda, const float *b,
+           int64_t ldb, float beta, float *c, int64_t ldc) {
+  if (m <= 0 || n <= 0)
+    return;
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+              transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), alpha,
+              a, int(std::max<int64_t>(lda, 1)), b,
+              int(std::max<int64_t>(ldb, 1)), beta, c,
+              int(std::max<int64_t>(ldc, 1)));
+}
+
+/// exp(x) for x <= 0 within 2 ulp, 0 below -87.3 (and for -inf), in plain
+/// arithmetic the compiler vectorizes (libm's expf is a call per element):
+/// x = n ln2 + r, |r| <= ln2 / 2, exp(r) by Cephes' degree-6 polynomial.
+inline float expNonPositive(float x) {
+  float clamped = std::max(x, -87.3f);
+  // Round to nearest by the 1.5 * 2^23 trick (no rint call).
+  float n = (clamped * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  float r = clamped - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  int32_t bits = (int32_t(n) + 127) << 23;
+  float scaleBits;
+  std::memcpy(&scaleBits, &bits, sizeof(scaleBits));
+  return x < -87.3f ? 0.0f : p * scaleBits;
+}
+
+/// Sum and maximum of a row in a fixed order (eight interleaved lanes, then
+/// the lanes in order): vectorizable without reassociation flags.
+float rowMax(const float *row, int64_t n) {
+  float lanes[8];
+  std::fill(lanes, lanes + 8, -kInf);
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int l = 0; l < 8; ++l)
+      lanes[l] = std::max(lanes[l], row[j + l]);
+  float m = -kInf;
+  for (int l = 0; l < 8; ++l)
+    m = std::max(m, lanes[l]);
+  for (; j < n; ++j)
+    m = std::max(m, row[j]);
+  return m;
+}
+
+float rowSum(const float *row, int64_t n) {
+  float lanes[8] = {};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int l = 0; l < 8; ++l)
+      lanes[l] += row[j + l];
+  float s = 0;
+  for (int l = 0; l < 8; ++l)
+    s += lanes[l];
+  for (; j < n; ++j)
+    s += row[j];
+  return s;
+}
+
+float dot(const float *a, const float *b, int64_t n) {
+  float lanes[8] = {};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int l = 0; l < 8; ++l)
+      lanes[l] += a[j + l] * b[j + l];
+  float s = 0;
+  for (int l = 0; l < 8; ++l)
+    s += lanes[l];
+  for (; j < n; ++j)
+    s += a[j] * b[j];
+  return s;
+}
+
+/// Converts `count` elements of a buffer of `dtype` from `offset` to f32.
+void load(const void *src, int32_t dtype, int64_t offset, int64_t count,
+          float *dst) {
+  if (dtype == AMP_DTYPE_F32) {
+    std::memcpy(dst, static_cast<const float *>(src) + offset,
+                size_t(count) * sizeof(float));
+    return;
+  }
+  const uint16_t *in = static_cast<const uint16_t *>(src) + offset;
+  if (dtype == AMP_DTYPE_BF16) {
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = amp::bfloat16ToFloat(in[i]);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    dst[i] = amp::halfToFloat(in[i]);
+}
+
+/// Rounds `count` f32 values to `dtype` into a buffer from `offset`.
+void store(const float *src, int32_t dtype, int64_t offset, int64_t count,
+           void *dst) {
+  if (dtype == AMP_DTYPE_F32) {
+    std::memcpy(static_cast<float *>(dst) + offset, src,
+                size_t(count) * sizeof(float));
+    return;
+  }
+  uint16_t *out = static_cast<uint16_t *>(dst) + offset;
+  if (dtype == AMP_DTYPE_BF16) {
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = amp::floatToBFloat16(src[i]);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = amp::floatToHalf(src[i]);
+}
+
+/// Rounds f32 values to `dtype` in place (the f16/bf16 probabilities).
+void roundInPlace(float *values, int64_t count, int32_t dtype) {
+  if (dtype == AMP_DTYPE_BF16) {
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = amp::bfloat16ToFloat(amp::floatToBFloat16(values[i]));
+  } else if (dtype == AMP_DTYPE_F16) {
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = amp::halfToFloat(amp::floatToHalf(values[i]));
+  }
+}
+
+/// The arguments both passes share, checked.
+struct Problem {
+  int32_t dtype;
+  int64_t batch, headsQ, headsKV, seqQ, seqKV, headDim, headDimV;
+  int32_t maskKind;
+  const void *mask;
+  int64_t maskBatch, maskHeads;
+  float scale;
+  bool causal;
+  float dropout;
+  uint64_t seed;
+  /// Dropout keeps an element when its draw is at least this, and
+  /// multiplies it by keepScale.
+  uint64_t threshold;
+  float keepScale;
+
+  int64_t group() const { return headsQ / headsKV; }
+
+  /// The element offset of (b, h, i, 0) in the mask, with broadcasting.
+  int64_t maskRow(int64_t b, int64_t h, int64_t i) const {
+    int64_t mb = maskBatch == 1 ? 0 : b, mh = maskHeads == 1 ? 0 : h;
+    return ((mb * maskHeads + mh) * seqQ + i) * seqKV;
+  }
+
+  /// Applies the mask and the causal rule to scores s[r][c] of queries
+  /// i0 + r and keys j0 + c (row stride ld).
+  void maskScores(int64_t b, int64_t h, int64_t i0, int64_t rows, int64_t j0,
+                  int64_t cols, float *s, int64_t ld) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      float *row = s + r * ld;
+      int64_t i = i0 + r;
+      if (maskKind == AMP_ATTENTION_MASK_ADD) {
+        const float *add = static_cast<const float *>(mask) + maskRow(b, h, i);
+        for (int64_t c = 0; c < cols; ++c)
+          row[c] += add[j0 + c];
+      } else if (maskKind == AMP_ATTENTION_MASK_KEEP) {
+        const uint8_t *keep =
+            static_cast<const uint8_t *>(mask) + maskRow(b, h, i);
+        for (int64_t c = 0; c < cols; ++c)
+          row[c] = keep[j0 + c] ? row[c] : -kInf;
+      }
+      // Keys j > i are hidden: columns from i + 1 - j0 on.
+      if (causal)
+        for (int64_t c = std::max<int64_t>(i + 1 - j0, 0); c < cols; ++c)
+          row[c] = -kInf;
+    }
+  }
+
+  /// The dropout factors of queries i0 + r and keys j0 + c of (b, h): the
+  /// keep scale where amp.dropout's stream keeps the element, else 0.
+  void dropoutFactors(int64_t b, int64_t h, int64_t i0, int64_t rows,
+                      int64_t j0, int64_t cols, float *z, int64_t ld) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      uint64_t base = uint64_t(((b * headsQ + h) * seqQ + i0 + r) * seqKV + j0);
+      float *row = z + r * ld;
+      for (int64_t c = 0; c < cols; ++c) {
+        // SplitMix64 at linear index base + c (counter index + 1).
+        uint64_t x = seed + (base + uint64_t(c) + 1) * 0x9E3779B97F4A7C15ULL;
+        x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+        x = x ^ (x >> 31);
+        row[c] = (x >> 11) >= threshold ? keepScale : 0.0f;
+      }
+    }
+  }
+};
+
+/// Checks the arguments; a violation is a compiler bug, reported and fatal
+/// (there is no error channel, and going on would write wrong results).
+Problem makeProblem(const char *function, int32_t dtype, int64_t batch,
+                    int64_t headsQ, int64_t headsKV, int64_t seqQ,
+                    int64_t seqKV, int64_t headDim, int64_t headDimV,
+                    int32_t maskKind, const void *mask, int64_t maskBatch,
+                    int64_t maskHeads, float scale, int32_t causal,
+                    float dropout, int64_t seed) {
+  const char *error = nullptr;
+  if (dtype != AMP_DTYPE_F32 && dtype != AMP_DTYPE_F16 &&
+      dtype != AMP_DTYPE_BF16)
+    error = "dtype is not f32, f16 or bf16";
+  else if (batch < 0 || seqQ < 0 || seqKV < 0 || headDim < 0 || headDimV < 0)
+    error = "a size is negative";
+  else if (headsKV <= 0 || headsQ <= 0 || headsQ % headsKV != 0)
+    error = "heads_q is not a positive multiple of heads_kv";
+  else if (maskKind != AMP_ATTENTION_MASK_NONE &&
+           maskKind != AMP_ATTENTION_MASK_KEEP &&
+           maskKind != AMP_ATTENTION_MASK_ADD)
+    error = "mask_kind is not an amp_attention_mask";
+  else if (maskKind != AMP_ATTENTION_MASK_NONE &&
+           ((maskBatch != 1 && maskBatch != batch) ||
+            (maskHeads != 1 && maskHeads != headsQ) || !mask))
+    error = "the mask's batch or heads is neither 1 nor the operands'";
+  else if (!(dropout >= 0.0f && dropout < 1.0f))
+    error = "dropout is not in [0, 1)";
+  if (error) {
+    std::fprintf(stderr, "amp: %s: %s\n", function, error);
+    std::abort();
+  }
+  std::call_once(blasThreadsSet, [] { openblas_set_num_threads(1); });
+  Problem p{dtype,          batch,     headsQ,   headsKV,     seqQ,
+            seqKV,          headDim,   headDimV, maskKind,    mask,
+            maskBatch,      maskHeads, scale,    causal != 0, dropout,
+            uint64_t(seed), 0,         1.0f};
+  if (dropout > 0.0f) {
+    double probability = dropout;
+    p.threshold = uint64_t(std::ceil(std::ldexp(probability, 53)));
+    p.keepScale = float(1.0 / (1.0 - probability));
+  }
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// Forward
+//===----------------------------------------------------------------------===//
+
+struct Forward {
+  Problem p;
+  const void *q, *k, *v;
+  void *out;
+  float *lse;
+  int64_t queryTile, queryTiles;
+};
+
+void forwardTasks(void *context, int64_t lo, int64_t hi) {
+  const Forward &f = *static_cast<const Forward *>(context);
+  const Problem &p = f.p;
+  const int64_t d = p.headDim, dv = p.headDimV, br = f.queryTile;
+  const int64_t bc = kForwardKeyTile;
+  const bool f32 = p.dtype == AMP_DTYPE_F32;
+  std::vector<float> qTile(f32 ? 0 : br * d), kTile(f32 ? 0 : bc * d),
+      vTile(f32 ? 0 : bc * dv), scores(br * bc), acc(br * dv), rowMaxes(br),
+      rowSums(br), factors(p.dropout > 0 ? br * bc : 0), rowOut(dv);
+  for (int64_t task = lo; task < hi; ++task) {
+    int64_t bh = task / f.queryTiles, b = bh / p.headsQ, h = bh % p.headsQ;
+    int64_t hk = h / p.group();
+    int64_t i0 = (task % f.queryTiles) * br;
+    int64_t rows = std::min(br, p.seqQ - i0);
+    int64_t qOffset = (bh * p.seqQ + i0) * d;
+    int64_t kvRow = (b * p.headsKV + hk) * p.seqKV;
+    const float *qs =
+        f32 ? static_cast<const float *>(f.q) + qOffset : qTile.data();
+    if (!f32)
+      load(f.q, p.dtype, qOffset, rows * d, qTile.data());
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    std::fill(rowMaxes.begin(), rowMaxes.end(), -kInf);
+    std::fill(rowSums.begin(), rowSums.end(), 0.0f);
+    // Causal: keys past the tile's last query are hidden from all its rows.
+    int64_t keyEnd = p.causal ? std::min(p.seqKV, i0 + rows) : p.seqKV;
+    for (int64_t j0 = 0; j0 < keyEnd; j0 += bc) {
+      int64_t cols = std::min(bc, keyEnd - j0);
+      const float *ks = f32 ? static_cast<const float *>(f.k) + (kvRow + j0) * d
+                            : kTile.data();
+      const float *vs =
+          f32 ? static_cast<const float *>(f.v) + (kvRow + j0) * dv
+              : vTile.data();
+      if (!f32) {
+        load(f.k, p.dtype, (kvRow + j0) * d, cols * d, kTile.data());
+        load(f.v, p.dtype, (kvRow + j0) * dv, cols * dv, vTile.data());
+      }
+      sgemm(false, true, rows, cols, d, p.scale, qs, d, ks, d, 0.0f,
+            scores.data(), bc);
+      p.maskScores(b, h, i0, rows, j0, cols, scores.data(), bc);
+      if (p.dropout > 0)
+        p.dropoutFactors(b, h, i0, rows, j0, cols, factors.data(), bc);
+      for (int64_t r = 0; r < rows; ++r) {
+        float *row = scores.data() + r * bc;
+        float newMax = std::max(rowMaxes[r], rowMax(row, cols));
+        if (newMax == -kInf) {
+          // Every key so far hidden: nothing to add.
+          std::fill(row, row + cols, 0.0f);
+          continue;
+        }
+        for (int64_t c = 0; c < cols; ++c)
+          row[c] = expNonPositive(row[c] - newMax);
+        float correction = expNonPositive(rowMaxes[r] - newMax);
+        rowSums[r] = rowSums[r] * correction + rowSum(row, cols);
+        rowMaxes[r] = newMax;
+        if (correction != 1.0f) {
+          float *a = acc.data() + r * dv;
+          for (int64_t c = 0; c < dv; ++c)
+            a[c] *= correction;
+        }
+        if (p.dropout > 0) {
+          const float *z = factors.data() + r * bc;
+          for (int64_t c = 0; c < cols; ++c)
+            row[c] *= z[c];
+        }
+        roundInPlace(row, cols, p.dtype);
+      }
+      sgemm(false, false, rows, dv, cols, 1.0f, scores.data(), bc, vs, dv, 1.0f,
+            acc.data(), dv);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t row = bh * p.seqQ + i0 + r;
+      if (rowSums[r] == 0.0f) {
+        std::fill(rowOut.begin(), rowOut.end(), 0.0f);
+        f.lse[row] = -kInf;
+      } else {
+        for (int64_t c = 0; c < dv; ++c)
+          rowOut[c] = acc[r * dv + c] / rowSums[r];
+        f.lse[row] = rowMaxes[r] + std::log(rowSums[r]);
+      }
+      store(rowOut.data(), p.dtype, row * dv, dv, f.out);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Backward
+//===----------------------------------------------------------------------===//
+
+struct Backward {
+  Problem p;
+  const void *q, *k, *v, *out, *dout;
+  const float *lse;
+  void *dq, *dk, *dv;
+};
+
+/// Task (b, hk): dk and dv of key-value head hk and dq of its query heads.
+void backwardTasks(void *context, int64_t lo, int64_t hi) {
+  const Backward &w = *static_cast<const Backward *>(context);
+  const Problem &p = w.p;
+  const int64_t d = p.headDim, dv = p.headDimV, g = p.group();
+  const int64_t br = kBackwardQueryTile, bc = kBackwardKeyTile;
+  const int64_t sq = p.seqQ, skv = p.seqKV;
+  const bool f32 = p.dtype == AMP_DTYPE_F32;
+  // f32 copies of the task's operands when they are f16/bf16 (O(seq x
+  // head_dim) each), the dq accumulators, and tiles.
+  std::vector<float> qAll(f32 ? 0 : g * sq * d), doAll(g * sq * dv),
+      kAll(f32 ? 0 : skv * d), vAll(f32 ? 0 : skv * dv),
+      dqAll(f32 ? 0 : g * sq * d), rowDots(g * sq), probs(br * bc),
+      dprobs(br * bc), dropped(p.dropout > 0 ? br * bc : 0),
+      factors(p.dropout > 0 ? br * bc : 0), dkTile(bc * d), dvTile(bc * dv),
+      outRow(dv);
+  for (int64_t task = lo; task < hi; ++task) {
+    int64_t b = task / p.headsKV, hk = task % p.headsKV;
+    int64_t h0 = hk * g; // the first query head of the group
+    int64_t qBase = (b * p.headsQ + h0) * sq; // rows of q, out, dout, lse
+    int64_t kvBase = (b * p.headsKV + hk) * skv;
+    load(w.dout, p.dtype, qBase * dv, g * sq * dv, doAll.data());
+    const float *qs = qAll.data(), *ks = kAll.data(), *vs = vAll.data();
+    float *dqs = dqAll.data();
+    if (f32) {
+      qs = static_cast<const float *>(w.q) + qBase * d;
+      ks = static_cast<const float *>(w.k) + kvBase * d;
+      vs = static_cast<const float *>(w.v) + kvBase * dv;
+      dqs = static_cast<float *>(w.dq) + qBase * d;
+    } else {
+      load(w.q, p.dtype, qBase * d, g * sq * d, qAll.data());
+      load(w.k, p.dtype, kvBase * d, skv * d, kAll.data());
+      load(w.v, p.dtype, kvBase * dv, skv * dv, vAll.data());
+    }
+    std::fill(dqs, dqs + g * sq * d, 0.0f);
+    // D[i] = dout[i] . out[i], from the stored (rounded) out.
+    for (int64_t i = 0; i < g * sq; ++i) {
+      load(w.out, p.dtype, (qBase + i) * dv, dv, outRow.data());
+      rowDots[i] = dot(doAll.data() + i * dv, outRow.data(), dv);
+    }
+    const float *lse = w.lse + qBase;
+    for (int64_t j0 = 0; j0 < skv; j0 += bc) {
+      int64_t cols = std::min(bc, skv - j0);
+      const float *kj = ks + j0 * d, *vj = vs + j0 * dv;
+      std::fill(dkTile.begin(), dkTile.end(), 0.0f);
+      std::fill(dvTile.begin(), dvTile.end(), 0.0f);
+      // Causal: queries before j0 see none of these keys.
+      int64_t firstTile = p.causal ? std::min(j0, sq) / br * br : 0;
+      for (int64_t gi = 0; gi < g; ++gi) {
+        int64_t h = h0 + gi;
+        for (int64_t i0 = firstTile; i0 < sq; i0 += br) {
+          int64_t rows = std::min(br, sq - i0);
+          int64_t qRow = gi * sq + i0; // row within the task's operands
+          const float *qi = qs + qRow * d, *doi = doAll.data() + qRow * dv;
+          sgemm(false, true, rows, cols, d, p.scale, qi, d, kj, d, 0.0f,
+                probs.data(), bc);
+          p.maskScores(b, h, i0, rows, j0, cols, probs.data(), bc);
+          for (int64_t r = 0; r < rows; ++r) {
+            float *row = probs.data() + r * bc;
+            float l = lse[qRow + r];
+            if (l == -kInf) // every key hidden: no gradient
+              std::fill(row, row + cols, 0.0f);
+            else
+              for (int64_t c = 0; c < cols; ++c)
+                row[c] = expNonPositive(row[c] - l);
+          }
+          const float *pv = probs.data();
+          if (p.dropout > 0) {
+            p.dropoutFactors(b, h, i0, rows, j0, cols, factors.data(), bc);
+            for (int64_t r = 0; r < rows; ++r)
+              for (int64_t c = 0; c < cols; ++c)
+                dropped[r * bc + c] = probs[r * bc + c] * factors[r * bc + c];
+            pv = dropped.data();
+          }
+          // dv_j += dropped(p)^T dout_i ; dp = dout_i v_j^T.
+          sgemm(true, false, cols, dv, rows, 1.0f, pv, bc, doi, dv, 1.0f,
+                dvTile.data(), dv);
+          sgemm(false, true, rows, cols, dv, 1.0f, doi, dv, vj, dv, 0.0f,
+                dprobs.data(), bc);
+          // ds = p * (dropped'(dp) - D), in place of dp.
+          for (int64_t r = 0; r < rows; ++r) {
+            float *ds = dprobs.data() + r * bc;
+            const float *pr = probs.data() + r * bc;
+            float rowDot = rowDots[qRow + r];
+            if (p.dropout > 0) {
+              const float *z = factors.data() + r * bc;
+              for (int64_t c = 0; c < cols; ++c)
+                ds[c] = pr[c] * (ds[c] * z[c] - rowDot);
+            } else {
+              for (int64_t c = 0; c < cols; ++c)
+                ds[c] = pr[c] * (ds[c] - rowDot);
+            }
+          }
+          // dq_i += scale ds k_j ; dk_j += scale ds^T q_i.
+          sgemm(false, false, rows, d, cols, p.scale, dprobs.data(), bc, kj, d,
+                1.0f, dqs + qRow * d, d);
+          sgemm(true, false, cols, d, rows, p.scale, dprobs.data(), bc, qi, d,
+                1.0f, dkTile.data(), d);
+        }
+      }
+      store(dkTile.data(), p.dtype, (kvBase + j0) * d, cols * d, w.dk);
+      store(dvTile.data(), p.dtype, (kvBase + j0) * dv, cols * dv, w.dv);
+    }
+    if (!f32)
+      store(dqAll.data(), p.dtype, qBase * d, g * sq * d, w.dq);
+  }
+}
+
+} // namespace
+
+extern "C" void amp_cpu_attention_fwd(
+    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
+    const void *q, const void *k, const void *v, int32_t mask_kind,
+    const void *mask, int64_t mask_batch, int64_t mask_heads, float scale,
+    int32_t causal, float dropout, int64_t seed, void *out, float *lse) {
+  Forward f{makeProblem("amp_cpu_attention_fwd", dtype, batch, heads_q,
+                        heads_kv, seq_q, seq_kv, head_dim, head_dim_v,
+                        mask_kind, mask, mask_batch, mask_heads, scale, causal,
+                        dropout, seed),
+            q,
+            k,
+            v,
+            out,
+            lse,
+            forwardQueryTile(seq_q),
+            0};
+  f.queryTiles = (seq_q + f.queryTile - 1) / f.queryTile;
+  int64_t tasks = batch * heads_q * f.queryTiles;
+  if (tasks > 0)
+    amp_cpu_parallel_for(forwardTasks, &f, 0, tasks);
+}
+
+extern "C" void amp_cpu_attention_bwd(
+    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
+    const void *q, const void *k, const void *v, const void *out,
+    const void *dout, const float *lse, int32_t mask_kind, const void *mask,
+    int64_t mask_batch, int64_t mask_heads, float scale, int32_t causal,
+    float dropout, int64_t seed, void *dq, void *dk, void *dv) {
+  Backward w{makeProblem("amp_cpu_attention_bwd", dtype, batch, heads_q,
+                         heads_kv, seq_q, seq_kv, head_dim, head_dim_v,
+                         mask_kind, mask, mask_batch, mask_heads, scale, causal,
+                         dropout, seed),
+             q,
+             k,
+             v,
+             out,
+             dout,
+             lse,
+             dq,
+             dk,
+             dv};
+  int64_t tasks = batch * heads_kv;
+  if (tasks > 0)
+    amp_cpu_parallel_for(backwardTasks, &w, 0, tasks);
+}
