@@ -13,6 +13,8 @@
 // CHECK-NEXT: amp.all_reduce_any: fixed
 // CHECK-NEXT: amp.all_reduce_start: fixed
 // CHECK-NEXT: amp.all_reduce_wait: fixed
+// CHECK-NEXT: amp.attention: allow, f32 accumulation
+// CHECK-NEXT: amp.attention_grad: allow, f32 accumulation
 // CHECK-NEXT: amp.avg_pool2d: infer, f32 accumulation
 // CHECK-NEXT: amp.avg_pool2d_grad: infer, f32 accumulation
 // CHECK-NEXT: amp.batch_norm: infer, f32 accumulation
@@ -90,6 +92,6 @@
 // CHECK-NEXT: amp.unscale_grads: fixed
 // CHECK-NEXT: amp.update_scale: fixed
 // CHECK-NEXT: amp.where: clear
-// CHECK-NEXT: 82 amp op kinds answer
+// CHECK-NEXT: 84 amp op kinds answer
 
 module {}

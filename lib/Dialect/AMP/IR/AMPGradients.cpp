@@ -28,6 +28,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AMPBuilders.h"
+
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -38,21 +40,9 @@
 
 using namespace mlir;
 using namespace mlir::amp;
+using namespace mlir::amp::build;
 
 namespace {
-using Shape = SmallVector<int64_t>;
-
-RankedTensorType tensorType(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
-
-Type elementType(Value value) { return tensorType(value).getElementType(); }
-
-bool isFloatTensor(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && isa<FloatType>(type.getElementType());
-}
-
 /// Starts a rule: one null gradient per operand. Returns the gradient of
 /// result `index` (null when it has none).
 Value begin(Operation *op, ValueRange resultGradients,
@@ -99,151 +89,6 @@ buildGradOpLikeGradient(OpBuilder &b, Operation *op, ValueRange resultGradients,
 void set(SmallVectorImpl<Value> &grads, std::initializer_list<Value> values) {
   for (auto [index, value] : llvm::enumerate(values))
     grads[index] = value;
-}
-
-/// `value` converted to element type `element` (amp.cast), unless it has it.
-Value castElement(OpBuilder &b, Location loc, Value value, Type element) {
-  RankedTensorType type = tensorType(value);
-  if (type.getElementType() == element)
-    return value;
-  return CastOp::create(b, loc, type.clone(element), value);
-}
-
-/// `value` with `like`'s element type.
-Value castLike(OpBuilder &b, Location loc, Value value, Value like) {
-  return castElement(b, loc, value, elementType(like));
-}
-
-/// A splat constant of `type` (a float tensor).
-Value splat(OpBuilder &b, Location loc, RankedTensorType type, double value) {
-  auto attr = DenseElementsAttr::get(
-      type, b.getFloatAttr(type.getElementType(), value));
-  return ConstantOp::create(b, loc, type, attr);
-}
-
-Value splatLike(OpBuilder &b, Location loc, Value like, double value) {
-  return splat(b, loc, tensorType(like), value);
-}
-
-Value add(OpBuilder &b, Location loc, Value x, Value y) {
-  return AddOp::create(b, loc, x, y);
-}
-Value sub(OpBuilder &b, Location loc, Value x, Value y) {
-  return SubOp::create(b, loc, x, y);
-}
-Value mul(OpBuilder &b, Location loc, Value x, Value y) {
-  return MulOp::create(b, loc, x, y);
-}
-Value div(OpBuilder &b, Location loc, Value x, Value y) {
-  return DivOp::create(b, loc, x, y);
-}
-Value neg(OpBuilder &b, Location loc, Value x) {
-  return NegOp::create(b, loc, x);
-}
-Value scale(OpBuilder &b, Location loc, Value x, double factor) {
-  return mul(b, loc, x, splatLike(b, loc, x, factor));
-}
-
-Value compare(OpBuilder &b, Location loc, CompareDirection direction, Value lhs,
-              Value rhs) {
-  RankedTensorType type = tensorType(lhs);
-  return CompareOp::create(b, loc, type.clone(b.getI1Type()), direction, lhs,
-                           rhs);
-}
-
-Value select(OpBuilder &b, Location loc, Value condition, Value onTrue,
-             Value onFalse) {
-  return WhereOp::create(b, loc, onTrue.getType(), condition, onTrue, onFalse);
-}
-
-/// `value` reshaped to `shape` (same element type), unless it has it. A
-/// reshape of a reshape folds into one (rules compose: the gradient of a
-/// reshape is often flattened again by the next rule).
-Value reshape(OpBuilder &b, Location loc, Value value,
-              ArrayRef<int64_t> shape) {
-  RankedTensorType type = tensorType(value);
-  if (type.getShape() == shape)
-    return value;
-  return b.createOrFold<ReshapeOp>(loc, type.clone(shape), value);
-}
-
-/// `value` broadcast to `shape` (NumPy rules), unless it has it.
-Value broadcast(OpBuilder &b, Location loc, Value value,
-                ArrayRef<int64_t> shape) {
-  RankedTensorType type = tensorType(value);
-  if (type.getShape() == shape)
-    return value;
-  return BroadcastOp::create(b, loc, type.clone(shape), value);
-}
-
-/// Sum of `value` over `axes` (normalized, ascending), result element type
-/// `element` (the input's or f32).
-Value reduceSum(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> axes,
-                bool keepDims, Type element) {
-  RankedTensorType type = tensorType(value);
-  Shape shape;
-  for (auto [dim, size] : llvm::enumerate(type.getShape())) {
-    if (!llvm::is_contained(axes, int64_t(dim)))
-      shape.push_back(size);
-    else if (keepDims)
-      shape.push_back(1);
-  }
-  return ReduceSumOp::create(b, loc, RankedTensorType::get(shape, element),
-                             value, axes, keepDims);
-}
-
-/// Normalizes possibly negative axes (the verifier checked their range) and
-/// sorts them.
-Shape normalizedAxes(ArrayRef<int64_t> axes, int64_t rank) {
-  Shape result;
-  for (int64_t axis : axes)
-    result.push_back(axis < 0 ? axis + rank : axis);
-  llvm::sort(result);
-  return result;
-}
-
-/// `shape` with the dimensions in `axes` set to 1.
-Shape keptShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
-  Shape result(shape);
-  for (int64_t axis : axes)
-    result[axis] = 1;
-  return result;
-}
-
-int64_t product(ArrayRef<int64_t> shape) {
-  return std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                         std::multiplies<int64_t>());
-}
-
-/// The gradient of a reduction's input: the result gradient `grad`, cast
-/// to the input's element type, with the reduced axes restored as size 1
-/// (when the forward dropped them) and broadcast to the input's shape.
-Value expandReduced(OpBuilder &b, Location loc, Value grad, Value input,
-                    ArrayRef<int64_t> axes) {
-  ArrayRef<int64_t> shape = tensorType(input).getShape();
-  Value g = castLike(b, loc, grad, input);
-  g = reshape(b, loc, g, keptShape(shape, axes));
-  return broadcast(b, loc, g, shape);
-}
-
-/// amp.matmul with the result type it must have: the batch dimensions of
-/// whichever operand has them, [rows, cols] after the transposes, and the
-/// operands' element type.
-Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
-             bool transposeLhs, bool transposeRhs) {
-  ArrayRef<int64_t> l = tensorType(lhs).getShape();
-  ArrayRef<int64_t> r = tensorType(rhs).getShape();
-  int64_t rows = transposeLhs ? l.back() : l[l.size() - 2];
-  int64_t cols = transposeRhs ? r[r.size() - 2] : r.back();
-  Shape shape(l.size() > 2 ? l.drop_back(2) : r.drop_back(2));
-  shape.append({rows, cols});
-  auto op = MatmulOp::create(
-      b, loc, RankedTensorType::get(shape, elementType(lhs)), lhs, rhs);
-  if (transposeLhs)
-    op.setTransposeLhs(true);
-  if (transposeRhs)
-    op.setTransposeRhs(true);
-  return op;
 }
 
 /// Sums the leading batch dimensions a shared (unbatched) matmul operand's
@@ -957,6 +802,28 @@ LogicalResult GatherElementsOp::buildGradients(OpBuilder &b,
 //===----------------------------------------------------------------------===//
 // Dropout and losses
 //===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+// One amp.attention_grad recomputes the probabilities from the saved
+// log-sum-exp; the mask and the seed get no gradient (isDifferentiableOperand).
+// The log-sum-exp is a statistic for the backward, not a value a loss reads.
+LogicalResult AttentionOp::buildGradients(OpBuilder &b,
+                                          ValueRange resultGradients,
+                                          SmallVectorImpl<Value> &grads) {
+  if (resultGradients.size() > 1 && resultGradients[1])
+    return emitOpError() << "the log-sum-exp result has no gradient rule";
+  return withGradient(*this, resultGradients, grads, [&](Value g) {
+    auto grad = AttentionGradOp::create(
+        b, getLoc(), getQuery().getType(), getKey().getType(),
+        getValue().getType(), castLike(b, getLoc(), g, getOutput()), getQuery(),
+        getKey(), getValue(), getOutput(), getLse(), getMask(), getSeed(),
+        getScaleAttr(), getCausalAttr(), getDropoutAttr());
+    set(grads, {grad.getQueryGrad(), grad.getKeyGrad(), grad.getValueGrad()});
+  });
+}
 
 // From the keep mask the forward returned; the seed gets no gradient.
 LogicalResult DropoutOp::buildGradients(OpBuilder &b,

@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
+#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -97,6 +98,14 @@ LogicalResult verifyElementType(Operation *op, const Twine &what,
   if (allowF32 && !expected.isF32())
     diag << " or f32";
   return diag;
+}
+
+LogicalResult verifySameType(Operation *op, const Twine &what, Value value,
+                             Type expected) {
+  if (value.getType() == expected)
+    return success();
+  return op->emitOpError() << what << " has type " << value.getType()
+                           << " but must have " << expected;
 }
 
 /// Normalizes a possibly negative axis; fails when out of [-rank, rank).
@@ -437,6 +446,114 @@ LogicalResult LogSoftmaxGradOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The operands both attention ops share and the attributes that constrain
+/// them.
+struct AttentionOperands {
+  Value query, key, value, mask, seed;
+  double scale, dropout;
+};
+
+/// Checks the shared operands; returns q's shape [B, Hq, Sq, D] with v's
+/// Dv in place of D: the output's shape.
+FailureOr<Shape> verifyAttentionOperands(Operation *op,
+                                         const AttentionOperands &operands) {
+  ShapedType q = shapedType(operands.query), k = shapedType(operands.key),
+             v = shapedType(operands.value);
+  if (failed(verifyRank(op, "query", q, 4)) ||
+      failed(verifyRank(op, "key", k, 4)) ||
+      failed(verifyRank(op, "value", v, 4)) ||
+      failed(verifyElementType(op, "key", k, q.getElementType(), false)) ||
+      failed(verifyElementType(op, "value", v, q.getElementType(), false)))
+    return failure();
+  ArrayRef<int64_t> qs = q.getShape(), ks = k.getShape(), vs = v.getShape();
+  int64_t b = qs[0], hq = qs[1], sq = qs[2], hkv = ks[1], skv = ks[2];
+  if (failed(verifyShape(op, "key", k, {b, hkv, skv, qs[3]})) ||
+      failed(verifyShape(op, "value", v, {b, hkv, skv, vs[3]})))
+    return failure();
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
+      (hkv == 0 || hq % hkv != 0))
+    return op->emitOpError()
+           << "query heads (" << hq << ") must be a multiple of key heads ("
+           << hkv << ")";
+  if (!std::isfinite(operands.scale))
+    return op->emitOpError() << "scale must be finite";
+  if (!(operands.dropout >= 0 && operands.dropout < 1))
+    return op->emitOpError()
+           << "dropout " << operands.dropout << " is out of range [0, 1)";
+  if ((operands.dropout > 0) != static_cast<bool>(operands.seed))
+    return op->emitOpError() << (operands.seed ? "seed given without dropout"
+                                               : "dropout needs a seed");
+  if (Value mask = operands.mask) {
+    ShapedType m = shapedType(mask);
+    if (failed(verifyRank(op, "mask", m, 4)))
+      return failure();
+    ArrayRef<int64_t> ms = m.getShape();
+    Shape expected = {ms[0] == 1 ? 1 : b, ms[1] == 1 ? 1 : hq, sq, skv};
+    if (failed(verifyShape(op, "mask", m, expected)))
+      return failure();
+    if (!m.getElementType().isInteger(1) &&
+        failed(verifyElementType(op, "mask", m, q.getElementType(), true)))
+      return failure();
+  }
+  return Shape{b, hq, sq, vs[3]};
+}
+
+/// The log-sum-exp statistics: f32 [B, Hq, Sq].
+LogicalResult verifyAttentionLse(Operation *op, Value lse,
+                                 ArrayRef<int64_t> output) {
+  return verifyShape(op, "lse", shapedType(lse), output.drop_back());
+}
+
+template <typename OpTy> AttentionOperands attentionOperands(OpTy op) {
+  return {op.getQuery(),
+          op.getKey(),
+          op.getValue(),
+          op.getMask(),
+          op.getSeed(),
+          op.getScale().convertToDouble(),
+          op.getDropout().convertToDouble()};
+}
+} // namespace
+
+LogicalResult AttentionOp::verify() {
+  FailureOr<Shape> output =
+      verifyAttentionOperands(*this, attentionOperands(*this));
+  if (failed(output))
+    return failure();
+  ShapedType result = shapedType(getOutput());
+  if (failed(verifyShape(*this, "output", result, *output)) ||
+      failed(verifyElementType(*this, "output", result,
+                               getQuery().getType().getElementType(), false)))
+    return failure();
+  return verifyAttentionLse(*this, getLse(), *output);
+}
+
+LogicalResult AttentionGradOp::verify() {
+  FailureOr<Shape> output =
+      verifyAttentionOperands(*this, attentionOperands(*this));
+  if (failed(output))
+    return failure();
+  ShapedType forward = shapedType(getOutput());
+  Type element = getQuery().getType().getElementType();
+  if (failed(verifyShape(*this, "output", forward, *output)) ||
+      failed(verifyElementType(*this, "output", forward, element, false)) ||
+      failed(verifySameType(*this, "grad", getGrad(), forward)) ||
+      failed(verifyAttentionLse(*this, getLse(), *output)))
+    return failure();
+  Value operands[] = {getQuery(), getKey(), getValue()};
+  StringRef names[] = {"query_grad", "key_grad", "value_grad"};
+  for (auto [gradient, operand, name] :
+       llvm::zip_equal(getResults(), operands, names))
+    if (failed(verifySameType(*this, name, gradient, operand.getType())))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Normalization
 //===----------------------------------------------------------------------===//
 
@@ -446,14 +563,6 @@ struct NormShapes {
   Shape affine;    // shape of weight and bias
   Shape statistic; // shape of each statistic
 };
-
-LogicalResult verifySameType(Operation *op, const Twine &what, Value value,
-                             Type expected) {
-  if (value.getType() == expected)
-    return success();
-  return op->emitOpError() << what << " has type " << value.getType()
-                           << " but must have " << expected;
-}
 
 /// Affine parameters: the normalized shape; the input's element type or f32.
 LogicalResult verifyAffine(Operation *op, StringRef name, Value value,
@@ -1409,6 +1518,56 @@ double MatmulOp::estimateFlops() {
                                 : lhs.getDimSize(lhs.getRank() - 1);
   return 2.0 * elements(getResult()) * std::max<int64_t>(k, 1);
 }
+
+namespace {
+/// Whether `index` is the operand of ODS operand group `group` (an
+/// optional operand that is present).
+bool isODSOperand(Operation *op, unsigned index,
+                  std::pair<unsigned, unsigned> group) {
+  return group.second == 1 && group.first == index;
+}
+
+/// The (query, key) pairs attention computes a score for, per batch and
+/// head: all, or those with key <= query under `causal`.
+double visiblePairs(Value query, Value key, bool causal) {
+  double sq = shapedType(query).getDimSize(2);
+  double skv = shapedType(key).getDimSize(2);
+  if (!causal)
+    return sq * skv;
+  // Query i sees min(i + 1, skv) keys.
+  double full = std::min(sq, skv);
+  return full * (full + 1) / 2 + std::max(0.0, sq - skv) * skv;
+}
+
+/// 2 per multiply-add of the products: q k^T and p v forward; the backward
+/// recomputes q k^T and forms dv, dp, dq and dk.
+template <typename OpTy>
+double attentionFlops(OpTy op, int64_t qkProducts, int64_t pvProducts) {
+  ShapedType q = shapedType(op.getQuery());
+  double batchHeads = q.getDimSize(0) * q.getDimSize(1);
+  double d = q.getDimSize(3), dv = shapedType(op.getValue()).getDimSize(3);
+  return 2.0 * batchHeads *
+         visiblePairs(op.getQuery(), op.getKey(), op.getCausal()) *
+         (qkProducts * d + pvProducts * dv);
+}
+} // namespace
+
+// An additive mask is added to the f32 scores.
+bool AttentionOp::isF32CompatibleOperand(unsigned i) {
+  return isODSOperand(*this, i, getODSOperandIndexAndLength(3));
+}
+bool AttentionOp::isStatisticResult(unsigned i) { return i == 1; }
+double AttentionOp::estimateFlops() { return attentionFlops(*this, 1, 1); }
+// The mask gets no gradient: a float mask that depends on a parameter (a
+// learned position bias) stays unfused (amp-raise-attention), and
+// amp-autodiff refuses one written by hand.
+bool AttentionOp::isDifferentiableOperand(unsigned i) { return i < 3; }
+
+bool AttentionGradOp::isF32CompatibleOperand(unsigned i) {
+  return isODSOperand(*this, i, getODSOperandIndexAndLength(6));
+}
+bool AttentionGradOp::isStatisticOperand(unsigned i) { return i == 5; }
+double AttentionGradOp::estimateFlops() { return attentionFlops(*this, 3, 2); }
 
 // Biases are added to the f32 accumulator.
 bool LinearOp::isF32CompatibleOperand(unsigned i) { return i == 2; }

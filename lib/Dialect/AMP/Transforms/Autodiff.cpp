@@ -669,6 +669,17 @@ LogicalResult StepGenerator::propagate(Operation *op) {
            << signature.paramNames[origin] << "' to the loss of @"
            << forwardName;
   }
+  // A float operand the rule gives no gradient must not depend on a
+  // parameter: that parameter would silently stop training through it.
+  for (OpOperand &operand : op->getOpOperands())
+    if (isFloatTensor(operand.get().getType()) &&
+        activity.varied.count(operand.get()) &&
+        !isDifferentiableOperand(op, operand.getOperandNumber()))
+      return emitError(op->getLoc())
+             << "operand #" << operand.getOperandNumber() << " of '"
+             << op->getName() << "' depends on parameter '"
+             << signature.paramNames[activity.varied.lookup(operand.get())]
+             << "', but '" << op->getName() << "' has no gradient for it";
   if (needed.empty())
     return success();
   SmallVector<Value> operandGrads;

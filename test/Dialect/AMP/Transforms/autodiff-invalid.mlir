@@ -167,3 +167,37 @@ func.func @buffer_type(%w: tensor<4xf32> {amp.role = #amp.role<parameter>, amp.n
   %a16 = amp.cast %a : tensor<4xf32> to tensor<4xf16>
   return %l, %a16 : tensor<f32>, tensor<4xf16>
 }
+
+// -----
+
+// A learned additive attention bias (a relative position bias) gets no
+// gradient from amp.attention: refused rather than silently not trained.
+func.func @attention_learned_mask(
+    %q: tensor<1x1x4x8xf32> {amp.role = #amp.role<parameter>, amp.name = "q"},
+    %bias: tensor<1x1x4x4xf32> {amp.role = #amp.role<parameter>, amp.name = "rel_bias"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>})
+    attributes {amp.graph = #amp.graph<forward>} {
+  // expected-error@+1 {{operand #3 of 'amp.attention' depends on parameter 'rel_bias', but 'amp.attention' has no gradient for it}}
+  %o, %lse = amp.attention %q, %q, %q mask %bias {scale = 1.0 : f64}
+      : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>,
+         tensor<1x1x4x4xf32>)
+      -> (tensor<1x1x4x8xf32>, tensor<1x1x4xf32>)
+  %l = amp.reduce_sum %o {axes = array<i64: 0, 1, 2, 3>}
+      : tensor<1x1x4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @attention_lse_loss(
+    %q: tensor<1x1x4x8xf32> {amp.role = #amp.role<parameter>, amp.name = "q"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>})
+    attributes {amp.graph = #amp.graph<forward>} {
+  // expected-error@+1 {{'amp.attention' op the log-sum-exp result has no gradient rule}}
+  %o, %lse = amp.attention %q, %q, %q {scale = 1.0 : f64}
+      : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>)
+      -> (tensor<1x1x4x8xf32>, tensor<1x1x4xf32>)
+  %l = amp.reduce_sum %lse {axes = array<i64: 0, 1, 2>}
+      : tensor<1x1x4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

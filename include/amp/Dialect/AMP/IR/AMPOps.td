@@ -463,6 +463,89 @@ def AMP_LogSoftmaxGradOp : AMP_SoftmaxGradBase<"log_softmax_grad"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def AMP_AttentionMask : AnyTypeOf<[AMP_BoolTensor, AMP_FloatTensor]>;
+
+// Both attention ops compute the same scores; docs/Attention.md and
+// include/amp/Runtime/Attention.h define them.
+class AMP_AttentionBase<string mnemonic, list<Trait> traits,
+                        list<string> precisionAnswers>
+    : AMP_ComputeOp<mnemonic, AMP_AllowPrecision,
+                    !listconcat([AMP_F32Accumulation, AttrSizedOperandSegments],
+                                traits),
+                    !listconcat(["isF32CompatibleOperand", "estimateFlops"],
+                                precisionAnswers)> {
+  dag attentionAttrs = (ins F64Attr:$scale, UnitAttr:$causal,
+                            DefaultValuedAttr<F64Attr, "0.0">:$dropout);
+  let hasVerifier = 1;
+}
+
+def AMP_AttentionOp : AMP_AttentionBase<"attention",
+    [DeclareOpInterfaceMethods<AMP_GradientOpInterface,
+                               ["isDifferentiableOperand"]>],
+    ["isStatisticResult"]> {
+  let summary = "scaled dot-product attention without the score matrix";
+  let description = [{
+    `softmax(scale * query key^T + mask) value` for `query`
+    `[B, Hq, Sq, D]`, `key` `[B, Hkv, Skv, D]` and `value`
+    `[B, Hkv, Skv, Dv]`, with `Hq` a multiple of `Hkv` (query head `h` reads
+    key and value head `h / (Hq / Hkv)`). `causal` hides key `j` from query
+    `i` when `j > i` (PyTorch's `is_causal`). The optional `mask` is
+    `[1|B, 1|Hq, Sq, Skv]`: `i1` keeps the keys where it is true (PyTorch's
+    boolean `attn_mask`), a float mask is added to the scaled scores.
+    `dropout` drops probabilities with amp.dropout's random stream of `seed`
+    over the `[B, Hq, Sq, Skv]` probabilities (given iff `dropout > 0`).
+
+    Besides the `[B, Hq, Sq, Dv]` output, returns the f32 log-sum-exp `lse`
+    `[B, Hq, Sq]` of each query's scores, from which the backward recomputes
+    the probabilities: no `Sq x Skv` tensor is kept, and the lowerings never
+    hold one for all heads at once.
+
+    ```mlir
+    %o, %lse = amp.attention %q, %k, %v {scale = 0.125 : f64, causal}
+        : (tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>,
+           tensor<2x4x16x64xbf16>)
+        -> (tensor<2x4x16x64xbf16>, tensor<2x4x16xf32>)
+    ```
+  }];
+  let arguments = !con((ins AMP_FloatTensor:$query, AMP_FloatTensor:$key,
+                            AMP_FloatTensor:$value,
+                            Optional<AMP_AttentionMask>:$mask,
+                            Optional<AMP_I64Scalar>:$seed),
+                       attentionAttrs);
+  let results = (outs AMP_FloatTensor:$output, AMP_F32Tensor:$lse);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? (`seed` $seed^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def AMP_AttentionGradOp : AMP_AttentionBase<"attention_grad", [],
+    ["isStatisticOperand"]> {
+  let summary = "attention backward from the saved log-sum-exp";
+  let description = [{
+    The gradients of `query`, `key` and `value` of the amp.attention that
+    gave `output` and `lse`, from the output's gradient `grad`; same mask,
+    seed and attributes. Recomputes the probabilities from `lse`.
+  }];
+  let arguments = !con((ins AMP_FloatTensor:$grad, AMP_FloatTensor:$query,
+                            AMP_FloatTensor:$key, AMP_FloatTensor:$value,
+                            AMP_FloatTensor:$output, AMP_F32Tensor:$lse,
+                            Optional<AMP_AttentionMask>:$mask,
+                            Optional<AMP_I64Scalar>:$seed),
+                       attentionAttrs);
+  let results = (outs AMP_FloatTensor:$query_grad, AMP_FloatTensor:$key_grad,
+                      AMP_FloatTensor:$value_grad);
+  let assemblyFormat = [{
+    $grad `,` $query `,` $key `,` $value `,` $output `,` $lse
+    (`mask` $mask^)? (`seed` $seed^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Normalization
 //===----------------------------------------------------------------------===//
 
