@@ -34,6 +34,32 @@ _amp_foreach_non_finite_check_and_unscale_): 3 launches for the inverse
 scale (double, reciprocal, float), 1 fill of found_inf, the unscale over
 every gradient (multi_tensor_apply, depth 1), the .item() sync of
 GradScaler.step, and _amp_update_scale_.
+
+With sdpa=True (the peer "eager_sdpa" of bench/gpu_model.py) the model's
+attention is F.scaled_dot_product_attention(q, k, v, is_causal=True)
+(gpu_train_step.py's Attention with sdpa), traced as PyTorch's fused
+kernels run it on an H100/H200: one forward kernel reading q, k, v and
+writing the output and the f32 log-sum-exp of each query row, and a
+backward of three kernels (the row sums D = rowsum(dout * out), the main
+kernel accumulating dq in f32, dq's rounding) reading q, k, v, out, dout
+and the log-sum-exp and writing dq, dk, dv; no N x N tensor, and no
+separate scale, mask, softmax or probability product. Counted like amp's
+cuDNN attention calls (attention_counts, the formulas of
+lib/Analysis/GPUCost.cpp): FLOPs over the (query, key) pairs the causal
+mask leaves visible, forward 2 B H N (d + dv), backward 2 B H N (3 d +
+2 dv). Assumed: those kernels reach the same fraction of the tensor peak
+as amp's cuDNN calls (data/devices.json "attention_efficiency"). PyTorch
+2.x built with cuDNN 9.15.1 or later prefers cuDNN's attention on sm90
+(sdp_utils.cpp, check_prefer_cudnn_attention; the venv's torch 2.15 with
+cuDNN 9.26 does), so eager then runs the very kernels amp calls; with its
+own flash-attention 2 kernels (older builds, or TORCH_CUDNN_SDPA_DEPRIORITIZED)
+cudnn-frontend's H200 comparison (benchmark/sdpa_benchmark, cuDNN 9.1,
+d = 128) has PyTorch at 0.5-0.6x cuDNN's throughput, and this model
+flatters eager_sdpa. The output and the gradients are allocated in q's
+[batch, seq, heads, dim] layout, as PyTorch's kernels do, so the
+transposes around them stay views. Torch 1.13 has no
+scaled_dot_product_attention: the traced function stands in for it on
+both generations.
 """
 import math
 import os
@@ -117,19 +143,54 @@ def full_bytes(t):
 
 class Kernel:
     def __init__(self, name, launches, read, written, flops, gemm=None,
-                 inputs=(), outputs=()):
+                 inputs=(), outputs=(), attention=None):
         self.name, self.launches = name, launches
         self.read, self.written, self.flops = read, written, flops
         self.gemm = gemm  # (dtype, batch, m, n, k)
+        # Fused attention: (dtype, "forward" or "backward").
+        self.attention = attention
         self.inputs, self.outputs = list(inputs), list(outputs)
+
+
+def visible_pairs(seq_q, seq_kv, causal):
+    """The (query, key) pairs the softmax sees: all of them, or under the
+    top-left causal mask (query i sees keys 0..i) a triangle and, past
+    seq_kv, full rows."""
+    if not causal:
+        return seq_q * seq_kv
+    rows = min(seq_q, seq_kv)
+    return rows * (rows + 1) // 2 + (seq_q - rows) * seq_kv
+
+
+def attention_counts(elt, batch, heads_q, heads_kv, seq_q, seq_kv, d, dv,
+                     causal, backward):
+    """(FLOPs, bytes read, bytes written, launches) of a fused attention
+    forward or backward with `elt`-byte operands: the counts of
+    amp-gpu-cost-report's amp_gpu_attention_fwd/bwd (lib/Analysis/GPUCost.cpp
+    visitAttention), without a mask."""
+    n = visible_pairs(seq_q, seq_kv, causal)
+    heads = batch * heads_q
+    q, o = heads * seq_q * d, heads * seq_q * dv
+    k, v = batch * heads_kv * seq_kv * d, batch * heads_kv * seq_kv * dv
+    row_stats = 4 * heads * seq_q  # one f32 per query row
+    if not backward:
+        return (2.0 * heads * n * (d + dv), elt * (q + k + v),
+                elt * o + row_stats, 1)
+    dq_accumulator = 4 * heads * seq_q * d  # f32, written and read back
+    return (2.0 * heads * n * (3 * d + 2 * dv),
+            elt * (q + k + v + 2 * o) + 2 * row_stats + dq_accumulator,
+            elt * (q + k + v) + row_stats + dq_accumulator, 3)
 
 
 class Recorder(TorchDispatchMode):
     """Records the aten ops of a step on the meta device as kernels, with
     the storages they read and write."""
 
+    active = []  # the recorders entered, innermost last
+
     def __init__(self):
         super().__init__()
+        self.paused = False
         self.kernels = []
         self.storage = {}  # id(tensor) -> storage number
         self.storage_bytes = {}  # storage number -> bytes
@@ -151,8 +212,42 @@ class Recorder(TorchDispatchMode):
             self.track(t, number)
         return self.storage[id(t)]
 
+    def __enter__(self):
+        Recorder.active.append(self)
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        Recorder.active.pop()
+        return super().__exit__(*exc)
+
+    def untraced(self):
+        """A context in which ops run without being recorded (the outputs
+        of a fused kernel, made by the kernel that is recorded)."""
+        recorder = self
+
+        class Paused:
+            def __enter__(self):
+                recorder.paused = True
+
+            def __exit__(self, *exc):
+                recorder.paused = False
+
+        return Paused()
+
+    def fused(self, name, counts, ins, outs, attention):
+        """Records a fused kernel with its (FLOPs, read, written,
+        launches) counts, reading `ins` and making `outs`."""
+        flops, read, written, launches = counts
+        self.kernels.append(Kernel(
+            name, launches, read, written, flops,
+            inputs=[self.storage_of(t) for t in ins],
+            outputs=[self.storage_of(t, made=True) for t in outs],
+            attention=attention))
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if self.paused:
+            return func(*args, **kwargs)
         name = func.__name__.split(".")[0]
         if name.startswith("_foreach_"):
             out = self.foreach(func, name, args, kwargs)
@@ -228,6 +323,72 @@ class Recorder(TorchDispatchMode):
         return None
 
 
+def _like_bshd(t, dtype=None):
+    """An empty [B, H, S, D] tensor stored as [B, S, H, D] (q's layout when
+    q, k, v are heads split from one projection)."""
+    b, h, s, d = t.shape
+    return torch.empty((b, s, h, d), dtype=dtype or t.dtype,
+                       device=t.device).transpose(1, 2)
+
+
+class _FusedAttention(torch.autograd.Function):
+    """scaled_dot_product_attention as PyTorch's fused kernels: one
+    recorded kernel forward, one (of three launches) backward."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal):
+        rec = Recorder.active[-1]
+        b, hq, sq, d = q.shape
+        _, hkv, skv, dv = v.shape
+        with rec.untraced():
+            out = _like_bshd(q.new_empty((b, hq, sq, dv)))
+            lse = torch.empty((b, hq, sq), dtype=torch.float32,
+                              device=q.device)
+        rec.fused("sdpa_fwd", attention_counts(
+            q.element_size(), b, hq, hkv, sq, skv, d, dv, causal, False),
+            [q, k, v], [out, lse], (str(q.dtype), "forward"))
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.causal = causal
+        return out
+
+    @staticmethod
+    def backward(ctx, dout):
+        q, k, v, out, lse = ctx.saved_tensors
+        rec = Recorder.active[-1]
+        b, hq, sq, d = q.shape
+        _, hkv, skv, dv = v.shape
+        with rec.untraced():
+            grads = [_like_bshd(t) for t in (q, k, v)]
+            # The f32 dq accumulator lives in the backward only.
+            accumulator = torch.empty(q.shape, dtype=torch.float32,
+                                      device=q.device)
+        rec.fused("sdpa_bwd", attention_counts(
+            q.element_size(), b, hq, hkv, sq, skv, d, dv, ctx.causal, True),
+            [q, k, v, out, dout, lse], grads + [accumulator],
+            (str(q.dtype), "backward"))
+        return grads[0], grads[1], grads[2], None
+
+
+def traced_sdpa(low):
+    """F.scaled_dot_product_attention for the trace: q, k, v in the low
+    precision (CUDA autocast's list has it), the fused kernels; what the
+    flash kernel does not take is refused."""
+    def sdpa(query, key, value, attn_mask=None, dropout_p=0.0,
+             is_causal=False, scale=None, enable_gqa=False):
+        if attn_mask is not None or dropout_p:
+            raise ValueError(
+                "eager_trace: scaled_dot_product_attention is traced as the "
+                "flash kernel, which takes no attn_mask and no dropout")
+        if query.shape[1] != key.shape[1] and not enable_gqa:
+            raise ValueError(
+                "eager_trace: scaled_dot_product_attention: %d query heads "
+                "and %d key heads need enable_gqa=True"
+                % (query.shape[1], key.shape[1]))
+        q, k, v = cast((query, key, value), low)
+        return _FusedAttention.apply(q, k, v, bool(is_causal))
+    return sdpa
+
+
 def add_scaler_kernels(rec, grads):
     """GradScaler.unscale_/step/update (torch/cuda/amp/grad_scaler.py) after
     backward: kernels meta tensors cannot run."""
@@ -246,10 +407,27 @@ def add_scaler_kernels(rec, grads):
     rec.kernels.append(Kernel("_amp_update_scale_", 1, 12, 8, 4))
 
 
-def trace_step(workload, sizes, precision, lr=1e-3, weight_decay=0.01):
+def trace_step(workload, sizes, precision, lr=1e-3, weight_decay=0.01,
+               sdpa=False):
     """The kernels of one eager training step (after a first step, so that
-    AdamW's state exists), and the recorder with storages and syncs."""
-    model = gpu_train_step.torch_model(workload, sizes).to("meta")
+    AdamW's state exists), and the recorder with storages and syncs. With
+    sdpa, the model's attention is scaled_dot_product_attention, traced as
+    the fused kernels while the step runs."""
+    if not sdpa:
+        return _trace(workload, sizes, precision, lr, weight_decay, False)
+    saved = F.__dict__.get("scaled_dot_product_attention")
+    F.scaled_dot_product_attention = traced_sdpa(LOW[precision])
+    try:
+        return _trace(workload, sizes, precision, lr, weight_decay, True)
+    finally:
+        if saved is None:
+            del F.scaled_dot_product_attention
+        else:
+            F.scaled_dot_product_attention = saved
+
+
+def _trace(workload, sizes, precision, lr, weight_decay, sdpa):
+    model = gpu_train_step.torch_model(workload, sizes, sdpa).to("meta")
     shape, _ = gpu_train_step.workload_shapes(workload, sizes)
     x = torch.empty(shape, device="meta")
     target = torch.empty(shape, device="meta")

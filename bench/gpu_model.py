@@ -15,16 +15,24 @@ default) in bf16 and fp16:
   FLOPs / fp32 peak) + launch overhead, per GEMM max(bytes / bandwidth,
   FLOPs / (tensor peak * efficiency(FLOPs))) + overhead, per host sync its
   cost (docs/CostModel.md).
+  A cuDNN fused attention call: max(bytes / bandwidth, FLOPs / (tensor
+  peak * attention_efficiency)) + its launches' overhead.
 - eager: bench/eager_trace.py's kernels of torch's step (autocast,
-  GradScaler for fp16, AdamW foreach) under the same formulas.
-- ideal: the GEMM FLOPs at the tensor peak plus the step's arguments and
-  results (parameters, optimizer state, batch) moved once at full
-  bandwidth; no overheads.
+  GradScaler for fp16, AdamW foreach) under the same formulas, attention
+  materialized as the model writes it (scores, mask, softmax, product).
+- eager_sdpa: the same step with the attention written as
+  F.scaled_dot_product_attention(is_causal=True): PyTorch's fused
+  attention kernels (eager_trace.py says which and what is assumed),
+  modeled like amp's cuDNN attention calls, same efficiency.
+- ideal: the GEMM and attention FLOPs at the tensor peak plus the step's
+  arguments and results (parameters, optimizer state, batch) moved once at
+  full bandwidth; no overheads.
 
 Prints a table (ratios as N.NNx) and with --json writes a list of records
-with the keys workload, precision, amp_ms, eager_ms, ideal_ms,
-amp_launches, eager_launches, amp_bytes, eager_bytes, amp_peak_bytes,
-eager_peak_bytes (plus the device and "modeled": true).
+with the keys workload, precision, amp_ms, eager_ms, eager_sdpa_ms,
+ideal_ms, amp_launches, eager_launches, eager_sdpa_launches, amp_bytes,
+eager_bytes, eager_sdpa_bytes, amp_peak_bytes, eager_peak_bytes,
+eager_sdpa_peak_bytes (plus syncs, the device and "modeled": true).
 """
 import argparse
 import datetime
@@ -73,11 +81,19 @@ def gemm_peak(device, dtype):
     return device[key] if key else device["peak_fp32_flops"]
 
 
+def attention_peak(device, dtype, direction):
+    """The tensor peak of `dtype` times the attention efficiency (the same
+    as DeviceModel::attentionPeak)."""
+    return gemm_peak(device, dtype) * device["attention_efficiency"][direction]
+
+
 def eager_seconds(device, kernels, syncs):
     bw, overhead = device["hbm_bytes_per_s"], device["launch_overhead_s"]
     total = syncs * device["sync_s"]
     for k in kernels:
-        if k.gemm:
+        if k.attention:
+            peak = attention_peak(device, *k.attention)
+        elif k.gemm:
             peak = gemm_peak(device, k.gemm[0]) * gemm_efficiency(device,
                                                                   k.flops)
         else:
@@ -98,31 +114,39 @@ def amp_row(amp_opt, step_mlir, device_key, device):
     report, _ = amp_cost.cost_report(amp_opt, step_mlir, device_key)
     step = amp_cost.train_step(report)
     gemms = [e for e in step["entries"] if e["kind"] == "gemm"]
+    attentions = [e for e in step["entries"] if e["kind"] == "attention"]
     ideal = sum(e["flops"] / gemm_peak(device, e["a_dtype"]) for e in gemms)
+    ideal += sum(e["flops"] / gemm_peak(device, e["dtype"])
+                 for e in attentions)
     # State updated in place is read and written: moved twice.
     ideal += (step["argument_bytes"] + step.get("updated_in_place_bytes", 0)) \
         / device["hbm_bytes_per_s"]
     bd = breakdown(step, device)
     return dict(amp_ms=step["modeled_ms"],
-                amp_gemm_ms=bd["gemm"], amp_sync_ms=bd["sync"],
+                amp_gemm_ms=bd["gemm"], amp_attention_ms=bd["attention"],
+                amp_sync_ms=bd["sync"],
                 amp_low_occupancy_ms=bd["low_occupancy"],
                 amp_full_occupancy_ms=step["modeled_ms"] - bd["low_occupancy"]
                 + bd["low_occupancy_at_full_bandwidth"],
-                amp_launches=step["launches"] + step["gemms"],
+                amp_launches=step["launches"] + step["gemms"]
+                + sum(e["kernels"] for e in attentions),
                 amp_syncs=step["syncs"], amp_bytes=int(step["bytes"]),
                 amp_peak_bytes=step["peak_bytes"], ideal_ms=ideal * 1e3)
 
 
 def breakdown(step, device):
-    """Where amp's modeled time goes (ms): GEMMs, host syncs, and launches
-    with too few threads to use the bandwidth (one thread per column of a
-    column reduction); and those launches' time at full bandwidth."""
-    result = dict(gemm=0.0, sync=0.0, low_occupancy=0.0,
+    """Where amp's modeled time goes (ms): GEMMs, attention calls, host
+    syncs, and launches with too few threads to use the bandwidth (one
+    thread per column of a column reduction); and those launches' time at
+    full bandwidth."""
+    result = dict(gemm=0.0, attention=0.0, sync=0.0, low_occupancy=0.0,
                   low_occupancy_at_full_bandwidth=0.0)
     for e in step["entries"]:
         ms = e.get("modeled_us", 0.0) / 1e3
         if e["kind"] == "gemm":
             result["gemm"] += ms
+        elif e["kind"] == "attention":
+            result["attention"] += ms
         elif e["kind"] == "sync":
             result["sync"] += ms
         elif e["kind"] == "launch":
@@ -139,46 +163,58 @@ def breakdown(step, device):
     return result
 
 
-def eager_row(workload, sizes, precision, device, lr, weight_decay):
+def eager_row(workload, sizes, precision, device, lr, weight_decay,
+              sdpa=False):
+    """eager's keys, or with sdpa eager_sdpa's."""
     rec, grads = eager_trace.trace_step(workload, sizes, precision, lr,
-                                        weight_decay)
-    return dict(
-        eager_ms=eager_seconds(device, rec.kernels, rec.syncs) * 1e3,
-        eager_launches=sum(k.launches for k in rec.kernels),
-        eager_syncs=rec.syncs,
-        eager_bytes=int(sum(k.read + k.written for k in rec.kernels)),
-        eager_peak_bytes=eager_trace.peak_bytes(rec, grads))
+                                        weight_decay, sdpa)
+    peer = "eager_sdpa" if sdpa else "eager"
+    return {
+        peer + "_ms": eager_seconds(device, rec.kernels, rec.syncs) * 1e3,
+        peer + "_launches": sum(k.launches for k in rec.kernels),
+        peer + "_syncs": rec.syncs,
+        peer + "_bytes": int(sum(k.read + k.written for k in rec.kernels)),
+        peer + "_peak_bytes": eager_trace.peak_bytes(rec, grads)}
 
 
 def print_table(rows, device_key, out=sys.stdout):
     out.write("Modeled on %s (not measured): step time in ms\n" % device_key)
-    header = ("| workload | precision | amp ms | eager ms | ideal ms | "
-              "eager/amp | amp/ideal | launches amp / eager | syncs amp / "
-              "eager | GB moved amp / eager | peak GB amp / eager |\n")
+    header = ("| workload | precision | amp ms | eager ms | eager_sdpa ms | "
+              "ideal ms | eager/amp | amp/eager_sdpa | amp/ideal | "
+              "launches amp / eager / eager_sdpa | syncs amp / eager / "
+              "eager_sdpa | GB moved amp / eager / eager_sdpa | peak GB amp "
+              "/ eager / eager_sdpa |\n")
     out.write(header)
-    out.write("|" + "---|" * 11 + "\n")
+    out.write("|" + "---|" * 13 + "\n")
     why = []
     for r in rows:
-        out.write("| %s | %s | %.3f | %.3f | %.3f | %s | %s | %d / %d | "
-                  "%d / %d | %.2f / %.2f | %.2f / %.2f |\n" % (
+        out.write("| %s | %s | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | "
+                  "%d / %d / %d | %d / %d / %d | %.2f / %.2f / %.2f | "
+                  "%.2f / %.2f / %.2f |\n" % (
                       r["workload"], r["precision"], r["amp_ms"],
-                      r["eager_ms"], r["ideal_ms"],
+                      r["eager_ms"], r["eager_sdpa_ms"], r["ideal_ms"],
                       ratio(r["eager_ms"], r["amp_ms"], "x"),
+                      ratio(r["amp_ms"], r["eager_sdpa_ms"], "x"),
                       ratio(r["amp_ms"], r["ideal_ms"], "x"), r["amp_launches"],
-                      r["eager_launches"], r["amp_syncs"], r["eager_syncs"],
+                      r["eager_launches"], r["eager_sdpa_launches"],
+                      r["amp_syncs"], r["eager_syncs"], r["eager_sdpa_syncs"],
                       r["amp_bytes"] / 1e9, r["eager_bytes"] / 1e9,
-                      r["amp_peak_bytes"] / 1e9, r["eager_peak_bytes"] / 1e9))
+                      r["eager_sdpa_bytes"] / 1e9, r["amp_peak_bytes"] / 1e9,
+                      r["eager_peak_bytes"] / 1e9,
+                      r["eager_sdpa_peak_bytes"] / 1e9))
         why.append(
-            "%s %s: amp's %.3f ms = GEMMs %.3f + host syncs %.3f + "
-            "low-occupancy launches %.3f (%.3f at full bandwidth: amp would "
-            "be %.3f ms, eager/amp %s) + the rest %.3f" % (
+            "%s %s: amp's %.3f ms = GEMMs %.3f + attention calls %.3f + "
+            "host syncs %.3f + low-occupancy launches %.3f (%.3f at full "
+            "bandwidth: amp would be %.3f ms, eager/amp %s) + the rest %.3f"
+            % (
                 r["workload"], r["precision"], r["amp_ms"], r["amp_gemm_ms"],
-                r["amp_sync_ms"], r["amp_low_occupancy_ms"],
+                r["amp_attention_ms"], r["amp_sync_ms"],
+                r["amp_low_occupancy_ms"],
                 r["amp_full_occupancy_ms"] - r["amp_ms"]
                 + r["amp_low_occupancy_ms"], r["amp_full_occupancy_ms"],
                 ratio(r["eager_ms"], r["amp_full_occupancy_ms"], "x"),
-                r["amp_ms"] - r["amp_gemm_ms"] - r["amp_sync_ms"]
-                - r["amp_low_occupancy_ms"]))
+                r["amp_ms"] - r["amp_gemm_ms"] - r["amp_attention_ms"]
+                - r["amp_sync_ms"] - r["amp_low_occupancy_ms"]))
     out.write("\n" + "\n".join(why) + "\n")
 
 
@@ -211,8 +247,9 @@ def main():
                 row = dict(workload=workload, precision=precision,
                            device=args.device, modeled=True)
                 row.update(amp_row(amp_opt, step, args.device, device))
-                row.update(eager_row(workload, sizes, precision, device,
-                                     args.lr, args.weight_decay))
+                for sdpa in (False, True):
+                    row.update(eager_row(workload, sizes, precision, device,
+                                         args.lr, args.weight_decay, sdpa))
                 rows.append(row)
     print_table(rows, args.device)
     print("(%s; %s sizes; data/devices.json; bench/gpu_model.py)"

@@ -2,7 +2,8 @@
 //
 // Counts what a step does on the device from the GPU pipeline's IR before
 // the kernels are serialized: host functions with gpu.launch_func,
-// amp_gpu_gemm calls, gpu.alloc/dealloc/memcpy/wait, and gpu.func kernel
+// amp_gpu_gemm and amp_gpu_attention_fwd/bwd calls,
+// gpu.alloc/dealloc/memcpy/wait, and gpu.func kernel
 // bodies. A kernel body is evaluated once per launch with the launch's grid,
 // block and constant arguments bound: index values get integer intervals,
 // loops their average trip count over the threads, guards the fraction of
@@ -14,6 +15,7 @@
 #include "amp/Analysis/GPUCost.h"
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
 
+#include "amp/Runtime/Attention.h"
 #include "amp/Runtime/CUDAKernels.h"
 #include "amp/Support/OutputFile.h"
 
@@ -865,6 +867,9 @@ private:
   LogicalResult visitCall(func::CallOp call) {
     bool apart = call.getCallee() == kGemmExFunc;
     bool withEpilogue = call.getCallee() == kGemmEpilogueFunc || apart;
+    if (call.getCallee() == kGPUAttentionFwdFunc ||
+        call.getCallee() == kGPUAttentionBwdFunc)
+      return visitAttention(call, call.getCallee() == kGPUAttentionBwdFunc);
     if (call.getCallee() != kGemmFunc && !withEpilogue) {
       add(GPUCostEntry::Kind::Call).name = call.getCallee().str();
       return success();
@@ -929,6 +934,119 @@ private:
     }
     return success();
   }
+
+  /// A cuDNN fused attention call: the work of its matrix products on the
+  /// pairs the mask leaves visible, the bytes of its operands, results and
+  /// softmax statistics (the N x N scores never reach memory).
+  LogicalResult visitAttention(func::CallOp call, bool backward) {
+    // amp_gpu_attention_fwd(dtype, batch, heads_q, heads_kv, seq_q, seq_kv,
+    //   head_dim, head_dim_v, q, k, v, mask_kind, mask, mask_batch,
+    //   mask_heads, scale, causal, out, lse, stream);
+    // amp_gpu_attention_bwd has out, dout and lse after v, and dq, dk, dv
+    // in place of out and lse.
+    unsigned expected = backward ? 24 : 20;
+    if (call.getNumOperands() != expected)
+      return call.emitError("amp-gpu-cost-report: ")
+             << call.getCallee() << " takes " << expected
+             << " operands, this call has " << call.getNumOperands();
+    unsigned maskKindAt = backward ? 14 : 11, causalAt = backward ? 19 : 16;
+    auto operand = [&](unsigned i) -> FailureOr<int64_t> {
+      std::optional<int64_t> value = constantInt(call.getOperand(i));
+      if (value)
+        return *value;
+      call.emitError("amp-gpu-cost-report: ")
+          << call.getCallee() << " operand " << i << " must be a constant";
+      return failure();
+    };
+    int64_t dims[8];
+    for (unsigned i = 0; i < 8; ++i) {
+      FailureOr<int64_t> value = operand(i);
+      if (failed(value))
+        return failure();
+      dims[i] = *value;
+    }
+    FailureOr<int64_t> maskKind = operand(maskKindAt);
+    FailureOr<int64_t> causal = operand(causalAt);
+    if (failed(maskKind) || failed(causal))
+      return failure();
+    auto bad = [&](const Twine &why) -> LogicalResult {
+      return call.emitError("amp-gpu-cost-report: ")
+             << call.getCallee() << ": " << why;
+    };
+    // cuDNN's fused attention takes no f32 operands (Attention.h): the
+    // compiler never emits such a call, and no efficiency is known for it.
+    auto [type, elt] = ampDtype(dims[0]);
+    if (type != "bf16" && type != "f16")
+      return bad("dtype " + Twine(dims[0]) +
+                 " is not AMP_DTYPE_F16 or AMP_DTYPE_BF16");
+    int64_t batch = dims[1], headsQ = dims[2], headsKV = dims[3],
+            seqQ = dims[4], seqKV = dims[5], d = dims[6], dv = dims[7];
+    if (llvm::any_of(ArrayRef(dims).drop_front(),
+                     [](int64_t v) { return v <= 0; }))
+      return bad("the batch, heads, sequence lengths and head dimensions "
+                 "must be positive");
+    if (headsQ % headsKV != 0)
+      return bad("heads_q " + Twine(headsQ) +
+                 " is not a multiple of heads_kv " + Twine(headsKV));
+    GPUCostEntry &entry = add(GPUCostEntry::Kind::Attention);
+    entry.aType = type.str();
+    entry.batch = batch;
+    entry.headsQ = headsQ;
+    entry.headsKV = headsKV;
+    entry.seqQ = seqQ;
+    entry.seqKV = seqKV;
+    entry.headDim = d;
+    entry.headDimV = dv;
+    entry.backward = backward;
+    entry.causal = *causal != 0;
+    double maskBytes = 0;
+    if (*maskKind == AMP_ATTENTION_MASK_KEEP ||
+        *maskKind == AMP_ATTENTION_MASK_ADD) {
+      FailureOr<int64_t> maskBatch = operand(maskKindAt + 2);
+      FailureOr<int64_t> maskHeads = operand(maskKindAt + 3);
+      if (failed(maskBatch) || failed(maskHeads))
+        return failure();
+      if ((*maskBatch != 1 && *maskBatch != batch) ||
+          (*maskHeads != 1 && *maskHeads != headsQ))
+        return bad("the mask's batch and heads must be 1 or the problem's");
+      bool keep = *maskKind == AMP_ATTENTION_MASK_KEEP;
+      entry.mask = keep ? "keep" : "add";
+      maskBytes = double(*maskBatch) * double(*maskHeads) * double(seqQ) *
+                  double(seqKV) * (keep ? 1 : 4);
+    } else if (*maskKind != AMP_ATTENTION_MASK_NONE) {
+      return bad("unknown mask kind " + Twine(*maskKind));
+    }
+    // Query i sees keys 0..i under the top-left causal mask (all of them
+    // past seq_kv); a data mask hides pairs the kernel still computes.
+    double sq = double(seqQ), skv = double(seqKV);
+    if (entry.causal) {
+      double rows = std::min(sq, skv);
+      entry.visiblePairs = rows * (rows + 1) / 2 + (sq - rows) * skv;
+    } else {
+      entry.visiblePairs = sq * skv;
+    }
+    double heads = double(batch) * double(headsQ);
+    double b = double(batch), size = double(elt);
+    double q = heads * sq * double(d), o = heads * sq * double(dv);
+    double k = b * double(headsKV) * skv * double(d);
+    double v = b * double(headsKV) * skv * double(dv);
+    double rowStats = 4 * heads * sq; // one f32 per query row
+    if (!backward) {
+      entry.flops = 2 * heads * entry.visiblePairs * double(d + dv);
+      entry.bytesRead = size * (q + k + v) + maskBytes;
+      entry.bytesWritten = size * o + rowStats; // out and lse
+      return success();
+    }
+    // cuDNN's backward: a kernel writing D = rowsum(dout * out), the main
+    // kernel accumulating dQ in f32, and one rounding dQ to the dtype.
+    entry.kernels = 3;
+    entry.flops = 2 * heads * entry.visiblePairs * double(3 * d + 2 * dv);
+    double dqAccumulator = 4 * heads * sq * double(d);
+    entry.bytesRead = size * (q + k + v + 2 * o) + 2 * rowStats +
+                      dqAccumulator + maskBytes; // lse and D; dQ read back
+    entry.bytesWritten = size * (q + k + v) + rowStats + dqAccumulator;
+    return success();
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -941,6 +1059,8 @@ StringRef kindName(GPUCostEntry::Kind kind) {
     return "launch";
   case GPUCostEntry::Kind::Gemm:
     return "gemm";
+  case GPUCostEntry::Kind::Attention:
+    return "attention";
   case GPUCostEntry::Kind::Sync:
     return "sync";
   case GPUCostEntry::Kind::Alloc:
@@ -992,6 +1112,22 @@ llvm::json::Object entryJSON(const GPUCostEntry &e, bool modeled) {
       o["epilogue"] = e.epilogue;
     if (e.cApart)
       o["c_apart"] = true;
+    break;
+  case GPUCostEntry::Kind::Attention:
+    o["direction"] = e.backward ? "backward" : "forward";
+    o["dtype"] = e.aType;
+    o["batch"] = e.batch;
+    o["heads_q"] = e.headsQ;
+    o["heads_kv"] = e.headsKV;
+    o["seq_q"] = e.seqQ;
+    o["seq_kv"] = e.seqKV;
+    o["head_dim"] = e.headDim;
+    o["head_dim_v"] = e.headDimV;
+    o["causal"] = e.causal;
+    if (!e.mask.empty())
+      o["mask"] = e.mask;
+    o["visible_pairs"] = number(e.visiblePairs);
+    o["kernels"] = e.kernels;
     break;
   case GPUCostEntry::Kind::Alloc:
   case GPUCostEntry::Kind::Free:
@@ -1062,6 +1198,11 @@ double DeviceModel::gemmEfficiencyAt(double flops) const {
     return y0 + t * (y1 - y0);
   }
   return gemmEfficiency.back().second;
+}
+
+double DeviceModel::attentionPeak(StringRef type, bool backward) const {
+  return (type == "bf16" ? peakBF16 : peakFP16) *
+         (backward ? attentionBackwardEfficiency : attentionForwardEfficiency);
 }
 
 double DeviceModel::gemmPeak(StringRef aType, bool allowTF32) const {
@@ -1135,6 +1276,18 @@ mlir::amp::loadDeviceModel(StringRef path, StringRef key, std::string &error) {
                   "increasing flops > 0 and 0 < fraction <= 1");
     model.gemmEfficiency.push_back({*flops, *fraction});
   }
+  const llvm::json::Object *attention =
+      device->getObject("attention_efficiency");
+  std::optional<double> forward =
+      attention ? attention->getNumber("forward") : std::nullopt;
+  std::optional<double> backward =
+      attention ? attention->getNumber("backward") : std::nullopt;
+  if (!forward || !backward || !(*forward > 0) || *forward > 1 ||
+      !(*backward > 0) || *backward > 1)
+    return fail("\"attention_efficiency\" must be {\"forward\": fraction, "
+                "\"backward\": fraction} with 0 < fraction <= 1");
+  model.attentionForwardEfficiency = *forward;
+  model.attentionBackwardEfficiency = *backward;
   return model;
 }
 
@@ -1162,6 +1315,12 @@ void mlir::amp::applyDeviceModel(GPUCostReport &report,
                            model.launchSeconds;
         break;
       }
+      case GPUCostEntry::Kind::Attention:
+        e.modeledSeconds =
+            std::max(e.bytes() / bandwidth,
+                     e.flops / model.attentionPeak(e.aType, e.backward)) +
+            double(e.kernels) * model.launchSeconds;
+        break;
       case GPUCostEntry::Kind::Copy:
         e.modeledSeconds = e.bytes() / bandwidth + model.launchSeconds;
         break;
@@ -1198,6 +1357,7 @@ llvm::json::Value mlir::amp::toJSON(const GPUCostReport &report) {
     llvm::json::Object o{{"name", f.name},
                          {"launches", f.count(GPUCostEntry::Kind::Launch)},
                          {"gemms", f.count(GPUCostEntry::Kind::Gemm)},
+                         {"attentions", f.count(GPUCostEntry::Kind::Attention)},
                          {"syncs", f.count(GPUCostEntry::Kind::Sync)},
                          {"allocations", f.count(GPUCostEntry::Kind::Alloc)},
                          {"copies", f.count(GPUCostEntry::Kind::Copy)},
@@ -1244,6 +1404,15 @@ void mlir::amp::printSummary(const GPUCostReport &report,
                (e.cApart ? "+c" : "");
         shape = llvm::formatv("{0}x{1}x{2}x{3}", e.batch, e.m, e.n, e.k);
         break;
+      case GPUCostEntry::Kind::Attention:
+        what = std::string("attention ") + (e.backward ? "bwd " : "fwd ") +
+               e.aType + (e.causal ? " causal" : "") +
+               (e.mask.empty() ? "" : " " + e.mask);
+        // batch x heads_q/heads_kv x seq_q/seq_kv x head_dim/head_dim_v
+        shape =
+            llvm::formatv("{0}x{1}/{2}x{3}/{4}x{5}/{6}", e.batch, e.headsQ,
+                          e.headsKV, e.seqQ, e.seqKV, e.headDim, e.headDimV);
+        break;
       case GPUCostEntry::Kind::Sync:
         what = "host sync";
         break;
@@ -1263,13 +1432,19 @@ void mlir::amp::printSummary(const GPUCostReport &report,
         os << llvm::formatv(" {0,12:f2}", e.modeledSeconds * 1e6);
       os << "\n";
     }
+    // Attention calls are named only where there are some, so that the
+    // line of a step without them reads as before.
+    int64_t attentions = f.count(GPUCostEntry::Kind::Attention);
+    std::string attentionCalls =
+        attentions ? llvm::formatv(" {0} attention calls,", attentions).str()
+                   : "";
     os << llvm::formatv(
-        "total: {0} launches, {1} GEMMs, {2} syncs, {3} allocations, {4} "
+        "total: {0} launches, {1} GEMMs,{8} {2} syncs, {3} allocations, {4} "
         "bytes, {5} FLOPs, peak {6} bytes ({7} in arguments)",
         f.count(GPUCostEntry::Kind::Launch), f.count(GPUCostEntry::Kind::Gemm),
         f.count(GPUCostEntry::Kind::Sync), f.count(GPUCostEntry::Kind::Alloc),
         int64_t(f.totalBytes()), int64_t(f.totalFlops()), f.peakBytes,
-        f.argumentBytes);
+        f.argumentBytes, attentionCalls);
     if (modeled)
       os << llvm::formatv(", modeled {0:f3} ms", f.modeledSeconds() * 1e3);
     os << "\n";

@@ -2,7 +2,8 @@
 //
 // What a compiled training step costs on a GPU, from its IR alone (issue 17):
 // launches with their grid, block, device-memory bytes and FLOPs, cuBLASLt
-// GEMM calls, host synchronisations, allocations and the peak device memory.
+// GEMM calls, cuDNN fused-attention calls, host synchronisations,
+// allocations and the peak device memory.
 // A device model (data/devices.json, docs/CostModel.md) turns the counts into
 // modeled times: max(bytes / bandwidth, FLOPs / peak) + overhead per entry.
 // Every time here is modeled, never measured.
@@ -26,7 +27,7 @@ namespace mlir::amp {
 
 /// One entry of a step, in program order.
 struct GPUCostEntry {
-  enum class Kind { Launch, Gemm, Sync, Alloc, Free, Copy, Call };
+  enum class Kind { Launch, Gemm, Attention, Sync, Alloc, Free, Copy, Call };
   Kind kind;
   /// Launch: "module::kernel"; Call: the callee.
   std::string name;
@@ -52,6 +53,16 @@ struct GPUCostEntry {
   /// amp_gpu_gemm_ex: C is read from its own buffer and D written apart (a
   /// residual added by the GEMM).
   bool cApart = false;
+  /// Attention calls (amp_gpu_attention_fwd/bwd, amp/Runtime/Attention.h):
+  /// the problem (with `batch`, and aType for the operands' type), whether
+  /// it is the backward, the mask ("keep", "add"; empty for none), the key
+  /// and query pairs the softmax sees, and the kernels cuDNN launches.
+  int64_t headsQ = 0, headsKV = 0, seqQ = 0, seqKV = 0, headDim = 0,
+          headDimV = 0;
+  bool backward = false, causal = false;
+  std::string mask;
+  double visiblePairs = 0;
+  int64_t kernels = 1;
   /// Allocations and frees: the bytes, and the temporaries live after it.
   int64_t allocBytes = 0, liveBytes = 0;
   /// Filled by applyDeviceModel.
@@ -100,9 +111,14 @@ struct DeviceModel {
   /// Fraction of the tensor-core peak a GEMM reaches, by its FLOPs:
   /// (flops, fraction) points, interpolated in log(flops).
   std::vector<std::pair<double, double>> gemmEfficiency;
+  /// Fraction of the tensor peak cuDNN's fused attention reaches, forward
+  /// and backward.
+  double attentionForwardEfficiency = 0, attentionBackwardEfficiency = 0;
 
   double gemmEfficiencyAt(double flops) const;
   double gemmPeak(StringRef aType, bool allowTF32) const;
+  /// The tensor peak of `type` (bf16 or f16) times the attention efficiency.
+  double attentionPeak(StringRef type, bool backward) const;
 };
 
 /// Counts the cost of every function with a body in `module`, which must be
