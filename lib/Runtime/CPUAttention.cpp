@@ -89,49 +89,117 @@ inline float expNonPositive(float x) {
   return x < -87.3f ? 0.0f : p * scaleBits;
 }
 
-/// Sum and maximum of a row in a fixed order (eight interleaved lanes, then
-/// the lanes in order): vectorizable without reassociation flags.
-float rowMax(const float *row, int64_t n) {
-  float lanes[8];
-  std::fill(lanes, lanes + 8, -kInf);
+// The row loops below are compiled for AVX-512 and AVX2 besides the
+// baseline (amp's build targets plain x86-64), picked once per process by
+// the loader; each machine always runs the same clone.
+#if defined(__x86_64__) && defined(__ELF__) &&                                 \
+    (defined(__GNUC__) || defined(__clang__))
+#define AMP_ROW_LOOP                                                           \
+  __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AMP_ROW_LOOP
+#endif
+
+/// Reductions run in a fixed order (16 interleaved lanes, then the lanes in
+/// order), which the compiler vectorizes without reassociation flags.
+constexpr int kLanes = 16;
+
+AMP_ROW_LOOP float rowMax(const float *row, int64_t n) {
+  float lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, -kInf);
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8)
-    for (int l = 0; l < 8; ++l)
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l)
       lanes[l] = std::max(lanes[l], row[j + l]);
   float m = -kInf;
-  for (int l = 0; l < 8; ++l)
+  for (int l = 0; l < kLanes; ++l)
     m = std::max(m, lanes[l]);
   for (; j < n; ++j)
     m = std::max(m, row[j]);
   return m;
 }
 
-float rowSum(const float *row, int64_t n) {
-  float lanes[8] = {};
+/// row[j] = exp(row[j] - shift) for shift >= every row[j] (or -inf values);
+/// returns the sum of the results.
+AMP_ROW_LOOP float expRow(float *row, int64_t n, float shift) {
+  float lanes[kLanes] = {};
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8)
-    for (int l = 0; l < 8; ++l)
-      lanes[l] += row[j + l];
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) {
+      float e = expNonPositive(row[j + l] - shift);
+      row[j + l] = e;
+      lanes[l] += e;
+    }
   float s = 0;
-  for (int l = 0; l < 8; ++l)
+  for (int l = 0; l < kLanes; ++l)
     s += lanes[l];
-  for (; j < n; ++j)
+  for (; j < n; ++j) {
+    row[j] = expNonPositive(row[j] - shift);
     s += row[j];
+  }
   return s;
 }
 
-float dot(const float *a, const float *b, int64_t n) {
-  float lanes[8] = {};
+AMP_ROW_LOOP void multiplyRow(float *row, const float *factors, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    row[j] *= factors[j];
+}
+
+AMP_ROW_LOOP void scaleRow(float *row, int64_t n, float factor) {
+  for (int64_t j = 0; j < n; ++j)
+    row[j] *= factor;
+}
+
+/// ds = p * (dp * factors - rowDot) in place of dp (factors null: 1).
+AMP_ROW_LOOP void scoreGradRow(float *dp, const float *p, const float *factors,
+                               int64_t n, float rowDot) {
+  if (factors) {
+    for (int64_t j = 0; j < n; ++j)
+      dp[j] = p[j] * (dp[j] * factors[j] - rowDot);
+  } else {
+    for (int64_t j = 0; j < n; ++j)
+      dp[j] = p[j] * (dp[j] - rowDot);
+  }
+}
+
+AMP_ROW_LOOP float dot(const float *a, const float *b, int64_t n) {
+  float lanes[kLanes] = {};
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8)
-    for (int l = 0; l < 8; ++l)
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l)
       lanes[l] += a[j + l] * b[j + l];
   float s = 0;
-  for (int l = 0; l < 8; ++l)
+  for (int l = 0; l < kLanes; ++l)
     s += lanes[l];
   for (; j < n; ++j)
     s += a[j] * b[j];
   return s;
+}
+
+/// bf16 and f16 to f32 (exact), as amp::bfloat16ToFloat and
+/// amp::halfToFloat, without branches.
+AMP_ROW_LOOP void widenBFloat16(const uint16_t *in, float *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits = uint32_t(in[i]) << 16;
+    std::memcpy(&out[i], &bits, sizeof(bits));
+  }
+}
+
+AMP_ROW_LOOP void widenHalf(const uint16_t *in, float *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t h = in[i];
+    uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu;
+    uint32_t mantissa = h & 0x3ffu;
+    // Zero and subnormals: mantissa * 2^-24; inf and NaN: all exponent ones.
+    float tiny = float(int32_t(mantissa)) * 0x1.0p-24f;
+    uint32_t tinyBits;
+    std::memcpy(&tinyBits, &tiny, sizeof(tinyBits));
+    uint32_t bits = ((exponent + 112u) << 23) | (mantissa << 13);
+    bits = exponent == 0 ? tinyBits : bits;
+    bits = exponent == 0x1fu ? 0x7f800000u | (mantissa << 13) : bits;
+    bits |= sign;
+    std::memcpy(&out[i], &bits, sizeof(bits));
+  }
 }
 
 /// Converts `count` elements of a buffer of `dtype` from `offset` to f32.
@@ -143,13 +211,10 @@ void load(const void *src, int32_t dtype, int64_t offset, int64_t count,
     return;
   }
   const uint16_t *in = static_cast<const uint16_t *>(src) + offset;
-  if (dtype == AMP_DTYPE_BF16) {
-    for (int64_t i = 0; i < count; ++i)
-      dst[i] = amp::bfloat16ToFloat(in[i]);
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i)
-    dst[i] = amp::halfToFloat(in[i]);
+  if (dtype == AMP_DTYPE_BF16)
+    widenBFloat16(in, dst, count);
+  else
+    widenHalf(in, dst, count);
 }
 
 /// Rounds `count` f32 values to `dtype` into a buffer from `offset`.
@@ -170,15 +235,48 @@ void store(const float *src, int32_t dtype, int64_t offset, int64_t count,
     out[i] = amp::floatToHalf(src[i]);
 }
 
+/// Rounds f32 values to bf16 in place, to nearest even as
+/// amp::floatToBFloat16, in branch-free integer steps that vectorize.
+AMP_ROW_LOOP void roundToBFloat16(float *values, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &values[i], sizeof(bits));
+    uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+    // A NaN stays (a quiet) NaN.
+    rounded = (bits & 0x7fffffffu) > 0x7f800000u ? bits | 0x00400000u : rounded;
+    std::memcpy(&values[i], &rounded, sizeof(rounded));
+  }
+}
+
+/// Rounds f32 values to f16 in place (to nearest even, as amp::floatToHalf)
+/// without branches: a normal half keeps 11 significant bits; below 2^-14
+/// the step is 2^-24, which adding and taking away 0.5 rounds to; from 65520
+/// on the result is infinite.
+AMP_ROW_LOOP void roundToHalf(float *values, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    float x = values[i];
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof(bits));
+    uint32_t magnitude = bits & 0x7fffffffu, sign = bits & 0x80000000u;
+    uint32_t normal =
+        (magnitude + 0x0fffu + ((magnitude >> 13) & 1u)) & 0xffffe000u;
+    float tiny = (std::fabs(x) + 0.5f) - 0.5f;
+    uint32_t tinyBits;
+    std::memcpy(&tinyBits, &tiny, sizeof(tinyBits));
+    uint32_t rounded = magnitude < 0x38800000u ? tinyBits : normal;
+    rounded = magnitude >= 0x477ff000u ? 0x7f800000u : rounded;
+    rounded = magnitude > 0x7f800000u ? magnitude | 0x00400000u : rounded;
+    rounded |= sign;
+    std::memcpy(&values[i], &rounded, sizeof(rounded));
+  }
+}
+
 /// Rounds f32 values to `dtype` in place (the f16/bf16 probabilities).
 void roundInPlace(float *values, int64_t count, int32_t dtype) {
-  if (dtype == AMP_DTYPE_BF16) {
-    for (int64_t i = 0; i < count; ++i)
-      values[i] = amp::bfloat16ToFloat(amp::floatToBFloat16(values[i]));
-  } else if (dtype == AMP_DTYPE_F16) {
-    for (int64_t i = 0; i < count; ++i)
-      values[i] = amp::halfToFloat(amp::floatToHalf(values[i]));
-  }
+  if (dtype == AMP_DTYPE_BF16)
+    roundToBFloat16(values, count);
+  else if (dtype == AMP_DTYPE_F16)
+    roundToHalf(values, count);
 }
 
 /// The arguments both passes share, checked.
@@ -352,21 +450,13 @@ void forwardTasks(void *context, int64_t lo, int64_t hi) {
           std::fill(row, row + cols, 0.0f);
           continue;
         }
-        for (int64_t c = 0; c < cols; ++c)
-          row[c] = expNonPositive(row[c] - newMax);
         float correction = expNonPositive(rowMaxes[r] - newMax);
-        rowSums[r] = rowSums[r] * correction + rowSum(row, cols);
+        rowSums[r] = rowSums[r] * correction + expRow(row, cols, newMax);
         rowMaxes[r] = newMax;
-        if (correction != 1.0f) {
-          float *a = acc.data() + r * dv;
-          for (int64_t c = 0; c < dv; ++c)
-            a[c] *= correction;
-        }
-        if (p.dropout > 0) {
-          const float *z = factors.data() + r * bc;
-          for (int64_t c = 0; c < cols; ++c)
-            row[c] *= z[c];
-        }
+        if (correction != 1.0f)
+          scaleRow(acc.data() + r * dv, dv, correction);
+        if (p.dropout > 0)
+          multiplyRow(row, factors.data() + r * bc, cols);
         roundInPlace(row, cols, p.dtype);
       }
       sgemm(false, false, rows, dv, cols, 1.0f, scores.data(), bc, vs, dv, 1.0f,
@@ -461,8 +551,7 @@ void backwardTasks(void *context, int64_t lo, int64_t hi) {
             if (l == -kInf) // every key hidden: no gradient
               std::fill(row, row + cols, 0.0f);
             else
-              for (int64_t c = 0; c < cols; ++c)
-                row[c] = expNonPositive(row[c] - l);
+              expRow(row, cols, l);
           }
           const float *pv = probs.data();
           if (p.dropout > 0) {
@@ -478,19 +567,10 @@ void backwardTasks(void *context, int64_t lo, int64_t hi) {
           sgemm(false, true, rows, cols, dv, 1.0f, doi, dv, vj, dv, 0.0f,
                 dprobs.data(), bc);
           // ds = p * (dropped'(dp) - D), in place of dp.
-          for (int64_t r = 0; r < rows; ++r) {
-            float *ds = dprobs.data() + r * bc;
-            const float *pr = probs.data() + r * bc;
-            float rowDot = rowDots[qRow + r];
-            if (p.dropout > 0) {
-              const float *z = factors.data() + r * bc;
-              for (int64_t c = 0; c < cols; ++c)
-                ds[c] = pr[c] * (ds[c] * z[c] - rowDot);
-            } else {
-              for (int64_t c = 0; c < cols; ++c)
-                ds[c] = pr[c] * (ds[c] - rowDot);
-            }
-          }
+          for (int64_t r = 0; r < rows; ++r)
+            scoreGradRow(dprobs.data() + r * bc, probs.data() + r * bc,
+                         p.dropout > 0 ? factors.data() + r * bc : nullptr,
+                         cols, rowDots[qRow + r]);
           // dq_i += scale ds k_j ; dk_j += scale ds^T q_i.
           sgemm(false, false, rows, d, cols, p.scale, dprobs.data(), bc, kj, d,
                 1.0f, dqs + qRow * d, d);
