@@ -413,7 +413,14 @@ void forwardTasks(void *context, int64_t lo, int64_t hi) {
   for (int64_t task = lo; task < hi; ++task) {
     int64_t bh = task / f.queryTiles, b = bh / p.headsQ, h = bh % p.headsQ;
     int64_t hk = h / p.group();
-    int64_t i0 = (task % f.queryTiles) * br;
+    // Causal tiles cost more the later they are: alternate the first and
+    // last remaining tiles so that every contiguous range of tasks (one per
+    // thread) gets a similar share.
+    int64_t position = task % f.queryTiles;
+    int64_t tile = !p.causal           ? position
+                   : position % 2 == 0 ? position / 2
+                                       : f.queryTiles - 1 - position / 2;
+    int64_t i0 = tile * br;
     int64_t rows = std::min(br, p.seqQ - i0);
     int64_t qOffset = (bh * p.seqQ + i0) * d;
     int64_t kvRow = (b * p.headsKV + hk) * p.seqKV;
