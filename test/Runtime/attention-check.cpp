@@ -1,0 +1,482 @@
+//===- attention-check.cpp - amp_gpu_attention_* and cuDNN's rules --------===//
+//
+// amp-cuda-attention-check MODE [WHAT]: amp_gpu_attention_fwd/bwd
+// (lib/Runtime/CUDAAttention.cpp, i.e. the cuDNN graphs, plans and variant
+// packs) against a direct double-precision computation, and the rule table
+// of amp/Runtime/CudnnAttentionRules.h. Built twice: against the emulator
+// build of the CUDA runtime (amp-cuda-emulator-attention-check, the
+// emulated cuDNN of lib/Runtime/Emulator/Cudnn.cpp) and against the real
+// one (amp-cuda-attention-check, cuDNN on a GPU: scripts/gpu-machine.sh).
+// One check per process: the runtime's errors are sticky.
+//
+//   rules         cudnnAttentionRefusal's table (needs no device)
+//   attention     forward and backward of every case below against the
+//                 reference: f16 and bf16, causal or not, additive masks
+//                 with each broadcast, grouped heads, head dimensions 64
+//                 and 128 (and 64 with 128 for values), seq_q != seq_kv
+//   refuse WHAT   a call cuDNN refuses, with the error naming the rule:
+//                 f32, d20, d264, d264-bwd, keep (a boolean mask),
+//                 misaligned (a q pointer 2 bytes into its buffer)
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmChecks.h"
+
+#include "amp/Runtime/Attention.h"
+#include "amp/Runtime/CudnnAttentionRules.h"
+#include "amp/Runtime/ModelABI.h"
+#include "amp/Runtime/Numerics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace amp::check;
+
+//===----------------------------------------------------------------------===//
+// The rule table
+//===----------------------------------------------------------------------===//
+
+struct RuleCase {
+  const char *name;
+  amp::AttentionConfig config;
+  int sm, version;
+  const char *expected; // "ok" or the rule's number, e.g. "R6"
+};
+
+amp::AttentionConfig base(int32_t dtype, int64_t d, int64_t dv, bool backward) {
+  return {dtype, 2, 8,    8,   256,     256, d, dv, AMP_ATTENTION_MASK_NONE,
+          1,     1, true, 0.0, backward};
+}
+
+int checkRules() {
+  amp::AttentionConfig gqa = base(AMP_DTYPE_BF16, 64, 64, false);
+  gqa.headsKV = 2;
+  amp::AttentionConfig badGroups = gqa;
+  badGroups.headsQ = 6;
+  badGroups.headsKV = 4;
+  amp::AttentionConfig additive = base(AMP_DTYPE_F16, 64, 64, true);
+  additive.maskKind = AMP_ATTENTION_MASK_ADD;
+  additive.maskBatch = 1;
+  additive.maskHeads = 8;
+  amp::AttentionConfig badMask = additive;
+  badMask.maskBatch = 3;
+  amp::AttentionConfig keep = additive;
+  keep.maskKind = AMP_ATTENTION_MASK_KEEP;
+  amp::AttentionConfig dropout = base(AMP_DTYPE_BF16, 64, 64, false);
+  dropout.dropout = 0.1;
+  amp::AttentionConfig single = base(AMP_DTYPE_BF16, 64, 64, true);
+  single.seqQ = single.seqKV = 1;
+  amp::AttentionConfig oddKeys = base(AMP_DTYPE_BF16, 64, 64, true);
+  oddKeys.seqKV = 100;
+  amp::AttentionConfig empty = base(AMP_DTYPE_BF16, 64, 64, false);
+  empty.batch = 0;
+  const RuleCase cases[] = {
+      {"gpt2 forward bf16 d64 causal sm_90", base(AMP_DTYPE_BF16, 64, 64, 0),
+       90, 91900, "ok"},
+      {"gpt2 backward bf16 d64 causal sm_90", base(AMP_DTYPE_BF16, 64, 64, 1),
+       90, 91900, "ok"},
+      {"grouped heads 8/2", gqa, 90, 91900, "ok"},
+      {"additive mask [1, h]", additive, 90, 91900, "ok"},
+      {"cuDNN 8.9", base(AMP_DTYPE_BF16, 64, 64, 0), 90, 8907, "R0"},
+      {"sm_75", base(AMP_DTYPE_BF16, 64, 64, 0), 75, 91900, "R1"},
+      {"sm_80", base(AMP_DTYPE_BF16, 64, 64, 0), 80, 91900, "ok"},
+      {"f32", base(AMP_DTYPE_F32, 64, 64, 0), 90, 91900, "R2"},
+      {"batch 0", empty, 90, 91900, "R10"},
+      {"heads 6/4", badGroups, 90, 91900, "R9"},
+      {"head dim 20", base(AMP_DTYPE_BF16, 20, 20, 0), 90, 91900, "R5"},
+      {"value head dim 60", base(AMP_DTYPE_BF16, 64, 60, 0), 90, 91900, "R5"},
+      {"forward d256 sm_90", base(AMP_DTYPE_F16, 256, 256, 0), 90, 91900, "ok"},
+      {"forward d264 sm_90", base(AMP_DTYPE_F16, 264, 264, 0), 90, 91900, "R6"},
+      {"forward d256 sm_90 cuDNN 9.0", base(AMP_DTYPE_F16, 256, 256, 0), 90,
+       90000, "R6"},
+      {"forward d256 sm_80 cuDNN 9.9", base(AMP_DTYPE_F16, 256, 256, 0), 80,
+       90900, "R6"},
+      {"forward d256 sm_80 cuDNN 9.19", base(AMP_DTYPE_F16, 256, 256, 0), 80,
+       91900, "ok"},
+      {"forward d256 sm_100 cuDNN 9.8", base(AMP_DTYPE_F16, 256, 256, 0), 100,
+       90800, "R6"},
+      {"backward d256 sm_90", base(AMP_DTYPE_BF16, 256, 256, 1), 90, 91900,
+       "ok"},
+      {"backward d264 sm_90", base(AMP_DTYPE_BF16, 264, 264, 1), 90, 91900,
+       "R7"},
+      {"backward d256 sm_90 cuDNN 9.4", base(AMP_DTYPE_BF16, 256, 256, 1), 90,
+       90400, "R7"},
+      {"backward d256 sm_80", base(AMP_DTYPE_BF16, 256, 256, 1), 80, 91900,
+       "R7"},
+      {"backward d192/128 sm_100 cuDNN 9.11", base(AMP_DTYPE_BF16, 192, 128, 1),
+       100, 91100, "ok"},
+      {"backward d192/128 sm_100 cuDNN 9.10.2",
+       base(AMP_DTYPE_BF16, 192, 128, 1), 100, 91002, "R7"},
+      {"backward d128/256 sm_90 cuDNN 9.19", base(AMP_DTYPE_BF16, 128, 256, 1),
+       90, 91900, "R8"},
+      {"backward d192/128 sm_90 cuDNN 9.19", base(AMP_DTYPE_BF16, 192, 128, 1),
+       90, 91900, "ok"},
+      {"backward d64/128 sm_90", base(AMP_DTYPE_BF16, 64, 128, 1), 90, 91900,
+       "ok"},
+      {"backward s_q = s_kv = 1", single, 90, 91900, "R11"},
+      {"backward s_kv 100 cuDNN 9.15", oddKeys, 90, 91500, "R11"},
+      {"backward s_kv 100 cuDNN 9.19", oddKeys, 90, 91900, "ok"},
+      {"mask batch 3 of 2", badMask, 90, 91900, "R13"},
+      {"keep mask", keep, 90, 91900, "R13"},
+      {"dropout 0.1", dropout, 90, 91900, "R14"},
+      {"cuDNN 9.10.0", base(AMP_DTYPE_BF16, 64, 64, 0), 90, 91000, "R15"},
+      {"cuDNN 9.10.1 backward", base(AMP_DTYPE_BF16, 64, 64, 1), 90, 91001,
+       "R15"},
+      {"cuDNN 9.10.2", base(AMP_DTYPE_BF16, 64, 64, 0), 90, 91002, "ok"},
+  };
+  for (const RuleCase &c : cases) {
+    const char *reason = amp::cudnnAttentionRefusal(c.config, c.sm, c.version);
+    std::string got = "ok";
+    if (reason)
+      got = std::string(reason, std::strchr(reason, ':') - reason);
+    expect(got == c.expected,
+           std::string("rules ") + c.name + ": " + (reason ? reason : "runs"));
+  }
+  return failures ? 1 : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention against the reference
+//===----------------------------------------------------------------------===//
+
+size_t elementBytes(int32_t dtype) { return dtype == AMP_DTYPE_F32 ? 4 : 2; }
+
+float roundTo(int32_t dtype, float value) {
+  if (dtype == AMP_DTYPE_F16)
+    return amp::halfToFloat(amp::floatToHalf(value));
+  if (dtype == AMP_DTYPE_BF16)
+    return amp::bfloat16ToFloat(amp::floatToBFloat16(value));
+  return value;
+}
+
+/// `values` (already representable) as a new device buffer of `dtype`.
+void *upload(int32_t dtype, const std::vector<float> &values) {
+  std::vector<char> bytes(values.size() * elementBytes(dtype));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtype == AMP_DTYPE_F32) {
+      std::memcpy(&bytes[i * 4], &values[i], 4);
+      continue;
+    }
+    uint16_t h = dtype == AMP_DTYPE_F16 ? amp::floatToHalf(values[i])
+                                        : amp::floatToBFloat16(values[i]);
+    std::memcpy(&bytes[i * 2], &h, 2);
+  }
+  void *pointer = ops().alloc(bytes.size());
+  ops().copy_to_device(pointer, bytes.data(), bytes.size());
+  return pointer;
+}
+
+std::vector<float> download(int32_t dtype, const void *pointer, size_t count) {
+  std::vector<char> bytes(count * elementBytes(dtype));
+  if (ops().copy_to_host(bytes.data(), pointer, bytes.size()) != 0)
+    std::printf("error: %s\n", ops().last_error());
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (dtype == AMP_DTYPE_F32) {
+      std::memcpy(&values[i], &bytes[i * 4], 4);
+      continue;
+    }
+    uint16_t h;
+    std::memcpy(&h, &bytes[i * 2], 2);
+    values[i] =
+        dtype == AMP_DTYPE_F16 ? amp::halfToFloat(h) : amp::bfloat16ToFloat(h);
+  }
+  return values;
+}
+
+/// Values in [-1, 1], rounded to `dtype`.
+std::vector<float> randomValues(size_t count, uint32_t seed, int32_t dtype) {
+  std::vector<float> values(count);
+  uint64_t state = 0x9e3779b97f4a7c15ull * (seed + 1);
+  for (float &v : values) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v = roundTo(dtype, float(double(state >> 40) / double(1ull << 23) - 1.0));
+  }
+  return values;
+}
+
+struct Case {
+  int32_t dtype;
+  int64_t batch, headsQ, headsKV, seqQ, seqKV, d, dv;
+  bool causal;
+  int32_t maskKind;
+  int64_t maskBatch, maskHeads;
+
+  std::string name() const {
+    std::string text = std::string(dtype == AMP_DTYPE_F16 ? "f16" : "bf16") +
+                       " b" + std::to_string(batch) + " h" +
+                       std::to_string(headsQ) + "/" + std::to_string(headsKV) +
+                       " s" + std::to_string(seqQ) + "x" +
+                       std::to_string(seqKV) + " d" + std::to_string(d) + "/" +
+                       std::to_string(dv);
+    if (causal)
+      text += " causal";
+    if (maskKind == AMP_ATTENTION_MASK_ADD)
+      text += " mask[" + std::to_string(maskBatch) + "," +
+              std::to_string(maskHeads) + "]";
+    return text;
+  }
+};
+
+/// The unit roundoff of `dtype`: bf16 keeps 8 significant bits, f16 11.
+double unitRoundoff(int32_t dtype) {
+  return dtype == AMP_DTYPE_F16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+}
+
+/// One case: the forward against the reference, then the backward (fed the
+/// device's own out and lse, as a training step does) against the
+/// reference of Attention.h's backward from those.
+///
+/// Tolerances: the reference is exact (double) on the same rounded inputs.
+/// The device rounds each probability (forward: before P V; backward:
+/// before P^T dO) and each dS (before dS^T Q) to the I/O type, and each
+/// result once; everything else is f32, whose error is far below the I/O
+/// type's unit roundoff u. So an element whose terms t_k sum to r is off by
+/// at most u * sum |t_k| (rounded terms) + u * |r| (the result's rounding),
+/// grouped heads adding one more rounding of each head's part (at most
+/// u * sum |t_k| again). The check allows 4u * sum |t_k| + 2u * |r| + 1e-6
+/// (the last for f32 sums of cancelling terms), and 1e-5 (1 + |lse|) for the
+/// f32 statistics. A wrong layout, head, mask or causal band is off by a
+/// sizeable fraction of sum |t_k| and fails.
+bool runCase(const Case &c, uint32_t seed) {
+  int32_t t = c.dtype;
+  int64_t b = c.batch, hq = c.headsQ, hkv = c.headsKV, sq = c.seqQ,
+          skv = c.seqKV, d = c.d, dv = c.dv, group = hq / hkv;
+  std::vector<float> q = randomValues(size_t(b * hq * sq * d), seed, t),
+                     k = randomValues(size_t(b * hkv * skv * d), seed + 1, t),
+                     v = randomValues(size_t(b * hkv * skv * dv), seed + 2, t),
+                     dO = randomValues(size_t(b * hq * sq * dv), seed + 3, t);
+  int64_t mb = c.maskKind ? c.maskBatch : 1, mh = c.maskKind ? c.maskHeads : 1;
+  std::vector<float> mask;
+  if (c.maskKind) {
+    // Values in [-1, 1] and some -inf, never in column 0, so that every row
+    // keeps a key (with the causal band too).
+    mask = randomValues(size_t(mb * mh * sq * skv), seed + 4, AMP_DTYPE_F32);
+    for (int64_t x = 0; x < int64_t(mask.size()); ++x)
+      if (x % skv != 0 && x % 7 == 3)
+        mask[size_t(x)] = -INFINITY;
+  }
+  float scale = float(1.0 / std::sqrt(double(d)));
+  auto Q = [&](int64_t bb, int64_t h, int64_t i, int64_t e) {
+    return double(q[size_t(((bb * hq + h) * sq + i) * d + e)]);
+  };
+  auto K = [&](int64_t bb, int64_t h, int64_t j, int64_t e) {
+    return double(k[size_t(((bb * hkv + h) * skv + j) * d + e)]);
+  };
+  auto V = [&](int64_t bb, int64_t h, int64_t j, int64_t e) {
+    return double(v[size_t(((bb * hkv + h) * skv + j) * dv + e)]);
+  };
+  auto DO = [&](int64_t bb, int64_t h, int64_t i, int64_t e) {
+    return double(dO[size_t(((bb * hq + h) * sq + i) * dv + e)]);
+  };
+  auto score = [&](int64_t bb, int64_t h, int64_t i, int64_t j) {
+    if (c.causal && j > i)
+      return -INFINITY * 1.0;
+    double s = 0.0;
+    for (int64_t e = 0; e < d; ++e)
+      s += Q(bb, h, i, e) * K(bb, h / group, j, e);
+    s *= double(scale);
+    if (c.maskKind)
+      s += double(mask[size_t(
+          (((mb == 1 ? 0 : bb) * mh + (mh == 1 ? 0 : h)) * sq + i) * skv + j)]);
+    return s;
+  };
+
+  void *dq = upload(t, q), *dk = upload(t, k), *dvIn = upload(t, v),
+       *ddO = upload(t, dO);
+  void *dMask = c.maskKind ? upload(AMP_DTYPE_F32, mask) : nullptr;
+  void *dOut = ops().alloc(size_t(b * hq * sq * dv) * elementBytes(t));
+  float *dLse = static_cast<float *>(ops().alloc(size_t(b * hq * sq) * 4));
+  amp_gpu_attention_fwd(t, b, hq, hkv, sq, skv, d, dv, dq, dk, dvIn, c.maskKind,
+                        dMask, mb, mh, scale, c.causal, dOut, dLse, nullptr);
+  if (ops().synchronize() != 0) {
+    std::printf("error: %s\n", ops().last_error());
+    return false;
+  }
+  std::vector<float> out = download(t, dOut, size_t(b * hq * sq * dv));
+  std::vector<float> lse = download(AMP_DTYPE_F32, dLse, size_t(b * hq * sq));
+  double u = unitRoundoff(t), worst = 0.0;
+  bool ok = true;
+  auto within = [&](double got, double want, double terms, double extra) {
+    double error = std::fabs(got - want);
+    double bound = 4 * u * terms + 2 * u * std::fabs(want) + 1e-6 + extra;
+    worst = std::max(worst, error / bound);
+    return error <= bound;
+  };
+  // Forward.
+  std::vector<double> p(static_cast<size_t>(skv));
+  for (int64_t bb = 0; bb < b; ++bb)
+    for (int64_t h = 0; h < hq; ++h)
+      for (int64_t i = 0; i < sq; ++i) {
+        double m = -INFINITY, l = 0.0;
+        for (int64_t j = 0; j < skv; ++j)
+          m = std::max(m, score(bb, h, i, j));
+        for (int64_t j = 0; j < skv; ++j)
+          l += std::exp(score(bb, h, i, j) - m);
+        double wantLse = m + std::log(l);
+        size_t row = size_t((bb * hq + h) * sq + i);
+        double lseError = std::fabs(double(lse[row]) - wantLse);
+        ok &= lseError <= 1e-5 * (1 + std::fabs(wantLse));
+        for (int64_t j = 0; j < skv; ++j)
+          p[size_t(j)] = std::exp(score(bb, h, i, j) - wantLse);
+        for (int64_t e = 0; e < dv; ++e) {
+          double want = 0.0, terms = 0.0;
+          for (int64_t j = 0; j < skv; ++j) {
+            want += p[size_t(j)] * V(bb, h / group, j, e);
+            terms += std::fabs(p[size_t(j)] * V(bb, h / group, j, e));
+          }
+          ok &= within(out[row * size_t(dv) + size_t(e)], want, terms, 0.0);
+        }
+      }
+  expect(ok, "attention fwd " + c.name());
+  std::printf("  worst error / bound %.3f\n", worst);
+
+  // Backward, from the device's out and lse.
+  void *gq = ops().alloc(q.size() * elementBytes(t)),
+       *gk = ops().alloc(k.size() * elementBytes(t)),
+       *gv = ops().alloc(v.size() * elementBytes(t));
+  amp_gpu_attention_bwd(t, b, hq, hkv, sq, skv, d, dv, dq, dk, dvIn, dOut, ddO,
+                        dLse, c.maskKind, dMask, mb, mh, scale, c.causal, gq,
+                        gk, gv, nullptr);
+  if (ops().synchronize() != 0) {
+    std::printf("error: %s\n", ops().last_error());
+    return false;
+  }
+  std::vector<float> gotQ = download(t, gq, q.size()),
+                     gotK = download(t, gk, k.size()),
+                     gotV = download(t, gv, v.size());
+  std::vector<double> wantQ(q.size()), termsQ(q.size()), wantK(k.size()),
+      termsK(k.size()), wantV(v.size()), termsV(v.size());
+  for (int64_t bb = 0; bb < b; ++bb)
+    for (int64_t h = 0; h < hq; ++h)
+      for (int64_t i = 0; i < sq; ++i) {
+        size_t row = size_t((bb * hq + h) * sq + i);
+        double D = 0.0;
+        for (int64_t e = 0; e < dv; ++e)
+          D += DO(bb, h, i, e) * double(out[row * size_t(dv) + size_t(e)]);
+        for (int64_t j = 0; j < skv; ++j) {
+          double pij = std::exp(score(bb, h, i, j) - double(lse[row]));
+          double dp = 0.0;
+          for (int64_t e = 0; e < dv; ++e)
+            dp += DO(bb, h, i, e) * V(bb, h / group, j, e);
+          double ds = pij * (dp - D) * double(scale);
+          size_t kvRow = size_t((bb * hkv + h / group) * skv + j);
+          for (int64_t e = 0; e < dv; ++e) {
+            wantV[kvRow * size_t(dv) + size_t(e)] += pij * DO(bb, h, i, e);
+            termsV[kvRow * size_t(dv) + size_t(e)] +=
+                std::fabs(pij * DO(bb, h, i, e));
+          }
+          for (int64_t e = 0; e < d; ++e) {
+            wantK[kvRow * size_t(d) + size_t(e)] += ds * Q(bb, h, i, e);
+            termsK[kvRow * size_t(d) + size_t(e)] +=
+                std::fabs(ds * Q(bb, h, i, e));
+            wantQ[row * size_t(d) + size_t(e)] += ds * K(bb, h / group, j, e);
+            termsQ[row * size_t(d) + size_t(e)] +=
+                std::fabs(ds * K(bb, h / group, j, e));
+          }
+        }
+      }
+  bool okQ = true, okK = true, okV = true;
+  worst = 0.0;
+  for (size_t x = 0; x < q.size(); ++x)
+    okQ &= within(gotQ[x], wantQ[x], termsQ[x], 0.0);
+  for (size_t x = 0; x < k.size(); ++x)
+    okK &= within(gotK[x], wantK[x], termsK[x], 0.0);
+  for (size_t x = 0; x < v.size(); ++x)
+    okV &= within(gotV[x], wantV[x], termsV[x], 0.0);
+  expect(okQ && okK && okV,
+         "attention bwd " + c.name() + (okQ ? "" : " (dq wrong)") +
+             (okK ? "" : " (dk wrong)") + (okV ? "" : " (dv wrong)"));
+  std::printf("  worst error / bound %.3f\n", worst);
+  for (void *pointer :
+       {dq, dk, dvIn, ddO, dOut, static_cast<void *>(dLse), gq, gk, gv})
+    ops().free(pointer);
+  if (dMask)
+    ops().free(dMask);
+  return ok && okQ && okK && okV;
+}
+
+int checkAttention() {
+  const int32_t bf16 = AMP_DTYPE_BF16, f16 = AMP_DTYPE_F16,
+                add = AMP_ATTENTION_MASK_ADD, none = AMP_ATTENTION_MASK_NONE;
+  const Case cases[] = {
+      // dtype, b, hq, hkv, sq, skv, d, dv, causal, mask, mask b, mask h
+      {bf16, 2, 2, 2, 16, 16, 64, 64, false, none, 0, 0},
+      {bf16, 1, 4, 2, 24, 24, 64, 64, true, none, 0, 0},
+      {f16, 1, 2, 1, 16, 32, 128, 128, true, none, 0, 0},
+      {bf16, 2, 2, 2, 20, 12, 64, 64, false, add, 1, 2},
+      {f16, 2, 2, 2, 12, 20, 64, 128, true, add, 2, 1},
+      {bf16, 2, 4, 2, 16, 16, 128, 128, true, add, 2, 4},
+      {f16, 1, 2, 2, 8, 8, 64, 64, false, add, 1, 1},
+  };
+  uint32_t seed = 1;
+  for (const Case &c : cases)
+    if (!runCase(c, seed += 10))
+      break; // a sticky error stops the rest
+  // The same configuration again: the cached plan.
+  runCase(cases[1], 99);
+  expect(ops().synchronize() == 0, "no error");
+  return failures ? 1 : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Refusals
+//===----------------------------------------------------------------------===//
+
+int checkRefusal(const std::string &what) {
+  int32_t dtype = what == "f32" ? AMP_DTYPE_F32 : AMP_DTYPE_BF16;
+  int64_t d = what == "d20" ? 20 : what.rfind("d264", 0) == 0 ? 264 : 64;
+  int64_t b = 1, h = 2, s = 16;
+  size_t elements = size_t(b * h * s * d), bytes = elements * 4;
+  char *q = static_cast<char *>(ops().alloc(bytes + 16));
+  void *k = ops().alloc(bytes), *v = ops().alloc(bytes),
+       *out = ops().alloc(bytes), *grad = ops().alloc(bytes);
+  float *lse = static_cast<float *>(ops().alloc(size_t(b * h * s) * 4));
+  void *mask = ops().alloc(size_t(s * s));
+  int32_t maskKind =
+      what == "keep" ? AMP_ATTENTION_MASK_KEEP : AMP_ATTENTION_MASK_NONE;
+  const void *qArg = what == "misaligned" ? q + 2 : q;
+  if (what == "d264-bwd")
+    amp_gpu_attention_bwd(dtype, b, h, h, s, s, d, d, qArg, k, v, out, grad,
+                          lse, maskKind, mask, 1, 1, 0.125f, 1, grad, grad,
+                          grad, nullptr);
+  else
+    amp_gpu_attention_fwd(dtype, b, h, h, s, s, d, d, qArg, k, v, maskKind,
+                          mask, 1, 1, 0.125f, 1, out, lse, nullptr);
+  if (ops().synchronize() == 0) {
+    std::printf("refuse %s: FAIL (no error)\n", what.c_str());
+    return 1;
+  }
+  std::printf("error: %s\n", ops().last_error());
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s rules|attention|refuse WHAT\n", argv[0]);
+    return 2;
+  }
+  std::string mode = argv[1], arg = argc > 2 ? argv[2] : "";
+  if (mode == "rules")
+    return checkRules();
+  if (ops().init() != 0) {
+    std::printf("error: %s\n", ops().last_error());
+    return 1;
+  }
+  std::printf("device: %s\n", ops().device_name());
+  if (mode == "attention")
+    return checkAttention();
+  if (mode == "refuse")
+    return checkRefusal(arg);
+  std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+  return 2;
+}
