@@ -67,11 +67,13 @@ void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
               int(std::max<int64_t>(ldc, 1)));
 }
 
-/// exp(x) for x <= 0 within 2 ulp, 0 below -87.3 (and for -inf), in plain
+/// exp(x) for x <= 0 (the callers' arguments, up to rounding) within 1 ulp
+/// (measured over [-87, 1]), 0 below -87.3 (and for -inf), in plain
 /// arithmetic the compiler vectorizes (libm's expf is a call per element):
 /// x = n ln2 + r, |r| <= ln2 / 2, exp(r) by Cephes' degree-6 polynomial.
+/// Clamped above at 88 so that n fits the exponent field.
 inline float expNonPositive(float x) {
-  float clamped = std::max(x, -87.3f);
+  float clamped = std::min(std::max(x, -87.3f), 88.0f);
   // Round to nearest by the 1.5 * 2^23 trick (no rint call).
   float n = (clamped * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   float r = clamped - n * 0.693359375f;
