@@ -235,16 +235,17 @@ double unitRoundoff(int32_t dtype) {
 /// reference of Attention.h's backward from those.
 ///
 /// Tolerances: the reference is exact (double) on the same rounded inputs.
-/// The device rounds each probability (forward: before P V; backward:
-/// before P^T dO) and each dS (before dS^T Q) to the I/O type, and each
-/// result once; everything else is f32, whose error is far below the I/O
-/// type's unit roundoff u. So an element whose terms t_k sum to r is off by
-/// at most u * sum |t_k| (rounded terms) + u * |r| (the result's rounding),
-/// grouped heads adding one more rounding of each head's part (at most
-/// u * sum |t_k| again). The check allows 4u * sum |t_k| + 2u * |r| + 1e-6
-/// (the last for f32 sums of cancelling terms), and 1e-5 (1 + |lse|) for the
-/// f32 statistics. A wrong layout, head, mask or causal band is off by a
-/// sizeable fraction of sum |t_k| and fails.
+/// cuDNN rounds each probability (forward: before P V; backward: before
+/// P^T dO) and each dS (before dS^T Q, maybe dS K) to the I/O type, and
+/// each result once (the emulated cuDNN, like amp's CPU kernel, only the
+/// forward's probabilities and the results); everything else is f32, whose
+/// error is far below the I/O type's unit roundoff u. So an element whose terms
+/// t_k sum to r is off by at most u * sum |t_k| (rounded terms) + u * |r| (the
+/// result's rounding), grouped heads adding one more rounding of each head's
+/// part (at most u * sum |t_k| again). The check allows 4u * sum |t_k| + 2u *
+/// |r| + 1e-6 (the last for f32 sums of cancelling terms), and 1e-5 (1 + |lse|)
+/// for the f32 statistics. A wrong layout, head, mask or causal band is off by
+/// a sizeable fraction of sum |t_k| and fails.
 bool runCase(const Case &c, uint32_t seed) {
   int32_t t = c.dtype;
   int64_t b = c.batch, hq = c.headsQ, hkv = c.headsKV, sq = c.seqQ,

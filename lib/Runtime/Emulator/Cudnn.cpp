@@ -14,10 +14,11 @@
 // Executing checks the variant pack as cuDNN does (every tensor's pointer,
 // its declared alignment) and, as the emulated device does for kernels,
 // that each tensor lies within one device allocation; then it computes the
-// attention directly, per (batch, head) and query row, in f32 as the graph
-// says: f32 scores and statistics, probabilities rounded to the I/O type
-// where the graph declares them so, each output rounded once. Tensors are
-// read and written through the strides of their descriptors.
+// attention directly, per (batch, head) and query row, as Attention.h
+// defines it and amp's CPU kernel computes it (up to summation order): f32
+// scores, sums and statistics, the forward's probabilities rounded to the
+// I/O type before P V, each output rounded once. Tensors are read and
+// written through the strides of their descriptors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,11 +106,11 @@ struct Pattern {
   bool backward = false, causal = false;
   std::shared_ptr<Tensor> q, kT, v, o, lse, scale, negInf, bias, one, dO, dQ,
       dK, dV, dsum, dQAcc;
-  /// The declared types of what the graph rounds: the probabilities before
-  /// P V (forward) or P^T dO (backward), dS^T before dS^T Q, and the
-  /// per-query-head dV and dK of grouped heads.
-  cudnnDataType_t pType = CUDNN_DATA_FLOAT, dSTType = CUDNN_DATA_FLOAT,
-                  dVHeadType = CUDNN_DATA_FLOAT, dKHeadType = CUDNN_DATA_FLOAT;
+  /// The declared types of the probabilities P (forward: P V's A operand;
+  /// backward: P^T) and of dS^T: cuDNN's fused kernels take them in the I/O
+  /// type only (cudnn-frontend: "Requirement by cudnn backend to take in
+  /// bmm2 aType as i/o type").
+  cudnnDataType_t pType = CUDNN_DATA_FLOAT, dSTType = CUDNN_DATA_FLOAT;
   amp::AttentionConfig config;
 };
 
@@ -661,14 +662,12 @@ bool matchForward(Matcher &m, Pattern &p) {
 /// A key/value-head gradient: A x B straight into `out`, or per query head
 /// and summed over groups.
 bool matchHeadGradient(Matcher &m, const std::shared_ptr<Tensor> &a,
-                       std::shared_ptr<Tensor> &out, cudnnDataType_t &headType,
-                       const char *what) {
+                       std::shared_ptr<Tensor> &out, const char *what) {
   const Op *mm = m.consumer(a, OpKind::Matmul, -1, -1, what);
   if (!mm)
     return false;
   if (!mm->y->isVirtual) {
     out = mm->y;
-    headType = mm->y->type;
     return true;
   }
   const Op *sum =
@@ -676,7 +675,6 @@ bool matchHeadGradient(Matcher &m, const std::shared_ptr<Tensor> &a,
   if (!sum)
     return false;
   out = sum->y;
-  headType = mm->y->type;
   return true;
 }
 
@@ -737,11 +735,11 @@ bool matchBackward(Matcher &m, Pattern &p) {
   if (!exp || !matchScores(m, exp->x, p, true))
     return false;
   const Op *pT = m.consumer(probabilities, OpKind::Reshape, -1, -1, "P^T");
-  if (!pT || !matchHeadGradient(m, pT->y, p.dV, p.dVHeadType, "P^T dO"))
+  if (!pT || !matchHeadGradient(m, pT->y, p.dV, "P^T dO"))
     return false;
   p.pType = pT->y->type;
   const Op *dST = m.consumer(dSScaled, OpKind::Reshape, -1, -1, "dS^T");
-  if (!dST || !matchHeadGradient(m, dST->y, p.dK, p.dKHeadType, "dS^T Q"))
+  if (!dST || !matchHeadGradient(m, dST->y, p.dK, "dS^T Q"))
     return false;
   p.dSTType = dST->y->type;
   return m.allUsed();
@@ -907,6 +905,11 @@ cudnnStatus_t finalizePlan(Descriptor &d) {
                       p.q->type != p.dK->type || p.q->type != p.dV->type)))
     return fail(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE,
                 "R2: Q, K, V, O and their gradients must have one type");
+  if (p.pType != p.q->type || (p.backward && p.dSTType != p.q->type))
+    return fail(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE,
+                std::string("the probabilities") +
+                    (p.backward ? " and dS^T" : "") +
+                    " must be declared in the I/O type");
   // One f32 per query row, so that the runtime's workspace path runs; the
   // stand-in checks the workspace is device memory and uses none of it.
   const amp::AttentionConfig &c = p.config;
@@ -1054,21 +1057,22 @@ void runForward(const Pattern &p, const Bound &t) {
       }
 }
 
+/// Attention.h's backward as amp's CPU kernel computes it: everything in
+/// f32, each gradient rounded once. (cuDNN's kernels also round P and dS to
+/// the I/O type for their tensor-core products, as the graph's P^T and dS^T
+/// declare; that is within the rounding the checks allow.)
 void runBackward(const Pattern &p, const Bound &t) {
   const amp::AttentionConfig &c = p.config;
   int64_t group = c.headsQ / c.headsKV;
   int64_t skv = c.seqKV, d = c.headDim, dv = c.headDimV;
   std::vector<float> s(static_cast<size_t>(skv)), dp(s.size());
-  // Per key/value head (summed over its query heads) and per query head.
-  std::vector<float> dK(size_t(skv * d)), dV(size_t(skv * dv)),
-      dKHead(size_t(skv * d)), dVHead(size_t(skv * dv));
+  // Per key/value head, summed over its query heads.
+  std::vector<float> dK(size_t(skv * d)), dV(size_t(skv * dv));
   for (int64_t b = 0; b < c.batch; ++b)
     for (int64_t kvh = 0; kvh < c.headsKV; ++kvh) {
       std::fill(dK.begin(), dK.end(), 0.0f);
       std::fill(dV.begin(), dV.end(), 0.0f);
       for (int64_t h = kvh * group; h < (kvh + 1) * group; ++h) {
-        std::fill(dKHead.begin(), dKHead.end(), 0.0f);
-        std::fill(dVHead.begin(), dVHead.end(), 0.0f);
         for (int64_t i = 0; i < c.seqQ; ++i) {
           // Dsum = rowsum(dO * O) * 1, written as the graph says.
           float dsum = 0.0f;
@@ -1090,13 +1094,11 @@ void runBackward(const Pattern &p, const Bound &t) {
             float probability = s[j];
             if (probability == 0.0f)
               continue;
-            float pT = roundTo(p.pType, probability);
             for (int64_t e = 0; e < dv; ++e)
-              dVHead[j * dv + e] += pT * t.dO.load(b, h, i, e);
+              dV[j * dv + e] += probability * t.dO.load(b, h, i, e);
             float dS = (dp[j] - dsum) * probability * t.scale;
-            float dST = roundTo(p.dSTType, dS);
             for (int64_t e = 0; e < d; ++e)
-              dKHead[j * d + e] += dST * t.q.load(b, h, i, e);
+              dK[j * d + e] += dS * t.q.load(b, h, i, e);
             // The accumulator adds to what it holds, as cuDNN before 9.6
             // does: the runtime zeroes it first.
             for (int64_t e = 0; e < d; ++e)
@@ -1105,10 +1107,6 @@ void runBackward(const Pattern &p, const Bound &t) {
                                 dS * t.k.load(b, kvh, j, e));
           }
         }
-        for (size_t x = 0; x < dK.size(); ++x)
-          dK[x] += roundTo(p.dKHeadType, dKHead[x]);
-        for (size_t x = 0; x < dV.size(); ++x)
-          dV[x] += roundTo(p.dVHeadType, dVHead[x]);
       }
       for (int64_t j = 0; j < skv; ++j) {
         for (int64_t e = 0; e < d; ++e)
