@@ -23,6 +23,8 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
                                  const CPUPipelineOptions &options) {
   // Data-parallel collectives become runtime calls first, on tensors.
   pm.addPass(amp::createConvertAMPCollectivesToRuntimePass());
+  // Attention becomes the runtime's flash kernel, on tensors too.
+  pm.addPass(amp::createConvertAMPAttentionToRuntimePass());
   ConvertAMPToLinalgPassOptions toLinalg;
   toLinalg.stateUpdates = options.modelABI;
   pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass(toLinalg));

@@ -102,13 +102,35 @@ class Attention(nn.Module):
         return F.scaled_dot_product_attention(x, x, x, is_causal=True)
 
 
+# One amp.attention (no score matrix): [H, S, D] operands get a batch of 1,
+# the default scale is 1 / sqrt(8).
 # CHECK-LABEL: // case: attention
-# CHECK: "amp.matmul"(%x, %x) {transpose_rhs} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x4xf32>)
-# CHECK: "amp.mul"
-# CHECK: "amp.where"
-# CHECK: "amp.softmax"
-# CHECK: "amp.matmul"({{.*}}, %x) : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>)
+# CHECK: "amp.reshape"(%x) : (tensor<2x4x8xf32>) -> (tensor<1x2x4x8xf32>)
+# 0x3FD6A09E667F3BCC = 1 / sqrt(8).
+# CHECK: %[[A:.*]]:2 = "amp.attention"(%{{.*}}, %{{.*}}, %{{.*}}) {scale = 0x3FD6A09E667F3BCC : f64, causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4xf32>)
+# CHECK: "amp.reshape"(%[[A]]#0) : (tensor<1x2x4x8xf32>) -> (tensor<2x4x8xf32>)
+# CHECK-NOT: amp.softmax
 show("attention", Attention(), torch.randn(2, 4, 8))
+
+
+class MaskedAttention(nn.Module):
+    def forward(self, q, k, v, keep):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=keep,
+                                              dropout_p=0.1, enable_gqa=True)
+
+
+# A per-batch padding mask [B, 1, 1, S] broadcast over the queries; grouped
+# query heads; dropout draws from a seed of the step.
+# CHECK-LABEL: // case: masked_attention
+# CHECK: "amp.broadcast"(%{{.*}}) : (tensor<2x1x1x6xi1>) -> (tensor<2x1x5x6xi1>)
+# CHECK: "amp.attention"(%q, %k, %v, %{{.*}}, %dropout_seed_{{[0-9]+}}) {scale = 0x3FE0000000000000 : f64, dropout = 0x3FB999999999999A : f64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} : (tensor<2x4x5x4xf32>, tensor<2x2x6x4xf32>, tensor<2x2x6x4xf32>, tensor<2x1x5x6xi1>, tensor<i64>) -> (tensor<2x4x5x4xf32>, tensor<2x4x5xf32>)
+if hasattr(F, "scaled_dot_product_attention") and "enable_gqa" in \
+        F.scaled_dot_product_attention.__doc__:
+    print("// case: masked_attention")
+    print(fx.to_mlir(MaskedAttention(), (
+        torch.randn(2, 4, 5, 4), torch.randn(2, 2, 6, 4),
+        torch.randn(2, 2, 6, 4), torch.rand(2, 1, 1, 6) > 0.3),
+        input_names=["q", "k", "v", "keep"]))
 
 
 class Convolutional(nn.Module):

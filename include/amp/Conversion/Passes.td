@@ -39,6 +39,53 @@ def ConvertAMPToLinalgPass : Pass<"convert-amp-to-linalg"> {
   ];
 }
 
+def ConvertAMPAttentionToRuntimePass
+    : Pass<"convert-amp-attention-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower amp.attention and amp.attention_grad to the runtime's "
+                "fused attention";
+  let description = [{
+    Runs before convert-amp-to-linalg, on tensors. Each amp.attention and
+    amp.attention_grad becomes one call of the runtime's fused attention
+    (include/amp/Runtime/Attention.h), which never holds a
+    batch x heads x seq x seq buffer:
+
+      CPU:  amp_cpu_attention_fwd / amp_cpu_attention_bwd (a flash-style
+            kernel on the runtime's threads, lib/Runtime/CPUAttention.cpp)
+      GPU:  amp_gpu_attention_fwd / amp_gpu_attention_bwd (cuDNN's fused
+            attention, lib/Runtime/CUDAAttention.cpp), the stream operand
+            null until amp-gemm-calls-on-stream
+
+    On the GPU, an op whose configuration cuDNN refuses for the sm_90
+    target and the toolkit's cuDNN (include/amp/Runtime/
+    CudnnAttentionRules.h: f32 operands, head dimensions, dropout, ...)
+    becomes unfused amp ops instead (the scores materialized, as PyTorch's
+    math path); a boolean keep mask reaches cuDNN as an additive 0 / -inf
+    mask. With `decompose`, every op is unfused (the reference the fused
+    kernels are tested against).
+
+    Inputs are read through read-only `bufferization.to_buffer`; each
+    result is a fresh buffer the call writes, returned by
+    `bufferization.to_tensor`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"gpu", "gpu", "bool", /*default=*/"false",
+           "Call cuDNN's fused attention (GPU device pointers, a stream "
+           "operand); otherwise the CPU kernel">,
+    Option<"decompose", "decompose", "bool", /*default=*/"false",
+           "Lower every attention op to unfused amp ops">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each op left unfused on the GPU, saying why">,
+  ];
+}
+
 def ConvertAMPCollectivesToRuntimePass
     : Pass<"convert-amp-collectives-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Lower the data-parallel collectives to calls into the "

@@ -12,8 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -60,19 +60,21 @@ FailureOr<Value> pointerBuffer(Value pointer) {
   auto cast = toPointer ? toPointer.getArg().getDefiningOp<arith::IndexCastOp>()
                         : nullptr;
   auto extract =
-      cast ? cast.getIn()
-                 .getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
-           : nullptr;
+      cast
+          ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
+          : nullptr;
   if (!extract)
     return failure();
   return extract.getSource();
 }
 
-/// The buffers a call of the runtime's GEMM entry points (amp_gpu_gemm*)
-/// reads or writes: those its pointer arguments were taken from. False for
-/// any other call, or a pointer of unknown origin.
+/// The buffers a call of the runtime's GEMM or attention entry points
+/// (amp_gpu_gemm*, amp_gpu_attention_*) reads or writes: those its pointer
+/// arguments were taken from. False for any other call, or a pointer of
+/// unknown origin.
 bool gemmCallBuffers(func::CallOp call, SmallVectorImpl<Value> &buffers) {
-  if (!call.getCallee().starts_with("amp_gpu_gemm"))
+  if (!call.getCallee().starts_with("amp_gpu_gemm") &&
+      !call.getCallee().starts_with("amp_gpu_attention_"))
     return false;
   for (Value operand : call.getArgOperands()) {
     if (!isa<LLVM::LLVMPointerType>(operand.getType()))
@@ -90,14 +92,16 @@ bool gemmCallBuffers(func::CallOp call, SmallVectorImpl<Value> &buffers) {
 /// Appends the buffers `op` (and what it contains) accesses to `touched`,
 /// those it writes or frees to `written`; false when some are unknown.
 /// Block-level collectives and barriers in a launch (gpu.all_reduce,
-/// gpu.barrier) exchange values through workgroup memory only; a GEMM call
-/// of the runtime touches the buffers whose pointers it takes.
+/// gpu.barrier) exchange values through workgroup memory only; a GEMM or
+/// attention call of the runtime touches the buffers whose pointers it
+/// takes.
 bool collectEffects(Operation *op, SmallVectorImpl<Value> &touched,
                     SmallVectorImpl<Value> &written) {
   WalkResult result = op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
     if (isa<gpu::AllReduceOp, gpu::BarrierOp>(nested))
       return WalkResult::skip();
-    // A GEMM call may read and write every buffer it was given.
+    // A GEMM or attention call may read and write every buffer it was
+    // given.
     if (auto call = dyn_cast<func::CallOp>(nested)) {
       SmallVector<Value> buffers;
       if (!gemmCallBuffers(call, buffers))

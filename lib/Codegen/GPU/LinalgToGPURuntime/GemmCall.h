@@ -10,6 +10,7 @@
 #ifndef AMP_LIB_CODEGEN_GPU_LINALGTOGPURUNTIME_GEMMCALL_H
 #define AMP_LIB_CODEGEN_GPU_LINALGTOGPURUNTIME_GEMMCALL_H
 
+#include "amp/Runtime/Attention.h"
 #include "amp/Runtime/DataParallel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,15 +34,18 @@ inline bool isGemmCall(Operation *op) {
 }
 
 /// Whether `op` calls a runtime function that only queues work on the
-/// stream given as its last operand: a GEMM or a data-parallel collective
+/// stream given as its last operand: a GEMM, cuDNN's fused attention
+/// (include/amp/Runtime/Attention.h) or a data-parallel collective
 /// (include/amp/Runtime/DataParallel.h).
 inline bool isStreamCall(Operation *op) {
   auto call = dyn_cast_or_null<func::CallOp>(op);
   return call &&
-         (isGemmCall(call) || llvm::is_contained({StringRef(kGPUDPGroupBegin),
-                                                  StringRef(kGPUDPAllReduce),
-                                                  StringRef(kGPUDPGroupEnd)},
-                                                 call.getCallee()));
+         (isGemmCall(call) ||
+          llvm::is_contained(
+              {StringRef(kGPUAttentionFwdFunc), StringRef(kGPUAttentionBwdFunc),
+               StringRef(kGPUDPGroupBegin), StringRef(kGPUDPAllReduce),
+               StringRef(kGPUDPGroupEnd)},
+              call.getCallee()));
 }
 
 } // namespace mlir::amp

@@ -28,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AMPBuilders.h"
+#include "amp/Dialect/AMP/IR/AMPBuilders.h"
 
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 

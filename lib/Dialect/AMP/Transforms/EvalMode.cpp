@@ -24,9 +24,14 @@ using namespace mlir::amp;
 
 namespace {
 /// Batch norm normalizes with (and returns unchanged) the running
-/// statistics; dropout passes its input through with an all-true mask.
+/// statistics; dropout passes its input through with an all-true mask, and
+/// attention drops nothing (and takes no seed).
 void setEvaluationMode(func::FuncOp forward) {
   forward.walk([](BatchNormOp op) { op.setTraining(false); });
+  forward.walk([](AttentionOp op) {
+    op.setDropout(APFloat(0.0));
+    op.getSeedMutable().clear();
+  });
   forward.walk([](DropoutOp op) {
     OpBuilder b(op);
     auto maskType = cast<RankedTensorType>(op.getMask().getType());

@@ -69,3 +69,21 @@ func.func @classifier_train_step(
   %loss = amp.cross_entropy %x, %labels : tensor<8x4xf32>, tensor<8xi64>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// Attention drops nothing in evaluation mode and takes no seed.
+// CHECK-LABEL: func.func @attention_dropout(
+// CHECK: amp.attention %arg0, %arg0, %arg0 {scale = 2.500000e-01 : f64} :
+// CHECK-SAME: (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) ->
+func.func @attention_dropout(
+    %x: tensor<1x2x4x8xf32> {amp.role = #amp.role<input>, amp.name = "x"},
+    %seed: tensor<i64> {amp.role = #amp.role<input>, amp.name = "seed"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>})
+    attributes {amp.graph = #amp.graph<forward>} {
+  %o, %lse = amp.attention %x, %x, %x seed %seed {scale = 0.25 : f64, dropout = 0.1 : f64}
+      : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<i64>)
+      -> (tensor<1x2x4x8xf32>, tensor<1x2x4xf32>)
+  %loss = amp.reduce_mean %o {axes = array<i64: 0, 1, 2, 3>} : tensor<1x2x4x8xf32> -> tensor<f32>
+  return %loss : tensor<f32>
+}

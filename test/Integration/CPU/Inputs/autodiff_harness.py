@@ -4,7 +4,7 @@ printed tensors with PyTorch.
 
     autodiff_harness.py TEST.mlir --autodiff OPTIONS [--model MODEL.mlir]
         [--reference REF.py] [--opt AMP_OPT] [--runner MLIR_RUNNER]
-        --shared-libs LIB[,LIB...]
+        [--passes PASS[,PASS...]] --shared-libs LIB[,LIB...]
 
 The same protocol as compare_with_torch.py (whose constant parsing, printout
 parsing and comparison this reuses; see its docstring for the reference
@@ -19,7 +19,8 @@ definition). The pipeline is
 With --model, MODEL.mlir (a forward model, such as one of the bundled
 examples) is prepended to TEST.mlir before the pipeline runs, so a test
 can train an example as it is; constants are still read from TEST.mlir
-only.
+only. --passes adds amp-opt pass options between the two (a lowering
+chosen by hand, such as --convert-amp-attention-to-runtime=decompose=true).
 """
 
 import argparse
@@ -36,6 +37,8 @@ def main():
     parser.add_argument("--autodiff", required=True,
                         help="options of --amp-autodiff")
     parser.add_argument("--model", help="forward model prepended to the test")
+    parser.add_argument("--passes", default="",
+                        help="amp-opt options run before --amp-cpu-pipeline")
     args = parser.parse_args()
 
     with open(args.test) as f:
@@ -44,9 +47,12 @@ def main():
     if args.model:
         with open(args.model) as f:
             text = f.read() + "\n" + text
+    passes = [p for p in args.passes.split(",") if p]
     harness.check(args, consts, text,
-                  [f"--amp-autodiff={args.autodiff}", "--amp-cpu-pipeline"],
-                  "amp-opt --amp-autodiff --amp-cpu-pipeline")
+                  [f"--amp-autodiff={args.autodiff}"] + passes +
+                  ["--amp-cpu-pipeline"],
+                  "amp-opt --amp-autodiff %s--amp-cpu-pipeline"
+                  % "".join(p + " " for p in passes))
 
 
 if __name__ == "__main__":

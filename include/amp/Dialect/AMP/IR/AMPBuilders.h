@@ -3,12 +3,12 @@
 // Small builders of amp ops with the types the verifiers require (explicit
 // casts, broadcasts and reductions; the dialect has no implicit
 // broadcasting), shared by the backward rules (AMPGradients.cpp) and the
-// attention decomposition (AttentionDecomposition.cpp).
+// attention decomposition (lib/Conversion/AMPAttentionToRuntime).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_LIB_DIALECT_AMP_IR_AMPBUILDERS_H
-#define AMP_LIB_DIALECT_AMP_IR_AMPBUILDERS_H
+#ifndef AMP_DIALECT_AMP_IR_AMPBUILDERS_H
+#define AMP_DIALECT_AMP_IR_AMPBUILDERS_H
 
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 
@@ -163,9 +163,10 @@ inline Value expandReduced(OpBuilder &b, Location loc, Value grad, Value input,
 
 /// amp.matmul with the result type it must have: the batch dimensions of
 /// whichever operand has them, [rows, cols] after the transposes, and the
-/// operands' element type.
+/// operands' element type (or `element`, f32, when given).
 inline Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                    bool transposeLhs, bool transposeRhs) {
+                    bool transposeLhs, bool transposeRhs,
+                    Type element = Type()) {
   ArrayRef<int64_t> l = tensorType(lhs).getShape();
   ArrayRef<int64_t> r = tensorType(rhs).getShape();
   int64_t rows = transposeLhs ? l.back() : l[l.size() - 2];
@@ -173,7 +174,9 @@ inline Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   Shape shape(l.size() > 2 ? l.drop_back(2) : r.drop_back(2));
   shape.append({rows, cols});
   auto op = MatmulOp::create(
-      b, loc, RankedTensorType::get(shape, elementType(lhs)), lhs, rhs);
+      b, loc,
+      RankedTensorType::get(shape, element ? element : elementType(lhs)), lhs,
+      rhs);
   if (transposeLhs)
     op.setTransposeLhs(true);
   if (transposeRhs)
@@ -183,4 +186,4 @@ inline Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 
 } // namespace mlir::amp::build
 
-#endif // AMP_LIB_DIALECT_AMP_IR_AMPBUILDERS_H
+#endif // AMP_DIALECT_AMP_IR_AMPBUILDERS_H
