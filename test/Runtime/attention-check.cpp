@@ -156,8 +156,8 @@ float roundTo(int32_t dtype, float value) {
   return value;
 }
 
-/// `values` (already representable) as a new device buffer of `dtype`.
-void *upload(int32_t dtype, const std::vector<float> &values) {
+/// `values` (representable) as the bytes of `dtype` elements, and back.
+std::vector<char> toBytes(int32_t dtype, const std::vector<float> &values) {
   std::vector<char> bytes(values.size() * elementBytes(dtype));
   for (size_t i = 0; i < values.size(); ++i) {
     if (dtype == AMP_DTYPE_F32) {
@@ -168,17 +168,12 @@ void *upload(int32_t dtype, const std::vector<float> &values) {
                                         : amp::floatToBFloat16(values[i]);
     std::memcpy(&bytes[i * 2], &h, 2);
   }
-  void *pointer = ops().alloc(bytes.size());
-  ops().copy_to_device(pointer, bytes.data(), bytes.size());
-  return pointer;
+  return bytes;
 }
 
-std::vector<float> download(int32_t dtype, const void *pointer, size_t count) {
-  std::vector<char> bytes(count * elementBytes(dtype));
-  if (ops().copy_to_host(bytes.data(), pointer, bytes.size()) != 0)
-    std::printf("error: %s\n", ops().last_error());
-  std::vector<float> values(count);
-  for (size_t i = 0; i < count; ++i) {
+std::vector<float> fromBytes(int32_t dtype, const std::vector<char> &bytes) {
+  std::vector<float> values(bytes.size() / elementBytes(dtype));
+  for (size_t i = 0; i < values.size(); ++i) {
     if (dtype == AMP_DTYPE_F32) {
       std::memcpy(&values[i], &bytes[i * 4], 4);
       continue;
@@ -189,6 +184,21 @@ std::vector<float> download(int32_t dtype, const void *pointer, size_t count) {
         dtype == AMP_DTYPE_F16 ? amp::halfToFloat(h) : amp::bfloat16ToFloat(h);
   }
   return values;
+}
+
+/// `values` as a new device buffer of `dtype`.
+void *upload(int32_t dtype, const std::vector<float> &values) {
+  std::vector<char> bytes = toBytes(dtype, values);
+  void *pointer = ops().alloc(bytes.size());
+  ops().copy_to_device(pointer, bytes.data(), bytes.size());
+  return pointer;
+}
+
+std::vector<float> download(int32_t dtype, const void *pointer, size_t count) {
+  std::vector<char> bytes(count * elementBytes(dtype));
+  if (ops().copy_to_host(bytes.data(), pointer, bytes.size()) != 0)
+    std::printf("error: %s\n", ops().last_error());
+  return fromBytes(dtype, bytes);
 }
 
 /// Values in [-1, 1], rounded to `dtype`.
@@ -312,7 +322,7 @@ bool runCase(const Case &c, uint32_t seed) {
     return error <= bound;
   };
   // Forward.
-  std::vector<double> p(static_cast<size_t>(skv));
+  std::vector<double> p(static_cast<size_t>(skv)), termsOut(out.size());
   for (int64_t bb = 0; bb < b; ++bb)
     for (int64_t h = 0; h < hq; ++h)
       for (int64_t i = 0; i < sq; ++i) {
@@ -334,6 +344,7 @@ bool runCase(const Case &c, uint32_t seed) {
             terms += std::fabs(p[size_t(j)] * V(bb, h / group, j, e));
           }
           ok &= within(out[row * size_t(dv) + size_t(e)], want, terms, 0.0);
+          termsOut[row * size_t(dv) + size_t(e)] = terms;
         }
       }
   expect(ok, "attention fwd " + c.name());
@@ -396,6 +407,47 @@ bool runCase(const Case &c, uint32_t seed) {
          "attention bwd " + c.name() + (okQ ? "" : " (dq wrong)") +
              (okK ? "" : " (dk wrong)") + (okV ? "" : " (dv wrong)"));
   std::printf("  worst error / bound %.3f\n", worst);
+#ifdef AMP_CHECK_CPU_ATTENTION
+  // amp's CPU kernel on the same inputs (the backward on the device's out
+  // and lse): the same results up to summation order, i.e. f32 sums apart
+  // by far less than 1e-5 of their terms, then one rounding to the I/O
+  // type that may land one ulp (at most 2u |x|) apart.
+  auto agree = [&](const std::vector<float> &got, const std::vector<float> &cpu,
+                   const std::vector<double> &terms) {
+    bool same = got.size() == cpu.size();
+    for (size_t x = 0; same && x < got.size(); ++x) {
+      double larger =
+          std::max(std::fabs(double(got[x])), std::fabs(double(cpu[x])));
+      same &= std::fabs(double(got[x]) - double(cpu[x])) <=
+              2 * u * larger + 1e-5 * terms[x] + 1e-6;
+    }
+    return same;
+  };
+  std::vector<char> hostQ = toBytes(t, q), hostK = toBytes(t, k),
+                    hostV = toBytes(t, v), hostDO = toBytes(t, dO),
+                    hostOut = toBytes(t, out);
+  std::vector<char> cpuOut(hostOut.size()), cpuQ(hostQ.size()),
+      cpuK(hostK.size()), cpuV(hostV.size());
+  std::vector<float> cpuLse(lse.size());
+  amp_cpu_attention_fwd(t, b, hq, hkv, sq, skv, d, dv, hostQ.data(),
+                        hostK.data(), hostV.data(), c.maskKind, mask.data(), mb,
+                        mh, scale, c.causal, 0.0f, 0, cpuOut.data(),
+                        cpuLse.data());
+  bool lseAgree = true;
+  for (size_t x = 0; x < lse.size(); ++x)
+    lseAgree &= std::fabs(double(lse[x]) - double(cpuLse[x])) <=
+                1e-5 * (1 + std::fabs(double(lse[x])));
+  expect(lseAgree && agree(out, fromBytes(t, cpuOut), termsOut),
+         "attention fwd " + c.name() + " agrees with amp_cpu_attention_fwd");
+  amp_cpu_attention_bwd(
+      t, b, hq, hkv, sq, skv, d, dv, hostQ.data(), hostK.data(), hostV.data(),
+      hostOut.data(), hostDO.data(), lse.data(), c.maskKind, mask.data(), mb,
+      mh, scale, c.causal, 0.0f, 0, cpuQ.data(), cpuK.data(), cpuV.data());
+  expect(agree(gotQ, fromBytes(t, cpuQ), termsQ) &&
+             agree(gotK, fromBytes(t, cpuK), termsK) &&
+             agree(gotV, fromBytes(t, cpuV), termsV),
+         "attention bwd " + c.name() + " agrees with amp_cpu_attention_bwd");
+#endif
   for (void *pointer :
        {dq, dk, dvIn, ddO, dOut, static_cast<void *>(dLse), gq, gk, gv})
     ops().free(pointer);

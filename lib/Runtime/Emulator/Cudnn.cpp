@@ -17,7 +17,8 @@
 // attention directly, per (batch, head) and query row, as Attention.h
 // defines it and amp's CPU kernel computes it (up to summation order): f32
 // scores, sums and statistics, the forward's probabilities rounded to the
-// I/O type before P V, each output rounded once. Tensors are read and
+// I/O type before P V (unnormalized, as flash kernels do), each output
+// rounded once. Tensors are read and
 // written through the strides of their descriptors.
 //
 //===----------------------------------------------------------------------===//
@@ -1045,15 +1046,18 @@ void runForward(const Pattern &p, const Bound &t) {
           sum += s[j];
         }
         t.lse.store(b, h, i, 0, max + std::log(sum));
+        // The probabilities rounded to the I/O type as flash kernels (and
+        // amp's CPU kernel) round them: unnormalized, exp(s - max), with the
+        // division by the (unrounded) sum after the product.
         for (int64_t j = 0; j < c.seqKV; ++j) {
-          float probability = roundTo(p.pType, s[j] / sum);
-          if (probability == 0.0f)
+          float weight = roundTo(p.pType, s[j]);
+          if (weight == 0.0f)
             continue;
           for (int64_t e = 0; e < c.headDimV; ++e)
-            acc[e] += probability * t.v.load(b, h / group, j, e);
+            acc[e] += weight * t.v.load(b, h / group, j, e);
         }
         for (int64_t e = 0; e < c.headDimV; ++e)
-          t.o.store(b, h, i, e, acc[e]);
+          t.o.store(b, h, i, e, acc[e] / sum);
       }
 }
 
