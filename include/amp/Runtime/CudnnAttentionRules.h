@@ -141,9 +141,10 @@ inline const char *cudnnAttentionRefusal(const AttentionConfig &config, int sm,
       return "R11: cuDNN's fused attention backward does not take sequence "
              "lengths 1 and 1";
     // FE backward adds a padding mask of full lengths for s_kv % 128 != 0
-    // on cuDNN <= 9.15 to work around a bug; amp builds no padding mask.
-    if (cudnnVersion < 91600 && c.seqKV % 128 != 0)
-      return "R11: before cuDNN 9.16 the fused attention backward needs a "
+    // on cuDNN <= 9.15.0 ("backend_version() <= 91500") to work around a
+    // bug; amp builds no padding mask.
+    if (cudnnVersion <= 91500 && c.seqKV % 128 != 0)
+      return "R11: up to cuDNN 9.15.0 the fused attention backward needs a "
              "key sequence length that is a multiple of 128 (cudnn-frontend "
              "works around a bug there with a padding mask amp does not "
              "build)";
