@@ -357,12 +357,12 @@ public:
           CUDNN_TYPE_BACKEND_DESCRIPTOR, &t, 1, "a pointwise predicate");
     set(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR,
         &y, 1, "a pointwise output");
+    // Both alphas, always, as cudnn-frontend sets them.
     float one = 1.0f;
     set(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, &one, 1,
         "a pointwise alpha");
-    if (b)
-      set(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, &one, 1,
-          "a pointwise alpha");
+    set(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, &one, 1,
+        "a pointwise alpha");
     finalize(op, "a pointwise operation");
     ops.push_back(op);
   }

@@ -419,6 +419,13 @@ cudnnStatus_t finalizeOperation(Descriptor &d) {
                                 "the pointwise descriptor");
     if (!pw)
       return status;
+    // The stand-in computes y = op(x, b) exactly: alphas other than 1
+    // would scale the inputs.
+    if (scalarOf<float>(d, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, 1.0f) !=
+            1.0f ||
+        scalarOf<float>(d, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, 1.0f) != 1.0f)
+      return fail(CUDNN_STATUS_NOT_SUPPORTED,
+                  "the emulated cuDNN takes pointwise alphas of 1 only");
     op->kind = OpKind::Pointwise;
     op->mode = pw->mode;
     op->axis = pw->axis;
@@ -1379,6 +1386,11 @@ cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
                         " is not supported by the emulated cuDNN");
     break;
   case CUDNN_BACKEND_MATMUL_DESCRIPTOR:
+    // Attention's products accumulate in f32.
+    if (scalarOf<cudnnDataType_t>(*d, CUDNN_ATTR_MATMUL_COMP_TYPE,
+                                  CUDNN_DATA_FLOAT) != CUDNN_DATA_FLOAT)
+      status = fail(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE,
+                    "the emulated cuDNN's matmuls compute in float only");
     break;
   case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR:
   case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
