@@ -219,6 +219,8 @@ struct Case {
   bool causal;
   int32_t maskKind;
   int64_t maskBatch, maskHeads;
+  /// The mask hides every key of query 1 (out 0, lse -inf, no gradient).
+  bool hiddenRow = false;
 
   std::string name() const {
     std::string text = std::string(dtype == AMP_DTYPE_F16 ? "f16" : "bf16") +
@@ -232,6 +234,8 @@ struct Case {
     if (maskKind == AMP_ATTENTION_MASK_ADD)
       text += " mask[" + std::to_string(maskBatch) + "," +
               std::to_string(maskHeads) + "]";
+    if (hiddenRow)
+      text += " hidden row";
     return text;
   }
 };
@@ -272,7 +276,7 @@ bool runCase(const Case &c, uint32_t seed) {
     // keeps a key (with the causal band too).
     mask = randomValues(size_t(mb * mh * sq * skv), seed + 4, AMP_DTYPE_F32);
     for (int64_t x = 0; x < int64_t(mask.size()); ++x)
-      if (x % skv != 0 && x % 7 == 3)
+      if ((x % skv != 0 && x % 7 == 3) || (c.hiddenRow && x / skv % sq == 1))
         mask[size_t(x)] = -INFINITY;
   }
   float scale = float(1.0 / std::sqrt(double(d)));
@@ -332,12 +336,15 @@ bool runCase(const Case &c, uint32_t seed) {
           m = std::max(m, score(bb, h, i, j));
         for (int64_t j = 0; j < skv; ++j)
           l += std::exp(score(bb, h, i, j) - m);
-        double wantLse = m + std::log(l);
         size_t row = size_t((bb * hq + h) * sq + i);
-        double lseError = std::fabs(double(lse[row]) - wantLse);
-        ok &= lseError <= 1e-5 * (1 + std::fabs(wantLse));
+        // Every key hidden: out 0 and lse -inf (Attention.h).
+        bool none = m == -INFINITY;
+        double wantLse = none ? -INFINITY : m + std::log(l);
+        ok &= none ? lse[row] == -INFINITY
+                   : std::fabs(double(lse[row]) - wantLse) <=
+                         1e-5 * (1 + std::fabs(wantLse));
         for (int64_t j = 0; j < skv; ++j)
-          p[size_t(j)] = std::exp(score(bb, h, i, j) - wantLse);
+          p[size_t(j)] = none ? 0.0 : std::exp(score(bb, h, i, j) - wantLse);
         for (int64_t e = 0; e < dv; ++e) {
           double want = 0.0, terms = 0.0;
           for (int64_t j = 0; j < skv; ++j) {
@@ -375,7 +382,9 @@ bool runCase(const Case &c, uint32_t seed) {
         for (int64_t e = 0; e < dv; ++e)
           D += DO(bb, h, i, e) * double(out[row * size_t(dv) + size_t(e)]);
         for (int64_t j = 0; j < skv; ++j) {
-          double pij = std::exp(score(bb, h, i, j) - double(lse[row]));
+          double pij = lse[row] == -INFINITY
+                           ? 0.0
+                           : std::exp(score(bb, h, i, j) - double(lse[row]));
           double dp = 0.0;
           for (int64_t e = 0; e < dv; ++e)
             dp += DO(bb, h, i, e) * V(bb, h / group, j, e);
@@ -436,8 +445,9 @@ bool runCase(const Case &c, uint32_t seed) {
                         cpuLse.data());
   bool lseAgree = true;
   for (size_t x = 0; x < lse.size(); ++x)
-    lseAgree &= std::fabs(double(lse[x]) - double(cpuLse[x])) <=
-                1e-5 * (1 + std::fabs(double(lse[x])));
+    lseAgree &=
+        lse[x] == cpuLse[x] || std::fabs(double(lse[x]) - double(cpuLse[x])) <=
+                                   1e-5 * (1 + std::fabs(double(lse[x])));
   expect(lseAgree && agree(out, fromBytes(t, cpuOut), termsOut),
          "attention fwd " + c.name() + " agrees with amp_cpu_attention_fwd");
   amp_cpu_attention_bwd(
@@ -468,7 +478,7 @@ int checkAttention() {
       {bf16, 2, 2, 2, 20, 12, 64, 64, false, add, 1, 2},
       {f16, 2, 2, 2, 12, 20, 64, 128, true, add, 2, 1},
       {bf16, 2, 4, 2, 16, 16, 128, 128, true, add, 2, 4},
-      {f16, 1, 2, 2, 8, 8, 64, 64, false, add, 1, 1},
+      {f16, 1, 2, 2, 8, 8, 64, 64, false, add, 1, 1, true},
   };
   uint32_t seed = 1;
   for (const Case &c : cases)

@@ -1093,9 +1093,11 @@ void runBackward(const Pattern &p, const Bound &t) {
           float lse = t.lse.load(b, h, i, 0);
           scoreRow(p, t, b, h, kvh, i, s);
           for (int64_t j = 0; j < skv; ++j) {
-            // P = exp(s - lse), hidden keys exp(-inf) = 0.
+            // P = exp(s - lse), hidden keys exp(-inf) = 0; a row with every
+            // key hidden (lse -inf) has none (Attention.h: zero gradients).
             float centered = s[j] - lse;
-            s[j] = hidden(p, i, j) ? 0.0f : std::exp(centered);
+            s[j] =
+                hidden(p, i, j) || lse == -INFINITY ? 0.0f : std::exp(centered);
             float dot = 0.0f;
             for (int64_t e = 0; e < dv; ++e)
               dot += t.dO.load(b, h, i, e) * t.v.load(b, kvh, j, e);
