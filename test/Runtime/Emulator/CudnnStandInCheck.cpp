@@ -37,6 +37,7 @@ namespace {
   X(cudnnGetErrorString)                                                       \
   X(cudnnGetLastErrorString)                                                   \
   X(cudnnCreate)                                                               \
+  X(cudnnDestroy)                                                              \
   X(cudnnBackendCreateDescriptor)                                              \
   X(cudnnBackendSetAttribute)                                                  \
   X(cudnnBackendGetAttribute)                                                  \
@@ -342,5 +343,6 @@ int main(int argc, char **argv) {
   }
   if (!failed)
     std::printf("ok\n");
+  dnn.cudnnDestroy(handle);
   return failed ? 1 : 0;
 }
