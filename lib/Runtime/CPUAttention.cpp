@@ -128,11 +128,12 @@ gemmAVX512(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
 }
 
 /// Whether the tile products use gemmAVX512 rather than the BLAS: on CPUs
-/// with AVX-512, where it runs at 85% of OpenBLAS's SkylakeX kernels on
-/// these shapes, and where an OpenBLAS that does not know the CPU (0.3.21 on
-/// Sapphire/Emerald Rapids says "Prescott") would run 5x slower. A non-empty
-/// AMP_CPU_ATTENTION_BLAS other than "0" picks the BLAS (the tests check
-/// both).
+/// with AVX-512. There it matches OpenBLAS's SkylakeX kernels at the
+/// forward's shapes and reaches 60-80% of them at the backward's smaller
+/// ones, while an OpenBLAS that does not know the CPU runs 4-5x slower
+/// (0.3.21 takes an Emerald Rapids for a "Prescott" and uses SSE3 kernels).
+/// A non-empty AMP_CPU_ATTENTION_BLAS other than "0" picks the BLAS (the
+/// tests check both).
 bool useAVX512Gemm() {
   static const bool use = [] {
     const char *blas = std::getenv("AMP_CPU_ATTENTION_BLAS");
