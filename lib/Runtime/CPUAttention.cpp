@@ -605,7 +605,7 @@ void backwardTasks(void *context, int64_t lo, int64_t hi) {
   const bool f32 = p.dtype == AMP_DTYPE_F32;
   // f32 copies of the task's operands when they are f16/bf16 (O(seq x
   // head_dim) each), the dq accumulators, and tiles.
-  std::vector<float> qAll(f32 ? 0 : g * sq * d), doAll(g * sq * dv),
+  std::vector<float> qAll(f32 ? 0 : g * sq * d), doAll(f32 ? 0 : g * sq * dv),
       kAll(f32 ? 0 : skv * d), vAll(f32 ? 0 : skv * dv),
       dqAll(f32 ? 0 : g * sq * d), rowDots(g * sq), probs(br * bc),
       dprobs(br * bc), dropped(p.dropout > 0 ? br * bc : 0),
@@ -616,16 +616,18 @@ void backwardTasks(void *context, int64_t lo, int64_t hi) {
     int64_t h0 = hk * g; // the first query head of the group
     int64_t qBase = (b * p.headsQ + h0) * sq; // rows of q, out, dout, lse
     int64_t kvBase = (b * p.headsKV + hk) * skv;
-    load(w.dout, p.dtype, qBase * dv, g * sq * dv, doAll.data());
     const float *qs = qAll.data(), *ks = kAll.data(), *vs = vAll.data();
+    const float *dos = doAll.data();
     float *dqs = dqAll.data();
     if (f32) {
       qs = static_cast<const float *>(w.q) + qBase * d;
+      dos = static_cast<const float *>(w.dout) + qBase * dv;
       ks = static_cast<const float *>(w.k) + kvBase * d;
       vs = static_cast<const float *>(w.v) + kvBase * dv;
       dqs = static_cast<float *>(w.dq) + qBase * d;
     } else {
       load(w.q, p.dtype, qBase * d, g * sq * d, qAll.data());
+      load(w.dout, p.dtype, qBase * dv, g * sq * dv, doAll.data());
       load(w.k, p.dtype, kvBase * d, skv * d, kAll.data());
       load(w.v, p.dtype, kvBase * dv, skv * dv, vAll.data());
     }
@@ -633,7 +635,7 @@ void backwardTasks(void *context, int64_t lo, int64_t hi) {
     // D[i] = dout[i] . out[i], from the stored (rounded) out.
     for (int64_t i = 0; i < g * sq; ++i) {
       load(w.out, p.dtype, (qBase + i) * dv, dv, outRow.data());
-      rowDots[i] = dot(doAll.data() + i * dv, outRow.data(), dv);
+      rowDots[i] = dot(dos + i * dv, outRow.data(), dv);
     }
     const float *lse = w.lse + qBase;
     for (int64_t j0 = 0; j0 < skv; j0 += bc) {
@@ -648,7 +650,7 @@ void backwardTasks(void *context, int64_t lo, int64_t hi) {
         for (int64_t i0 = firstTile; i0 < sq; i0 += br) {
           int64_t rows = std::min(br, sq - i0);
           int64_t qRow = gi * sq + i0; // row within the task's operands
-          const float *qi = qs + qRow * d, *doi = doAll.data() + qRow * dv;
+          const float *qi = qs + qRow * d, *doi = dos + qRow * dv;
           sgemm(false, true, rows, cols, d, p.scale, qi, d, kj, d, 0.0f,
                 probs.data(), bc);
           p.maskScores(b, h, i0, rows, j0, cols, probs.data(), bc);
