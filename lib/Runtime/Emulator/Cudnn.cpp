@@ -1003,21 +1003,22 @@ struct Bound {
   float scale = 1.0f, negInf = -INFINITY;
 };
 
-/// Row i's scores against every key of (b, h), as the graph computes them:
-/// f32 products scaled, the bias added, the causal band masked.
-void scoreRow(const Pattern &p, const Bound &t, int64_t b, int64_t h,
-              int64_t kvh, int64_t i, std::vector<float> &s) {
-  const amp::AttentionConfig &c = p.config;
-  for (int64_t j = 0; j < c.seqKV; ++j) {
-    float dot = 0.0f;
-    for (int64_t e = 0; e < c.headDim; ++e)
-      dot += t.q.load(b, h, i, e) * t.k.load(b, kvh, j, e);
-    float value = dot * t.scale;
-    if (p.bias)
-      value +=
-          t.bias.load(c.maskBatch == 1 ? 0 : b, c.maskHeads == 1 ? 0 : h, i, j);
-    s[j] = value;
-  }
+/// Rows [0, rows) of (b, h) of a tensor, widened to f32 row-major: the
+/// inner loops then read contiguous floats (O(seq x head_dim), never a
+/// seq x seq buffer).
+void loadRows(const View &v, int64_t b, int64_t h, int64_t rows, int64_t cols,
+              std::vector<float> &out) {
+  out.resize(size_t(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t e = 0; e < cols; ++e)
+      out[size_t(r * cols + e)] = v.load(b, h, r, e);
+}
+
+float dot(const float *x, const float *y, int64_t n) {
+  float sum = 0.0f;
+  for (int64_t e = 0; e < n; ++e)
+    sum += x[e] * y[e];
+  return sum;
 }
 
 /// Whether the causal band hides key j from query i.
@@ -1025,25 +1026,47 @@ bool hidden(const Pattern &p, int64_t i, int64_t j) {
   return p.causal && j > i;
 }
 
+/// Row i's scores against every key (`keys`: the key head's rows in f32),
+/// as the graph computes them: f32 products scaled, the bias added, keys
+/// the causal band hides -inf (the graph's by-value value).
+void scoreRow(const Pattern &p, const Bound &t, int64_t b, int64_t h, int64_t i,
+              const float *query, const std::vector<float> &keys,
+              std::vector<float> &s) {
+  const amp::AttentionConfig &c = p.config;
+  for (int64_t j = 0; j < c.seqKV; ++j) {
+    if (hidden(p, i, j)) {
+      s[j] = t.negInf;
+      continue;
+    }
+    float value = dot(query, &keys[size_t(j * c.headDim)], c.headDim) * t.scale;
+    if (p.bias)
+      value +=
+          t.bias.load(c.maskBatch == 1 ? 0 : b, c.maskHeads == 1 ? 0 : h, i, j);
+    s[j] = value;
+  }
+}
+
 void runForward(const Pattern &p, const Bound &t) {
   const amp::AttentionConfig &c = p.config;
-  int64_t group = c.headsQ / c.headsKV;
-  std::vector<float> s(size_t(c.seqKV)), acc(size_t(c.headDimV));
+  int64_t group = c.headsQ / c.headsKV, d = c.headDim, dv = c.headDimV;
+  std::vector<float> s(size_t(c.seqKV)), acc(static_cast<size_t>(dv)), keys,
+      values, queries;
   for (int64_t b = 0; b < c.batch; ++b)
-    for (int64_t h = 0; h < c.headsQ; ++h)
+    for (int64_t h = 0; h < c.headsQ; ++h) {
+      if (h % group == 0) {
+        loadRows(t.k, b, h / group, c.seqKV, d, keys);
+        loadRows(t.v, b, h / group, c.seqKV, dv, values);
+      }
+      loadRows(t.q, b, h, c.seqQ, d, queries);
       for (int64_t i = 0; i < c.seqQ; ++i) {
-        scoreRow(p, t, b, h, h / group, i, s);
+        scoreRow(p, t, b, h, i, &queries[size_t(i * d)], keys, s);
         float max = -INFINITY;
-        for (int64_t j = 0; j < c.seqKV; ++j) {
-          if (hidden(p, i, j))
-            s[j] = t.negInf;
+        for (int64_t j = 0; j < c.seqKV; ++j)
           max = std::max(max, s[j]);
-        }
-        std::fill(acc.begin(), acc.end(), 0.0f);
         // A row whose every key is hidden: out 0, lse -inf (Attention.h).
         if (max == -INFINITY) {
           t.lse.store(b, h, i, 0, -INFINITY);
-          for (int64_t e = 0; e < c.headDimV; ++e)
+          for (int64_t e = 0; e < dv; ++e)
             t.o.store(b, h, i, e, 0.0f);
           continue;
         }
@@ -1056,16 +1079,19 @@ void runForward(const Pattern &p, const Bound &t) {
         // The probabilities rounded to the I/O type as flash kernels (and
         // amp's CPU kernel) round them: unnormalized, exp(s - max), with the
         // division by the (unrounded) sum after the product.
+        std::fill(acc.begin(), acc.end(), 0.0f);
         for (int64_t j = 0; j < c.seqKV; ++j) {
           float weight = roundTo(p.pType, s[j]);
           if (weight == 0.0f)
             continue;
-          for (int64_t e = 0; e < c.headDimV; ++e)
-            acc[e] += weight * t.v.load(b, h / group, j, e);
+          const float *value = &values[size_t(j * dv)];
+          for (int64_t e = 0; e < dv; ++e)
+            acc[e] += weight * value[e];
         }
-        for (int64_t e = 0; e < c.headDimV; ++e)
+        for (int64_t e = 0; e < dv; ++e)
           t.o.store(b, h, i, e, acc[e] / sum);
       }
+    }
 }
 
 /// Attention.h's backward as amp's CPU kernel computes it: everything in
@@ -1076,56 +1102,64 @@ void runBackward(const Pattern &p, const Bound &t) {
   const amp::AttentionConfig &c = p.config;
   int64_t group = c.headsQ / c.headsKV;
   int64_t skv = c.seqKV, d = c.headDim, dv = c.headDimV;
-  std::vector<float> s(static_cast<size_t>(skv)), dp(s.size());
+  std::vector<float> s(static_cast<size_t>(skv)), dp(s.size()), keys, values,
+      queries, outs, grads, accumulator(static_cast<size_t>(d));
   // Per key/value head, summed over its query heads.
   std::vector<float> dK(size_t(skv * d)), dV(size_t(skv * dv));
   for (int64_t b = 0; b < c.batch; ++b)
     for (int64_t kvh = 0; kvh < c.headsKV; ++kvh) {
+      loadRows(t.k, b, kvh, skv, d, keys);
+      loadRows(t.v, b, kvh, skv, dv, values);
       std::fill(dK.begin(), dK.end(), 0.0f);
       std::fill(dV.begin(), dV.end(), 0.0f);
       for (int64_t h = kvh * group; h < (kvh + 1) * group; ++h) {
+        loadRows(t.q, b, h, c.seqQ, d, queries);
+        loadRows(t.o, b, h, c.seqQ, dv, outs);
+        loadRows(t.dO, b, h, c.seqQ, dv, grads);
         for (int64_t i = 0; i < c.seqQ; ++i) {
+          const float *query = &queries[size_t(i * d)];
+          const float *grad = &grads[size_t(i * dv)];
           // Dsum = rowsum(dO * O) * 1, written as the graph says.
-          float dsum = 0.0f;
-          for (int64_t e = 0; e < dv; ++e)
-            dsum += t.dO.load(b, h, i, e) * t.o.load(b, h, i, e);
+          float dsum = dot(grad, &outs[size_t(i * dv)], dv);
           t.dsum.store(b, h, i, 0, dsum);
           float lse = t.lse.load(b, h, i, 0);
-          scoreRow(p, t, b, h, kvh, i, s);
+          scoreRow(p, t, b, h, i, query, keys, s);
           for (int64_t j = 0; j < skv; ++j) {
             // P = exp(s - lse), hidden keys exp(-inf) = 0; a row with every
             // key hidden (lse -inf) has none (Attention.h: zero gradients).
-            float centered = s[j] - lse;
-            s[j] =
-                hidden(p, i, j) || lse == -INFINITY ? 0.0f : std::exp(centered);
-            float dot = 0.0f;
-            for (int64_t e = 0; e < dv; ++e)
-              dot += t.dO.load(b, h, i, e) * t.v.load(b, kvh, j, e);
-            dp[j] = dot;
+            s[j] = hidden(p, i, j) || lse == -INFINITY ? 0.0f
+                                                       : std::exp(s[j] - lse);
+            dp[j] =
+                s[j] == 0.0f ? 0.0f : dot(grad, &values[size_t(j * dv)], dv);
           }
+          // The accumulator adds to what it holds, as cuDNN before 9.6
+          // does: the runtime zeroes it first.
+          for (int64_t e = 0; e < d; ++e)
+            accumulator[e] = t.dQAcc.load(b, h, i, e);
           for (int64_t j = 0; j < skv; ++j) {
             float probability = s[j];
             if (probability == 0.0f)
               continue;
+            float *dVRow = &dV[size_t(j * dv)];
             for (int64_t e = 0; e < dv; ++e)
-              dV[j * dv + e] += probability * t.dO.load(b, h, i, e);
+              dVRow[e] += probability * grad[e];
             float dS = (dp[j] - dsum) * probability * t.scale;
-            for (int64_t e = 0; e < d; ++e)
-              dK[j * d + e] += dS * t.q.load(b, h, i, e);
-            // The accumulator adds to what it holds, as cuDNN before 9.6
-            // does: the runtime zeroes it first.
-            for (int64_t e = 0; e < d; ++e)
-              t.dQAcc.store(b, h, i, e,
-                            t.dQAcc.load(b, h, i, e) +
-                                dS * t.k.load(b, kvh, j, e));
+            float *dKRow = &dK[size_t(j * d)];
+            const float *key = &keys[size_t(j * d)];
+            for (int64_t e = 0; e < d; ++e) {
+              dKRow[e] += dS * query[e];
+              accumulator[e] += dS * key[e];
+            }
           }
+          for (int64_t e = 0; e < d; ++e)
+            t.dQAcc.store(b, h, i, e, accumulator[e]);
         }
       }
       for (int64_t j = 0; j < skv; ++j) {
         for (int64_t e = 0; e < d; ++e)
-          t.dK.store(b, kvh, j, e, dK[j * d + e]);
+          t.dK.store(b, kvh, j, e, dK[size_t(j * d + e)]);
         for (int64_t e = 0; e < dv; ++e)
-          t.dV.store(b, kvh, j, e, dV[j * dv + e]);
+          t.dV.store(b, kvh, j, e, dV[size_t(j * dv + e)]);
       }
     }
   // dQ = identity(dQ accumulator), rounded to dQ's type.
