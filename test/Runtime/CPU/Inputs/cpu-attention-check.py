@@ -262,6 +262,10 @@ def main():
                                     seed=-1234567, data_seed=7),
         "dropout-long": dict(base, b=1, sq=150, skv=530, d=16, dv=16,
                              dropout=0.1, seed=42, data_seed=8),
+        # Empty sequences: rows without keys (out 0, lse -inf, dq 0), keys
+        # without queries (dk, dv 0).
+        "no-keys": dict(base, sq=5, skv=0, data_seed=9),
+        "no-queries": dict(base, sq=0, skv=7, data_seed=10),
     }
     for dtype in (torch.float32, torch.bfloat16, torch.float16):
         for name, c in cases.items():
