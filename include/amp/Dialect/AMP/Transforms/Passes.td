@@ -7,6 +7,7 @@
 #ifndef AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
 
+include "amp/Dialect/AMP/Transforms/AttentionPasses.td"
 include "amp/Dialect/AMP/Transforms/AutodiffPasses.td"
 include "amp/Dialect/AMP/Transforms/DataParallelPasses.td"
 include "amp/Dialect/AMP/Transforms/EvalModePasses.td"
