@@ -489,6 +489,16 @@ Problem makeProblem(const char *function, int32_t dtype, int64_t batch,
   return p;
 }
 
+/// Tile `position` of `tiles` in the order tasks take them: under a causal
+/// mask tiles cost more (queries) or less (keys) the later they are, so
+/// first and last remaining tiles alternate, and every contiguous range of
+/// tasks (one per thread) gets a similar share of the work.
+int64_t balancedTile(bool causal, int64_t position, int64_t tiles) {
+  if (!causal)
+    return position;
+  return position % 2 == 0 ? position / 2 : tiles - 1 - position / 2;
+}
+
 //===----------------------------------------------------------------------===//
 // Forward
 //===----------------------------------------------------------------------===//
@@ -513,14 +523,7 @@ void forwardTasks(void *context, int64_t lo, int64_t hi) {
   for (int64_t task = lo; task < hi; ++task) {
     int64_t bh = task / f.queryTiles, b = bh / p.headsQ, h = bh % p.headsQ;
     int64_t hk = h / p.group();
-    // Causal tiles cost more the later they are: alternate the first and
-    // last remaining tiles so that every contiguous range of tasks (one per
-    // thread) gets a similar share.
-    int64_t position = task % f.queryTiles;
-    int64_t tile = !p.causal           ? position
-                   : position % 2 == 0 ? position / 2
-                                       : f.queryTiles - 1 - position / 2;
-    int64_t i0 = tile * br;
+    int64_t i0 = balancedTile(p.causal, task % f.queryTiles, f.queryTiles) * br;
     int64_t rows = std::min(br, p.seqQ - i0);
     int64_t qOffset = (bh * p.seqQ + i0) * d;
     int64_t kvRow = (b * p.headsKV + hk) * p.seqKV;
@@ -593,10 +596,77 @@ struct Backward {
   const void *q, *k, *v, *out, *dout;
   const float *lse;
   void *dq, *dk, *dv;
+  /// Whether dq is left to dqTasks (see amp_cpu_attention_bwd), and the
+  /// key and query tiles per head.
+  bool splitDq;
+  int64_t keyTiles, queryTiles;
 };
 
-/// Task (b, hk): dk and dv of key-value head hk and dq of its query heads.
-void backwardTasks(void *context, int64_t lo, int64_t hi) {
+/// The scratch tiles of the backward.
+struct BackwardTile {
+  explicit BackwardTile(const Problem &p)
+      : probs(kBackwardQueryTile * kBackwardKeyTile),
+        grads(kBackwardQueryTile * kBackwardKeyTile),
+        dropped(p.dropout > 0 ? kBackwardQueryTile * kBackwardKeyTile : 0),
+        factors(p.dropout > 0 ? kBackwardQueryTile * kBackwardKeyTile : 0) {}
+  /// p, ds, dropped(p) and the dropout factors, row stride
+  /// kBackwardKeyTile.
+  std::vector<float> probs, grads, dropped, factors;
+};
+
+/// The tile of queries i0.. (rows; operand rows qi and doi, their lse and
+/// D) of (b, h) against keys j0.. (cols; kj and vj): p in t.probs and ds in
+/// t.grads; returns dropped(p), dv's operand. Every caller computes a tile
+/// with these same calls, so dq, dk and dv get the same bits whichever task
+/// computes them.
+const float *backwardTile(const Problem &p, BackwardTile &t, int64_t b,
+                          int64_t h, int64_t i0, int64_t rows, int64_t j0,
+                          int64_t cols, const float *qi, const float *doi,
+                          const float *kj, const float *vj, const float *lse,
+                          const float *rowDots) {
+  const int64_t d = p.headDim, dv = p.headDimV, bc = kBackwardKeyTile;
+  sgemm(false, true, rows, cols, d, p.scale, qi, d, kj, d, 0.0f, t.probs.data(),
+        bc);
+  p.maskScores(b, h, i0, rows, j0, cols, t.probs.data(), bc);
+  for (int64_t r = 0; r < rows; ++r) {
+    float *row = t.probs.data() + r * bc;
+    if (lse[r] == -kInf) // every key hidden: no gradient
+      std::fill(row, row + cols, 0.0f);
+    else
+      expRow(row, cols, lse[r]);
+  }
+  const float *pv = t.probs.data();
+  if (p.dropout > 0) {
+    p.dropoutFactors(b, h, i0, rows, j0, cols, t.factors.data(), bc);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        t.dropped[r * bc + c] = t.probs[r * bc + c] * t.factors[r * bc + c];
+    pv = t.dropped.data();
+  }
+  // dp = dout_i v_j^T, then ds = p * (dropped'(dp) - D) in its place.
+  sgemm(false, true, rows, cols, dv, 1.0f, doi, dv, vj, dv, 0.0f,
+        t.grads.data(), bc);
+  for (int64_t r = 0; r < rows; ++r)
+    scoreGradRow(t.grads.data() + r * bc, t.probs.data() + r * bc,
+                 p.dropout > 0 ? t.factors.data() + r * bc : nullptr, cols,
+                 rowDots[r]);
+  return pv;
+}
+
+/// D[i] = dout[i] . out[i] (from the stored, rounded out) of `rows` rows
+/// from row `row` of out, dout given in f32 as `dos`.
+void rowDotsOf(const Backward &w, int64_t row, int64_t rows, const float *dos,
+               float *dots, std::vector<float> &outRow) {
+  const int64_t dv = w.p.headDimV;
+  for (int64_t i = 0; i < rows; ++i) {
+    load(w.out, w.p.dtype, (row + i) * dv, dv, outRow.data());
+    dots[i] = dot(dos + i * dv, outRow.data(), dv);
+  }
+}
+
+/// Task (b, hk), or (b, hk, key tile) when w.splitDq: dk and dv of those
+/// keys of key-value head hk, and (unless split) dq of its query heads.
+void keyValueTasks(void *context, int64_t lo, int64_t hi) {
   const Backward &w = *static_cast<const Backward *>(context);
   const Problem &p = w.p;
   const int64_t d = p.headDim, dv = p.headDimV, g = p.group();
@@ -607,12 +677,16 @@ void backwardTasks(void *context, int64_t lo, int64_t hi) {
   // head_dim) each), the dq accumulators, and tiles.
   std::vector<float> qAll(f32 ? 0 : g * sq * d), doAll(f32 ? 0 : g * sq * dv),
       kAll(f32 ? 0 : skv * d), vAll(f32 ? 0 : skv * dv),
-      dqAll(f32 ? 0 : g * sq * d), rowDots(g * sq), probs(br * bc),
-      dprobs(br * bc), dropped(p.dropout > 0 ? br * bc : 0),
-      factors(p.dropout > 0 ? br * bc : 0), dkTile(bc * d), dvTile(bc * dv),
-      outRow(dv);
+      dqAll(f32 || w.splitDq ? 0 : g * sq * d), rowDots(g * sq), dkTile(bc * d),
+      dvTile(bc * dv), outRow(dv);
+  BackwardTile t(p);
   for (int64_t task = lo; task < hi; ++task) {
-    int64_t b = task / p.headsKV, hk = task % p.headsKV;
+    int64_t head = w.splitDq ? task / w.keyTiles : task;
+    int64_t b = head / p.headsKV, hk = head % p.headsKV;
+    int64_t firstKey =
+        w.splitDq ? balancedTile(p.causal, task % w.keyTiles, w.keyTiles) * bc
+                  : 0;
+    int64_t lastKey = w.splitDq ? std::min(skv, firstKey + bc) : skv;
     int64_t h0 = hk * g; // the first query head of the group
     int64_t qBase = (b * p.headsQ + h0) * sq; // rows of q, out, dout, lse
     int64_t kvBase = (b * p.headsKV + hk) * skv;
@@ -631,67 +705,90 @@ void backwardTasks(void *context, int64_t lo, int64_t hi) {
       load(w.k, p.dtype, kvBase * d, skv * d, kAll.data());
       load(w.v, p.dtype, kvBase * dv, skv * dv, vAll.data());
     }
-    std::fill(dqs, dqs + g * sq * d, 0.0f);
-    // D[i] = dout[i] . out[i], from the stored (rounded) out.
-    for (int64_t i = 0; i < g * sq; ++i) {
-      load(w.out, p.dtype, (qBase + i) * dv, dv, outRow.data());
-      rowDots[i] = dot(dos + i * dv, outRow.data(), dv);
-    }
-    const float *lse = w.lse + qBase;
-    for (int64_t j0 = 0; j0 < skv; j0 += bc) {
-      int64_t cols = std::min(bc, skv - j0);
+    if (!w.splitDq)
+      std::fill(dqs, dqs + g * sq * d, 0.0f);
+    rowDotsOf(w, qBase, g * sq, dos, rowDots.data(), outRow);
+    for (int64_t j0 = firstKey; j0 < lastKey; j0 += bc) {
+      int64_t cols = std::min(bc, lastKey - j0);
       const float *kj = ks + j0 * d, *vj = vs + j0 * dv;
       std::fill(dkTile.begin(), dkTile.end(), 0.0f);
       std::fill(dvTile.begin(), dvTile.end(), 0.0f);
       // Causal: queries before j0 see none of these keys.
       int64_t firstTile = p.causal ? std::min(j0, sq) / br * br : 0;
       for (int64_t gi = 0; gi < g; ++gi) {
-        int64_t h = h0 + gi;
         for (int64_t i0 = firstTile; i0 < sq; i0 += br) {
           int64_t rows = std::min(br, sq - i0);
           int64_t qRow = gi * sq + i0; // row within the task's operands
           const float *qi = qs + qRow * d, *doi = dos + qRow * dv;
-          sgemm(false, true, rows, cols, d, p.scale, qi, d, kj, d, 0.0f,
-                probs.data(), bc);
-          p.maskScores(b, h, i0, rows, j0, cols, probs.data(), bc);
-          for (int64_t r = 0; r < rows; ++r) {
-            float *row = probs.data() + r * bc;
-            float l = lse[qRow + r];
-            if (l == -kInf) // every key hidden: no gradient
-              std::fill(row, row + cols, 0.0f);
-            else
-              expRow(row, cols, l);
-          }
-          const float *pv = probs.data();
-          if (p.dropout > 0) {
-            p.dropoutFactors(b, h, i0, rows, j0, cols, factors.data(), bc);
-            for (int64_t r = 0; r < rows; ++r)
-              for (int64_t c = 0; c < cols; ++c)
-                dropped[r * bc + c] = probs[r * bc + c] * factors[r * bc + c];
-            pv = dropped.data();
-          }
-          // dv_j += dropped(p)^T dout_i ; dp = dout_i v_j^T.
+          const float *pv =
+              backwardTile(p, t, b, h0 + gi, i0, rows, j0, cols, qi, doi, kj,
+                           vj, w.lse + qBase + qRow, rowDots.data() + qRow);
+          // dv_j += dropped(p)^T dout_i ; dk_j += scale ds^T q_i ;
+          // dq_i += scale ds k_j.
           sgemm(true, false, cols, dv, rows, 1.0f, pv, bc, doi, dv, 1.0f,
                 dvTile.data(), dv);
-          sgemm(false, true, rows, cols, dv, 1.0f, doi, dv, vj, dv, 0.0f,
-                dprobs.data(), bc);
-          // ds = p * (dropped'(dp) - D), in place of dp.
-          for (int64_t r = 0; r < rows; ++r)
-            scoreGradRow(dprobs.data() + r * bc, probs.data() + r * bc,
-                         p.dropout > 0 ? factors.data() + r * bc : nullptr,
-                         cols, rowDots[qRow + r]);
-          // dq_i += scale ds k_j ; dk_j += scale ds^T q_i.
-          sgemm(false, false, rows, d, cols, p.scale, dprobs.data(), bc, kj, d,
-                1.0f, dqs + qRow * d, d);
-          sgemm(true, false, cols, d, rows, p.scale, dprobs.data(), bc, qi, d,
+          sgemm(true, false, cols, d, rows, p.scale, t.grads.data(), bc, qi, d,
                 1.0f, dkTile.data(), d);
+          if (!w.splitDq)
+            sgemm(false, false, rows, d, cols, p.scale, t.grads.data(), bc, kj,
+                  d, 1.0f, dqs + qRow * d, d);
         }
       }
       store(dkTile.data(), p.dtype, (kvBase + j0) * d, cols * d, w.dk);
       store(dvTile.data(), p.dtype, (kvBase + j0) * dv, cols * dv, w.dv);
     }
-    if (!f32)
+    if (!f32 && !w.splitDq)
       store(dqAll.data(), p.dtype, qBase * d, g * sq * d, w.dq);
+  }
+}
+
+/// Task (b, h, query tile) when w.splitDq: dq of those queries, summed over
+/// the key tiles in keyValueTasks' order with the same calls.
+void dqTasks(void *context, int64_t lo, int64_t hi) {
+  const Backward &w = *static_cast<const Backward *>(context);
+  const Problem &p = w.p;
+  const int64_t d = p.headDim, dv = p.headDimV;
+  const int64_t br = kBackwardQueryTile, bc = kBackwardKeyTile;
+  const bool f32 = p.dtype == AMP_DTYPE_F32;
+  std::vector<float> qTile(f32 ? 0 : br * d), doTile(f32 ? 0 : br * dv),
+      kTile(f32 ? 0 : bc * d), vTile(f32 ? 0 : bc * dv), dqTile(br * d),
+      rowDots(br), outRow(dv);
+  BackwardTile t(p);
+  for (int64_t task = lo; task < hi; ++task) {
+    int64_t bh = task / w.queryTiles, b = bh / p.headsQ, h = bh % p.headsQ;
+    int64_t hk = h / p.group();
+    int64_t i0 = balancedTile(p.causal, task % w.queryTiles, w.queryTiles) * br;
+    int64_t rows = std::min(br, p.seqQ - i0);
+    int64_t qRow = bh * p.seqQ + i0;
+    int64_t kvBase = (b * p.headsKV + hk) * p.seqKV;
+    const float *qi = qTile.data(), *doi = doTile.data();
+    if (f32) {
+      qi = static_cast<const float *>(w.q) + qRow * d;
+      doi = static_cast<const float *>(w.dout) + qRow * dv;
+    } else {
+      load(w.q, p.dtype, qRow * d, rows * d, qTile.data());
+      load(w.dout, p.dtype, qRow * dv, rows * dv, doTile.data());
+    }
+    rowDotsOf(w, qRow, rows, doi, rowDots.data(), outRow);
+    std::fill(dqTile.begin(), dqTile.end(), 0.0f);
+    // Causal: keys past the tile's last query are hidden from all its rows.
+    int64_t keyEnd = p.causal ? std::min(p.seqKV, i0 + rows) : p.seqKV;
+    for (int64_t j0 = 0; j0 < keyEnd; j0 += bc) {
+      int64_t cols = std::min(bc, p.seqKV - j0);
+      const float *kj = kTile.data(), *vj = vTile.data();
+      if (f32) {
+        kj = static_cast<const float *>(w.k) + (kvBase + j0) * d;
+        vj = static_cast<const float *>(w.v) + (kvBase + j0) * dv;
+      } else {
+        load(w.k, p.dtype, (kvBase + j0) * d, cols * d, kTile.data());
+        load(w.v, p.dtype, (kvBase + j0) * dv, cols * dv, vTile.data());
+      }
+      backwardTile(p, t, b, h, i0, rows, j0, cols, qi, doi, kj, vj,
+                   w.lse + qRow, rowDots.data());
+      sgemm(false, false, rows, d, cols, p.scale, t.grads.data(), bc, kj, d,
+            1.0f, dqTile.data(), d);
+    }
+    store(dqTile.data(), p.dtype, qRow * d, rows * d, w.dq);
   }
 }
 
@@ -739,8 +836,22 @@ extern "C" void amp_cpu_attention_bwd(
              lse,
              dq,
              dk,
-             dv};
-  int64_t tasks = batch * heads_kv;
-  if (tasks > 0)
-    amp_cpu_parallel_for(backwardTasks, &w, 0, tasks);
+             dv,
+             false,
+             (seq_kv + kBackwardKeyTile - 1) / kBackwardKeyTile,
+             (seq_q + kBackwardQueryTile - 1) / kBackwardQueryTile};
+  // One task per (batch, key-value head) computes everything with the
+  // fewest products. With fewer of those than threads, dk and dv are
+  // computed per key tile and dq per query tile in a second loop (the
+  // probabilities computed twice): the same calls on the same tiles, so the
+  // same bits either way.
+  int64_t heads = batch * heads_kv;
+  w.splitDq = heads < amp_get_num_threads() && w.keyTiles > 1;
+  if (!w.splitDq) {
+    if (heads > 0)
+      amp_cpu_parallel_for(keyValueTasks, &w, 0, heads);
+    return;
+  }
+  amp_cpu_parallel_for(keyValueTasks, &w, 0, heads * w.keyTiles);
+  amp_cpu_parallel_for(dqTasks, &w, 0, batch * heads_q * w.queryTiles);
 }

@@ -270,10 +270,13 @@ def main():
     for dtype in (torch.float32, torch.bfloat16, torch.float16):
         for name, c in cases.items():
             check(lib, name, c, dtype)
+    # With fewer (batch, key-value head) pairs than threads (causal-long,
+    # dropout-long: 2 at 3 threads) the backward takes its split path.
     for dtype in (torch.float32, torch.bfloat16):
         check_threads(lib, "causal-long", cases["causal-long"], dtype)
         check_threads(lib, "dropout-causal-keep",
                       cases["dropout-causal-keep"], dtype)
+        check_threads(lib, "dropout-long", cases["dropout-long"], dtype)
     self_check_catches_bugs(cases["causal-d24"], torch.float32, "causal")
     self_check_catches_bugs(cases["plain-gqa-d16"], torch.float32, "gqa")
     self_check_catches_bugs(cases["dropout-long"], torch.float32, "dropout")
