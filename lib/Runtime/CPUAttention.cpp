@@ -7,14 +7,15 @@
 //
 // The forward's tasks are (batch, query head, query tile); the backward's
 // are (batch, key-value head), each owning the dq rows of the query heads
-// that read its key-value head and its own dk and dv, so no two tasks write
-// one element and no sum is split between tasks: with the tile sizes fixed
-// by the shape, every result is computed by the same operations in the same
-// order whatever the thread count. The tile products run on the calling
-// thread: on CPUs with AVX-512 in a register-blocked loop of this file
-// (gemmAVX512), elsewhere as single-threaded sgemm calls of the BLAS (as in
-// CPUGemm.cpp). The elementwise softmax work is in loops written so the
-// compiler vectorizes them.
+// that read its key-value head and its own dk and dv (with fewer of those
+// than threads: key tiles for dk and dv, then query tiles for dq). No two
+// tasks write one element and no sum is split between tasks: with the tile
+// sizes fixed by the shape, every result is computed by the same operations
+// in the same order whatever the thread count. The tile products run on the
+// calling thread: on CPUs with AVX-512 in a register-blocked loop of this
+// file (gemmAVX512), elsewhere as single-threaded sgemm calls of the BLAS
+// (as in CPUGemm.cpp). The elementwise softmax work is in loops written so
+// the compiler vectorizes them.
 //
 //===----------------------------------------------------------------------===//
 
