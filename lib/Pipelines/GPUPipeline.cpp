@@ -139,6 +139,11 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   pm.addPass(amp::createGPUCheckTargetPass(target));
   // Data-parallel collectives become NCCL calls first, on tensors.
   pm.addPass(amp::createConvertAMPCollectivesToNCCLPass());
+  // Attention becomes cuDNN's fused attention where cuDNN runs it, else
+  // unfused amp ops, on tensors too.
+  ConvertAMPAttentionToRuntimePassOptions attention;
+  attention.gpu = true;
+  pm.addPass(amp::createConvertAMPAttentionToRuntimePass(attention));
   // 1. amp -> linalg on tensors; one kernel per elementwise chain (each op
   // still rounds to its own result type, as on the CPU); contractions are
   // kept apart for cuBLASLt.

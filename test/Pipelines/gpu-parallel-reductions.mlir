@@ -68,29 +68,29 @@
 // MLP-NEXT: launches: 18
 
 // The transformer block: every LayerNorm (32 tokens of 64; forward, its
-// recomputation in the backward, and the backward) and every attention
-// softmax (128 rows of 16 keys; forward, recomputation, backward) is one
-// launch of a block per row (amp-gpu-fuse-rows), in order; the two
-// 1-block launches are the mean loss and the gradient norm. 81 launches
-// (86 before the weight gradients read through a rounding copy were written
-// by their GEMMs in the copy's place, amp-contractions-to-gemm-calls; 103
-// before AdamW's bias corrections were computed once for all 16
-// parameters instead of one single-thread launch each, amp-fuse-elementwise,
-// and the two LayerNorms' weight and bias gradients became one column sum
-// each, amp-gpu-prepare-linalg; 106 before residual adds became GEMMs with C and D apart and f32
-// gradients were rounded by the kernel computing them, 115 before bias adds
-// and bias gradients became GEMM epilogues, 152 when every stage had its
-// own). No single-thread kernel loops.
+// recomputation in the backward, and the backward) is one launch of a
+// block per row (amp-gpu-fuse-rows), in order; the two 1-block launches
+// are the mean loss and the gradient norm. The attention is cuDNN's fused
+// attention (amp-raise-attention, amp_gpu_attention_fwd/bwd): its softmax
+// (128 rows of 16 keys; forward, recomputation and backward, three launches
+// of their own before) is inside cuDNN's kernels. 81 launches before the
+// fused attention (86 before the weight gradients read through a rounding
+// copy were written by their GEMMs in the copy's place,
+// amp-contractions-to-gemm-calls; 103 before AdamW's bias corrections were
+// computed once for all 16 parameters instead of one single-thread launch
+// each, amp-fuse-elementwise, and the two LayerNorms' weight and bias
+// gradients became one column sum each, amp-gpu-prepare-linalg; 106
+// before residual adds became GEMMs with C and D apart and f32 gradients
+// were rounded by the kernel computing them, 115 before bias adds and bias
+// gradients became GEMM epilogues, 152 when every stage had its own). No
+// single-thread kernel loops.
 // TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
-// TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
-// TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
-// TRANSFORMER: launch 1x1x1 x 256x1x1: all_reduce
-// TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
-// TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
 // TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
 // TRANSFORMER: launch 1x1x1 x 256x1x1: all_reduce
 // TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
-// TRANSFORMER: launch 128x1x1 x 32x1x1: loop all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
+// TRANSFORMER: launch 1x1x1 x 256x1x1: all_reduce
+// TRANSFORMER: launch 32x1x1 x 64x1x1: all_reduce
 // TRANSFORMER-NOT: all_reduce
 // TRANSFORMER: single-thread launches with a loop: 0
 // 40 launches: independent elementwise loops side by side are one launch
@@ -104,8 +104,9 @@
 // eight are bias gradients beside 16-bit weight gradients, which cuBLASLt
 // does not compute in the GEMM: 81 before both. 90 before the causal mask
 // and the masked scores were recomputed in each reader instead of stored,
-// amp-fuse-elementwise.)
-// TRANSFORMER-NEXT: launches: 40
+// amp-fuse-elementwise.) 37 since the attention is cuDNN's: its three
+// softmax launches went.
+// TRANSFORMER-NEXT: launches: 37
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm
 // sums the squares of each of the 16 gradients separately: one launch pair
@@ -124,11 +125,12 @@
 // the residual and rounding
 // fusions, 118 without the GEMM epilogues; 153 with
 // a launch pair or one block per gradient, and a launch per fill of their
-// 0-d accumulators, which now sit together and fuse).
+// 0-d accumulators, which now sit together and fuse). 40 since the
+// attention is cuDNN's (its three softmax launches went).
 // CLIP: launch 34x1x1 x 256x1x1: loop all_reduce
 // CLIP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
 // CLIP: single-thread launches with a loop: 0
-// CLIP-NEXT: launches: 43
+// CLIP-NEXT: launches: 40
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).
