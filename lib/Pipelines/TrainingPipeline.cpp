@@ -253,6 +253,9 @@ void addPrecision(OpPassManager &pm, const TrainingPipelineOptions &options) {
 
 void mlir::amp::buildTrainingStepPipeline(
     OpPassManager &pm, const TrainingPipelineOptions &options) {
+  // Before autodiff: the step then keeps the attention's statistics, not
+  // its scores.
+  pm.addPass(createAMPRaiseAttentionPass());
   addAutodiff(pm, options);
   addPrecision(pm, options);
   // After loss scaling: the sums are taken before the unscale and the
