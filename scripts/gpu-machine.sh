@@ -5,8 +5,8 @@
 #   scripts/gpu-machine.sh prepare DIR     # here: compile into DIR
 #   scripts/gpu-machine.sh run DIR OUT     # there, with DIR carried along
 #
-# prepare: copies amp-run (linked without libLLVM) and amp-cuda-runtime-check
-# into DIR/bin and the model-library loader that bench/gpu_train_step.py
+# prepare: copies amp-run (linked without libLLVM), amp-cuda-runtime-check,
+# amp-step-pipeline-check and amp-cuda-attention-check into DIR/bin and the model-library loader that bench/gpu_train_step.py
 # opens libraries with (libamp_loader.so, without libLLVM too) into DIR/lib,
 # DIR laid out as a build directory's run side (run sets AMP_BUILD_DIR to
 # it); compiles the GPU-vs-CPU correctness cases into DIR/cases (the
@@ -23,8 +23,9 @@
 # in OUT/<check>.txt; a line per check "PASS name" / "FAIL name" in
 # OUT/summary.txt; exit 1 if any failed. Checks (environment CHECKS, default
 # all but torch_compile): runtime (amp-cuda-runtime-check: gpu, the
-# emulated device's exact GEMM and epilogue checks, and the data-parallel
-# collectives as one rank on NCCL), gpu_vs_cpu,
+# emulated device's exact GEMM and epilogue checks, the data-parallel
+# collectives as one rank on NCCL; amp-cuda-attention-check: cuDNN's fused
+# attention against a reference), gpu_vs_cpu,
 # checkpoint (10 steps == 5 + resume 5, byte for byte), overflow (fp16 with
 # an initial scale of 2^24 skips steps and halves the scale, as on the CPU),
 # pipeline (amp-step-pipeline-check: overlapped steps identical to plain
@@ -37,7 +38,7 @@
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 # ---------------------------------------------------------------------------
@@ -81,7 +82,8 @@ prepare() {
   rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/lib" "$dir/cases" \
     "$dir/models" && touch "$dir/.gpu-machine" || return 1
   cp "$run" "$build/bin/amp-cuda-runtime-check" \
-    "$build/bin/amp-step-pipeline-check" "$dir/bin/" &&
+    "$build/bin/amp-step-pipeline-check" \
+    "$build/bin/amp-cuda-attention-check" "$dir/bin/" &&
     cp "$build/lib/libamp_loader.so" "$dir/lib/" || return 1
   local carried
   for carried in "$dir/bin/amp-run" "$dir/lib/libamp_loader.so"; do
@@ -120,7 +122,8 @@ prepare() {
 # run (GPU machine)
 # ---------------------------------------------------------------------------
 
-# The directory of a CUDA library (libcublasLt.so.13, libnccl.so.2): the
+# The directory of a CUDA library (libcublasLt.so.13, libnccl.so.2,
+# libcudnn.so.9): the
 # toolkit's, else the one in the nvidia-* wheels PyTorch brings.
 find_cuda_library() {
   local python="${PYTHON:-python3}" name="$1" found
@@ -148,6 +151,15 @@ check_runtime() {
     echo "== amp-cuda-runtime-check $mode"
     "$bin/amp-cuda-runtime-check" "$mode" || status=1
   done
+  # Fused attention on cuDNN against a reference (test/Runtime/
+  # attention-check.cpp).
+  echo "== amp-cuda-attention-check attention"
+  "$bin/amp-cuda-attention-check" attention || status=1
+  # What this cuDNN says to configurations the rules refuse: a record for
+  # CudnnAttentionRules.h, not a pass/fail check.
+  echo "== amp-cuda-attention-check refuse (a record, not a check)"
+  local w
+  for w in d264 d264-bwd keep; do "$bin/amp-cuda-attention-check" refuse $w; done
   # Informational: allow_tf32 permits TF32, cuBLASLt need not use it.
   echo "== amp-cuda-runtime-check gemm-tf32 (a record, not a check)"
   "$bin/amp-cuda-runtime-check" gemm-tf32
@@ -243,15 +255,17 @@ run_checks() {
   # bench/gpu_train_step.py opens libraries with DIR/lib/libamp_loader.so.
   export AMP_BUILD_DIR="$dir"
   work="$(mktemp -d)"
-  local lt nccl found
+  local lt nccl cudnn found
   lt="$(find_cuda_library libcublasLt.so.13)"
   nccl="$(find_cuda_library libnccl.so.2)"
-  for found in "$lt" "$nccl"; do
+  cudnn="$(find_cuda_library libcudnn.so.9)"
+  for found in "$lt" "$nccl" "$cudnn"; do
     [ -n "$found" ] &&
       export LD_LIBRARY_PATH="$found${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   done
   { date -u; nvidia-smi; echo "cuBLASLt from: ${lt:-not found}"
-    echo "NCCL from: ${nccl:-not found}"; } > "$out/system.txt" 2>&1
+    echo "NCCL from: ${nccl:-not found}"
+    echo "cuDNN from: ${cudnn:-not found}"; } > "$out/system.txt" 2>&1
   local failed=0 check limit
   : > "$out/summary.txt"
   for check in ${CHECKS:-runtime gpu_vs_cpu checkpoint overflow pipeline bench}; do

@@ -94,9 +94,12 @@ void amp_cpu_attention_bwd(int32_t dtype, int64_t batch, int64_t heads_q,
 /* The same on the GPU through cuDNN's fused attention (device pointers),
    queued on `stream` (a CUstream; null: the runtime's stream) like
    amp_gpu_gemm. The compiler calls these only for configurations
-   amp_attention_cudnn_refusal (below) accepts; dropout is always 0 here
-   (cuDNN's Philox stream differs from amp's, so amp keeps dropout on its
-   own kernels). On failure the error is sticky (amp_device_ops.last_error)
+   amp::cudnnAttentionRefusal (amp/Runtime/CudnnAttentionRules.h) accepts:
+   mask_kind AMP_ATTENTION_MASK_NONE or _ADD only (cuDNN takes no boolean
+   mask; the compiler passes a keep mask as an additive 0/-inf one), every
+   pointer 16-byte aligned, dense row-major buffers. dropout is always 0
+   here (cuDNN's Philox stream differs from amp's, so amp keeps dropout on
+   its own kernels). On failure the error is sticky (amp_device_ops.last_error)
    and the results are unchanged. Workspace comes from the runtime's pool. */
 void amp_gpu_attention_fwd(int32_t dtype, int64_t batch, int64_t heads_q,
                            int64_t heads_kv, int64_t seq_q, int64_t seq_kv,
