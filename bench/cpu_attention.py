@@ -9,7 +9,10 @@ the same thread count, in alternated rounds.
 Run with a PyTorch 2.x Python (the venv of bench/cpu_bench.py --torch2):
   /root/.cache/amp/torch2-venv/bin/python bench/cpu_attention.py
 Options: --seq, --batch, --heads, --dim, --threads, --rounds, --iters,
---dtype (float32 or bfloat16), --no-causal.
+--dtype (float32 or bfloat16), --no-causal. amp's tile products run in its
+own AVX-512 loop where the CPU has AVX-512, else (or with
+AMP_CPU_ATTENTION_BLAS=1) on OpenBLAS; the report says which, and the
+OpenBLAS kernels in use (OPENBLAS_CORETYPE picks them).
 """
 import argparse
 import ctypes
@@ -44,6 +47,26 @@ def load_runtime(build):
     lib.amp_set_num_threads.argtypes = [i32]
     lib.amp_set_num_threads.restype = i32
     return lib
+
+
+def tile_products():
+    """Which code amp's kernel uses for its tile products (see
+    useAVX512Gemm in lib/Runtime/CPUAttention.cpp)."""
+    blas = os.environ.get("AMP_CPU_ATTENTION_BLAS", "")
+    try:
+        with open("/proc/cpuinfo") as f:
+            avx512 = " avx512f" in f.read()
+    except OSError:
+        avx512 = False
+    if avx512 and blas in ("", "0"):
+        return "amp's AVX-512 loop"
+    try:
+        openblas = ctypes.CDLL("libopenblas.so.0")
+        openblas.openblas_get_corename.restype = ctypes.c_char_p
+        core = openblas.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        core = "unknown"
+    return f"the BLAS (OpenBLAS core {core})"
 
 
 def main():
@@ -129,7 +152,7 @@ def main():
     print(f"# attention fwd+bwd, batch {b}, heads {h}, seq {n}, dim {d}, "
           f"{args.dtype}, {'causal' if causal else 'not causal'}, "
           f"{args.threads} threads, median of {args.rounds} rounds x "
-          f"{args.iters}")
+          f"{args.iters}; amp's tile products on {tile_products()}")
     for name, ts in times.items():
         med = statistics.median(ts)
         print(f"{name:20s} {med * 1e3:9.1f} ms  {flops / med / 1e9:7.1f} "
