@@ -46,7 +46,10 @@ template <typename OpTy> Problem problemOf(OpTy op) {
           op.getMask(),
           op.getSeed(),
           op.getScale().convertToDouble(),
-          op.getDropout().convertToDouble(),
+          // The fused kernels take the probability as an f32 (Attention.h):
+          // the same value gives the same keep mask and factor.
+          static_cast<double>(
+              static_cast<float>(op.getDropout().convertToDouble())),
           op.getCausal(),
           {q[0], q[1], q[2], k[2]},
           q[1] / k[1]};
