@@ -150,9 +150,6 @@ LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
     check.fail(optionPrefix.str() + "accumulate=" +
                std::to_string(int64_t(accumulate)) +
                " is out of range: expected at most 16777216 (2^24)");
-  if (dpReduction != "mean" && dpReduction != "sum")
-    check.fail(optionPrefix.str() + "dp-reduction must be mean or sum, got '" +
-               dpReduction + "'");
 #ifndef AMP_HAS_MPI
   if (dataParallel)
     check.fail(optionPrefix.str() +

@@ -29,11 +29,9 @@ _OPTIONS = {option["name"].replace("-", "_"): option
             if option["name"] not in ("model-abi", "lower", "cxx", "policy")}
 _PIPELINE_OPTIONS = {key: option["name"] for key, option in _OPTIONS.items()}
 # The values an enum option takes (checked here so that the error names
-# the keyword as the caller spelled it). dp-reduction is text in the
-# pipeline, whose verify() checks it with amp-data-parallel's message.
+# the keyword as the caller spelled it).
 _CHOICES = {key: option["choices"] for key, option in _OPTIONS.items()
             if option["choices"]}
-_CHOICES["dp_reduction"] = ("mean", "sum")
 # amp.compile's own defaults, where they deliberately differ from
 # amp-compile's (sgd, lr 0.01, no loss): a PyTorch module returns logits and
 # is trained as PyTorch users expect, with torch.optim.AdamW at its default

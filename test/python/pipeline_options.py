@@ -19,7 +19,7 @@ for name in ("target", "optimizer", "lr", "accumulate", "allow-tf32",
 # CHECK-NEXT: lr number 0.01
 # CHECK-NEXT: accumulate integer 1
 # CHECK-NEXT: allow-tf32 flag False
-# CHECK-NEXT: dp-reduction text 'mean'
+# CHECK-NEXT: dp-reduction choice 'mean' mean,sum
 
 # Every pipeline option is a keyword (with _ for -) except those the
 # binding sets and the keywords of their own.

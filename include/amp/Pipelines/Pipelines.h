@@ -3,6 +3,8 @@
 #ifndef AMP_PIPELINES_PIPELINES_H
 #define AMP_PIPELINES_PIPELINES_H
 
+#include "amp/Dialect/AMP/IR/AMPEnums.h"
+
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
@@ -339,11 +341,12 @@ public:
       llvm::cl::desc("With data-parallel: the largest bucket of gradients "
                      "per all-reduce, in MiB"),
       llvm::cl::init(25.0)};
-  TrainingOption<std::string> dpReduction{
+  TrainingOption<ReductionKind> dpReduction{
       *this, "dp-reduction",
-      llvm::cl::desc("With data-parallel: mean (as DDP) or sum of the "
-                     "ranks' gradients"),
-      llvm::cl::init("mean")};
+      llvm::cl::desc("With data-parallel: how the ranks' gradients combine"),
+      llvm::cl::init(ReductionKind::Mean),
+      llvm::cl::values(clEnumValN(ReductionKind::Mean, "mean", "mean, as DDP"),
+                       clEnumValN(ReductionKind::Sum, "sum", "sum"))};
   TrainingOption<TrainingLossScale> lossScale{
       *this, "loss-scale", llvm::cl::desc("Loss scaling"),
       llvm::cl::init(TrainingLossScale::Auto),

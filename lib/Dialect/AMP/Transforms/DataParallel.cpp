@@ -257,19 +257,11 @@ struct AMPDataParallelPass
           << cap;
       return signalPassFailure();
     }
-    std::string text = reduction;
-    std::optional<ReductionKind> kind = symbolizeReductionKind(text);
-    if (!kind) {
-      emitError(module.getLoc())
-          << "amp-data-parallel: reduction must be mean or sum, got '" << text
-          << "'";
-      return signalPassFailure();
-    }
     auto capBytes = int64_t(cap * 1024 * 1024);
     for (auto step : getGraphDefinitions<func::FuncOp>(
              module, GraphKind::TrainingStep))
       if (failed(DataParallelRewriter(step, std::max<int64_t>(capBytes, 1),
-                                      *kind)
+                                      reduction)
                      .run()))
         return signalPassFailure();
   }

@@ -5,7 +5,8 @@
 
 // CAP: amp-data-parallel: bucket-cap-mb must be in (0, 1e6] MiB, got 0
 // CAPNAN: amp-data-parallel: bucket-cap-mb must be in (0, 1e6] MiB, got nan
-// REDUCTION: amp-data-parallel: reduction must be mean or sum, got 'max'
+// The option's parser refuses a reduction it does not list.
+// REDUCTION: for the --reduction option: Cannot find option named 'max'!
 
 // A step without an optimizer update has no gradients to reduce.
 

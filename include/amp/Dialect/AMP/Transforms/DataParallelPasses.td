@@ -39,9 +39,15 @@ def AMPDataParallelPass : Pass<"amp-data-parallel", "::mlir::ModuleOp"> {
     Option<"bucketCapMB", "bucket-cap-mb", "double", /*default=*/"25.0",
            "Largest bucket of gradients per all-reduce, in MiB (> 0; "
            "PyTorch DDP's bucket_cap_mb)">,
-    Option<"reduction", "reduction", "std::string", /*default=*/"\"mean\"",
-           "mean (the gradient of the global batch's mean loss, as DDP) or "
-           "sum">,
+    Option<"reduction", "reduction", "::mlir::amp::ReductionKind",
+           /*default=*/"::mlir::amp::ReductionKind::Mean",
+           "How the ranks' gradients combine",
+           [{::llvm::cl::values(
+               clEnumValN(::mlir::amp::ReductionKind::Mean, "mean",
+                          "the gradient of the global batch's mean loss, "
+                          "as DDP"),
+               clEnumValN(::mlir::amp::ReductionKind::Sum, "sum",
+                          "the sum of the ranks' gradients"))}]>,
   ];
 }
 

@@ -3,6 +3,8 @@
 #ifndef AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 
+#include "amp/Dialect/AMP/IR/AMPEnums.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
