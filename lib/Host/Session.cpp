@@ -18,28 +18,6 @@ using llvm::StringRef;
 using namespace amp;
 
 namespace {
-/// Why `value` cannot be a learning rate stored as `info`'s dtype, or
-/// nothing when it is positive and finite there: a rate of 0 trains
-/// nothing, and --lr 1e-50 is 0 in f32.
-std::optional<std::string> rateProblem(double value,
-                                       const amp_tensor_info &info) {
-  if (std::isnan(value))
-    return std::string("is not a number");
-  if (value < 0)
-    return std::string("is negative");
-  if (value == 0)
-    return std::string("is 0, which trains nothing");
-  if (std::isinf(value))
-    return std::string("is infinite");
-  uint64_t stored = 0;
-  storeValue(&stored, info.dtype, 0, value);
-  double rounded = amp::loadValue(&stored, info.dtype, 0);
-  if (rounded > 0 && std::isfinite(rounded))
-    return std::nullopt;
-  return "is " + formatNumber(rounded) + " in " + dtypeName(info.dtype) +
-         ", the type of the model's '" + info.name + "'";
-}
-
 /// "12.3 steps/s", or "- steps/s" before anything took measurable time.
 std::string rate(int64_t count, double seconds) {
   if (!(seconds > 0))
@@ -100,6 +78,7 @@ int Session::open() {
   if (!state)
     return fail("cannot create the model state: " +
                 llvm::Twine(model->lastError()));
+  stepper.emplace(*model, state.get());
   if (model->cudaDevice)
     diagnostics.note("on " + llvm::Twine(model->cudaDevice()->device_name()));
   if (model->dpRank && model->dpWorldSize)
@@ -116,10 +95,10 @@ int Session::prepareState() {
     return 1;
   if (config.learningRate.has_value() && checkLearningRates() != 0)
     return 1;
+  std::string error;
   if (config.learningRate.has_value() &&
-      model->setHyperparameter(state.get(), kLearningRateName,
-                               *config.learningRate) != 0)
-    return fail("--lr: " + llvm::Twine(model->lastError()));
+      !stepper->setLearningRate(*config.learningRate, error))
+    return fail("--lr: " + error);
   if (config.accumulate.has_value() && setAccumulation() != 0)
     return 1;
 
@@ -144,18 +123,19 @@ int Session::prepareState() {
 /// --accumulate: the micro-batches per update of a library that
 /// accumulates gradients (1 is also fine for one that does not).
 int Session::setAccumulation() {
-  if (!accumulatesGradients(*model)) {
-    if (*config.accumulate == 1)
-      return 0;
+  std::string error;
+  switch (stepper->setAccumulation(*config.accumulate, error)) {
+  case Stepper::AccumulationResult::Set:
+    return 0;
+  case Stepper::AccumulationResult::NotCompiled:
     return fail("--accumulate=" + llvm::Twine(*config.accumulate) + ": '" +
                 config.libraryPath +
                 "' does not accumulate gradients; compile it with amp-compile "
                 "--accumulate=N");
+  case Stepper::AccumulationResult::Failed:
+    break;
   }
-  if (model->setHyperparameter(state.get(), kAccumulateName,
-                               double(*config.accumulate)) != 0)
-    return fail("--accumulate: " + llvm::Twine(model->lastError()));
-  return 0;
+  return fail("--accumulate: " + error);
 }
 
 /// The hyper-parameters a checkpoint brought: finite; the learning rate
@@ -195,11 +175,11 @@ int Session::checkLoadedHyperparameters() {
 /// step: positive and finite in the type of 'lr' (the schedule's exact
 /// zeros aside); an error naming the option otherwise.
 int Session::checkLearningRates() {
-  const amp_tensor_info *info = findLearningRate(*model);
+  const amp_tensor_info *info = stepper->learningRate();
   if (!info)
     return 0; // amp_set_hyperparameter names the missing 'lr'
   if (std::optional<std::string> problem =
-          rateProblem(*config.learningRate, *info))
+          learningRateProblem(*config.learningRate, *info))
     return fail("--lr " + formatNumber(*config.learningRate) + " " + *problem);
   if (config.lrScheduleSpec.empty())
     return 0;
@@ -207,41 +187,30 @@ int Session::checkLearningRates() {
   // lies after the last good one, found by bisection.
   int64_t good = -1;
   for (int64_t bad : config.lrSchedule.extremeSteps(config.steps)) {
-    if (!scheduledRateProblem(*info, bad)) {
+    if (!scheduledRateProblem(bad)) {
       good = bad;
       continue;
     }
     while (bad - good > 1) {
       int64_t middle = good + (bad - good) / 2;
-      (scheduledRateProblem(*info, middle) ? bad : good) = middle;
+      (scheduledRateProblem(middle) ? bad : good) = middle;
     }
-    return fail(*scheduledRateProblem(*info, bad));
+    return fail(*scheduledRateProblem(bad));
   }
   return 0;
 }
 
 /// Why --lr-schedule's rate of step `step` (0 for the first) cannot be
-/// used, or nothing: it must be positive and finite in the type of 'lr',
-/// or exactly 0 by the formula (a warm-up from 0, cosine's end at
-/// min_lr=0, step_decay's gamma=0).
-std::optional<std::string>
-Session::scheduledRateProblem(const amp_tensor_info &lr, int64_t step) const {
-  double rate = config.lrSchedule.rate(*config.learningRate, step);
-  std::optional<std::string> problem = rateProblem(rate, lr);
-  if (!problem || (rate == 0 && config.lrSchedule.isZero(step)))
+/// used (Stepper::scheduledRateProblem), naming the options; or nothing.
+std::optional<std::string> Session::scheduledRateProblem(int64_t step) const {
+  std::optional<std::string> problem = stepper->scheduledRateProblem(
+      config.lrSchedule, *config.learningRate, step);
+  if (!problem)
     return std::nullopt;
+  double rate = config.lrSchedule.rate(*config.learningRate, step);
   return "--lr-schedule '" + config.lrScheduleSpec + "': the rate of step " +
          std::to_string(step + 1) + ", " + formatNumber(rate) + ", " +
          *problem + " (from --lr " + formatNumber(*config.learningRate) + ")";
-}
-
-int Session::checkScheduledRate(int64_t step) {
-  const amp_tensor_info *info = findLearningRate(*model);
-  if (!info)
-    return 0; // amp_set_hyperparameter names the missing 'lr'
-  if (std::optional<std::string> problem = scheduledRateProblem(*info, step))
-    return fail(*problem);
-  return 0;
 }
 
 /// Sets step `step`'s learning rate from --lr-schedule, if any.
@@ -249,11 +218,12 @@ int Session::scheduleLearningRate(int64_t step, std::optional<double> &lr) {
   if (config.lrScheduleSpec.empty())
     return 0;
   lr = config.lrSchedule.rate(*config.learningRate, step - 1);
-  if (checkScheduledRate(step - 1) != 0)
-    return 1;
-  if (model->setHyperparameter(state.get(), kLearningRateName, *lr) != 0)
+  if (std::optional<std::string> problem = scheduledRateProblem(step - 1))
+    return fail(*problem);
+  std::string error;
+  if (!stepper->setLearningRate(*lr, error))
     return fail(llvm::Twine("--lr-schedule: step ") + llvm::Twine(step) + ": " +
-                model->lastError());
+                error);
   return 0;
 }
 
@@ -377,68 +347,66 @@ bool Session::writeProfile(OutputFile &file, std::string &error) const {
 /// finish (amp_train_step_finished_scales; a library without it runs plain
 /// steps when it scales its loss).
 bool Session::canOverlapSteps() const {
-  if (!config.overlapSteps || !model->cudaDevice || !model->beginStep ||
-      !model->finishStep || config.evalOnly || evalOutputs || finder ||
-      !config.profilePath.empty() || accumulatesGradients(*model))
-    return false;
-  if (model->finishedScales)
-    return true;
-  for (int32_t i = 0; i < model->numTensors(); ++i)
-    if (amp::isLossScale(*model->tensor(i)))
-      return false;
-  return true;
+  return config.overlapSteps && model->cudaDevice &&
+         stepper->hasOverlappedSteps() && !config.evalOnly && !evalOutputs &&
+         !finder && config.profilePath.empty() && !stepper->accumulates() &&
+         stepper->finishReportsScales();
 }
 
-/// Step `step`: the micro-batches of one update (one call without
-/// gradient accumulation, or with --eval), each with a new batch; the loss
-/// is their mean.
-int Session::runMicroBatches(int64_t step, StepOutcome &outcome) {
-  // Far above any real accumulation: a library whose counter never returns
-  // to zero is an error, not a hang.
-  constexpr int64_t kMaxMicroBatches = int64_t(1) << 24;
-  double lossSum = 0;
-  int64_t calls = 0;
-  do {
-    float loss = NAN;
-    int32_t skipped = 0;
-    std::string error;
+/// Step `step`: the micro-batches of one update (Stepper::runUpdate),
+/// each with a new batch; the loss is their mean.
+int Session::runMicroBatches(int64_t step, Stepper::Update &outcome) {
+  if (config.evalOnly)
+    return runEvaluation(step, outcome);
+  auto before = [&] {
     // The batch first: --find-nonfinite re-runs the step from the state
     // saved before it, inputs and hyper-parameters included.
+    std::string error;
     if (data && data->fill(*model, state.get()) != 0)
-      return 1;
-    if (finder && !finder->beforeStep(state.get(), error))
-      return fail("--find-nonfinite: " + error);
-    auto start = std::chrono::steady_clock::now();
-    int32_t status = config.evalOnly
-                         ? model->eval(state.get(), &loss)
-                         : model->trainStep(state.get(), &loss, &skipped);
-    outcome.seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    if (status != 0)
-      return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
-                  model->lastError());
-    if (evalOutputs && !evalOutputs->write(*model, state.get(), error))
-      return fail(llvm::Twine("--eval-output: step ") + llvm::Twine(step) +
-                  ": " + error);
-    if (finder &&
-        !amp::checkNonfiniteStep(*finder, step, state.get(), loss, error))
-      return fail(error);
-    lossSum += loss;
-    outcome.skipped |= skipped;
-    ++calls;
-  } while (!config.evalOnly && !completedUpdate(*model, state.get()) &&
-           calls < kMaxMicroBatches);
-  if (!completedUpdate(*model, state.get()))
-    return fail(llvm::Twine("step ") + llvm::Twine(step) +
-                ": no update after " + llvm::Twine(calls) + " micro-batches");
-  outcome.loss = float(lossSum / double(calls));
+      return false;
+    if (!finder || finder->beforeStep(state.get(), error))
+      return true;
+    fail("--find-nonfinite: " + error);
+    return false;
+  };
+  auto after = [&](float loss) {
+    std::string error;
+    if (!finder ||
+        amp::checkNonfiniteStep(*finder, step, state.get(), loss, error))
+      return true;
+    fail(error);
+    return false;
+  };
+  std::string error;
+  if (stepper->runUpdate(before, after, outcome, error))
+    return 0;
+  return error.empty()
+             ? 1
+             : fail(llvm::Twine("step ") + llvm::Twine(step) + ": " + error);
+}
+
+/// Evaluation `step` of --eval: the forward model on a new batch.
+int Session::runEvaluation(int64_t step, Stepper::Update &outcome) {
+  if (data && data->fill(*model, state.get()) != 0)
+    return 1;
+  auto start = std::chrono::steady_clock::now();
+  int32_t status = model->eval(state.get(), &outcome.loss);
+  outcome.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (status != 0)
+    return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
+                model->lastError());
+  std::string error;
+  if (evalOutputs && !evalOutputs->write(*model, state.get(), error))
+    return fail(llvm::Twine("--eval-output: step ") + llvm::Twine(step) + ": " +
+                error);
   return 0;
 }
 
 /// Counts step `step` in the summary, prints its progress line and writes
 /// its metrics.
-void Session::reportStep(int64_t step, const StepOutcome &outcome,
+void Session::reportStep(int64_t step, const Stepper::Update &outcome,
                          llvm::ArrayRef<float> scales, std::optional<double> lr,
                          bool live) {
   summary.seconds += outcome.seconds;
@@ -493,11 +461,11 @@ int Session::runPlain() {
     std::optional<double> lr;
     if (scheduleLearningRate(step, lr) != 0)
       return 1;
-    StepOutcome outcome;
+    Stepper::Update outcome;
     if (runMicroBatches(step, outcome) != 0)
       return 1;
     llvm::SmallVector<float> scales;
-    if (!readLossScales(*model, state.get(), scales))
+    if (!stepper->lossScales(scales))
       return fail(llvm::Twine("step ") + llvm::Twine(step) + ": " +
                   model->lastError());
     reportStep(step, outcome, scales, lr, live);
@@ -521,22 +489,16 @@ int Session::runOverlapped() {
   auto finishOne = [&]() -> int {
     Begun oldest = begun.front();
     begun.pop_front();
-    StepOutcome outcome;
-    if (model->finishStep(state.get(), &outcome.loss, &outcome.skipped) != 0)
-      return fail(llvm::Twine("step ") + llvm::Twine(oldest.step) + ": " +
-                  model->lastError());
-    auto now = std::chrono::steady_clock::now();
-    outcome.seconds = std::chrono::duration<double>(now - last).count();
-    last = now;
+    Stepper::MicroBatch finished;
     llvm::SmallVector<float> scales;
-    if (model->finishedScales) {
-      int32_t count = model->finishedScales(state.get(), nullptr, 0);
-      scales.resize(std::max(count, 0));
-      if (count < 0 ||
-          model->finishedScales(state.get(), scales.data(), count) != count)
-        return fail(llvm::Twine("step ") + llvm::Twine(oldest.step) +
-                    ": cannot read its loss scales: " + model->lastError());
-    }
+    std::string error;
+    if (!stepper->finishStep(finished, &scales, error))
+      return fail(llvm::Twine("step ") + llvm::Twine(oldest.step) + ": " +
+                  error);
+    auto now = std::chrono::steady_clock::now();
+    Stepper::Update outcome{finished.loss, finished.skipped, 1,
+                            std::chrono::duration<double>(now - last).count()};
+    last = now;
     reportStep(oldest.step, outcome, scales, oldest.lr, live);
     return 0;
   };
@@ -547,9 +509,9 @@ int Session::runOverlapped() {
       return 1;
     if (done == 0)
       last = std::chrono::steady_clock::now();
-    if (model->beginStep(state.get()) != 0)
-      return fail(llvm::Twine("step ") + llvm::Twine(next.step) + ": " +
-                  model->lastError());
+    std::string error;
+    if (!stepper->beginStep(error))
+      return fail(llvm::Twine("step ") + llvm::Twine(next.step) + ": " + error);
     begun.push_back(next);
     if (begun.size() == 2 && finishOne() != 0)
       return 1;

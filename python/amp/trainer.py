@@ -515,12 +515,6 @@ def _check_lr(lr):
     return lr
 
 
-# The hyper-parameter and the micro-batch counter of a step that
-# accumulates gradients (docs/LossScaling.md section 8).
-_ACCUMULATE = "accumulate"
-_MICRO_STEP = "grad_accum.micro_step"
-
-
 class StepIndexError(_amp.AmpError, IndexError):
     """An index the step read (an embedding id, a gather index, a class
     label) was out of range, where PyTorch raises an IndexError; the step's
@@ -562,14 +556,15 @@ class GradScalerState:
 
     @property
     def enabled(self):
-        return self._value("scale") is not None
+        return bool(self._trainer._state.stepper.loss_scales())
 
     @property
     def scale(self):
         """The current loss scale (1.0 without loss scaling)."""
-        value = self._value("scale")
-        if value is None:
+        scales = self._trainer._state.stepper.loss_scales()
+        if not scales:
             return 1.0
+        value = scales[0]
         # A scale that is not positive is a fresh scaler: the first step
         # starts it at init_scale (docs/LossScaling.md).
         if value <= 0:
@@ -792,10 +787,7 @@ class Trainer:
             (self._finder or self._state).train_step)
         self._count_step()
         self.micro_steps += 1
-        # With accumulation the step's micro-batch counter is back at zero
-        # after the micro-batch that completed an update.
-        self.updated = _MICRO_STEP not in self._by_name or \
-            _tensors.item(self._state.tensor(_MICRO_STEP)) == 0
+        self.updated = self._state.stepper.completed_update
         if self.updated:
             self.steps += 1
             self.skipped_steps += int(skipped)
@@ -838,11 +830,11 @@ class Trainer:
         self._load_batch(batch, None, step,
                          "train() takes batches of the model's %d input(s) "
                          "and %d label tensor(s), got a batch of %d")
-        _checking_indices(self._state.begin_step)
+        _checking_indices(self._state.stepper.begin_step)
 
     @_locked
     def _finish_step(self, state):
-        loss, skipped = _checking_indices(state.finish_step)
+        loss, skipped = _checking_indices(state.stepper.finish_step)
         self._count_step()
         self.micro_steps += 1
         self.steps += 1
@@ -860,9 +852,9 @@ class Trainer:
     @property
     def accumulate(self):
         """Micro-batches per optimizer update (1: no accumulation)."""
-        if _ACCUMULATE not in self._by_name:
+        value = self._state.stepper.accumulation
+        if value is None:
             return 1
-        value = _tensors.item(self._state.tensor(_ACCUMULATE))
         # Zero (never set) is the count compiled in.
         return int(value) if value >= 1 else \
             int(self.options.get("accumulate", _default("accumulate")))
@@ -874,25 +866,17 @@ class Trainer:
                 not 1 <= count <= 2 ** 24:
             raise ValueError("accumulate must be an integer >= 1 (at most "
                              "2^24), got %r" % (count,))
-        if _ACCUMULATE not in self._by_name:
-            if count == 1:
-                return
-            raise _amp.AmpError("the step was compiled without gradient "
-                                "accumulation; pass accumulate=N to "
-                                "amp.compile")
         for _, state in self._compiled.values():
-            state.set_hyperparameter(_ACCUMULATE, float(count))
+            state.stepper.set_accumulation(count)
 
     @_locked
     def set_lr(self, lr):
         """Sets the learning rate of the next steps."""
-        if "lr" not in self._by_name:
-            raise _amp.AmpError("the compiled step has no learning rate")
-        self._state.set_hyperparameter("lr", _check_lr(lr))
+        self._state.stepper.set_lr(_check_lr(lr))
 
     @property
     def lr(self):
-        return _tensors.item(self._state.tensor("lr"))
+        return self._state.stepper.lr
 
     @_locked
     def eval(self, *inputs):

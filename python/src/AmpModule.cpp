@@ -20,6 +20,7 @@
 #include "amp/Driver/Driver.h"
 #include "amp/Host/LoadedModel.h"
 #include "amp/Host/NonfiniteFinder.h"
+#include "amp/Host/Stepper.h"
 #include "amp/Support/NestingDepth.h"
 #include "amp/Support/ToolIO.h"
 
@@ -605,8 +606,14 @@ public:
     model = LoadedModel::open(path, error);
     if (!model)
       throw AmpError(error);
+      // The model ABI as the host library's Stepper calls it.
+#define AMP_COPY_FUNCTION(symbol, member) bound.member = model->member;
+    AMP_MODEL_ABI_FUNCTIONS(AMP_COPY_FUNCTION)
+    AMP_MODEL_ABI_OPTIONAL_FUNCTIONS(AMP_COPY_FUNCTION)
+#undef AMP_COPY_FUNCTION
   }
   const LoadedModel &abi() const { return *model; }
+  const ::amp::Model &boundModel() const { return bound; }
   [[noreturn]] void fail(const std::string &what) const {
     throw AmpError(what + ": " + model->lastError());
   }
@@ -619,6 +626,7 @@ public:
 
 private:
   std::unique_ptr<LoadedModel> model;
+  ::amp::Model bound;
 };
 
 /// The state of one model: its tensors are Tensor views of the library's
@@ -630,6 +638,7 @@ public:
     state = abi().create(seed);
     if (!state)
       this->library->fail("cannot create the model's state");
+    stepper.emplace(this->library->boundModel(), state);
   }
   ~State() { abi().destroy(state); }
 
@@ -661,48 +670,22 @@ public:
     std::memcpy(data, buffer.ptr, size_t(buffer.size * buffer.itemsize));
   }
 
-  void setHyperparameter(const std::string &name, double value) {
-    if (abi().setHyperparameter(state, name.c_str(), value))
-      library->fail("cannot set '" + name + "'");
-  }
-
-  std::pair<float, bool> trainStep() { return runStep(abi().trainStep); }
-
-  /// Overlapped steps (amp_train_step_begin/finish, ModelABI.h).
-  void beginStep() {
-    requireOverlappedSteps();
-    int32_t status;
+  /// One call of the training step (a micro-batch), without the GIL.
+  std::pair<float, bool> trainStep() {
+    ::amp::Stepper::MicroBatch result;
+    std::string error;
+    bool ran;
     {
       py::gil_scoped_release release;
-      status = abi().beginStep(state);
+      ran = stepper->trainMicroBatch(result, error);
     }
-    if (status)
-      library->fail("the training step failed");
+    if (!ran)
+      throw AmpError("the training step failed: " + error);
+    return {result.loss, result.skipped != 0};
   }
 
-  std::pair<float, bool> finishStep() {
-    requireOverlappedSteps();
-    return runStep(abi().finishStep);
-  }
-
-  /// amp_train_step or amp_train_step_finish, without the GIL.
-  std::pair<float, bool> runStep(decltype(&amp_train_step) step) {
-    float loss = 0;
-    int32_t skipped = 0, status;
-    {
-      py::gil_scoped_release release;
-      status = step(state, &loss, &skipped);
-    }
-    if (status)
-      library->fail("the training step failed");
-    return {loss, skipped != 0};
-  }
-
-  void requireOverlappedSteps() const {
-    if (!abi().beginStep || !abi().finishStep)
-      throw AmpError("the library predates overlapped steps: compile it "
-                     "again");
-  }
+  /// The per-step rules on this state (Stepper, bound as _amp.Stepper).
+  ::amp::Stepper &getStepper() { return *stepper; }
 
   /// The forward model's results as (name, role, Tensor), copied out.
   py::list eval() {
@@ -749,7 +732,92 @@ private:
   }
   std::shared_ptr<Library> library;
   amp_state *state = nullptr;
+  std::optional<::amp::Stepper> stepper;
 };
+
+//===----------------------------------------------------------------------===//
+// The per-step rules (lib/Host's Stepper), for the Trainer
+//===----------------------------------------------------------------------===//
+
+/// Overlapped steps (amp_train_step_begin/finish, ModelABI.h), without the
+/// GIL.
+void beginStep(::amp::Stepper &stepper) {
+  if (!stepper.hasOverlappedSteps())
+    throw AmpError("the library predates overlapped steps: compile it again");
+  std::string error;
+  bool begun;
+  {
+    py::gil_scoped_release release;
+    begun = stepper.beginStep(error);
+  }
+  if (!begun)
+    throw AmpError("the training step failed: " + error);
+}
+
+std::pair<float, bool> finishStep(::amp::Stepper &stepper) {
+  if (!stepper.hasOverlappedSteps())
+    throw AmpError("the library predates overlapped steps: compile it again");
+  ::amp::Stepper::MicroBatch result;
+  std::string error;
+  bool finished;
+  {
+    py::gil_scoped_release release;
+    finished = stepper.finishStep(result, nullptr, error);
+  }
+  if (!finished)
+    throw AmpError("the training step failed: " + error);
+  return {result.loss, result.skipped != 0};
+}
+
+void setLearningRate(::amp::Stepper &stepper, double lr) {
+  if (!stepper.learningRate())
+    throw AmpError("the compiled step has no learning rate");
+  std::string error;
+  if (!stepper.setLearningRate(lr, error))
+    throw AmpError("cannot set 'lr': " + error);
+}
+
+double readLearningRate(const ::amp::Stepper &stepper) {
+  std::optional<double> lr = stepper.readLearningRate();
+  if (!lr)
+    throw py::key_error("the model has no tensor named 'lr'");
+  return *lr;
+}
+
+void setAccumulation(::amp::Stepper &stepper, int64_t count) {
+  std::string error;
+  switch (stepper.setAccumulation(count, error)) {
+  case ::amp::Stepper::AccumulationResult::Set:
+    return;
+  case ::amp::Stepper::AccumulationResult::NotCompiled:
+    throw AmpError("the step was compiled without gradient accumulation; "
+                   "pass accumulate=N to amp.compile");
+  case ::amp::Stepper::AccumulationResult::Failed:
+    break;
+  }
+  throw AmpError("cannot set 'accumulate': " + error);
+}
+
+std::vector<float> lossScales(const ::amp::Stepper &stepper) {
+  llvm::SmallVector<float> scales;
+  if (!stepper.lossScales(scales))
+    throw AmpError("cannot read the loss scales");
+  return std::vector<float>(scales.begin(), scales.end());
+}
+
+void bindStepper(py::module_ &m) {
+  py::class_<::amp::Stepper>(m, "Stepper")
+      .def_property_readonly("completed_update",
+                             &::amp::Stepper::completedUpdate)
+      .def("begin_step", &beginStep)
+      .def("finish_step", &finishStep)
+      .def_property_readonly("lr", &readLearningRate)
+      .def("set_lr", &setLearningRate, py::arg("lr"))
+      .def_property_readonly("accumulates", &::amp::Stepper::accumulates)
+      .def_property_readonly("accumulation", &::amp::Stepper::accumulation)
+      .def("set_accumulation", &setAccumulation, py::arg("count"))
+      .def("loss_scales", &lossScales);
+}
 
 //===----------------------------------------------------------------------===//
 // amp.debug: the first op that made inf or NaN (docs/Debugging.md)
@@ -941,13 +1009,13 @@ PYBIND11_MODULE(_amp, m) {
              return self.cast<State &>().tensor(self, name);
            })
       .def("set", &State::set, py::arg("name"), py::arg("value"))
-      .def("set_hyperparameter", &State::setHyperparameter)
       .def("train_step", &State::trainStep)
-      .def("begin_step", &State::beginStep)
-      .def("finish_step", &State::finishStep)
+      .def_property_readonly("stepper", &State::getStepper,
+                             py::return_value_policy::reference_internal)
       .def("eval", &State::eval)
       .def("save", &State::save)
       .def("load", &State::load);
   bindTensor(m);
   bindNonfiniteFinder(m);
+  bindStepper(m);
 }

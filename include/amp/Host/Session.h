@@ -7,7 +7,8 @@
 // the other ranks; run the steps, each an optimizer update of one or more
 // micro-batches (or an evaluation), overlapped on a GPU where nothing of
 // the state is read between steps, the learning rate set per step from a
-// schedule; then write the reports and the checkpoint.
+// schedule; then write the reports and the checkpoint. Each step follows
+// the per-step rules of Stepper.h, which Python's Trainer follows too.
 //
 // A session is configured by a SessionConfig, the options as given; its
 // messages name them as amp-run spells them. A run that fails leaves
@@ -26,6 +27,7 @@
 #include "amp/Host/Model.h"
 #include "amp/Host/Outputs.h"
 #include "amp/Host/Profile.h"
+#include "amp/Host/Stepper.h"
 
 #include <cmath>
 #include <memory>
@@ -105,12 +107,6 @@ private:
     int64_t skipped = 0;
     double seconds = 0;
   };
-  /// What one optimizer update (or evaluation) gave.
-  struct StepOutcome {
-    float loss = NAN;
-    int32_t skipped = 0;
-    double seconds = 0;
-  };
 
   int fail(const llvm::Twine &message) const {
     return diagnostics.error(message);
@@ -120,17 +116,16 @@ private:
   int setAccumulation();
   int checkLoadedHyperparameters();
   int checkLearningRates();
-  std::optional<std::string> scheduledRateProblem(const amp_tensor_info &lr,
-                                                  int64_t step) const;
-  int checkScheduledRate(int64_t step);
+  std::optional<std::string> scheduledRateProblem(int64_t step) const;
   int scheduleLearningRate(int64_t step, std::optional<double> &lr);
   void describeRun(RunRecord &record) const;
   int agreeWithOtherRanks(bool ready);
   int startProfile();
   bool writeProfile(OutputFile &file, std::string &error) const;
   bool canOverlapSteps() const;
-  int runMicroBatches(int64_t step, StepOutcome &outcome);
-  void reportStep(int64_t step, const StepOutcome &outcome,
+  int runMicroBatches(int64_t step, Stepper::Update &outcome);
+  int runEvaluation(int64_t step, Stepper::Update &outcome);
+  void reportStep(int64_t step, const Stepper::Update &outcome,
                   llvm::ArrayRef<float> scales, std::optional<double> lr,
                   bool live);
   void printProgress(int64_t step, float loss, llvm::ArrayRef<float> scales,
@@ -152,6 +147,8 @@ private:
 
   std::optional<Model> model;
   std::unique_ptr<amp_state, void (*)(amp_state *)> state{nullptr, nullptr};
+  /// The per-step rules on `state`.
+  std::optional<Stepper> stepper;
   DeviceProfile profile;
   std::unique_ptr<mlir::amp::NonfiniteFinder> finder;
   std::optional<Metrics> metrics;
