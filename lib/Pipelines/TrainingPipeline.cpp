@@ -4,8 +4,9 @@
 // dialect -> the training step (amp-autodiff) -> mixed precision
 // (amp-assign-precision, amp-insert-casts) -> loss scaling and master
 // weights -> gradient accumulation -> the forward model in evaluation mode
-// -> the CPU or GPU pipeline. amp-compile, amp-opt and the Python package build it from
-// TrainingPipelineOptions, checked once by TrainingPipelineOptions::verify.
+// -> the CPU or GPU pipeline. amp-compile, amp-opt and the Python package build
+// it from TrainingPipelineOptions, checked once by
+// TrainingPipelineOptions::verify.
 //
 //===----------------------------------------------------------------------===//
 
@@ -147,8 +148,8 @@ LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
       .atLeastOne("hysteresis", hysteresis);
   // The micro-batch counter of amp-accumulate-gradients is an f32.
   if (accumulate > kMaxAccumulate)
-    check.fail(optionPrefix.str() + "accumulate=" +
-               std::to_string(int64_t(accumulate)) +
+    check.fail(optionPrefix.str() +
+               "accumulate=" + std::to_string(int64_t(accumulate)) +
                " is out of range: expected at most 16777216 (2^24)");
 #ifndef AMP_HAS_MPI
   if (dataParallel)
