@@ -85,14 +85,16 @@
 // CHECK-NEXT: PASS tensor 77 (broadcast_scalar dx) 
 // CHECK-NEXT: PASS tensor 78 (slice loss) 
 // CHECK-NEXT: PASS tensor 79 (slice dx) 
-// CHECK-NEXT: PASS tensor 80 (concat loss) 
-// CHECK-NEXT: PASS tensor 81 (concat dx) 
-// CHECK-NEXT: PASS tensor 82 (concat dy) 
-// CHECK-NEXT: PASS tensor 83 (gather loss) 
-// CHECK-NEXT: PASS tensor 84 (gather dtable) 
-// CHECK-NEXT: PASS tensor 85 (gather_axis1 loss) 
-// CHECK-NEXT: PASS tensor 86 (gather_axis1 dtable) 
-// CHECK-NEXT: ALL 87 TENSORS PASS
+// CHECK-NEXT: PASS tensor 80 (slice_three loss) 
+// CHECK-NEXT: PASS tensor 81 (slice_three dx) 
+// CHECK-NEXT: PASS tensor 82 (concat loss) 
+// CHECK-NEXT: PASS tensor 83 (concat dx) 
+// CHECK-NEXT: PASS tensor 84 (concat dy) 
+// CHECK-NEXT: PASS tensor 85 (gather loss) 
+// CHECK-NEXT: PASS tensor 86 (gather dtable) 
+// CHECK-NEXT: PASS tensor 87 (gather_axis1 loss) 
+// CHECK-NEXT: PASS tensor 88 (gather_axis1 dtable) 
+// CHECK-NEXT: ALL 89 TENSORS PASS
 // CHECK-NOT: FAIL
 
 func.func private @printMemrefF32(tensor<*xf32>)
@@ -517,6 +519,23 @@ func.func @slice(
 func.func private @slice_grad(tensor<5x6xf32>, tensor<2x2xf32>)
     -> (tensor<f32>, tensor<5x6xf32>)
 
+func.func @slice_three(
+    %x: tensor<2x9xf32> {amp.role = #amp.role<parameter>, amp.name = "x"},
+    %r: tensor<2x3xf32> {amp.role = #amp.role<input>, amp.name = "r"})
+    -> (tensor<f32> {amp.role = #amp.role<loss>, amp.name = "loss"})
+    attributes {amp.graph = #amp.graph<forward>} {
+  %a = amp.slice %x {starts = array<i64: 0, 0>, limits = array<i64: 2, 3>, strides = array<i64: 1, 1>} : tensor<2x9xf32> -> tensor<2x3xf32>
+  %b = amp.slice %x {starts = array<i64: 0, 3>, limits = array<i64: 2, 6>, strides = array<i64: 1, 1>} : tensor<2x9xf32> -> tensor<2x3xf32>
+  %c = amp.slice %x {starts = array<i64: 0, 6>, limits = array<i64: 2, 9>, strides = array<i64: 1, 1>} : tensor<2x9xf32> -> tensor<2x3xf32>
+  %ab = amp.mul %a, %b : tensor<2x3xf32>
+  %y = amp.sub %ab, %c : tensor<2x3xf32>
+  %weighted = amp.mul %y, %r : tensor<2x3xf32>
+  %loss = amp.reduce_sum %weighted {axes = array<i64: 0, 1>} : tensor<2x3xf32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+func.func private @slice_three_grad(tensor<2x9xf32>, tensor<2x3xf32>)
+    -> (tensor<f32>, tensor<2x9xf32>)
+
 func.func @concat(
     %x: tensor<2x3xf32> {amp.role = #amp.role<parameter>, amp.name = "x"},
     %y: tensor<2x2xf32> {amp.role = #amp.role<parameter>, amp.name = "y"},
@@ -862,6 +881,14 @@ func.func @main() {
   call @printMemrefF32(%slice_p0) : (tensor<*xf32>) -> ()
   %slice_p1 = tensor.cast %slice_res#1 : tensor<5x6xf32> to tensor<*xf32>
   call @printMemrefF32(%slice_p1) : (tensor<*xf32>) -> ()
+  %slice_three_x = amp.constant dense<[[0.854, 0.855, 1.341, 0.034, -1.327, -0.05, -0.855, -0.311, 1.494], [0.02, 1.006, -0.093, -0.208, 0.669, 0.892, 0.586, 0.81, -0.143]]> : tensor<2x9xf32>
+  %slice_three_r = amp.constant dense<[[-0.269, 0.922, 0.314], [0.178, -0.955, 0.833]]> : tensor<2x3xf32>
+  %slice_three_res:2 = call @slice_three_grad(%slice_three_x, %slice_three_r)
+      : (tensor<2x9xf32>, tensor<2x3xf32>) -> (tensor<f32>, tensor<2x9xf32>)
+  %slice_three_p0 = tensor.cast %slice_three_res#0 : tensor<f32> to tensor<*xf32>
+  call @printMemrefF32(%slice_three_p0) : (tensor<*xf32>) -> ()
+  %slice_three_p1 = tensor.cast %slice_three_res#1 : tensor<2x9xf32> to tensor<*xf32>
+  call @printMemrefF32(%slice_three_p1) : (tensor<*xf32>) -> ()
   %concat_x = amp.constant dense<[[-0.179, 0.698, -0.83], [1.218, 0.013, 0.332]]> : tensor<2x3xf32>
   %concat_y = amp.constant dense<[[0.584, -0.1], [0.291, 0.95]]> : tensor<2x2xf32>
   %concat_r = amp.constant dense<[[-0.104, 0.373, -0.226, 0.98, -0.292], [0.995, -0.552, -0.934, -0.668, -0.922]]> : tensor<2x5xf32>

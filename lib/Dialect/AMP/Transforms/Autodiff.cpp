@@ -169,6 +169,70 @@ struct ForwardGroups {
   SmallVector<std::optional<unsigned>> bufferSource;
 };
 
+/// Two slice gradients of one tensor over adjacent ranges of one axis (the
+/// q, k and v slices of a fused projection, in any order) as one slice
+/// gradient of their concatenation, or the concatenation itself when it
+/// covers the tensor: one kernel writing the gradient once instead of a
+/// zero-filled tensor per slice and their sums (the same values: adding
+/// zeros is exact). Null when they are not such a pair.
+Value mergeSliceGradients(OpBuilder &b, Location loc, Value first,
+                          Value second) {
+  auto lo = first.getDefiningOp<SliceGradOp>();
+  auto hi = second.getDefiningOp<SliceGradOp>();
+  if (!lo || !hi || first.getType() != second.getType())
+    return Value();
+  auto unitStrides = [](SliceGradOp op) {
+    return llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; });
+  };
+  if (!unitStrides(lo) || !unitStrides(hi))
+    return Value();
+  // lo is the one that starts first where they differ.
+  for (int64_t d = 0, e = lo.getStarts().size(); d < e; ++d)
+    if (lo.getStarts()[d] != hi.getStarts()[d]) {
+      if (hi.getStarts()[d] < lo.getStarts()[d])
+        std::swap(lo, hi);
+      break;
+    }
+  // One axis where lo ends as hi starts; equal ranges on the others.
+  std::optional<int64_t> axis;
+  for (int64_t d = 0, e = lo.getStarts().size(); d < e; ++d) {
+    bool same = lo.getStarts()[d] == hi.getStarts()[d] &&
+                lo.getLimits()[d] == hi.getLimits()[d];
+    if (same)
+      continue;
+    if (axis || lo.getLimits()[d] != hi.getStarts()[d])
+      return Value();
+    axis = d;
+  }
+  if (!axis)
+    return Value();
+  auto grad = [](SliceGradOp op) {
+    return cast<RankedTensorType>(op.getGrad().getType());
+  };
+  SmallVector<int64_t> shape(grad(lo).getShape());
+  shape[*axis] += grad(hi).getDimSize(*axis);
+  // A concatenation merged before along the same axis is spliced in: one
+  // concatenation of all the pieces.
+  SmallVector<Value> pieces;
+  for (Value part : {lo.getGrad(), hi.getGrad()}) {
+    auto inner = part.getDefiningOp<ConcatOp>();
+    if (inner && inner.getAxis() == *axis && part.hasOneUse())
+      llvm::append_range(pieces, inner.getInputs());
+    else
+      pieces.push_back(part);
+  }
+  Value joined = ConcatOp::create(b, loc, grad(lo).clone(shape), pieces, *axis);
+  SmallVector<int64_t> limits(lo.getLimits());
+  limits[*axis] = hi.getLimits()[*axis];
+  auto result = cast<RankedTensorType>(first.getType());
+  if (llvm::all_of(lo.getStarts(), [](int64_t s) { return s == 0; }) &&
+      ArrayRef<int64_t>(limits) == result.getShape())
+    return joined;
+  return SliceGradOp::create(b, loc, result, joined, lo.getStartsAttr(),
+                             b.getDenseI64ArrayAttr(limits),
+                             lo.getStridesAttr());
+}
+
 /// The signature of the generated function, and where its groups are.
 struct StepSignature {
   SmallVector<Slot> args, results;
@@ -205,6 +269,9 @@ private:
   LogicalResult reverseSweep();
   LogicalResult propagate(Operation *op);
   LogicalResult accumulate(Operation *op, Value value, Value gradient);
+  /// Erases the op of a gradient merged away, unless something still uses
+  /// it or it is another value's gradient too.
+  void eraseIfUnheld(Value gradient);
   void finishParameterGradients();
   void emitReturn();
 
@@ -711,9 +778,33 @@ LogicalResult StepGenerator::accumulate(Operation *op, Value value,
     gradient = CastOp::create(b, op->getLoc(), to, gradient);
   }
   Value &slot = grads[value];
-  slot = slot ? AddOp::create(b, op->getLoc(), slot, gradient).getResult()
-              : gradient;
+  if (!slot) {
+    slot = gradient;
+    return success();
+  }
+  if (Value merged = mergeSliceGradients(b, op->getLoc(), slot, gradient)) {
+    Value previous = slot;
+    slot = merged;
+    eraseIfUnheld(previous);
+    eraseIfUnheld(gradient);
+    return success();
+  }
+  slot = AddOp::create(b, op->getLoc(), slot, gradient);
   return success();
+}
+
+void StepGenerator::eraseIfUnheld(Value gradient) {
+  Operation *def = gradient.getDefiningOp();
+  if (!def || !gradient.use_empty() || llvm::any_of(grads, [&](auto &entry) {
+        return entry.second == gradient;
+      }))
+    return;
+  SmallVector<Value> operands(def->getOperands());
+  def->erase();
+  // A concatenation spliced into a larger one (mergeSliceGradients).
+  for (Value operand : operands)
+    if (operand.getDefiningOp<ConcatOp>())
+      eraseIfUnheld(operand);
 }
 
 /// The gradient of each parameter (zero, with a warning, for one that does

@@ -113,6 +113,19 @@ CASES = [
          "%y = amp.slice %x {starts = array<i64: 1, 0>, limits = array<i64: 5, 6>, "
          "strides = array<i64: 2, 3>} : tensor<5x6xf32> -> tensor<2x2xf32>",
          "%y", (2, 2), lambda v: v["x"][1:5:2, 0:6:3]),
+    # A fused projection split in three (q, k, v): the three slice
+    # gradients become one concatenation (amp-autodiff), in slice order.
+    Case("slice_three", [("x", (2, 9), rnd("slice3x", (2, 9)))],
+         "%a = amp.slice %x {starts = array<i64: 0, 0>, limits = array<i64: 2, 3>, "
+         "strides = array<i64: 1, 1>} : tensor<2x9xf32> -> tensor<2x3xf32>\n"
+         "  %b = amp.slice %x {starts = array<i64: 0, 3>, limits = array<i64: 2, 6>, "
+         "strides = array<i64: 1, 1>} : tensor<2x9xf32> -> tensor<2x3xf32>\n"
+         "  %c = amp.slice %x {starts = array<i64: 0, 6>, limits = array<i64: 2, 9>, "
+         "strides = array<i64: 1, 1>} : tensor<2x9xf32> -> tensor<2x3xf32>\n"
+         "  %ab = amp.mul %a, %b : tensor<2x3xf32>\n"
+         "  %y = amp.sub %ab, %c : tensor<2x3xf32>",
+         "%y", (2, 3),
+         lambda v: v["x"][:, 0:3] * v["x"][:, 3:6] - v["x"][:, 6:9]),
     Case("concat", [("x", (2, 3), rnd("concatx", (2, 3))), ("y", (2, 2), rnd("concaty", (2, 2)))],
          "%z = amp.concat %x, %y {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x5xf32>",
          "%z", (2, 5), lambda v: torch.cat([v["x"], v["y"]], 1)),
