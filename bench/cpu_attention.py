@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import default_build, load_average, machine, ratio  # noqa: E402
+from amp_testing import load_attention_runtime  # noqa: E402
 
 AMP_DTYPE = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
 
@@ -35,18 +36,7 @@ def load_runtime(build):
     if not os.path.exists(path):
         sys.exit(f"cpu_attention.py: {path} is missing: build it with "
                  f"./scripts/build.sh amp_runner_runtime")
-    lib = ctypes.CDLL(path)
-    i32, i64, f32, ptr = (ctypes.c_int32, ctypes.c_int64, ctypes.c_float,
-                          ctypes.c_void_p)
-    lib.amp_cpu_attention_fwd.argtypes = [
-        i32, i64, i64, i64, i64, i64, i64, i64, ptr, ptr, ptr, i32, ptr, i64,
-        i64, f32, i32, f32, i64, ptr, ptr]
-    lib.amp_cpu_attention_bwd.argtypes = [
-        i32, i64, i64, i64, i64, i64, i64, i64, ptr, ptr, ptr, ptr, ptr, ptr,
-        i32, ptr, i64, i64, f32, i32, f32, i64, ptr, ptr, ptr]
-    lib.amp_set_num_threads.argtypes = [i32]
-    lib.amp_set_num_threads.restype = i32
-    return lib
+    return load_attention_runtime(path)
 
 
 def tile_products():

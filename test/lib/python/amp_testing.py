@@ -93,6 +93,29 @@ ABI_SIGNATURES = {
 }
 
 
+# The runtime's fused attention (include/amp/Runtime/Attention.h) and its
+# thread count, as libamp_runner_runtime.so exports them.
+_I32, _I64, _F32, _PTR = (ctypes.c_int32, ctypes.c_int64, ctypes.c_float,
+                          ctypes.c_void_p)
+_PROBLEM = (_I32,) + (_I64,) * 7
+_MASK_AND_ATTRIBUTES = (_I32, _PTR, _I64, _I64, _F32, _I32, _F32, _I64)
+ATTENTION_SIGNATURES = {
+    "amp_cpu_attention_fwd": (None, _PROBLEM + (_PTR,) * 3 +
+                              _MASK_AND_ATTRIBUTES + (_PTR,) * 2),
+    "amp_cpu_attention_bwd": (None, _PROBLEM + (_PTR,) * 6 +
+                              _MASK_AND_ATTRIBUTES + (_PTR,) * 3),
+    "amp_set_num_threads": (_I32, (_I32,)),
+}
+
+
+def load_attention_runtime(path):
+    """libamp_runner_runtime.so at `path` with ATTENTION_SIGNATURES set."""
+    lib = ctypes.CDLL(path)
+    for name, (result, arguments) in ATTENTION_SIGNATURES.items():
+        function = getattr(lib, name)
+        function.restype, function.argtypes = result, list(arguments)
+    return lib
+
 def default_build():
     """amp's build directory: AMP_BUILD_DIR (as test/lit.cfg.py and
     scripts/gpu-machine.sh set it) or build/ under the repository."""

@@ -9,11 +9,15 @@ Usage: cpu-attention-check.py <libamp_runner_runtime.so>
 Prints one line per case; exits 1 on the first mismatch.
 """
 
-import ctypes
+import os
 import sys
 
 import numpy as np
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "lib", "python"))
+from amp_testing import load_attention_runtime  # noqa: E402
 
 AMP_DTYPE = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
 MASK_NONE, MASK_KEEP, MASK_ADD = 0, 1, 2
@@ -32,21 +36,6 @@ MASK_NONE, MASK_KEEP, MASK_ADD = 0, 1, 2
 TOLERANCE = {torch.float32: 5e-6, torch.bfloat16: 1.6e-2, torch.float16: 3e-3}
 
 
-def load(path):
-    lib = ctypes.CDLL(path)
-    i32, i64, f32, ptr = (ctypes.c_int32, ctypes.c_int64, ctypes.c_float,
-                          ctypes.c_void_p)
-    lib.amp_cpu_attention_fwd.argtypes = [
-        i32, i64, i64, i64, i64, i64, i64, i64, ptr, ptr, ptr, i32, ptr, i64,
-        i64, f32, i32, f32, i64, ptr, ptr]
-    lib.amp_cpu_attention_fwd.restype = None
-    lib.amp_cpu_attention_bwd.argtypes = [
-        i32, i64, i64, i64, i64, i64, i64, i64, ptr, ptr, ptr, ptr, ptr, ptr,
-        i32, ptr, i64, i64, f32, i32, f32, i64, ptr, ptr, ptr]
-    lib.amp_cpu_attention_bwd.restype = None
-    lib.amp_set_num_threads.argtypes = [i32]
-    lib.amp_set_num_threads.restype = i32
-    return lib
 
 
 def dropout_keep(seed, shape, p):
@@ -237,7 +226,7 @@ def self_check_catches_bugs(c, dtype, bug):
 
 
 def main():
-    lib = load(sys.argv[1])
+    lib = load_attention_runtime(sys.argv[1])
     base = dict(b=2, hq=4, hkv=2, sq=37, skv=53, d=16, dv=16, scale=0.25,
                 causal=False, mask=MASK_NONE, dropout=0.0, seed=0,
                 data_seed=1)
