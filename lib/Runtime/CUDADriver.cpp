@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 
 using namespace amp::cuda;
 
@@ -41,6 +42,11 @@ struct State {
   std::mutex errorMutex;
   std::atomic<bool> hasError{false};
   std::string error;
+  /// The thread capturing the stream into a graph, and the capture's first
+  /// error (beginCaptureErrors).
+  std::atomic<bool> capturing{false};
+  std::thread::id captureThread;
+  std::string captureError;
 
   // Initialization: runs once, under initMutex; initDone lets later calls
   // skip the mutex.
@@ -145,8 +151,8 @@ template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
 
 bool openDriver(State &s) {
   std::string reason;
-  s.library =
-      openLibrary(AMP_CUDA_DRIVER_LIBRARY, AMP_CUDA_DRIVER_FALLBACK_DIR, reason);
+  s.library = openLibrary(AMP_CUDA_DRIVER_LIBRARY, AMP_CUDA_DRIVER_FALLBACK_DIR,
+                          reason);
   if (s.library)
     return true;
   return fail("no NVIDIA driver: " AMP_CUDA_DRIVER_LIBRARY
@@ -288,9 +294,21 @@ bool createContextAndStream(State &s) {
 // Sticky errors
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Whether this thread is capturing; the caller holds the error mutex.
+bool capturingHere(const State &s) {
+  return s.capturing && s.captureThread == std::this_thread::get_id();
+}
+} // namespace
+
 bool amp::cuda::fail(const std::string &message) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.errorMutex);
+  if (capturingHere(s)) {
+    if (s.captureError.empty())
+      s.captureError = message;
+    return false;
+  }
   if (!s.hasError.load(std::memory_order_relaxed)) {
     s.error = message;
     s.hasError.store(true, std::memory_order_release);
@@ -299,7 +317,28 @@ bool amp::cuda::fail(const std::string &message) {
 }
 
 bool amp::cuda::failed() {
-  return state().hasError.load(std::memory_order_acquire);
+  State &s = state();
+  if (s.hasError.load(std::memory_order_acquire))
+    return true;
+  if (!s.capturing.load(std::memory_order_acquire))
+    return false;
+  std::lock_guard<std::mutex> lock(s.errorMutex);
+  return capturingHere(s) && !s.captureError.empty();
+}
+
+void amp::cuda::beginCaptureErrors() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.errorMutex);
+  s.capturing = true;
+  s.captureThread = std::this_thread::get_id();
+  s.captureError.clear();
+}
+
+std::string amp::cuda::endCaptureErrors() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.errorMutex);
+  s.capturing = false;
+  return std::move(s.captureError);
 }
 
 const char *amp::cuda::lastError() {

@@ -68,7 +68,14 @@ namespace cuda {
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
   X(cuFuncSetAttribute)                                                        \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                                                            \
+  X(cuThreadExchangeStreamCaptureMode)                                         \
+  X(cuStreamBeginCapture_v2)                                                   \
+  X(cuStreamEndCapture)                                                        \
+  X(cuGraphInstantiateWithFlags)                                               \
+  X(cuGraphLaunch)                                                             \
+  X(cuGraphExecDestroy)                                                        \
+  X(cuGraphDestroy)
 
 /// Function pointers with the exact prototypes of cuda.h (decltype does not
 /// reference the symbols, so nothing links against libcuda).
@@ -104,10 +111,19 @@ struct DeviceInfo {
 //===----------------------------------------------------------------------===//
 
 /// Records `message` unless an error is already recorded. Returns false so
-/// that callers can `return fail(...)`.
+/// that callers can `return fail(...)`. While this thread captures the
+/// stream (beginCaptureErrors), the error belongs to the capture instead:
+/// nothing captured has run, and the capture is discarded.
 bool fail(const std::string &message);
-/// Whether an error has been recorded.
+/// Whether an error has been recorded (or, during a capture on this thread,
+/// the capture has one).
 bool failed();
+
+/// From now until endCaptureErrors, errors on this thread are the
+/// capture's (CUDA graphs, CUDARuntime.cpp).
+void beginCaptureErrors();
+/// Ends that; the capture's first error, or "".
+std::string endCaptureErrors();
 /// The first error, or "" when there was none. The pointer stays valid.
 const char *lastError();
 

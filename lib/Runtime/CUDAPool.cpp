@@ -24,6 +24,11 @@ struct Pool {
   /// Free blocks by rounded size.
   std::unordered_map<size_t, std::vector<CUdeviceptr>> cached;
   std::unordered_set<CUdeviceptr> managed;
+  /// Blocks allocated or freed during a capture, and those of them free.
+  std::unordered_set<CUdeviceptr> forGraphs;
+  std::unordered_map<size_t, std::vector<CUdeviceptr>> cachedForGraphs;
+  bool capturing = false;
+  size_t graphs = 0;
   PoolStats stats;
 };
 
@@ -45,15 +50,34 @@ size_t highestPowerOfTwoBelow(size_t value) {
   return power;
 }
 
-CUdeviceptr takeCached(Pool &p, size_t size) {
-  auto it = p.cached.find(size);
-  if (it == p.cached.end() || it->second.empty())
+CUdeviceptr
+takeFrom(std::unordered_map<size_t, std::vector<CUdeviceptr>> &cache,
+         size_t &bytes, Pool &p, size_t size) {
+  auto it = cache.find(size);
+  if (it == cache.end() || it->second.empty())
     return 0;
   CUdeviceptr block = it->second.back();
   it->second.pop_back();
-  p.stats.bytesCached -= size;
+  bytes -= size;
   ++p.stats.reuses;
   return block;
+}
+
+CUdeviceptr takeCached(Pool &p, size_t size) {
+  return takeFrom(p.cached, p.stats.bytesCached, p, size);
+}
+
+/// With no graph left, their blocks are ordinary ones.
+void releaseGraphBlocksLocked(Pool &p) {
+  if (p.graphs != 0 || p.capturing)
+    return;
+  for (auto &[size, blocks] : p.cachedForGraphs)
+    for (CUdeviceptr block : blocks)
+      p.cached[size].push_back(block);
+  p.stats.bytesCached += p.stats.bytesForGraphs;
+  p.stats.bytesForGraphs = 0;
+  p.cachedForGraphs.clear();
+  p.forGraphs.clear();
 }
 
 /// Frees the cached blocks; the caller holds the pool's mutex and has
@@ -127,11 +151,25 @@ void *amp::cuda::poolAllocate(size_t bytes) {
   Pool &p = pool();
   size_t size = poolRoundedSize(bytes);
   std::lock_guard<std::mutex> lock(p.mutex);
-  CUdeviceptr block = takeCached(p, size);
+  CUdeviceptr block = 0;
+  if (p.capturing)
+    block = takeFrom(p.cachedForGraphs, p.stats.bytesForGraphs, p, size);
   if (!block)
+    block = takeCached(p, size);
+  if (!block && p.capturing) {
+    // cuMemAlloc is refused in a global-mode capture (it is not stream
+    // ordered); the block stays the graph's, so the graph is valid.
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    api().cuThreadExchangeStreamCaptureMode(&mode);
     block = allocateFromDriver(p, size, bytes);
+    api().cuThreadExchangeStreamCaptureMode(&mode);
+  } else if (!block) {
+    block = allocateFromDriver(p, size, bytes);
+  }
   if (!block)
     return nullptr;
+  if (p.capturing)
+    p.forGraphs.insert(block);
   p.live.emplace(block, size);
   p.stats.bytesInUse += size;
   if (api().ampEmuPoolBlock)
@@ -162,8 +200,17 @@ void amp::cuda::poolFree(void *pointer) {
   size_t size = it->second;
   p.live.erase(it);
   p.stats.bytesInUse -= size;
-  p.stats.bytesCached += size;
-  p.cached[size].push_back(block);
+  // A block a graph uses (or, freed in a capture, may use) must not be
+  // handed to work outside the graphs.
+  if (p.capturing)
+    p.forGraphs.insert(block);
+  if (p.forGraphs.count(block)) {
+    p.stats.bytesForGraphs += size;
+    p.cachedForGraphs[size].push_back(block);
+  } else {
+    p.stats.bytesCached += size;
+    p.cached[size].push_back(block);
+  }
   if (api().ampEmuPoolBlock)
     api().ampEmuPoolBlock(pointer, 0, 1);
 }
@@ -195,6 +242,28 @@ void amp::cuda::poolReleaseCached() {
   Pool &p = pool();
   std::lock_guard<std::mutex> lock(p.mutex);
   releaseCachedLocked(p);
+}
+
+void amp::cuda::poolBeginCapture() {
+  Pool &p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.capturing = true;
+}
+
+void amp::cuda::poolEndCapture(bool kept) {
+  Pool &p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.capturing = false;
+  p.graphs += kept;
+  releaseGraphBlocksLocked(p);
+}
+
+void amp::cuda::poolGraphDestroyed() {
+  Pool &p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (p.graphs > 0)
+    --p.graphs;
+  releaseGraphBlocksLocked(p);
 }
 
 PoolStats amp::cuda::poolStats() {

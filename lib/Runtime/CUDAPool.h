@@ -11,6 +11,13 @@
 // are still queued is handed to the next allocation, whose users are queued
 // behind them on the same (only) stream.
 //
+// CUDA graphs: a captured step's allocations are host calls the graph does
+// not replay, so the blocks it used must hold still. Blocks allocated or
+// freed during a capture belong to the graphs: freed, they go to a cache of
+// their own that only captures draw from, until the last graph is
+// destroyed. Graphs replay in stream order on the one stream, so they may
+// share these blocks as plain steps share the ordinary cache.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_LIB_RUNTIME_CUDAPOOL_H
@@ -41,14 +48,25 @@ void *poolAllocateManaged(size_t bytes);
 bool poolHasManagedBlocks();
 
 /// Waits for the stream and gives every cached (free) block back to the
-/// driver.
+/// driver (not those of the graphs).
 void poolReleaseCached();
+
+/// A capture of the stream starts: allocations come from the graphs'
+/// blocks, then the ordinary cache, then the driver (in relaxed capture
+/// mode: the block is the graph's for as long as it lives).
+void poolBeginCapture();
+/// The capture ended; `kept` when it made a graph.
+void poolEndCapture(bool kept);
+/// A graph was destroyed; with the last one the graphs' free blocks go
+/// back to the ordinary cache.
+void poolGraphDestroyed();
 
 struct PoolStats {
   size_t driverAllocations = 0; // cuMemAlloc calls that succeeded
   size_t reuses = 0;            // allocations served from the cache
   size_t bytesInUse = 0;        // rounded sizes of live blocks
   size_t bytesCached = 0;       // rounded sizes of free blocks kept
+  size_t bytesForGraphs = 0;    // free blocks kept for captured graphs
 };
 PoolStats poolStats();
 

@@ -18,6 +18,7 @@
 
 #include "CUDADriver.h"
 #include "CUDAPool.h"
+#include "DeviceGraphs.h"
 
 #include "amp/Runtime/DeviceRuntime.h"
 
@@ -216,6 +217,81 @@ const amp_device_ops kCudaOps = {
 };
 
 //===----------------------------------------------------------------------===//
+// Graphs (DeviceGraphs.h): the step stream captured and replayed
+//===----------------------------------------------------------------------===//
+
+/// The reason the last capture failed; never destroyed, like the state.
+const char *captureFailure(std::string reason) {
+  static std::string *text = new std::string();
+  *text = std::move(reason);
+  return text->c_str();
+}
+
+int32_t graphBeginCapture(const char **reason) {
+  if (!ready()) {
+    *reason = captureFailure(lastError());
+    return 1;
+  }
+  // Global mode: a host wait or cuMemAlloc anywhere in the step invalidates
+  // the capture (the pool allocates in relaxed mode on purpose).
+  CUresult result =
+      api().cuStreamBeginCapture_v2(stream(), CU_STREAM_CAPTURE_MODE_GLOBAL);
+  if (result != CUDA_SUCCESS) {
+    *reason = captureFailure(
+        describe(result, "capturing the step stream (cuStreamBeginCapture)"));
+    return 1;
+  }
+  beginCaptureErrors();
+  poolBeginCapture();
+  return 0;
+}
+
+void *graphEndCapture(const char **reason) {
+  std::string error = endCaptureErrors();
+  CUgraph graph = nullptr;
+  CUresult result = api().cuStreamEndCapture(stream(), &graph);
+  CUgraphExec exec = nullptr;
+  if (result != CUDA_SUCCESS)
+    error = describe(result, "ending the capture (cuStreamEndCapture)") +
+            (error.empty() ? "" : "; the capture's first error: " + error);
+  else if (!error.empty())
+    error = "the captured step failed: " + error;
+  if (error.empty()) {
+    result = api().cuGraphInstantiateWithFlags(&exec, graph, 0);
+    if (result != CUDA_SUCCESS) {
+      error = describe(result, "instantiating the captured step "
+                               "(cuGraphInstantiateWithFlags)");
+      exec = nullptr;
+    }
+  }
+  if (graph)
+    api().cuGraphDestroy(graph);
+  poolEndCapture(exec != nullptr);
+  if (!exec)
+    *reason = captureFailure(std::move(error));
+  return exec;
+}
+
+int32_t graphLaunch(void *graph) {
+  if (!ready())
+    return 1;
+  check(api().cuGraphLaunch(static_cast<CUgraphExec>(graph), stream()),
+        "launching the training step's CUDA graph (cuGraphLaunch)");
+  return status();
+}
+
+/// Also after a sticky error: the pool's blocks for graphs are released.
+void graphDestroy(void *graph) {
+  if (!graph || !initialize())
+    return;
+  api().cuGraphExecDestroy(static_cast<CUgraphExec>(graph));
+  poolGraphDestroyed();
+}
+
+const amp_device_graph_ops kCudaGraphOps = {graphBeginCapture, graphEndCapture,
+                                            graphLaunch, graphDestroy};
+
+//===----------------------------------------------------------------------===//
 // Modules and functions
 //===----------------------------------------------------------------------===//
 
@@ -325,6 +401,10 @@ uint64_t memrefSpanBytes(int64_t rank, const MemRefDescriptorHeader *memref,
 } // namespace
 
 extern "C" const amp_device_ops *amp_cuda_device_ops(void) { return &kCudaOps; }
+
+extern "C" const amp_device_graph_ops *amp_cuda_device_graph_ops(void) {
+  return &kCudaGraphOps;
+}
 
 //===----------------------------------------------------------------------===//
 // The mgpu* ABI (MLIR 22). Declarations in LLVM IR terms: ptr for pointers,

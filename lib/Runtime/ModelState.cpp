@@ -208,13 +208,14 @@ amp_state *amp_state::create(uint64_t seed) {
     if (model().tensors[i].init == AMP_INIT_COPY_OF &&
         state->initializeCopy(i) != 0)
       return nullptr;
-  if (startDataParallel(*state) != 0)
+  if (startDataParallel(*state) != 0 || state->prepareStepGraphs() != 0)
     return nullptr;
   return state.release();
 }
 
 amp_state::~amp_state() {
   pipeline.reset(); // drains the streams before anything is freed
+  stepGraphs.reset();
   if (device)
     unpinStreamedTensors();
 }

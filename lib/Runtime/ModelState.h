@@ -35,6 +35,8 @@
 // symbols, beside the C ABI, as they did in one file.
 #pragma GCC visibility push(hidden)
 
+struct amp_device_graph_ops; // DeviceGraphs.h
+
 namespace amp::runtime {
 
 /// Records `message` as amp_last_error() and returns 1.
@@ -161,6 +163,30 @@ struct StepPipeline {
   char *slot(int32_t k) { return slots.data.get() + size_t(k) * slotBytes; }
 };
 
+/// The training step as CUDA graphs (ModelSteps.cpp, DeviceGraphs.h): one
+/// captured per set of buffers the step is called on (results are swapped
+/// with the tensors they update, so the sets alternate), after one step run
+/// as it is (cuBLASLt's and cuDNN's plans and the pool's blocks are made
+/// outside any capture), then replayed.
+struct StepGraphs {
+  /// At most this many graphs: a plain step's two sets and a pipelined
+  /// step's (amp_train_step_begin) two more; the oldest goes first.
+  static constexpr size_t kMaxGraphs = 4;
+
+  explicit StepGraphs(const ::amp_device_graph_ops *ops) : ops(ops) {}
+  StepGraphs(const StepGraphs &) = delete;
+  ~StepGraphs();
+  void clear();
+
+  /// Null when graphs are not used (the reason in `disabledReason`).
+  const ::amp_device_graph_ops *ops;
+  std::string disabledReason;
+  bool warmedUp = false;
+  /// The entry's argument and result pointers each graph was captured on.
+  std::vector<std::pair<std::vector<void *>, void *>> graphs;
+  int64_t captured = 0, launched = 0;
+};
+
 //===----------------------------------------------------------------------===//
 // Data parallelism (ModelDataParallel.cpp, docs/DataParallel.md)
 //===----------------------------------------------------------------------===//
@@ -209,6 +235,8 @@ struct __attribute__((visibility("hidden"))) amp_state {
   /// whether one has.
   std::vector<float> finishedScales;
   bool finishedAny = false;
+  /// The training step's CUDA graphs; null on the CPU.
+  std::unique_ptr<amp::runtime::StepGraphs> stepGraphs;
 
   /// The model's initial state (seeded where random), or null with the
   /// reason in amp_last_error().
@@ -254,8 +282,12 @@ struct __attribute__((visibility("hidden"))) amp_state {
   int32_t stuckScaler();
   /// Fails naming the first integer label of `entry` outside its classes.
   int32_t checkLabels(const amp_entry_descriptor &entry);
-  /// Runs (on a device: queues) the entry point on the current buffers.
+  /// Runs (on a device: queues) the entry point on the current buffers; the
+  /// training step from a CUDA graph where it can.
   void callEntry(const amp_entry_descriptor &entry, ResultBuffers &results);
+  /// Sets up stepGraphs: AMP_CUDA_GRAPHS (0 or 1, default 1) and whether the
+  /// library can (ModelSteps.cpp).
+  int32_t prepareStepGraphs();
   /// Makes the entry's results the new contents of the tensors they update.
   void applyUpdates(const amp_entry_descriptor &entry, ResultBuffers &results);
   /// Gives the loss and skipped flag of a step that ran, from host copies of
@@ -281,6 +313,10 @@ private:
   void *argumentPointer(int32_t index);
   void *resultPointer(ResultBuffers &results, int32_t index);
   void updateTensor(ResultBuffers &results, int32_t index, int32_t update);
+  /// Queues the training step on `pointers` from a graph; false when it
+  /// must run as it is.
+  bool launchStepGraph(const std::vector<void *> &pointers,
+                       const amp_entry_descriptor &entry);
   const void *hostResult(const ResultBuffers &results, int32_t index) const;
   int32_t preparePipeline();
   int32_t uploadNextInputs();

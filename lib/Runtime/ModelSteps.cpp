@@ -4,15 +4,19 @@
 // integer labels are checked, what the host wrote is uploaded, the packed
 // wrapper is called on the state's buffers, the results become the new
 // state, and the loss, skipped flag and index ranges (amp-check-indices)
-// are read back and checked. OverlappedSteps.cpp queues steps instead.
+// are read back and checked. OverlappedSteps.cpp queues steps instead. On a
+// GPU both replay the training step from a CUDA graph (StepGraphs).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ModelState.h"
 
+#include "DeviceGraphs.h"
+
 #include "amp/Runtime/NonfiniteABI.h"
 #include "amp/Runtime/Numerics.h"
 
+#include <cstdlib>
 #include <cstring>
 
 // Defined by the glue of libraries whose graphs read through indices.
@@ -171,7 +175,101 @@ void amp_state::callEntry(const amp_entry_descriptor &entry,
     pointers.push_back(argumentPointer(entry.args[i]));
   for (int32_t i = 0; i < entry.num_results; ++i)
     pointers.push_back(resultPointer(results, i));
-  entry.entry(pointers.data());
+  if (!launchStepGraph(pointers, entry))
+    entry.entry(pointers.data());
+}
+
+//===----------------------------------------------------------------------===//
+// The training step as CUDA graphs
+//===----------------------------------------------------------------------===//
+
+StepGraphs::~StepGraphs() { clear(); }
+
+void StepGraphs::clear() {
+  if (!ops)
+    return;
+  for (auto &graph : graphs)
+    ops->destroy(graph.second);
+  graphs.clear();
+}
+
+int32_t amp_state::prepareStepGraphs() {
+  const char *setting = std::getenv("AMP_CUDA_GRAPHS");
+  if (setting && std::strcmp(setting, "0") != 0 &&
+      std::strcmp(setting, "1") != 0)
+    return fail(std::string("AMP_CUDA_GRAPHS must be 0 (steps without CUDA "
+                            "graphs) or 1 (the default), not '") +
+                setting + "'");
+  const amp_device_graph_ops *ops = device && amp_cuda_device_graph_ops
+                                        ? amp_cuda_device_graph_ops()
+                                        : nullptr;
+  stepGraphs = std::make_unique<StepGraphs>(ops);
+  std::string &reason = stepGraphs->disabledReason;
+  if (!ops)
+    reason = "the library runs on the CPU";
+  else if (setting && std::strcmp(setting, "0") == 0)
+    reason = "AMP_CUDA_GRAPHS=0";
+  else if (dataParallel())
+    // The collectives and the replica checks need each step's host side.
+    reason = "the library is data-parallel";
+  if (!reason.empty())
+    stepGraphs->ops = nullptr;
+  return 0;
+}
+
+/// The first step runs as it is: it makes cuBLASLt's and cuDNN's plans and
+/// fills the pool, none of which may happen during a capture. After it, a
+/// step on buffers no graph has seen is captured and its graph launched; a
+/// capture that fails turns graphs off for the state (its steps run as
+/// they are, which reports any error of the step itself).
+bool amp_state::launchStepGraph(const std::vector<void *> &pointers,
+                                const amp_entry_descriptor &entry) {
+  StepGraphs *g = stepGraphs.get();
+  if (&entry != &model().train_step || !g || !g->ops)
+    return false;
+  for (auto &[key, graph] : g->graphs)
+    if (key == pointers) {
+      g->ops->launch(graph);
+      ++g->launched;
+      return true;
+    }
+  if (!g->warmedUp) {
+    g->warmedUp = true;
+    return false;
+  }
+  if (g->graphs.size() == StepGraphs::kMaxGraphs) {
+    g->ops->destroy(g->graphs.front().second);
+    g->graphs.erase(g->graphs.begin());
+  }
+  const char *reason = nullptr;
+  if (g->ops->begin_capture(&reason) == 0) {
+    entry.entry(const_cast<void **>(pointers.data()));
+    if (void *graph = g->ops->end_capture(&reason)) {
+      g->graphs.emplace_back(pointers, graph);
+      ++g->captured;
+      g->ops->launch(graph);
+      ++g->launched;
+      return true;
+    }
+  }
+  g->disabledReason = std::string("capturing the step failed: ") +
+                      (reason ? reason : "unknown reason");
+  g->clear();
+  g->ops = nullptr;
+  return false;
+}
+
+extern "C" __attribute__((visibility("default"))) int32_t
+amp_cuda_graph_stats(amp_state *state, int64_t *captured, int64_t *launched) {
+  const StepGraphs *g = state->stepGraphs.get();
+  if (captured)
+    *captured = g ? g->captured : 0;
+  if (launched)
+    *launched = g ? g->launched : 0;
+  if (g && g->ops)
+    return 0;
+  return fail("the training steps run without CUDA graphs: " +
+              (g ? g->disabledReason : std::string("no state")));
 }
 
 void amp_state::applyUpdates(const amp_entry_descriptor &entry,

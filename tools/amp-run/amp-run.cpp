@@ -81,6 +81,13 @@ cl::opt<bool> overlapSteps(
              "--eval-output, --find-nonfinite or --profile (default on; "
              "--overlap-steps=false for plain steps)"),
     cl::cat(category));
+cl::opt<bool> cudaGraphs(
+    "cuda-graphs", cl::init(true),
+    cl::desc("On a GPU, capture the training step as a CUDA graph once and "
+             "replay it every step (default on; --cuda-graphs=false runs "
+             "each step's launches from the host, as AMP_CUDA_GRAPHS=0 "
+             "does)"),
+    cl::cat(category));
 // Registered as --threads in main (libLLVM has an option of that name).
 cl::opt<int>
     threads("amp-run-threads",
@@ -238,6 +245,9 @@ int main(int argc, char **argv) {
       (!profilePath.empty() && checkWritable("profile", profilePath) != 0))
     return 1;
   configure(config);
+  // The model runtime reads it when it creates the state (docs/GPURuntime.md).
+  if (!cudaGraphs && ::setenv("AMP_CUDA_GRAPHS", "0", 1) != 0)
+    return fail("--cuda-graphs=false: cannot set AMP_CUDA_GRAPHS");
   amp::Session session(std::move(config));
   if (session.open() != 0 || session.setUp() != 0 || session.run() != 0)
     return 1;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace amp {
@@ -68,8 +69,30 @@ std::string checkRedZones();
 size_t bytesInUse();
 /// Whether `stream` is a stream work can be queued on: null (the default
 /// stream) or one cuStreamCreate returned. Every stream runs its work when
-/// it is issued, so work on any of them is in issue order.
+/// it is issued, so work on any of them is in issue order. A stream being
+/// captured into a graph is not one for callers that would run their work
+/// at once (the capture is then invalidated): they use `issue`.
 bool isStream(const void *stream);
+
+//===----------------------------------------------------------------------===//
+// Graphs (Driver.cpp): stream capture, cuGraphInstantiate, cuGraphLaunch
+//===----------------------------------------------------------------------===//
+
+/// Work issued on a stream: returns CUDA_SUCCESS or an error code whose
+/// detail it recorded (setDetail).
+using StreamWork = std::function<int()>;
+
+/// Whether `stream` is being captured (cuStreamBeginCapture).
+bool isCapturing(const void *stream);
+/// Runs `work` now, or, while `stream` is being captured, records it as a
+/// node of the graph, run at every cuGraphLaunch of it (then CUDA_SUCCESS).
+/// What `work` reads (pointers, values) it must hold by value: a graph
+/// replays the arguments of its capture.
+int issue(const void *stream, StreamWork work);
+/// The runtime's pool marking a block (ampEmuPoolBlock) is host
+/// bookkeeping that orders with the work around it: while this thread
+/// captures a stream it becomes a node of that graph.
+int issueOnCapturingThread(StreamWork work);
 
 //===----------------------------------------------------------------------===//
 // Profile (AMP_EMULATOR_PROFILE=FILE): JSON lines written at exit.

@@ -631,11 +631,54 @@ AMP_EMU_EXPORT void ampEmuSetLaunchParamCount(uint64_t count) {
   nextParamCount = int64_t(count);
 }
 
+namespace {
+
+/// Runs a launch checked by cuLaunchKernel (now, or as a graph's node).
+CUresult runLaunch(Launch &launch, unsigned dynamicShared) {
+  runGrid(launch);
+  recordLaunch(launch, dynamicShared);
+  if (launch.failed)
+    return launchError(launch, launch.error);
+  std::string damage = checkRedZones();
+  if (!damage.empty())
+    return CUresult(
+        setDetail(false, CUDA_ERROR_ILLEGAL_ADDRESS,
+                  "kernel " + std::string(launch.kernel->name) + " " + damage));
+  return CUDA_SUCCESS;
+}
+
+/// A launch recorded into a graph: the kernel's arguments copied, as
+/// cuLaunchKernel copies them (the caller's array is gone by the replay).
+struct RecordedLaunch {
+  const amp_emu_kernel *kernel;
+  uint64_t moduleNumber;
+  uint32_t grid[3], block[3];
+  unsigned dynamicShared;
+  std::vector<std::vector<char>> arguments;
+
+  int operator()() const {
+    Launch launch;
+    launch.kernel = kernel;
+    launch.moduleNumber = moduleNumber;
+    std::copy(grid, grid + 3, launch.grid);
+    std::copy(block, block + 3, launch.block);
+    launch.sharedBytes = kernel->static_shared_bytes + dynamicShared;
+    std::vector<void *> params;
+    for (const std::vector<char> &argument : arguments)
+      params.push_back(const_cast<char *>(argument.data()));
+    launch.params = params.data();
+    return int(runLaunch(launch, dynamicShared));
+  }
+};
+
+} // namespace
+
 AMP_EMU_EXPORT CUresult cuLaunchKernel(CUfunction handle, unsigned gridX,
                                        unsigned gridY, unsigned gridZ,
                                        unsigned blockX, unsigned blockY,
                                        unsigned blockZ, unsigned sharedBytes,
-                                       CUstream, void **params, void **extra) {
+                                       CUstream stream, void **params,
+                                       void **extra) {
   auto *function = reinterpret_cast<Function *>(handle);
   if (!function)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -653,14 +696,18 @@ AMP_EMU_EXPORT CUresult cuLaunchKernel(CUfunction handle, unsigned gridX,
       return launchError(launch, "grid and block sizes must be positive");
   if (uint64_t(blockX) * blockY * blockZ > 1024)
     return launchError(launch, "more than 1024 threads per block");
-  runGrid(launch);
-  recordLaunch(launch, sharedBytes);
-  if (launch.failed)
-    return launchError(launch, launch.error);
-  std::string damage = checkRedZones();
-  if (!damage.empty())
-    return CUresult(
-        setDetail(false, CUDA_ERROR_ILLEGAL_ADDRESS,
-                  "kernel " + std::string(launch.kernel->name) + " " + damage));
-  return CUDA_SUCCESS;
+  if (!isCapturing(stream))
+    return runLaunch(launch, sharedBytes);
+  const amp_emu_kernel &k = *launch.kernel;
+  if (k.param_count > 0 && !k.param_sizes)
+    return launchError(launch, "the kernel declares no parameter sizes, so "
+                               "its arguments cannot be copied into a graph");
+  RecordedLaunch recorded{&k, launch.moduleNumber, {}, {}, sharedBytes, {}};
+  std::copy(launch.grid, launch.grid + 3, recorded.grid);
+  std::copy(launch.block, launch.block + 3, recorded.block);
+  for (uint32_t i = 0; i < k.param_count; ++i) {
+    const char *value = static_cast<const char *>(params[i]);
+    recorded.arguments.emplace_back(value, value + k.param_sizes[i]);
+  }
+  return CUresult(issue(stream, std::move(recorded)));
 }
