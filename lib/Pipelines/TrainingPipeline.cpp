@@ -48,14 +48,6 @@ std::string mlir::amp::unknownOptionValueMessage(
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The command-line name of an enum option's value.
-template <typename T>
-StringRef valueName(const mlir::detail::PassOptions::Option<T> &option) {
-  auto &parser =
-      const_cast<mlir::detail::PassOptions::Option<T> &>(option).getParser();
-  return parser.findArgStrForValue(option.getValue()).value_or("");
-}
-
 /// Checks the options one by one; the first failure leaves its message.
 class OptionChecker {
 public:
@@ -205,8 +197,8 @@ struct EnsureTrainingStepPass
 
 void addAutodiff(OpPassManager &pm, const TrainingPipelineOptions &options) {
   AMPAutodiffPassOptions autodiff;
-  autodiff.optimizer = valueName(options.optimizer).str();
-  autodiff.loss = valueName(options.loss).str();
+  autodiff.optimizer = options.optimizer;
+  autodiff.loss = options.loss;
   autodiff.momentum = options.momentum;
   autodiff.weightDecay = options.weightDecay;
   autodiff.maxGradNorm = options.maxGradNorm;
@@ -217,11 +209,11 @@ void addAutodiff(OpPassManager &pm, const TrainingPipelineOptions &options) {
 /// fp16 and bf16 go through amp-pipeline at the options' Apex level.
 void addPrecision(OpPassManager &pm, const TrainingPipelineOptions &options) {
   if (options.precision == TrainingPrecision::FP32) {
-    if (options.lossScale != TrainingLossScale::Dynamic &&
-        options.lossScale != TrainingLossScale::Static)
+    if (options.lossScale != LossScalingMode::Dynamic &&
+        options.lossScale != LossScalingMode::Static)
       return;
     AMPLossScalingPassOptions scaling;
-    scaling.mode = valueName(options.lossScale).str();
+    scaling.mode = options.lossScale;
     scaling.initScale = options.initScale;
     scaling.growthInterval = options.growthInterval;
     scaling.hysteresis = options.hysteresis;
@@ -230,10 +222,12 @@ void addPrecision(OpPassManager &pm, const TrainingPipelineOptions &options) {
     return;
   }
   AMPPipelineOptions amp;
-  amp.optLevel = valueName(options.optLevel).str();
-  amp.precision = valueName(options.precision).str();
+  amp.optLevel = options.optLevel;
+  amp.precision = options.precision == TrainingPrecision::FP16
+                      ? LowPrecision::FP16
+                      : LowPrecision::BF16;
   amp.policy = options.policy;
-  amp.lossScaling = valueName(options.lossScale).str();
+  amp.lossScaling = options.lossScale;
   amp.initScale = options.initScale;
   amp.growthInterval = options.growthInterval;
   amp.hysteresis = options.hysteresis;
@@ -241,11 +235,8 @@ void addPrecision(OpPassManager &pm, const TrainingPipelineOptions &options) {
   // O2 is Apex's fp32 master weights with a low-precision model: the
   // optimizer updates also write the low-precision copies, which the
   // runtime initialises from the parameters (AMP_INIT_COPY_OF).
-  amp.masterWeights = options.optLevel == TrainingOptLevel::O2;
-  // The level, the report and the scaling mode are enum values here: the
-  // precision pipeline has nothing left to refuse.
-  (void)buildAMPPrecisionPipeline(pm, amp,
-                                  [](const Twine &) { return failure(); });
+  amp.masterWeights = options.optLevel == OptLevel::O2;
+  buildAMPPrecisionPipeline(pm, amp);
 }
 } // namespace
 
@@ -271,7 +262,7 @@ void mlir::amp::buildTrainingStepPipeline(
     pm.addPass(createAMPDataParallelPass(dataParallel));
   }
   AMPEvalModePassOptions evalMode;
-  evalMode.loss = valueName(options.loss).str();
+  evalMode.loss = options.loss;
   pm.addPass(createAMPEvalModePass(evalMode));
   // Last: the step and the forward model in evaluation mode are final.
   pm.addPass(createAMPCheckIndicesPass());

@@ -4,6 +4,7 @@
 #define AMP_PIPELINES_PIPELINES_H
 
 #include "amp/Dialect/AMP/IR/AMPEnums.h"
+#include "amp/Dialect/AMP/Transforms/OptionKinds.h"
 
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
@@ -137,13 +138,6 @@ void buildStepBufferization(OpPassManager &pm, bool modelABI,
 enum class TrainingTarget { CPU, CUDA, CUDAEmulator };
 /// The precision the step computes in (fp32: no mixed precision).
 enum class TrainingPrecision { FP32, FP16, BF16 };
-/// Apex's optimization levels (docs/Precision.md).
-enum class TrainingOptLevel { O0, O1, O2, O3 };
-enum class TrainingOptimizer { SGD, AdamW };
-/// The loss appended to a forward model that returns logits.
-enum class TrainingLoss { None, CrossEntropy, MSE };
-/// auto: dynamic for fp16, none otherwise.
-enum class TrainingLossScale { Auto, Dynamic, Static, None };
 
 /// One option of TrainingPipelineOptions whatever its type, as a command
 /// line or the Python package sees it: amp-compile makes its flags and the
@@ -284,29 +278,17 @@ public:
           clEnumValN(TrainingPrecision::FP32, "fp32", "float32"),
           clEnumValN(TrainingPrecision::FP16, "fp16", "float16"),
           clEnumValN(TrainingPrecision::BF16, "bf16", "bfloat16"))};
-  TrainingOption<TrainingOptLevel> optLevel{
+  TrainingOption<OptLevel> optLevel{
       *this, "opt-level", llvm::cl::desc("Apex-style AMP level for fp16/bf16"),
-      llvm::cl::init(TrainingOptLevel::O1),
-      llvm::cl::values(
-          clEnumValN(TrainingOptLevel::O0, "O0", "fp32"),
-          clEnumValN(TrainingOptLevel::O1, "O1", "autocast"),
-          clEnumValN(TrainingOptLevel::O2, "O2",
-                     "low-precision model, fp32 master weights"),
-          clEnumValN(TrainingOptLevel::O3, "O3", "everything low"))};
-  TrainingOption<TrainingOptimizer> optimizer{
+      llvm::cl::init(OptLevel::O1), optLevelValues()};
+  TrainingOption<OptimizerKind> optimizer{
       *this, "optimizer", llvm::cl::desc("Optimizer for a forward model"),
-      llvm::cl::init(TrainingOptimizer::SGD),
-      llvm::cl::values(clEnumValN(TrainingOptimizer::SGD, "sgd", "SGD"),
-                       clEnumValN(TrainingOptimizer::AdamW, "adamw", "AdamW"))};
-  TrainingOption<TrainingLoss> loss{
+      llvm::cl::init(OptimizerKind::SGD),
+      optimizerKindValues(/*withNone=*/false)};
+  TrainingOption<LossKind> loss{
       *this, "loss",
       llvm::cl::desc("Loss to append to a model that returns logits"),
-      llvm::cl::init(TrainingLoss::None),
-      llvm::cl::values(
-          clEnumValN(TrainingLoss::None, "none", "the model returns its loss"),
-          clEnumValN(TrainingLoss::CrossEntropy, "cross_entropy",
-                     "integer labels, mean"),
-          clEnumValN(TrainingLoss::MSE, "mse", "mean squared error"))};
+      llvm::cl::init(LossKind::None), lossKindValues()};
   TrainingOption<std::string> policy{
       *this, "policy",
       llvm::cl::desc("Precision policy file (JSON or YAML: lists, pins, level, "
@@ -347,15 +329,9 @@ public:
       llvm::cl::init(ReductionKind::Mean),
       llvm::cl::values(clEnumValN(ReductionKind::Mean, "mean", "mean, as DDP"),
                        clEnumValN(ReductionKind::Sum, "sum", "sum"))};
-  TrainingOption<TrainingLossScale> lossScale{
+  TrainingOption<LossScalingMode> lossScale{
       *this, "loss-scale", llvm::cl::desc("Loss scaling"),
-      llvm::cl::init(TrainingLossScale::Auto),
-      llvm::cl::values(
-          clEnumValN(TrainingLossScale::Auto, "auto",
-                     "dynamic for fp16, none otherwise"),
-          clEnumValN(TrainingLossScale::Dynamic, "dynamic", "dynamic"),
-          clEnumValN(TrainingLossScale::Static, "static", "static"),
-          clEnumValN(TrainingLossScale::None, "none", "none"))};
+      llvm::cl::init(LossScalingMode::Auto), lossScalingModeValues()};
   TrainingOption<double> initScale{
       *this, "init-scale", llvm::cl::desc("Initial (or static) loss scale"),
       llvm::cl::init(65536.0)};

@@ -163,34 +163,43 @@ LogicalResult AMPAssignPrecisionPass::configure() {
   return buildCategoryTable();
 }
 
+/// The level a LevelChoice names (Auto: the default level).
+static PrecisionLevel toPrecisionLevel(LevelChoice choice) {
+  switch (choice) {
+  case LevelChoice::TensorCoresOnly:
+    return PrecisionLevel::TensorCoresOnly;
+  case LevelChoice::UnsafeForceAll:
+    return PrecisionLevel::UnsafeForceAll;
+  case LevelChoice::InferAsDeny:
+    return PrecisionLevel::InferAsDeny;
+  case LevelChoice::Auto:
+  case LevelChoice::Default:
+    break;
+  }
+  return PrecisionLevel::Default;
+}
+
 /// The low precision and the level, from the options and the policy (a
 /// setting given both ways must agree).
 LogicalResult AMPAssignPrecisionPass::configureLowAndLevel() {
   MLIRContext *context = &getContext();
   Location moduleLoc = getOperation().getLoc();
-  StringRef precisionName = precision.empty() ? StringRef("bf16") : precision;
-  graph.low = parsePrecisionName(context, precisionName, /*allowF32=*/false);
-  if (!graph.low)
-    return emitError(moduleLoc) << "amp-assign-precision: unknown precision '"
-                                << precision << "'; expected fp16 or bf16";
+  bool precisionGiven = precision != LowPrecision::Auto;
+  graph.low = precision == LowPrecision::FP16
+                  ? FloatType(Float16Type::get(context))
+                  : FloatType(BFloat16Type::get(context));
   if (policy && policy->precision) {
-    if (!precision.empty() && policy->precision->value != graph.low)
+    if (precisionGiven && policy->precision->value != graph.low)
       return emitError(policy->precision->loc)
              << "precision policy: 'precision' is " << policy->precision->value
              << " but the pass option precision is " << graph.low;
     graph.low = policy->precision->value;
   }
 
-  StringRef levelText = levelName.empty() ? StringRef("default") : levelName;
-  std::optional<PrecisionLevel> parsedLevel = parsePrecisionLevel(levelText);
-  if (!parsedLevel)
-    return emitError(moduleLoc)
-           << "amp-assign-precision: unknown level '" << levelName
-           << "'; expected default, tensor-cores-only, unsafe-force-all or "
-              "infer-as-deny";
-  level = *parsedLevel;
+  bool levelGiven = levelChoice != LevelChoice::Auto;
+  level = toPrecisionLevel(levelChoice);
   if (policy && policy->level) {
-    if (!levelName.empty() && policy->level->value != level)
+    if (levelGiven && policy->level->value != level)
       return emitError(policy->level->loc)
              << "precision policy: 'level' is "
              << stringifyPrecisionLevel(policy->level->value)

@@ -143,8 +143,6 @@ Activity analyze(Block &body, ArrayRef<BlockArgument> parameters, Value loss) {
 // Generating a step
 //===----------------------------------------------------------------------===//
 
-enum class LossKind { None, CrossEntropy, MSE };
-
 /// What to generate (the checked pass options).
 struct AutodiffConfig {
   OptimizerConfig optimizer;
@@ -878,20 +876,8 @@ LogicalResult AMPAutodiffPass::checkOptions() {
   auto fail = [&](const Twine &message) {
     return emitError(getOperation().getLoc()) << "amp-autodiff: " << message;
   };
-  std::optional<OptimizerKind> kind = parseOptimizerKind(optimizer);
-  if (!kind)
-    return fail("unknown optimizer '" + optimizer +
-                "' (expected sgd, adamw or none)");
-  config.optimizer.kind = *kind;
-  if (loss == "none")
-    config.loss = LossKind::None;
-  else if (loss == "cross_entropy")
-    config.loss = LossKind::CrossEntropy;
-  else if (loss == "mse")
-    config.loss = LossKind::MSE;
-  else
-    return fail("unknown loss '" + loss +
-                "' (expected none, cross_entropy or mse)");
+  config.optimizer.kind = optimizer;
+  config.loss = loss;
   if (failed(checkOptimizerNumbers(config.optimizer, momentum, dampening,
                                    nesterov, weightDecay, beta1, beta2, epsilon,
                                    fail)))

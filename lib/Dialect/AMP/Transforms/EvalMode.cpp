@@ -62,7 +62,7 @@ std::optional<unsigned> findAddedLabel(func::FuncOp forward,
 /// and the label autodiff added, or the unmarked scalar result amp-autodiff
 /// takes as the loss.
 void addEvaluationLoss(func::FuncOp forward, func::FuncOp step,
-                       StringRef lossKind) {
+                       LossKind lossKind) {
   SmallVector<unsigned> outputs;
   for (unsigned i = 0; i < forward.getNumResults(); ++i) {
     std::optional<Role> role = getRole(forward.getResultAttrDict(i));
@@ -76,7 +76,7 @@ void addEvaluationLoss(func::FuncOp forward, func::FuncOp step,
   MLIRContext *context = forward.getContext();
   auto scalar = RankedTensorType::get({}, Float32Type::get(context));
   DictionaryAttr lossAttrs = makeContractAttrs(context, Role::Loss, "loss");
-  if (lossKind == "none") {
+  if (lossKind == LossKind::None) {
     if (forward.getResultTypes()[outputs.front()] == scalar)
       forward.setResultAttrs(outputs.front(), lossAttrs);
     return;
@@ -93,7 +93,7 @@ void addEvaluationLoss(func::FuncOp forward, func::FuncOp step,
   Value logits = ret.getOperand(outputs.front());
   Value labels = forward.getArgument(labelIndex);
   Value loss =
-      lossKind == "cross_entropy"
+      lossKind == LossKind::CrossEntropy
           ? CrossEntropyOp::create(b, ret.getLoc(), scalar, logits, labels)
                 .getResult()
           : MseLossOp::create(b, ret.getLoc(), scalar, logits, labels)
@@ -106,12 +106,6 @@ struct AMPEvalModePass : mlir::amp::impl::AMPEvalModePassBase<AMPEvalModePass> {
   using AMPEvalModePassBase::AMPEvalModePassBase;
 
   void runOnOperation() override {
-    if (loss != "none" && loss != "cross_entropy" && loss != "mse") {
-      emitError(getOperation().getLoc())
-          << "amp-eval-mode: loss=" << loss
-          << " is not one of none, cross_entropy, mse";
-      return signalPassFailure();
-    }
     func::FuncOp forward = findForward<func::FuncOp>(getOperation());
     if (!forward)
       return;

@@ -523,8 +523,6 @@ void ScalingRewriter::skipUpdates() {
 // --amp-loss-scaling: the pass
 //===----------------------------------------------------------------------===//
 
-enum class Mode { Dynamic, Static, None, Auto };
-
 struct AMPLossScalingPass
     : mlir::amp::impl::AMPLossScalingPassBase<AMPLossScalingPass> {
   using AMPLossScalingPassBase::AMPLossScalingPassBase;
@@ -534,8 +532,6 @@ struct AMPLossScalingPass
 private:
   LogicalResult checkOptions();
   LogicalResult rewriteStep(func::FuncOp step);
-
-  Mode modeKind = Mode::Dynamic;
 };
 
 LogicalResult AMPLossScalingPass::checkOptions() {
@@ -543,17 +539,6 @@ LogicalResult AMPLossScalingPass::checkOptions() {
   auto fail = [&]() {
     return emitError(module.getLoc()) << "amp-loss-scaling: ";
   };
-  if (mode == "dynamic")
-    modeKind = Mode::Dynamic;
-  else if (mode == "static")
-    modeKind = Mode::Static;
-  else if (mode == "none")
-    modeKind = Mode::None;
-  else if (mode == "auto")
-    modeKind = Mode::Auto;
-  else
-    return fail() << "unknown mode '" << mode
-                  << "' (expected dynamic, static, none or auto)";
   double init = initScale, growth = growthFactor, backoff = backoffFactor,
          lowest = minScale, highest = maxScale;
   // The scale is an f32: it must be a positive, finite f32.
@@ -580,7 +565,7 @@ LogicalResult AMPLossScalingPass::checkOptions() {
                      "< inf, with min-scale not rounding to 0 in f32; got ["
                   << formatNumber(lowest) << ", " << formatNumber(highest)
                   << "]";
-  if (modeKind != Mode::Static && modeKind != Mode::None &&
+  if (mode != LossScalingMode::Static && mode != LossScalingMode::None &&
       !(lowest <= init && init <= highest))
     return fail() << "init-scale " << formatNumber(init)
                   << " is outside [min-scale, max-scale] = ["
@@ -592,7 +577,7 @@ LogicalResult AMPLossScalingPass::checkOptions() {
 void AMPLossScalingPass::runOnOperation() {
   if (failed(checkOptions()))
     return signalPassFailure();
-  if (modeKind == Mode::None)
+  if (mode == LossScalingMode::None)
     return;
   bool failedAny = false;
   for (func::FuncOp step : getGraphDefinitions<func::FuncOp>(
@@ -611,10 +596,11 @@ LogicalResult AMPLossScalingPass::rewriteStep(func::FuncOp step) {
     if (isa<ScaleSeedOp, UnscaleGradsOp, UpdateScaleOp>(op))
       return success();
 
-  Mode effective = modeKind;
-  if (effective == Mode::Auto)
-    effective = computesInF16(step) ? Mode::Dynamic : Mode::None;
-  if (effective == Mode::None)
+  LossScalingMode effective = mode;
+  if (effective == LossScalingMode::Auto)
+    effective =
+        computesInF16(step) ? LossScalingMode::Dynamic : LossScalingMode::None;
+  if (effective == LossScalingMode::None)
     return success();
 
   FailureOr<GradientOps> ops = findGradientOps(step);
@@ -624,7 +610,7 @@ LogicalResult AMPLossScalingPass::rewriteStep(func::FuncOp step) {
   if (failed(gradients) ||
       failed(checkNoDerivedGradients(step.front(), *gradients)))
     return failure();
-  ScalerConfig config{effective == Mode::Dynamic,
+  ScalerConfig config{effective == LossScalingMode::Dynamic,
                       initScale,
                       growthFactor,
                       backoffFactor,

@@ -9,6 +9,8 @@
 #ifndef LIB_DIALECT_AMP_TRANSFORMS_OPTIMIZER_H
 #define LIB_DIALECT_AMP_TRANSFORMS_OPTIMIZER_H
 
+#include "amp/Dialect/AMP/Transforms/OptionKinds.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -17,12 +19,6 @@
 #include <string>
 
 namespace mlir::amp {
-
-/// The optimizer that updates the parameters; None returns the gradients.
-enum class OptimizerKind { SGD, AdamW, None };
-
-/// sgd, adamw or none.
-std::optional<OptimizerKind> parseOptimizerKind(StringRef name);
 
 /// The checked optimizer options (the `optimizer`, `momentum`,
 /// `dampening`, `nesterov`, `weight-decay`, `beta1`, `beta2` and `epsilon`

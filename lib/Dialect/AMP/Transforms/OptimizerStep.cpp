@@ -37,16 +37,6 @@ using namespace mlir::amp;
 // Options and state
 //===----------------------------------------------------------------------===//
 
-std::optional<OptimizerKind> mlir::amp::parseOptimizerKind(StringRef name) {
-  if (name == "sgd")
-    return OptimizerKind::SGD;
-  if (name == "adamw")
-    return OptimizerKind::AdamW;
-  if (name == "none")
-    return OptimizerKind::None;
-  return std::nullopt;
-}
-
 LogicalResult mlir::amp::checkOptimizerNumbers(
     OptimizerConfig &config, double momentum, double dampening, bool nesterov,
     double weightDecay, double beta1, double beta2, double epsilon,
@@ -264,11 +254,7 @@ LogicalResult AMPOptimizerStepPass::checkOptions() {
     return emitError(getOperation().getLoc())
            << "amp-optimizer-step: " << message;
   };
-  std::optional<OptimizerKind> kind = parseOptimizerKind(optimizer);
-  if (!kind)
-    return fail("unknown optimizer '" + optimizer +
-                "' (expected sgd, adamw or none)");
-  config.kind = *kind;
+  config.kind = optimizer;
   return checkOptimizerNumbers(config, momentum, dampening, nesterov,
                                weightDecay, beta1, beta2, epsilon, fail);
 }

@@ -9,45 +9,32 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-LogicalResult mlir::amp::buildAMPPrecisionPipeline(
-    OpPassManager &pm, const AMPPipelineOptions &options,
-    function_ref<LogicalResult(const Twine &)> errorHandler) {
-  StringRef level = options.optLevel;
-  if (level != "O0" && level != "O1" && level != "O2" && level != "O3")
-    return errorHandler("amp-pipeline: unknown opt-level '" + level +
-                        "'; expected O0, O1, O2 or O3");
-  StringRef report = options.report;
-  if (report != "none" && report != "text" && report != "json" &&
-      report != "dot")
-    return errorHandler("amp-pipeline: unknown report '" + report +
-                        "'; expected none, text, json or dot");
-
-  if (level != "O0") {
+void mlir::amp::buildAMPPrecisionPipeline(OpPassManager &pm,
+                                          const AMPPipelineOptions &options) {
+  OptLevel level = options.optLevel;
+  if (level != OptLevel::O0) {
     AMPAssignPrecisionPassOptions assign;
     assign.precision = options.precision;
     assign.policyFile = options.policy;
-    if (level == "O2") {
+    if (level == OptLevel::O2) {
       // Apex O2: model.half() except batch norm (keep_batchnorm_fp32), f32
       // master weights, model outputs cast to f32 for the loss.
-      assign.levelName = "unsafe-force-all";
+      assign.levelChoice = LevelChoice::UnsafeForceAll;
       assign.denyAdd = {"amp.batch_norm",    "amp.batch_norm_grad",
                         "amp.cross_entropy", "amp.cross_entropy_grad",
                         "amp.mse_loss",      "amp.mse_loss_grad"};
-    } else if (level == "O3") {
-      assign.levelName = "unsafe-force-all";
+    } else if (level == OptLevel::O3) {
+      assign.levelChoice = LevelChoice::UnsafeForceAll;
     }
     pm.addPass(createAMPAssignPrecisionPass(assign));
     pm.addPass(createAMPInsertCastsPass());
   }
-  StringRef lossScaling = options.lossScaling;
-  if (lossScaling != "auto" && lossScaling != "dynamic" &&
-      lossScaling != "static" && lossScaling != "none")
-    return errorHandler("amp-pipeline: unknown loss-scaling '" + lossScaling +
-                        "'; expected auto, dynamic, static or none");
+  LossScalingMode lossScaling = options.lossScaling;
   // O0 is fp32: it scales only when asked to explicitly.
-  if (lossScaling != "none" && (level != "O0" || lossScaling != "auto")) {
+  if (lossScaling != LossScalingMode::None &&
+      (level != OptLevel::O0 || lossScaling != LossScalingMode::Auto)) {
     AMPLossScalingPassOptions scaling;
-    scaling.mode = options.lossScaling;
+    scaling.mode = lossScaling;
     scaling.initScale = options.initScale;
     scaling.growthFactor = options.growthFactor;
     scaling.backoffFactor = options.backoffFactor;
@@ -58,15 +45,14 @@ LogicalResult mlir::amp::buildAMPPrecisionPipeline(
     scaling.errorAtMin = options.errorAtMin;
     pm.addPass(createAMPLossScalingPass(scaling));
   }
-  if (options.masterWeights && level != "O0")
+  if (options.masterWeights && level != OptLevel::O0)
     pm.addPass(createAMPMasterWeightsPass());
-  if (report != "none") {
+  if (options.report != ReportFormat::None) {
     AMPReportPassOptions reportOptions;
     reportOptions.format = options.report;
     reportOptions.output = options.reportOutput;
     pm.addPass(createAMPReportPass(reportOptions));
   }
-  return success();
 }
 
 void mlir::amp::registerAMPPrecisionPipelines() {
@@ -80,7 +66,8 @@ void mlir::amp::registerAMPPrecisionPipelines() {
         AMPPipelineOptions options;
         if (failed(options.parseFromString(optionsText)))
           return failure();
-        return buildAMPPrecisionPipeline(pm, options, errorHandler);
+        buildAMPPrecisionPipeline(pm, options);
+        return success();
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
         printOptions(AMPPipelineOptions());

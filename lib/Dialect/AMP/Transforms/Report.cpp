@@ -554,11 +554,8 @@ struct AMPReportPass : mlir::amp::impl::AMPReportPassBase<AMPReportPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (format != "text" && format != "json" && format != "dot") {
-      module.emitError() << "amp-report: unknown format '" << format
-                         << "'; expected text, json or dot";
-      return signalPassFailure();
-    }
+    if (format == ReportFormat::None)
+      return;
     // Measure a copy with the assignment applied if it is still pending.
     OwningOpRef<ModuleOp> copy;
     ModuleOp measured = module;
@@ -592,9 +589,9 @@ struct AMPReportPass : mlir::amp::impl::AMPReportPassBase<AMPReportPass> {
       }
       os = &file.os();
     }
-    if (format == "text")
+    if (format == ReportFormat::Text)
       printText(*os, reports, totals, planned);
-    else if (format == "json")
+    else if (format == ReportFormat::JSON)
       printJson(*os, reports, totals, planned);
     else
       printDot(*os, reports);

@@ -54,5 +54,5 @@
 // POLICY: amp.linear {{.*}}{amp.precision = f16, amp.precision_rule = "allow"}
 // POLICY: amp.gelu {{.*}}{amp.precision = f32, amp.precision_rule = "deny (policy
 
-// BAD-LEVEL: amp-pipeline: unknown opt-level 'O4'; expected O0, O1, O2 or O3
-// BAD-REPORT: amp-pipeline: unknown report 'html'; expected none, text, json or dot
+// BAD-LEVEL: for the --opt-level option: Cannot find option named 'O4'!
+// BAD-REPORT: for the --report option: Cannot find option named 'html'!

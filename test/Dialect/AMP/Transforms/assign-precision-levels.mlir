@@ -8,7 +8,7 @@
 // TensorFlow's levels (TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL), applied
 // to the default lists before any list edit.
 
-// BAD: error: amp-assign-precision: unknown level 'fastest'; expected default, tensor-cores-only, unsafe-force-all or infer-as-deny
+// BAD: for the --level option: Cannot find option named 'fastest'!
 
 // DEFAULT: amp.linear {{.*}}{amp.precision = bf16, amp.precision_rule = "allow"}
 // DEFAULT: amp.gelu {{.*}}{amp.precision = bf16, amp.precision_rule = "between-allow"}

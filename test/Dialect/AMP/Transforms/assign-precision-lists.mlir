@@ -25,7 +25,7 @@
 // NOCATEGORY: error: op kind 'amp.cast' in option deny-add has no precision category (it does not implement PrecisionOpInterface) and cannot be listed
 // TWICE: error: op kind 'amp.gelu' is added to both the infer and the deny lists
 // ADDREMOVE: error: op kind 'amp.gelu' is both added to and removed from the deny list
-// PRECISION: error: amp-assign-precision: unknown precision 'fp8'; expected fp16 or bf16
+// PRECISION: for the --precision option: Cannot find option named 'fp8'!
 
 func.func @lists(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
   %0 = amp.linear %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>

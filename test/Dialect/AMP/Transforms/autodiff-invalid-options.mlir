@@ -6,10 +6,10 @@
 
 // RUN: not amp-opt %s -split-input-file --amp-autodiff="optimizer=adam" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OPTIMIZER
-// OPTIMIZER: error: amp-autodiff: unknown optimizer 'adam' (expected sgd, adamw or none)
+// OPTIMIZER: for the --optimizer option: Cannot find option named 'adam'!
 // RUN: not amp-opt %s -split-input-file --amp-autodiff="loss=hinge" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=LOSS
-// LOSS: error: amp-autodiff: unknown loss 'hinge' (expected none, cross_entropy or mse)
+// LOSS: for the --loss option: Cannot find option named 'hinge'!
 // RUN: not amp-opt %s -split-input-file --amp-autodiff="nesterov=true" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NESTEROV
 // NESTEROV: error: amp-autodiff: nesterov requires momentum > 0 and dampening = 0

@@ -1,7 +1,7 @@
 // RUN: amp-opt %s -split-input-file --amp-eval-mode | FileCheck %s
 // RUN: amp-opt %s -split-input-file --amp-eval-mode=loss=cross_entropy | FileCheck %s --check-prefix=CE
 // RUN: not amp-opt %s -split-input-file --amp-eval-mode=loss=hinge 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: error: amp-eval-mode: loss=hinge is not one of none, cross_entropy, mse
+// BAD: for the --loss option: Cannot find option named 'hinge'!
 
 // Evaluation mode, as PyTorch's model.eval(): dropout passes its input
 // through (an all-true mask), batch norm uses the running statistics. The

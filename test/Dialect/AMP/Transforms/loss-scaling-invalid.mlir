@@ -10,7 +10,7 @@
 // RUN: not amp-opt %s --amp-loss-scaling="min-scale=1024 max-scale=512" 2>&1 | FileCheck %s --check-prefix=BOUNDS
 // RUN: not amp-opt %s --amp-loss-scaling="init-scale=65536 max-scale=1024" 2>&1 | FileCheck %s --check-prefix=OUTSIDE
 
-// MODE: error: amp-loss-scaling: unknown mode 'fast' (expected dynamic, static, none or auto)
+// MODE: for the --mode option: Cannot find option named 'fast'!
 // INIT: error: amp-loss-scaling: init-scale must be a positive, finite f32 value, got 0
 // INIT-F32: error: amp-loss-scaling: init-scale must be a positive, finite f32 value, got 1e+39
 // GROWTH: error: amp-loss-scaling: growth-factor must be finite and greater than 1, got 1

@@ -60,4 +60,4 @@
 // MASTER-NEXT: %[[COPY:.*]] = amp.cast %[[NEW]] : tensor<128x64xf32> to tensor<128x64xf16>
 // MASTER: return {{.*}}, %[[COPY]],
 
-// BAD: amp-pipeline: unknown loss-scaling 'sometimes'; expected auto, dynamic, static or none
+// BAD: for the --loss-scaling option: Cannot find option named 'sometimes'!

@@ -4,7 +4,7 @@
 
 // RUN: not amp-opt %s --amp-optimizer-step="optimizer=adam" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=KIND
-// KIND: error: amp-optimizer-step: unknown optimizer 'adam' (expected sgd, adamw or none)
+// KIND: for the --optimizer option: Cannot find option named 'adam'!
 // RUN: not amp-opt %s --amp-optimizer-step="momentum=-1" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=MOMENTUM
 // MOMENTUM: error: amp-optimizer-step: momentum must be non-negative and finite

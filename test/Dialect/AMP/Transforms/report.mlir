@@ -52,7 +52,7 @@
 // The report does not change the IR.
 // IR: amp.matmul {{.*}}{amp.precision = bf16, amp.precision_rule = "allow"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
 
-// BAD-FORMAT: error: amp-report: unknown format 'yaml'; expected text, json or dot
+// BAD-FORMAT: for the --format option: Cannot find option named 'yaml'!
 
 func.func @report(%w: tensor<8x8xf32> {amp.role = #amp.role<parameter>, amp.name = "w"},
                   %x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {

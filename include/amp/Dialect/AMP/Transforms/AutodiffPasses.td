@@ -7,8 +7,17 @@ include "mlir/Pass/PassBase.td"
 
 // The optimizer options of amp-autodiff and amp-optimizer-step.
 defvar AMPOptimizerKindOption =
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
-           "Optimizer: sgd, adamw, or none (gradients only)">;
+    Option<"optimizer", "optimizer", "::mlir::amp::OptimizerKind",
+           /*default=*/"::mlir::amp::OptimizerKind::SGD",
+           "Optimizer: sgd, adamw, or none (gradients only)",
+           "::mlir::amp::optimizerKindValues(/*withNone=*/true)">;
+// The loss of amp-autodiff and amp-eval-mode.
+defvar AMPLossKindOption =
+    Option<"loss", "loss", "::mlir::amp::LossKind",
+           /*default=*/"::mlir::amp::LossKind::None",
+           "Loss to append when the forward returns logits: none, "
+           "cross_entropy (integer labels, mean) or mse",
+           "::mlir::amp::lossKindValues()">;
 defvar AMPOptimizerHyperOptions = [
     Option<"momentum", "momentum", "double", /*default=*/"0.0",
            "SGD momentum">,
@@ -117,10 +126,7 @@ def AMPAutodiffPass : Pass<"amp-autodiff", "::mlir::ModuleOp"> {
     "::mlir::tensor::TensorDialect",
   ];
   let options = !listconcat(
-    [AMPOptimizerKindOption,
-     Option<"loss", "loss", "std::string", /*default=*/"\"none\"",
-            "Loss to append when the forward returns logits: none, "
-            "cross_entropy (integer labels, mean) or mse">],
+    [AMPOptimizerKindOption, AMPLossKindOption],
     AMPOptimizerHyperOptions,
     [Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
             "Clip gradients to this global L2 norm before the update "

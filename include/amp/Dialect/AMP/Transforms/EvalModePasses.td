@@ -25,8 +25,7 @@ def AMPEvalModePass : Pass<"amp-eval-mode", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::amp::AMPDialect"];
   let options = [
-    Option<"loss", "loss", "std::string", /*default=*/"\"none\"",
-           "The loss amp-autodiff appended: none, cross_entropy or mse">,
+    AMPLossKindOption,
   ];
 }
 

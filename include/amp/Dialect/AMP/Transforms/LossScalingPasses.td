@@ -71,9 +71,11 @@ def AMPLossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::amp::AMPDialect"];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+    Option<"mode", "mode", "::mlir::amp::LossScalingMode",
+           /*default=*/"::mlir::amp::LossScalingMode::Dynamic",
            "dynamic, static, none, or auto (dynamic when the step computes "
-           "in f16, none otherwise)">,
+           "in f16, none otherwise)",
+           "::mlir::amp::lossScalingModeValues()">,
     Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
            "Initial scale (dynamic) or the scale (static)">,
     Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",

@@ -4,6 +4,7 @@
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 
 #include "amp/Dialect/AMP/IR/AMPEnums.h"
+#include "amp/Dialect/AMP/Transforms/OptionKinds.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

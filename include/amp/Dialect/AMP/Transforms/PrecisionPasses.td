@@ -36,9 +36,11 @@ def AMPAssignPrecisionPass : Pass<"amp-assign-precision", "::mlir::ModuleOp"> {
   // Op kinds named in lists and policies are looked up among the amp ops.
   let dependentDialects = ["::mlir::amp::AMPDialect"];
   let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"\"",
-           "Low-precision type: fp16 or bf16 (default: the policy file's, "
-           "else bf16)">,
+    Option<"precision", "precision", "::mlir::amp::LowPrecision",
+           /*default=*/"::mlir::amp::LowPrecision::Auto",
+           "Low-precision type: fp16, bf16 or auto (the policy file's, "
+           "else bf16)",
+           "::mlir::amp::lowPrecisionValues()">,
     Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
            "Policy file (JSON or YAML): precision, level, lp-norm, "
            "allow/infer/deny/clear add and remove lists, pins">,
@@ -58,9 +60,11 @@ def AMPAssignPrecisionPass : Pass<"amp-assign-precision", "::mlir::ModuleOp"> {
                "Op kinds to add to the CLEAR list">,
     ListOption<"clearRemove", "clear-remove", "std::string",
                "Op kinds to remove from the CLEAR list">,
-    Option<"levelName", "level", "std::string", /*default=*/"\"\"",
-           "default, tensor-cores-only, unsafe-force-all or infer-as-deny "
-           "(default: the policy file's, else default)">,
+    Option<"levelChoice", "level", "::mlir::amp::LevelChoice",
+           /*default=*/"::mlir::amp::LevelChoice::Auto",
+           "default, tensor-cores-only, unsafe-force-all, infer-as-deny or "
+           "auto (the policy file's, else default)",
+           "::mlir::amp::levelChoiceValues()">,
     Option<"lpNorm", "lp-norm", "bool", /*default=*/"false",
            "Run LayerNorm/GroupNorm/RMSNorm in low precision (Composer's Low "
            "Precision norms; can cause loss spikes). On if this option or the "
@@ -97,8 +101,9 @@ def AMPReportPass : Pass<"amp-report", "::mlir::ModuleOp"> {
     `amp-insert-casts` will insert. Does not change the IR.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "text, json or dot">,
+    Option<"format", "format", "::mlir::amp::ReportFormat",
+           /*default=*/"::mlir::amp::ReportFormat::Text", "text, json or dot",
+           "::mlir::amp::reportFormatValues(/*withNone=*/false)">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "Where to write the report (- for stderr, so that stdout stays "
            "the IR)">,

@@ -27,6 +27,8 @@
 #ifndef AMP_DIALECT_AMP_TRANSFORMS_PRECISIONPIPELINE_H
 #define AMP_DIALECT_AMP_TRANSFORMS_PRECISIONPIPELINE_H
 
+#include "amp/Dialect/AMP/Transforms/OptionKinds.h"
+
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
 
@@ -37,28 +39,29 @@ class OpPassManager;
 namespace mlir::amp {
 
 struct AMPPipelineOptions : public PassPipelineOptions<AMPPipelineOptions> {
-  Option<std::string> optLevel{*this, "opt-level",
-                               llvm::cl::desc("O0, O1, O2 or O3 (Apex)"),
-                               llvm::cl::init("O1")};
-  Option<std::string> precision{
+  Option<OptLevel> optLevel{*this, "opt-level",
+                            llvm::cl::desc("O0, O1, O2 or O3 (Apex)"),
+                            llvm::cl::init(OptLevel::O1), optLevelValues()};
+  Option<LowPrecision> precision{
       *this, "precision",
-      llvm::cl::desc("fp16 or bf16 (default: the policy file's, else bf16)"),
-      llvm::cl::init("")};
+      llvm::cl::desc("fp16, bf16 or auto (the policy file's, else bf16)"),
+      llvm::cl::init(LowPrecision::Auto), lowPrecisionValues()};
   Option<std::string> policy{
       *this, "policy", llvm::cl::desc("Precision policy file (JSON or YAML)"),
       llvm::cl::init("")};
-  Option<std::string> report{*this, "report",
-                             llvm::cl::desc("none, text, json or dot"),
-                             llvm::cl::init("none")};
+  Option<ReportFormat> report{*this, "report",
+                              llvm::cl::desc("none, text, json or dot"),
+                              llvm::cl::init(ReportFormat::None),
+                              reportFormatValues(/*withNone=*/true)};
   Option<std::string> reportOutput{
       *this, "report-output",
       llvm::cl::desc("Where to write the report (- for stderr)"),
       llvm::cl::init("-")};
-  Option<std::string> lossScaling{
+  Option<LossScalingMode> lossScaling{
       *this, "loss-scaling",
       llvm::cl::desc("auto (dynamic for fp16, none for bf16), dynamic, "
                      "static or none"),
-      llvm::cl::init("auto")};
+      llvm::cl::init(LossScalingMode::Auto), lossScalingModeValues()};
   Option<double> initScale{*this, "init-scale",
                            llvm::cl::desc("Initial (or static) loss scale"),
                            llvm::cl::init(65536.0)};
@@ -94,11 +97,9 @@ struct AMPPipelineOptions : public PassPipelineOptions<AMPPipelineOptions> {
       llvm::cl::init(false)};
 };
 
-/// Adds the passes of `options.optLevel` to `pm`; fails (through
-/// `errorHandler`) on an unknown level or report format.
-LogicalResult buildAMPPrecisionPipeline(
-    OpPassManager &pm, const AMPPipelineOptions &options,
-    function_ref<LogicalResult(const Twine &)> errorHandler);
+/// Adds the passes of `options.optLevel` to `pm`.
+void buildAMPPrecisionPipeline(OpPassManager &pm,
+                               const AMPPipelineOptions &options);
 
 /// Registers `amp-pipeline`.
 void registerAMPPrecisionPipelines();
