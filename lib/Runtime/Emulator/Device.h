@@ -78,9 +78,13 @@ bool isStream(const void *stream);
 // Graphs (Driver.cpp): stream capture, cuGraphInstantiate, cuGraphLaunch
 //===----------------------------------------------------------------------===//
 
-/// Work issued on a stream: returns CUDA_SUCCESS or an error code whose
-/// detail it recorded (setDetail).
+/// Work issued on a stream: returns 0 (CUDA_SUCCESS) or a CUresult whose
+/// detail it recorded (setDetail), as failedNode does.
 using StreamWork = std::function<int()>;
+
+/// What a library's work that failed in a graph returns: the launch fails
+/// with CUDA_ERROR_LAUNCH_FAILED and `detail`.
+int failedNode(const std::string &detail);
 
 /// Whether `stream` is being captured (cuStreamBeginCapture).
 bool isCapturing(const void *stream);

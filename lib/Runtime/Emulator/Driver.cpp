@@ -198,6 +198,10 @@ int amp::emulator::issue(const void *stream, StreamWork work) {
   return work();
 }
 
+int amp::emulator::failedNode(const std::string &detail) {
+  return setDetail(false, CUDA_ERROR_LAUNCH_FAILED, detail);
+}
+
 int amp::emulator::issueOnCapturingThread(StreamWork work) {
   return threadCapture ? issue(threadCapture, std::move(work)) : work();
 }
