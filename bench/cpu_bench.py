@@ -238,14 +238,27 @@ def time_peer(python, runs, compiled):
 # --- PyTorch 2.x from PyPI in a virtual environment ----------------------------
 
 def torch2_python(build):
-    """The interpreter of a venv with PyPI's torch and torchvision, made on
-    first use under the build directory; None (with a message) when it
-    cannot be installed."""
+    """The interpreter of a venv with PyPI's torch and torchvision: the
+    torch2 tests' one when it is complete (AMP_TORCH2_PYTHON, else the venv
+    scripts/torch2-venv.sh makes: AMP_TORCH2_VENV or
+    ~/.cache/amp/torch2-venv), else one made on first use under the build
+    directory; None (with a message) when it cannot be installed."""
+    explicit = os.environ.get("AMP_TORCH2_PYTHON")
+    shared = os.environ.get("AMP_TORCH2_VENV") or os.path.join(
+        os.path.expanduser("~"), ".cache", "amp", "torch2-venv")
+    if explicit:
+        candidates = [explicit]
+    elif os.path.isfile(os.path.join(shared, ".amp-torch2-complete")):
+        candidates = [os.path.join(shared, "bin", "python")]
+    else:
+        candidates = []
     venv = os.path.join(build, "torch2-venv")
     python = os.path.join(venv, "bin", "python")
-    check = [python, "-c", "import torch, torchvision"]
-    if os.path.exists(python) and subprocess.run(check).returncode == 0:
-        return python
+    for candidate in candidates + [python]:
+        check = [candidate, "-c", "import torch, torchvision"]
+        if (os.path.exists(candidate) and
+                subprocess.run(check).returncode == 0):
+            return candidate
     print(f"cpu_bench: setting up PyTorch 2.x from PyPI in {venv} ...",
           flush=True)
     try:

@@ -14,8 +14,8 @@ packages=(
   libzstd-dev
   # ONNX import.
   libonnx-dev libprotobuf-dev protobuf-compiler
-  # CPU matrix products (cblas_sgemm).
-  libopenblas-dev
+  # CPU matrix products (cblas_sgemm) and convolutions (oneDNN).
+  libopenblas-dev libdnnl-dev
   # Data-parallel training on the CPU (MPI; docs/DataParallel.md).
   libopenmpi-dev openmpi-bin
   # Test models and reference numerics (run with /usr/bin/python3).

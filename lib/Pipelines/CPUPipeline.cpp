@@ -25,6 +25,9 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(amp::createConvertAMPCollectivesToRuntimePass());
   // Attention becomes the runtime's flash kernel, on tensors too.
   pm.addPass(amp::createConvertAMPAttentionToRuntimePass());
+  // f32 convolutions become oneDNN calls (library calls, as with the BLAS).
+  if (options.blas)
+    pm.addPass(amp::createCPUConvolutionsToDNNLPass());
   ConvertAMPToLinalgPassOptions toLinalg;
   toLinalg.stateUpdates = options.modelABI;
   pm.addNestedPass<func::FuncOp>(createConvertAMPToLinalgPass(toLinalg));

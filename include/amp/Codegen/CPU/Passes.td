@@ -11,6 +11,40 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CPUConvolutionsToDNNLPass
+    : Pass<"amp-cpu-convolutions-to-dnnl", "::mlir::ModuleOp"> {
+  let summary = "Replace f32 convolutions and their gradients with calls to "
+                "oneDNN's (amp_cpu_conv2d_*)";
+  let description = [{
+    Runs on tensors, before convert-amp-to-linalg, in the CPU pipeline
+    (with `blas`, the option for library calls). Each `amp.conv2d`,
+    `amp.conv2d_input_grad` and `amp.conv2d_weight_grad` whose operands and
+    result are static f32 tensors becomes
+
+      func.call @amp_cpu_conv2d_forward(n, c, h, w, o, kh, kw, oh, ow,
+          stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
+          dilation_h, dilation_w, groups, input, weight, bias, output)
+
+    (`_backward_data(..., grad, weight, input_grad)`,
+    `_backward_weights(..., grad, input, weight_grad)`; a null bias pointer
+    when there is none): the operands read through read-only
+    `bufferization.to_buffer`, the result a fresh `memref.alloc` the call
+    writes, seen again as a tensor by `bufferization.to_tensor restrict
+    writable`. Pointers are `!llvm.ptr`. The runtime
+    (include/amp/Runtime/CPUConvolution.h) runs oneDNN's kernels in pieces
+    fixed by the shape, so results do not depend on the thread count.
+    Convolutions with f16/bf16 operands or results stay for
+    convert-amp-to-linalg (loops).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def CPUContractionsToBLASPass
     : Pass<"amp-cpu-contractions-to-blas", "::mlir::ModuleOp"> {
   let summary = "Replace f32 matrix products and convolutions on host "

@@ -1,0 +1,678 @@
+//===- CPUConvolution.cpp - f32 convolutions on oneDNN --------------------===//
+//
+// amp_cpu_conv2d_* (CPUConvolution.h): convolutions and their gradients on
+// oneDNN's kernels (what PyTorch's CPU convolutions run), with results that
+// do not depend on the thread count. oneDNN threaded by itself does not
+// promise that: its weight gradient sums partial results of threads, and
+// how it blocks a convolution depends on how many threads it plans for. So
+// a convolution is cut into pieces fixed by its shape (ranges of images, or
+// of channels: whole groups when grouped), each piece is one oneDNN
+// primitive created and run with one OpenMP thread, and the pieces run on
+// the model runtime's threads (amp_cpu_parallel_for). A weight gradient is
+// cut by output channels (or groups) only, so no element is a sum over
+// pieces.
+//
+// Each piece reads its part of the dense NCHW / OIHW buffers through
+// strided oneDNN descriptors, reorders it into the layout the primitive
+// chose (channel-blocked on AVX-512), runs it, and reorders the result back.
+// Primitives and reorders are created once per shape and kept.
+//
+// libdnnl.so.2 (Debian's libdnnl-dev, oneDNN 2.6: the C API of 2.x, whose
+// memory descriptors are plain structs) is opened with dlopen on the first
+// call: model libraries link amp's archives and the BLAS only, and a step
+// without convolutions never loads oneDNN.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Runtime/CPUConvolution.h"
+#include "amp/Runtime/ParallelFor.h"
+
+// Types and enums only: the functions come from dlsym.
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <dlfcn.h>
+
+namespace {
+
+[[noreturn]] void fail(const char *function, const std::string &why) {
+  std::fprintf(stderr, "amp: %s: %s\n", function, why.c_str());
+  std::abort();
+}
+
+#define AMP_DNNL_FUNCTIONS(X)                                                  \
+  X(dnnl_engine_create)                                                        \
+  X(dnnl_stream_create)                                                        \
+  X(dnnl_stream_wait)                                                          \
+  X(dnnl_stream_destroy)                                                       \
+  X(dnnl_memory_desc_init_by_tag)                                              \
+  X(dnnl_memory_desc_init_by_strides)                                          \
+  X(dnnl_memory_desc_equal)                                                    \
+  X(dnnl_memory_desc_get_size)                                                 \
+  X(dnnl_memory_create)                                                        \
+  X(dnnl_memory_destroy)                                                       \
+  X(dnnl_dilated_convolution_forward_desc_init)                                \
+  X(dnnl_dilated_convolution_backward_data_desc_init)                          \
+  X(dnnl_dilated_convolution_backward_weights_desc_init)                       \
+  X(dnnl_primitive_attr_create)                                                \
+  X(dnnl_primitive_attr_destroy)                                               \
+  X(dnnl_primitive_attr_set_fpmath_mode)                                       \
+  X(dnnl_primitive_desc_create)                                                \
+  X(dnnl_primitive_desc_query_md)                                              \
+  X(dnnl_primitive_desc_destroy)                                               \
+  X(dnnl_reorder_primitive_desc_create)                                        \
+  X(dnnl_primitive_create)                                                     \
+  X(dnnl_primitive_execute)
+
+/// The oneDNN functions amp calls, and the CPU engine.
+struct Library {
+#define AMP_DNNL_MEMBER(name) decltype(&::name) name = nullptr;
+  AMP_DNNL_FUNCTIONS(AMP_DNNL_MEMBER)
+#undef AMP_DNNL_MEMBER
+  // OpenMP's, from the libgomp libdnnl is linked with.
+  int (*omp_get_max_threads)() = nullptr;
+  void (*omp_set_num_threads)(int) = nullptr;
+  dnnl_engine_t engine = nullptr;
+};
+
+/// Loads `lib`; an empty string, or why it cannot be.
+std::string load(Library &lib) {
+  void *handle = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *error = dlerror();
+    return std::string("cannot open oneDNN (libdnnl.so.2, Debian's "
+                       "libdnnl2; scripts/setup.sh installs it): ") +
+           (error ? error : "unknown error");
+  }
+#define AMP_DNNL_LOAD(name)                                                    \
+  lib.name = reinterpret_cast<decltype(lib.name)>(dlsym(handle, #name));       \
+  if (!lib.name)                                                               \
+    return "libdnnl.so.2 has no " #name " (amp needs oneDNN 2.x)";
+  AMP_DNNL_FUNCTIONS(AMP_DNNL_LOAD)
+#undef AMP_DNNL_LOAD
+  // dlsym on the handle also searches the libraries it depends on.
+  lib.omp_get_max_threads =
+      reinterpret_cast<int (*)()>(dlsym(handle, "omp_get_max_threads"));
+  lib.omp_set_num_threads =
+      reinterpret_cast<void (*)(int)>(dlsym(handle, "omp_set_num_threads"));
+  if (!lib.omp_get_max_threads || !lib.omp_set_num_threads)
+    return "libdnnl.so.2 is not the OpenMP build amp expects (no "
+           "omp_set_num_threads among its libraries)";
+  if (lib.dnnl_engine_create(&lib.engine, dnnl_cpu, 0) != dnnl_success)
+    return "oneDNN cannot create its CPU engine";
+  return "";
+}
+
+const Library &library(const char *function) {
+  static Library lib;
+  static std::string error;
+  static std::once_flag loaded;
+  std::call_once(loaded, [] { error = load(lib); });
+  if (!error.empty())
+    fail(function, error);
+  return lib;
+}
+
+/// oneDNN's OpenMP build sizes its primitives and runs them on
+/// omp_get_max_threads() of the calling thread: one, while this lives. The
+/// thread's previous setting is put back, for OpenMP code of the host
+/// process (PyTorch's, in Python).
+class OneOpenMPThread {
+public:
+  explicit OneOpenMPThread(const Library &lib)
+      : lib(lib), saved(lib.omp_get_max_threads()) {
+    if (saved != 1)
+      lib.omp_set_num_threads(1);
+  }
+  ~OneOpenMPThread() {
+    if (saved != 1)
+      lib.omp_set_num_threads(saved);
+  }
+  OneOpenMPThread(const OneOpenMPThread &) = delete;
+  OneOpenMPThread &operator=(const OneOpenMPThread &) = delete;
+
+private:
+  const Library &lib;
+  int saved;
+};
+
+enum Direction : int64_t { kForward, kBackwardData, kBackwardWeights };
+
+/// The calls' shared arguments.
+struct Geometry {
+  int64_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, pb, pr, dh, dw, g;
+
+  int64_t cg() const { return c / g; }
+  int64_t og() const { return o / g; }
+  std::array<int64_t, 18> fields() const {
+    return {n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, pb, pr, dh, dw, g};
+  }
+};
+
+/// One piece: images [n0, n0 + nc), groups [g0, g0 + gc), and within each
+/// group output channels [o0, o0 + oc) and input channels [c0, c0 + cc).
+/// Either gc == 1 (then g == 1) or the channel ranges are whole.
+struct Piece {
+  int64_t n0, nc, g0, gc, o0, oc, c0, cc;
+};
+
+/// How a convolution is cut: `count` pieces of `extent` images (or channel
+/// units: channels when g == 1, else groups), the last one shorter.
+struct Plan {
+  bool byImages;
+  int64_t total, extent, count;
+};
+
+/// A piece holds at least this many multiply-adds (about 50 us of one
+/// AVX-512 core), and a convolution has at most kMaxPieces: enough for 16
+/// threads on large layers, few enough that what every piece reads again
+/// (the weights, or the other operand) and each primitive's fixed cost stay
+/// small. Channel ranges are multiples of kChannelBlock (oneDNN's AVX-512
+/// channel block).
+constexpr int64_t kPieceMacs = int64_t(1) << 22;
+constexpr int64_t kMaxPieces = 16;
+constexpr int64_t kChannelBlock = 16;
+
+Plan makePlan(const Geometry &s, Direction direction) {
+  int64_t macs = s.n * s.o * s.oh * s.ow * s.cg() * s.kh * s.kw;
+  int64_t wanted = std::clamp<int64_t>(macs / kPieceMacs, 1, kMaxPieces);
+  auto cut = [&](bool byImages, int64_t total, int64_t align) {
+    int64_t units = (total + align - 1) / align;
+    int64_t count = std::min(wanted, units);
+    int64_t extent = (units + count - 1) / count * align;
+    return Plan{byImages, total, extent, (total + extent - 1) / extent};
+  };
+  // Channels: the output's for the forward and the weight gradient, the
+  // input's for the input gradient; whole groups when grouped.
+  int64_t perGroup = direction == kBackwardData ? s.cg() : s.og();
+  Plan channels =
+      s.g == 1
+          ? cut(false, perGroup, kChannelBlock)
+          : cut(false, s.g, std::max<int64_t>(1, kChannelBlock / perGroup));
+  // The weight gradient is not cut by images: its pieces would be summed.
+  if (direction == kBackwardWeights)
+    return channels;
+  Plan images = cut(true, s.n, 1);
+  // The most pieces (up to `wanted`), then the least read again: every
+  // image piece reads all weights, every channel piece the whole other
+  // operand (the input, or the output gradient).
+  int64_t best = std::min(wanted, std::max(channels.count, images.count));
+  if (channels.count < best)
+    return images;
+  if (images.count < best)
+    return channels;
+  int64_t weights = s.o * s.cg() * s.kh * s.kw;
+  int64_t other =
+      direction == kForward ? s.n * s.c * s.h * s.w : s.n * s.o * s.oh * s.ow;
+  return (images.count - 1) * weights < (channels.count - 1) * other ? images
+                                                                     : channels;
+}
+
+Piece pieceOf(const Geometry &s, Direction direction, const Plan &plan,
+              int64_t i) {
+  int64_t begin = i * plan.extent;
+  int64_t size = std::min(plan.extent, plan.total - begin);
+  Piece p{0, s.n, 0, s.g, 0, s.og(), 0, s.cg()};
+  if (plan.byImages) {
+    p.n0 = begin;
+    p.nc = size;
+  } else if (s.g > 1) {
+    p.g0 = begin;
+    p.gc = size;
+  } else if (direction == kBackwardData) {
+    p.c0 = begin;
+    p.cc = size;
+  } else {
+    p.o0 = begin;
+    p.oc = size;
+  }
+  return p;
+}
+
+/// A primitive's operand: the piece of the caller's buffer (strided), the
+/// layout the primitive works in, and the reorder between them (null when
+/// they are the same).
+struct Operand {
+  int arg = 0;
+  bool output = false;
+  dnnl_memory_desc_t user{}, internal{};
+  dnnl_primitive_t reorder = nullptr;
+  size_t bytes = 0;
+};
+
+/// The primitive of one piece shape and its operands, in the order of
+/// Pointers below.
+struct Entry {
+  dnnl_primitive_t primitive = nullptr;
+  int operands = 0;
+  Operand operand[4];
+};
+
+/// The caller's buffers, in the operand order of each direction:
+/// forward: input, weight, output, bias; backward data: grad, weight,
+/// input_grad; backward weights: grad, input, weight_grad.
+struct Pointers {
+  const float *in[3] = {nullptr, nullptr, nullptr};
+  float *out = nullptr;
+};
+
+void check(const char *function, dnnl_status_t status, const char *what) {
+  if (status != dnnl_success)
+    fail(function, std::string("oneDNN failed to ") + what + " (status " +
+                       std::to_string(int(status)) + ")");
+}
+
+/// Descriptors of a piece of a dense tensor: `dims` of a tensor whose
+/// row-major strides come from `full`.
+dnnl_memory_desc_t strided(const Library &lib, const char *function,
+                           std::initializer_list<int64_t> dims,
+                           std::initializer_list<int64_t> full) {
+  dnnl_dims_t d{}, strides{};
+  int rank = int(dims.size());
+  std::copy(dims.begin(), dims.end(), d);
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    strides[i] = stride;
+    stride *= full.begin()[i];
+  }
+  dnnl_memory_desc_t md;
+  check(function,
+        lib.dnnl_memory_desc_init_by_strides(&md, rank, d, dnnl_f32, strides),
+        "describe a buffer");
+  return md;
+}
+
+dnnl_memory_desc_t anyLayout(const Library &lib, const char *function,
+                             const dnnl_memory_desc_t &user) {
+  dnnl_memory_desc_t md;
+  check(function,
+        lib.dnnl_memory_desc_init_by_tag(&md, user.ndims, user.dims, dnnl_f32,
+                                         dnnl_format_tag_any),
+        "describe a buffer");
+  return md;
+}
+
+/// The user descriptors of piece `p`: input (or its gradient), weight (or
+/// its gradient), output (or its gradient), bias.
+struct UserDescs {
+  dnnl_memory_desc_t src, weights, dst, bias;
+};
+
+UserDescs userDescs(const Library &lib, const char *function, const Geometry &s,
+                    const Piece &p) {
+  UserDescs d;
+  d.src = strided(lib, function, {p.nc, p.gc * p.cc, s.h, s.w},
+                  {s.n, s.c, s.h, s.w});
+  d.dst = strided(lib, function, {p.nc, p.gc * p.oc, s.oh, s.ow},
+                  {s.n, s.o, s.oh, s.ow});
+  d.weights = s.g == 1 ? strided(lib, function, {p.oc, p.cc, s.kh, s.kw},
+                                 {s.o, s.c, s.kh, s.kw})
+                       : strided(lib, function, {p.gc, p.oc, p.cc, s.kh, s.kw},
+                                 {s.g, s.og(), s.cg(), s.kh, s.kw});
+  d.bias = strided(lib, function, {p.gc * p.oc}, {s.o});
+  return d;
+}
+
+/// Where piece `p` starts in each buffer, in elements.
+int64_t srcOffset(const Geometry &s, const Piece &p) {
+  return (p.n0 * s.c + p.g0 * s.cg() + p.c0) * s.h * s.w;
+}
+int64_t dstOffset(const Geometry &s, const Piece &p) {
+  return (p.n0 * s.o + p.g0 * s.og() + p.o0) * s.oh * s.ow;
+}
+int64_t weightsOffset(const Geometry &s, const Piece &p) {
+  return ((p.g0 * s.og() + p.o0) * s.cg() + p.c0) * s.kh * s.kw;
+}
+
+class Cache {
+public:
+  /// The entry of piece `p` of a convolution, created on first use.
+  const Entry &get(const Library &lib, const char *function, const Geometry &s,
+                   Direction direction, bool bias, const Piece &p) {
+    std::array<int64_t, 24> key{};
+    std::array<int64_t, 18> fields = s.fields();
+    std::copy(fields.begin(), fields.end(), key.begin());
+    key[18] = direction;
+    key[19] = bias;
+    key[20] = p.nc;
+    key[21] = p.gc;
+    key[22] = p.oc;
+    key[23] = p.cc;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<Entry> &entry = entries[key];
+    if (!entry)
+      entry = create(lib, function, s, direction, bias, p);
+    return *entry;
+  }
+
+private:
+  static std::unique_ptr<Entry> create(const Library &lib, const char *function,
+                                       const Geometry &s, Direction direction,
+                                       bool bias, const Piece &p);
+
+  std::mutex mutex;
+  std::map<std::array<int64_t, 24>, std::unique_ptr<Entry>> entries;
+};
+
+std::unique_ptr<Entry> Cache::create(const Library &lib, const char *function,
+                                     const Geometry &s, Direction direction,
+                                     bool bias, const Piece &p) {
+  OneOpenMPThread one(lib);
+  UserDescs user = userDescs(lib, function, s, p);
+  dnnl_memory_desc_t src = anyLayout(lib, function, user.src);
+  dnnl_memory_desc_t weights = anyLayout(lib, function, user.weights);
+  dnnl_memory_desc_t dst = anyLayout(lib, function, user.dst);
+  dnnl_memory_desc_t biasAny = anyLayout(lib, function, user.bias);
+  // oneDNN counts dilation from 0.
+  dnnl_dims_t strides{s.sh, s.sw}, dilates{s.dh - 1, s.dw - 1},
+      padL{s.pt, s.pl}, padR{s.pb, s.pr};
+
+  // fpmath strict: f32 arithmetic whatever ONEDNN_DEFAULT_FPMATH_MODE says.
+  dnnl_primitive_attr_t attr;
+  check(function, lib.dnnl_primitive_attr_create(&attr), "create attributes");
+  check(function,
+        lib.dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_strict),
+        "set the f32 math mode");
+
+  dnnl_convolution_desc_t forward;
+  check(function,
+        lib.dnnl_dilated_convolution_forward_desc_init(
+            &forward, dnnl_forward_training, dnnl_convolution_direct, &src,
+            &weights, direction == kForward && bias ? &biasAny : nullptr, &dst,
+            strides, dilates, padL, padR),
+        "describe the convolution (its shapes disagree?)");
+  dnnl_primitive_desc_t forwardPd;
+  check(function,
+        lib.dnnl_primitive_desc_create(&forwardPd, &forward, attr, lib.engine,
+                                       nullptr),
+        "create the forward convolution");
+  dnnl_primitive_desc_t pd = forwardPd;
+  if (direction != kForward) {
+    dnnl_convolution_desc_t backward;
+    if (direction == kBackwardData)
+      check(function,
+            lib.dnnl_dilated_convolution_backward_data_desc_init(
+                &backward, dnnl_convolution_direct, &src, &weights, &dst,
+                strides, dilates, padL, padR),
+            "describe the input gradient");
+    else
+      check(function,
+            lib.dnnl_dilated_convolution_backward_weights_desc_init(
+                &backward, dnnl_convolution_direct, &src, &weights, nullptr,
+                &dst, strides, dilates, padL, padR),
+            "describe the weight gradient");
+    check(function,
+          lib.dnnl_primitive_desc_create(&pd, &backward, attr, lib.engine,
+                                         forwardPd),
+          "create the convolution gradient");
+  }
+
+  auto entry = std::make_unique<Entry>();
+  auto add = [&](int arg, dnnl_query_t query, const dnnl_memory_desc_t &mine,
+                 bool output, int index = 0) {
+    Operand &op = entry->operand[entry->operands++];
+    op.arg = arg;
+    op.output = output;
+    op.user = mine;
+    op.internal = *lib.dnnl_primitive_desc_query_md(pd, query, index);
+    op.bytes = lib.dnnl_memory_desc_get_size(&op.internal);
+    if (lib.dnnl_memory_desc_equal(&op.user, &op.internal))
+      return;
+    dnnl_primitive_desc_t reorderPd;
+    check(function,
+          output
+              ? lib.dnnl_reorder_primitive_desc_create(&reorderPd, &op.internal,
+                                                       lib.engine, &op.user,
+                                                       lib.engine, nullptr)
+              : lib.dnnl_reorder_primitive_desc_create(&reorderPd, &op.user,
+                                                       lib.engine, &op.internal,
+                                                       lib.engine, nullptr),
+          "create a reorder");
+    check(function, lib.dnnl_primitive_create(&op.reorder, reorderPd),
+          "create a reorder");
+    lib.dnnl_primitive_desc_destroy(reorderPd);
+  };
+  switch (direction) {
+  case kForward:
+    add(DNNL_ARG_SRC, dnnl_query_src_md, user.src, false);
+    add(DNNL_ARG_WEIGHTS, dnnl_query_weights_md, user.weights, false);
+    add(DNNL_ARG_DST, dnnl_query_dst_md, user.dst, true);
+    if (bias) // the forward's second weights descriptor
+      add(DNNL_ARG_BIAS, dnnl_query_weights_md, user.bias, false, 1);
+    break;
+  case kBackwardData:
+    add(DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md, user.dst, false);
+    add(DNNL_ARG_WEIGHTS, dnnl_query_weights_md, user.weights, false);
+    add(DNNL_ARG_DIFF_SRC, dnnl_query_diff_src_md, user.src, true);
+    break;
+  case kBackwardWeights:
+    add(DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md, user.dst, false);
+    add(DNNL_ARG_SRC, dnnl_query_src_md, user.src, false);
+    add(DNNL_ARG_DIFF_WEIGHTS, dnnl_query_diff_weights_md, user.weights, true);
+    break;
+  }
+  check(function, lib.dnnl_primitive_create(&entry->primitive, pd),
+        "create the convolution");
+  if (pd != forwardPd)
+    lib.dnnl_primitive_desc_destroy(pd);
+  lib.dnnl_primitive_desc_destroy(forwardPd);
+  lib.dnnl_primitive_attr_destroy(attr);
+  return entry;
+}
+
+Cache &cache() {
+  static Cache *instance = new Cache; // kept to the end of the process
+  return *instance;
+}
+
+/// A thread's oneDNN stream and the buffers its pieces are reordered into.
+struct ThreadState {
+  dnnl_stream_t stream = nullptr;
+  struct Buffer {
+    void *data = nullptr;
+    size_t bytes = 0;
+  } buffers[4];
+
+  void *buffer(int i, size_t bytes) {
+    Buffer &b = buffers[i];
+    if (b.bytes < bytes) {
+      std::free(b.data);
+      b.bytes = (bytes + 63) / 64 * 64;
+      b.data = std::aligned_alloc(64, b.bytes);
+    }
+    return b.data;
+  }
+  ~ThreadState() {
+    for (Buffer &b : buffers)
+      std::free(b.data);
+    // The stream is left to the process's end: oneDNN may be gone by the
+    // time a thread's destructors run at exit.
+  }
+};
+
+thread_local ThreadState threadState;
+
+/// Runs one piece: its inputs reordered in, the primitive, its output
+/// reordered out.
+void runPiece(const Library &lib, const char *function, const Entry &entry,
+              const Geometry &s, Direction direction, const Piece &p,
+              const Pointers &ptrs) {
+  ThreadState &state = threadState;
+  if (!state.stream)
+    check(function,
+          lib.dnnl_stream_create(&state.stream, lib.engine,
+                                 dnnl_stream_default_flags),
+          "create a stream");
+  // Each operand's place in the caller's buffer.
+  const void *user[4] = {};
+  switch (direction) {
+  case kForward:
+    user[0] = ptrs.in[0] + srcOffset(s, p);
+    user[1] = ptrs.in[1] + weightsOffset(s, p);
+    user[2] = ptrs.out + dstOffset(s, p);
+    user[3] = ptrs.in[2] ? ptrs.in[2] + p.g0 * s.og() + p.o0 : nullptr;
+    break;
+  case kBackwardData:
+    user[0] = ptrs.in[0] + dstOffset(s, p);
+    user[1] = ptrs.in[1] + weightsOffset(s, p);
+    user[2] = ptrs.out + srcOffset(s, p);
+    break;
+  case kBackwardWeights:
+    user[0] = ptrs.in[0] + dstOffset(s, p);
+    user[1] = ptrs.in[1] + srcOffset(s, p);
+    user[2] = ptrs.out + weightsOffset(s, p);
+    break;
+  }
+  dnnl_memory_t users[4] = {}, internals[4] = {};
+  dnnl_exec_arg_t args[4];
+  for (int i = 0; i < entry.operands; ++i) {
+    const Operand &op = entry.operand[i];
+    check(function,
+          lib.dnnl_memory_create(&users[i], &op.user, lib.engine,
+                                 const_cast<void *>(user[i])),
+          "wrap a buffer");
+    dnnl_memory_t used = users[i];
+    if (op.reorder) {
+      check(function,
+            lib.dnnl_memory_create(&internals[i], &op.internal, lib.engine,
+                                   state.buffer(i, op.bytes)),
+            "wrap a buffer");
+      used = internals[i];
+      if (!op.output) {
+        dnnl_exec_arg_t reorderArgs[2] = {{DNNL_ARG_FROM, users[i]},
+                                          {DNNL_ARG_TO, internals[i]}};
+        check(function,
+              lib.dnnl_primitive_execute(op.reorder, state.stream, 2,
+                                         reorderArgs),
+              "reorder an operand");
+      }
+    }
+    args[i] = {op.arg, used};
+  }
+  check(function,
+        lib.dnnl_primitive_execute(entry.primitive, state.stream,
+                                   entry.operands, args),
+        "run the convolution");
+  for (int i = 0; i < entry.operands; ++i) {
+    const Operand &op = entry.operand[i];
+    if (!op.output || !op.reorder)
+      continue;
+    dnnl_exec_arg_t reorderArgs[2] = {{DNNL_ARG_FROM, internals[i]},
+                                      {DNNL_ARG_TO, users[i]}};
+    check(function,
+          lib.dnnl_primitive_execute(op.reorder, state.stream, 2, reorderArgs),
+          "reorder the result");
+  }
+  check(function, lib.dnnl_stream_wait(state.stream), "finish");
+  for (int i = 0; i < entry.operands; ++i) {
+    lib.dnnl_memory_destroy(users[i]);
+    if (internals[i])
+      lib.dnnl_memory_destroy(internals[i]);
+  }
+}
+
+/// One call: its pieces' entries (the full pieces' and the last one's) and
+/// buffers, shared by the tasks.
+struct Call {
+  const Library *lib;
+  const char *function;
+  Geometry shape;
+  Direction direction;
+  Plan plan;
+  const Entry *full, *last;
+  Pointers ptrs;
+};
+
+void runPieces(void *context, int64_t lo, int64_t hi) {
+  const Call &call = *static_cast<const Call *>(context);
+  OneOpenMPThread one(*call.lib);
+  for (int64_t i = lo; i < hi; ++i)
+    runPiece(*call.lib, call.function,
+             i + 1 == call.plan.count ? *call.last : *call.full, call.shape,
+             call.direction, pieceOf(call.shape, call.direction, call.plan, i),
+             call.ptrs);
+}
+
+void convolve(const char *function, const Geometry &s, Direction direction,
+              const Pointers &ptrs) {
+  if (s.n <= 0 || s.o <= 0 || s.c <= 0 || s.oh <= 0 || s.ow <= 0 || s.h <= 0 ||
+      s.w <= 0)
+    return;
+  if (s.g <= 0 || s.c % s.g || s.o % s.g)
+    fail(function, "groups must divide the input and output channels");
+  const Library &lib = library(function);
+  bool bias = direction == kForward && ptrs.in[2];
+  Call call{&lib,    function, s,   direction, makePlan(s, direction),
+            nullptr, nullptr,  ptrs};
+  Cache &entries = cache();
+  call.full = &entries.get(lib, function, s, direction, bias,
+                           pieceOf(s, direction, call.plan, 0));
+  call.last =
+      &entries.get(lib, function, s, direction, bias,
+                   pieceOf(s, direction, call.plan, call.plan.count - 1));
+  if (call.plan.count == 1) {
+    runPieces(&call, 0, 1);
+    return;
+  }
+  amp_cpu_parallel_for(runPieces, &call, 0, call.plan.count);
+}
+
+} // namespace
+
+extern "C" void amp_cpu_conv2d_forward(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh,
+    int64_t kw, int64_t oh, int64_t ow, int64_t stride_h, int64_t stride_w,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
+    int64_t dilation_h, int64_t dilation_w, int64_t groups, const float *input,
+    const float *weight, const float *bias, float *output) {
+  Pointers ptrs;
+  ptrs.in[0] = input;
+  ptrs.in[1] = weight;
+  ptrs.in[2] = bias;
+  ptrs.out = output;
+  convolve("amp_cpu_conv2d_forward",
+           {n, c, h, w, o, kh, kw, oh, ow, stride_h, stride_w, pad_top,
+            pad_left, pad_bottom, pad_right, dilation_h, dilation_w, groups},
+           kForward, ptrs);
+}
+
+extern "C" void amp_cpu_conv2d_backward_data(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh,
+    int64_t kw, int64_t oh, int64_t ow, int64_t stride_h, int64_t stride_w,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
+    int64_t dilation_h, int64_t dilation_w, int64_t groups, const float *grad,
+    const float *weight, float *input_grad) {
+  Pointers ptrs;
+  ptrs.in[0] = grad;
+  ptrs.in[1] = weight;
+  ptrs.out = input_grad;
+  convolve("amp_cpu_conv2d_backward_data",
+           {n, c, h, w, o, kh, kw, oh, ow, stride_h, stride_w, pad_top,
+            pad_left, pad_bottom, pad_right, dilation_h, dilation_w, groups},
+           kBackwardData, ptrs);
+}
+
+extern "C" void amp_cpu_conv2d_backward_weights(
+    int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh,
+    int64_t kw, int64_t oh, int64_t ow, int64_t stride_h, int64_t stride_w,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
+    int64_t dilation_h, int64_t dilation_w, int64_t groups, const float *grad,
+    const float *input, float *weight_grad) {
+  Pointers ptrs;
+  ptrs.in[0] = grad;
+  ptrs.in[1] = input;
+  ptrs.out = weight_grad;
+  convolve("amp_cpu_conv2d_backward_weights",
+           {n, c, h, w, o, kh, kw, oh, ow, stride_h, stride_w, pad_top,
+            pad_left, pad_bottom, pad_right, dilation_h, dilation_w, groups},
+           kBackwardWeights, ptrs);
+}
