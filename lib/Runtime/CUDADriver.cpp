@@ -424,7 +424,18 @@ const DriverAPI &amp::cuda::api() { return state().api; }
 
 const DeviceInfo &amp::cuda::device() { return state().device; }
 
-CUstream amp::cuda::stream() { return state().stream; }
+namespace {
+/// This thread's capture stream (a plain pointer: see contextIsCurrent).
+thread_local CUstream threadStream = nullptr;
+} // namespace
+
+CUstream amp::cuda::stream() {
+  return threadStream ? threadStream : state().stream;
+}
+
+CUstream amp::cuda::stepStream() { return state().stream; }
+
+void amp::cuda::setThreadStream(CUstream capture) { threadStream = capture; }
 
 bool amp::cuda::setDefaultDevice(int ordinal) {
   State &s = state();

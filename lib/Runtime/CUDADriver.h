@@ -163,7 +163,14 @@ bool ready();
 /// Valid after a successful initialize().
 const DriverAPI &api();
 const DeviceInfo &device();
+/// The stream work is issued on: the runtime's one stream or, on a thread
+/// capturing the training step into a CUDA graph, the stream being
+/// captured (so that other threads' work is not captured with it).
 CUstream stream();
+/// The runtime's one stream, whatever this thread captures.
+CUstream stepStream();
+/// Makes stream() `capture` on this thread (null: the runtime's again).
+void setThreadStream(CUstream capture);
 
 /// The device ordinal initialize() uses (mgpuSetDefaultDevice). Returns
 /// false, with an error, when called after initialize() with another device.

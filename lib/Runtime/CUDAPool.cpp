@@ -4,6 +4,7 @@
 #include "CUDADriver.h"
 
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -27,7 +28,10 @@ struct Pool {
   /// Blocks allocated or freed during a capture, and those of them free.
   std::unordered_set<CUdeviceptr> forGraphs;
   std::unordered_map<size_t, std::vector<CUdeviceptr>> cachedForGraphs;
+  /// Whether a thread captures, and which: only its allocations and frees
+  /// are the graphs'.
   bool capturing = false;
+  std::thread::id captureThread;
   size_t graphs = 0;
   PoolStats stats;
 };
@@ -65,6 +69,11 @@ takeFrom(std::unordered_map<size_t, std::vector<CUdeviceptr>> &cache,
 
 CUdeviceptr takeCached(Pool &p, size_t size) {
   return takeFrom(p.cached, p.stats.bytesCached, p, size);
+}
+
+/// Whether this thread captures; the caller holds the mutex.
+bool capturingHere(const Pool &p) {
+  return p.capturing && p.captureThread == std::this_thread::get_id();
 }
 
 /// With no graph left, their blocks are ordinary ones.
@@ -152,11 +161,11 @@ void *amp::cuda::poolAllocate(size_t bytes) {
   size_t size = poolRoundedSize(bytes);
   std::lock_guard<std::mutex> lock(p.mutex);
   CUdeviceptr block = 0;
-  if (p.capturing)
+  if (capturingHere(p))
     block = takeFrom(p.cachedForGraphs, p.stats.bytesForGraphs, p, size);
   if (!block)
     block = takeCached(p, size);
-  if (!block && p.capturing) {
+  if (!block && capturingHere(p)) {
     // cuMemAlloc is refused in a global-mode capture (it is not stream
     // ordered); the block stays the graph's, so the graph is valid.
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
@@ -168,7 +177,7 @@ void *amp::cuda::poolAllocate(size_t bytes) {
   }
   if (!block)
     return nullptr;
-  if (p.capturing)
+  if (capturingHere(p))
     p.forGraphs.insert(block);
   p.live.emplace(block, size);
   p.stats.bytesInUse += size;
@@ -202,7 +211,7 @@ void amp::cuda::poolFree(void *pointer) {
   p.stats.bytesInUse -= size;
   // A block a graph uses (or, freed in a capture, may use) must not be
   // handed to work outside the graphs.
-  if (p.capturing)
+  if (capturingHere(p))
     p.forGraphs.insert(block);
   if (p.forGraphs.count(block)) {
     p.stats.bytesForGraphs += size;
@@ -248,6 +257,7 @@ void amp::cuda::poolBeginCapture() {
   Pool &p = pool();
   std::lock_guard<std::mutex> lock(p.mutex);
   p.capturing = true;
+  p.captureThread = std::this_thread::get_id();
 }
 
 void amp::cuda::poolEndCapture(bool kept) {

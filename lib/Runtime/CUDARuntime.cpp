@@ -227,29 +227,45 @@ const char *captureFailure(std::string reason) {
   return text->c_str();
 }
 
+/// The stream steps are captured on, created at the first capture: other
+/// threads keep issuing on the step stream meanwhile, and none of their
+/// work joins the graph.
+CUstream captureStream() {
+  static CUstream capture = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    check(api().cuStreamCreate(&capture, CU_STREAM_NON_BLOCKING),
+          "creating the CUDA capture stream (cuStreamCreate)");
+  });
+  return capture;
+}
+
 int32_t graphBeginCapture(const char **reason) {
-  if (!ready()) {
+  if (!ready() || !captureStream()) {
     *reason = captureFailure(lastError());
     return 1;
   }
-  // Global mode: a host wait or cuMemAlloc anywhere in the step invalidates
-  // the capture (the pool allocates in relaxed mode on purpose).
-  CUresult result =
-      api().cuStreamBeginCapture_v2(stream(), CU_STREAM_CAPTURE_MODE_GLOBAL);
+  // Thread-local mode: a host wait or cuMemAlloc in the step invalidates
+  // the capture (the pool allocates in relaxed mode on purpose), while
+  // other threads of the process (PyTorch's, say) stay free to allocate.
+  CUresult result = api().cuStreamBeginCapture_v2(
+      captureStream(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
   if (result != CUDA_SUCCESS) {
     *reason = captureFailure(
-        describe(result, "capturing the step stream (cuStreamBeginCapture)"));
+        describe(result, "capturing the step (cuStreamBeginCapture)"));
     return 1;
   }
+  setThreadStream(captureStream());
   beginCaptureErrors();
   poolBeginCapture();
   return 0;
 }
 
 void *graphEndCapture(const char **reason) {
+  setThreadStream(nullptr);
   std::string error = endCaptureErrors();
   CUgraph graph = nullptr;
-  CUresult result = api().cuStreamEndCapture(stream(), &graph);
+  CUresult result = api().cuStreamEndCapture(captureStream(), &graph);
   CUgraphExec exec = nullptr;
   if (result != CUDA_SUCCESS)
     error = describe(result, "ending the capture (cuStreamEndCapture)") +
@@ -275,7 +291,7 @@ void *graphEndCapture(const char **reason) {
 int32_t graphLaunch(void *graph) {
   if (!ready())
     return 1;
-  check(api().cuGraphLaunch(static_cast<CUgraphExec>(graph), stream()),
+  check(api().cuGraphLaunch(static_cast<CUgraphExec>(graph), stepStream()),
         "launching the training step's CUDA graph (cuGraphLaunch)");
   return status();
 }

@@ -20,10 +20,12 @@ extern "C" {
 struct amp_state;
 
 typedef struct amp_device_graph_ops {
-  /* Starts capturing the step stream (global mode): work issued on it is
-     recorded, not run, and the calls CUDA refuses during a capture (a host
-     wait, cuMemAlloc) invalidate it. Errors until end_capture belong to the
-     capture. 0, or non-zero with the reason in *reason (not sticky). */
+  /* Starts capturing, on this thread, what is issued on the step stream
+     (into a stream of its own, in thread-local mode): work is recorded,
+     not run, and the calls CUDA refuses during a capture (a host wait,
+     cuMemAlloc) invalidate it. Errors on this thread until end_capture
+     belong to the capture. 0, or non-zero with the reason in *reason (not
+     sticky). */
   int32_t (*begin_capture)(const char **reason);
   /* Ends the capture and instantiates the graph: the executable graph, or
      null with the reason in *reason (the capture's first error or the
