@@ -53,6 +53,7 @@ namespace {
 constexpr StringLiteral kGemmFunc = "amp_gpu_gemm";
 constexpr StringLiteral kGemmEpilogueFunc = "amp_gpu_gemm_epilogue";
 constexpr StringLiteral kGemmExFunc = "amp_gpu_gemm_ex";
+constexpr StringLiteral kGemmAuxFunc = "amp_gpu_gemm_aux";
 
 //===----------------------------------------------------------------------===//
 // Sizes
@@ -865,7 +866,8 @@ private:
   }
 
   LogicalResult visitCall(func::CallOp call) {
-    bool apart = call.getCallee() == kGemmExFunc;
+    bool withAux = call.getCallee() == kGemmAuxFunc;
+    bool apart = call.getCallee() == kGemmExFunc || withAux;
     bool withEpilogue = call.getCallee() == kGemmEpilogueFunc || apart;
     if (call.getCallee() == kGPUAttentionFwdFunc ||
         call.getCallee() == kGPUAttentionBwdFunc)
@@ -876,10 +878,10 @@ private:
     }
     // amp_gpu_gemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a,
     //              stride_a, b, stride_b, c, alpha, beta, allow_tf32,
-    //              [epilogue, vector, [d,]] stream)
+    //              [epilogue, vector, [aux, aux_ld,] [d,]] stream)
     // With D apart (amp_gpu_gemm_ex) C is read and D written: the same bytes
     // as accumulating in place.
-    unsigned expected = apart ? 20 : withEpilogue ? 19 : 17;
+    unsigned expected = withAux ? 22 : apart ? 20 : withEpilogue ? 19 : 17;
     if (call.getNumOperands() != expected)
       return call.emitError("amp-gpu-cost-report: ")
              << call.getCallee() << " takes " << expected
@@ -917,8 +919,33 @@ private:
     entry.flops = 2 * batch * mn * double(entry.k);
     // The epilogue's vector is f32 (C's type for BIAS_C_TYPE); its work
     // rides on the product's.
-    entry.cApart = apart;
-    if (apart && ints[16] == 0) {
+    // amp_gpu_gemm_aux passes D as C when it adds no residual.
+    entry.cApart = withAux ? call.getOperand(12) != call.getOperand(20) : apart;
+    if (withAux) {
+      // GELU's input, m x n of C's type per batch, written beside D by
+      // GELU_AUX[_BIAS] and read by DGELU; GELU and its derivative ride on
+      // the product like a bias (the elementwise launch is gone).
+      double auxBytes = batch * mn * double(cBytes);
+      switch (ints[16]) {
+      case AMP_GEMM_EPILOGUE_GELU_AUX_BIAS:
+        entry.epilogue = "gelu_aux_bias";
+        entry.bytesRead += double(entry.n) * cBytes;
+        entry.bytesWritten += auxBytes;
+        break;
+      case AMP_GEMM_EPILOGUE_GELU_AUX:
+        entry.epilogue = "gelu_aux";
+        entry.bytesWritten += auxBytes;
+        break;
+      case AMP_GEMM_EPILOGUE_DGELU:
+        entry.epilogue = "dgelu";
+        entry.bytesRead += auxBytes;
+        break;
+      default:
+        return call.emitError("amp-gpu-cost-report: amp_gpu_gemm_aux takes a "
+                              "GELU epilogue, not ")
+               << ints[16];
+      }
+    } else if (apart && ints[16] == 0) {
       // No epilogue: the residual alone.
     } else if (withEpilogue && (ints[16] == AMP_GEMM_EPILOGUE_BIAS ||
                                 ints[16] == AMP_GEMM_EPILOGUE_BIAS_C_TYPE)) {

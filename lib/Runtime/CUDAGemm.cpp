@@ -81,10 +81,16 @@ struct PlanKey {
   int32_t tf32;
   uint32_t alignA, alignB, alignC, alignD;
   int32_t epilogue; // 0 or an amp_gemm_epilogue
+  // The vector's and the aux matrix's alignment (the heuristic reads them
+  // from the pointers set on the descriptor) and the aux's leading
+  // dimension; 0 where there is none.
+  uint32_t alignVector, alignAux;
+  int64_t auxLd;
 
   auto tie() const {
     return std::tie(aType, cType, batch, m, n, k, transA, transB, strideA,
-                    strideB, tf32, alignA, alignB, alignC, alignD, epilogue);
+                    strideB, tf32, alignA, alignB, alignC, alignD, epilogue,
+                    alignVector, alignAux, auxLd);
   }
   bool operator<(const PlanKey &other) const { return tie() < other.tie(); }
 };
@@ -183,8 +189,40 @@ bool checkPointers(const void *a, const void *b, const void *c) {
   return fail("amp_gpu_gemm: null operand pointer");
 }
 
+bool isGeluEpilogue(int32_t epilogue) {
+  return epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS ||
+         epilogue == AMP_GEMM_EPILOGUE_GELU_AUX ||
+         epilogue == AMP_GEMM_EPILOGUE_DGELU;
+}
+
+/// The GELU epilogues' aux matrix, as cuBLASLt 13's cublasLt.h states for
+/// CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD: a leading dimension of at least
+/// D's rows (our n) and a multiple of 8; and 16-byte aligned, amp's own
+/// rule (its buffers are; the heuristic picks kernels for the alignment of
+/// the pointer it was shown, which the plan then keeps).
+bool checkAux(int32_t epilogue, int64_t n, const void *aux, int64_t auxLd) {
+  if (!isGeluEpilogue(epilogue))
+    return fail("amp_gpu_gemm_aux: epilogue " + std::to_string(epilogue) +
+                " takes no aux matrix (use amp_gpu_gemm_ex)");
+  if (!aux)
+    return fail("amp_gpu_gemm_aux: null aux pointer");
+  if (auxLd < n || auxLd % 8 != 0)
+    return fail("amp_gpu_gemm_aux: the aux matrix's leading dimension " +
+                std::to_string(auxLd) +
+                " must be a multiple of 8 and at "
+                "least n = " +
+                std::to_string(n) +
+                " (cuBLASLt's CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD)");
+  if (reinterpret_cast<uintptr_t>(aux) % 16 != 0)
+    return fail("amp_gpu_gemm_aux: the aux matrix must be 16-byte aligned");
+  return true;
+}
+
 bool checkEpilogue(int32_t epilogue, int32_t cType, const void *vector,
                    int64_t batch) {
+  if (isGeluEpilogue(epilogue))
+    return fail("amp_gpu_gemm_epilogue: epilogue " + std::to_string(epilogue) +
+                " needs an aux matrix (amp_gpu_gemm_aux)");
   if (epilogue != AMP_GEMM_EPILOGUE_BIAS &&
       epilogue != AMP_GEMM_EPILOGUE_BGRAD_A &&
       epilogue != AMP_GEMM_EPILOGUE_BIAS_C_TYPE)
@@ -211,6 +249,12 @@ cublasLtEpilogue_t ltEpilogue(int32_t epilogue) {
     return CUBLASLT_EPILOGUE_BIAS;
   case AMP_GEMM_EPILOGUE_BGRAD_A:
     return CUBLASLT_EPILOGUE_BGRADB;
+  case AMP_GEMM_EPILOGUE_GELU_AUX_BIAS:
+    return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  case AMP_GEMM_EPILOGUE_GELU_AUX:
+    return CUBLASLT_EPILOGUE_GELU_AUX;
+  case AMP_GEMM_EPILOGUE_DGELU:
+    return CUBLASLT_EPILOGUE_DGELU;
   default:
     return CUBLASLT_EPILOGUE_DEFAULT;
   }
@@ -340,7 +384,8 @@ bool createLayout(const Gemm &g, cublasLtMatrixLayout_t &layout,
 /// The matmul descriptor: f32 accumulation and f32 alpha/beta for every
 /// input type (tensor cores for f16/bf16), TF32 tensor cores for f32 inputs
 /// only when allowed.
-bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key) {
+bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key, void *vector,
+                void *aux) {
   cublasComputeType_t compute =
       key.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   // cuBLASLt's first operand is our B: transposed in cuBLASLt's view
@@ -348,10 +393,18 @@ bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key) {
   cublasOperation_t opFirst = key.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opSecond = key.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasLtEpilogue_t epilogue = ltEpilogue(key.epilogue);
-  // The bias (or its gradient) is f32, or of C's type for BIAS_C_TYPE.
-  cudaDataType_t vectorType = key.epilogue == AMP_GEMM_EPILOGUE_BIAS_C_TYPE
-                                  ? cudaType(key.cType)
-                                  : CUDA_R_32F;
+  // The bias (or its gradient) is f32, or of C's type for BIAS_C_TYPE and
+  // GELU_AUX_BIAS (cuBLASLt's GELU epilogues take a bias of D's type).
+  cudaDataType_t vectorType =
+      key.epilogue == AMP_GEMM_EPILOGUE_BIAS_C_TYPE ||
+              key.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS
+          ? cudaType(key.cType)
+          : CUDA_R_32F;
+  bool hasVector = key.epilogue && key.epilogue != AMP_GEMM_EPILOGUE_GELU_AUX &&
+                   key.epilogue != AMP_GEMM_EPILOGUE_DGELU;
+  // cuBLASLt's aux matrix is its D's transpose layout, like our C: n rows
+  // (its leading dimension) and m columns per batch.
+  int64_t auxStride = key.m * key.auxLd;
   return checkLt(g,
                  g.lt.cublasLtMatmulDescCreate(&plan.desc, compute, CUDA_R_32F),
                  "creating a cuBLASLt matmul descriptor") &&
@@ -365,17 +418,42 @@ bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key) {
                      plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opSecond,
                      sizeof(opSecond)),
                  "setting a cuBLASLt transpose") &&
-         (!key.epilogue ||
+         (!key.epilogue || checkLt(g,
+                                   g.lt.cublasLtMatmulDescSetAttribute(
+                                       plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                       &epilogue, sizeof(epilogue)),
+                                   "setting a cuBLASLt epilogue")) &&
+         // The pointers are set before the heuristic runs, which reads their
+         // alignment from them; each call sets its own again.
+         (!hasVector ||
           (checkLt(g,
-                   g.lt.cublasLtMatmulDescSetAttribute(
-                       plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
-                       sizeof(epilogue)),
-                   "setting a cuBLASLt epilogue") &&
-           checkLt(g,
                    g.lt.cublasLtMatmulDescSetAttribute(
                        plan.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
                        &vectorType, sizeof(vectorType)),
-                   "setting the cuBLASLt bias type")));
+                   "setting the cuBLASLt bias type") &&
+           checkLt(g,
+                   g.lt.cublasLtMatmulDescSetAttribute(
+                       plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &vector,
+                       sizeof(vector)),
+                   "setting the cuBLASLt bias pointer"))) &&
+         (!key.auxLd ||
+          (checkLt(g,
+                   g.lt.cublasLtMatmulDescSetAttribute(
+                       plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                       &aux, sizeof(aux)),
+                   "setting the cuBLASLt aux pointer") &&
+           checkLt(g,
+                   g.lt.cublasLtMatmulDescSetAttribute(
+                       plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD,
+                       &key.auxLd, sizeof(key.auxLd)),
+                   "setting the cuBLASLt aux leading dimension") &&
+           (key.batch == 1 ||
+            checkLt(g,
+                    g.lt.cublasLtMatmulDescSetAttribute(
+                        plan.desc,
+                        CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE,
+                        &auxStride, sizeof(auxStride)),
+                    "setting the cuBLASLt aux batch stride"))));
 }
 
 /// Layouts of the stored matrices, in column-major terms:
@@ -458,12 +536,12 @@ void destroyPlan(const Gemm &g, Plan &plan) {
 }
 
 /// The cached plan for `key`, built on first use; null with the error.
-const Plan *findPlan(Gemm &g, const PlanKey &key) {
+const Plan *findPlan(Gemm &g, const PlanKey &key, void *vector, void *aux) {
   auto it = g.plans.find(key);
   if (it != g.plans.end())
     return &it->second;
   Plan plan;
-  if (!createDesc(g, plan, key) || !createLayouts(g, plan, key) ||
+  if (!createDesc(g, plan, key, vector, aux) || !createLayouts(g, plan, key) ||
       !chooseAlgorithm(g, plan, key)) {
     destroyPlan(g, plan);
     return nullptr;
@@ -475,7 +553,8 @@ PlanKey makeKey(int32_t aType, int32_t cType, int64_t batch, int64_t m,
                 int64_t n, int64_t k, int32_t transA, int32_t transB,
                 const void *a, int64_t strideA, const void *b, int64_t strideB,
                 const void *c, const void *d, int32_t allowTF32,
-                int32_t epilogue) {
+                int32_t epilogue, const void *vector, const void *aux,
+                int64_t auxLd) {
   PlanKey key;
   key.aType = aType;
   key.cType = cType;
@@ -494,6 +573,10 @@ PlanKey makeKey(int32_t aType, int32_t cType, int64_t batch, int64_t m,
   key.alignC = batchAlignment(c, batch, m * n, elementBytes(cType));
   key.alignD = batchAlignment(d, batch, m * n, elementBytes(cType));
   key.epilogue = epilogue;
+  key.alignVector =
+      vector ? alignmentOf(reinterpret_cast<uintptr_t>(vector)) : 0;
+  key.alignAux = aux ? alignmentOf(reinterpret_cast<uintptr_t>(aux)) : 0;
+  key.auxLd = aux ? auxLd : 0;
   return key;
 }
 
@@ -511,16 +594,21 @@ void runGemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
              int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
              const void *a, int64_t stride_a, const void *b, int64_t stride_b,
              const void *c, float alpha, float beta, int32_t allow_tf32,
-             int32_t epilogue, void *vector, void *d, void *stream) {
+             int32_t epilogue, void *vector, void *aux, int64_t aux_ld, void *d,
+             void *stream) {
   if (failed() || !checkTypes(a_dtype, c_dtype) ||
       !checkSizes(batch, m, n, k, stride_a, stride_b) ||
       !checkPointers(a, b, c) || !checkPointers(a, b, d) ||
-      (epilogue && !checkEpilogue(epilogue, c_dtype, vector, batch)) ||
+      (aux_ld ? !checkAux(epilogue, n, aux, aux_ld)
+              : epilogue && !checkEpilogue(epilogue, c_dtype, vector, batch)) ||
+      (epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS && !vector &&
+       !fail("amp_gpu_gemm_aux: null vector pointer")) ||
       !ready())
     return;
   // A batch of products with one shared B and dense, untransposed A[b]
   // (a linear layer over [batch, rows, features]) is one GEMM with batch x m
-  // rows: C[b] are dense too. One large GEMM tiles better than a batch.
+  // rows: C[b] are dense too (and aux[b], m * aux_ld apart). One large
+  // GEMM tiles better than a batch.
   if (batch > 1 && stride_b == 0 && !trans_a && stride_a == m * k) {
     m *= batch;
     batch = 1;
@@ -529,18 +617,29 @@ void runGemm(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
   std::lock_guard<std::mutex> lock(g.mutex);
   if (!ensureHandle(g))
     return;
-  PlanKey key = makeKey(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a,
-                        stride_a, b, stride_b, c, d, allow_tf32, epilogue);
-  const Plan *plan = findPlan(g, key);
+  bool hasVector = epilogue && epilogue != AMP_GEMM_EPILOGUE_GELU_AUX &&
+                   epilogue != AMP_GEMM_EPILOGUE_DGELU;
+  if (!hasVector)
+    vector = nullptr;
+  PlanKey key =
+      makeKey(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a,
+              b, stride_b, c, d, allow_tf32, epilogue, vector, aux, aux_ld);
+  const Plan *plan = findPlan(g, key, vector, aux);
   if (!plan)
     return;
-  // The vector changes from call to call; the plan is shared (the mutex is
-  // held until the matmul is queued).
-  if (epilogue && !checkLt(g,
-                           g.lt.cublasLtMatmulDescSetAttribute(
-                               plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                               &vector, sizeof(vector)),
-                           "setting the cuBLASLt bias pointer"))
+  // The vector and aux change from call to call; the plan is shared (the
+  // mutex is held until the matmul is queued).
+  if (hasVector && !checkLt(g,
+                            g.lt.cublasLtMatmulDescSetAttribute(
+                                plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                &vector, sizeof(vector)),
+                            "setting the cuBLASLt bias pointer"))
+    return;
+  if (aux && !checkLt(g,
+                      g.lt.cublasLtMatmulDescSetAttribute(
+                          plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                          &aux, sizeof(aux)),
+                      "setting the cuBLASLt aux pointer"))
     return;
   // alpha and beta are host floats: the descriptor's scale type is f32 and
   // the pointer mode the default (host). The caller's stream is the one the
@@ -562,7 +661,8 @@ extern "C" void amp_gpu_gemm(int32_t a_dtype, int32_t c_dtype, int64_t batch,
                              float alpha, float beta, int32_t allow_tf32,
                              void *stream) {
   runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
-          stride_b, c, alpha, beta, allow_tf32, 0, nullptr, c, stream);
+          stride_b, c, alpha, beta, allow_tf32, 0, nullptr, nullptr, 0, c,
+          stream);
 }
 
 extern "C" void
@@ -573,16 +673,40 @@ amp_gpu_gemm_epilogue(int32_t a_dtype, int32_t c_dtype, int64_t batch,
                       float beta, int32_t allow_tf32, int32_t epilogue,
                       void *vector, void *stream) {
   runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
-          stride_b, c, alpha, beta, allow_tf32, epilogue, vector, c, stream);
+          stride_b, c, alpha, beta, allow_tf32, epilogue, vector, nullptr, 0, c,
+          stream);
 }
 
-extern "C" void
-amp_gpu_gemm_ex(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
-                int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
-                const void *a, int64_t stride_a, const void *b,
-                int64_t stride_b, const void *c, float alpha, float beta,
-                int32_t allow_tf32, int32_t epilogue, void *vector, void *d,
-                void *stream) {
+extern "C" void amp_gpu_gemm_ex(int32_t a_dtype, int32_t c_dtype, int64_t batch,
+                                int64_t m, int64_t n, int64_t k,
+                                int32_t trans_a, int32_t trans_b, const void *a,
+                                int64_t stride_a, const void *b,
+                                int64_t stride_b, const void *c, float alpha,
+                                float beta, int32_t allow_tf32,
+                                int32_t epilogue, void *vector, void *d,
+                                void *stream) {
   runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
-          stride_b, c, alpha, beta, allow_tf32, epilogue, vector, d, stream);
+          stride_b, c, alpha, beta, allow_tf32, epilogue, vector, nullptr, 0, d,
+          stream);
+}
+
+extern "C" void amp_gpu_gemm_aux(int32_t a_dtype, int32_t c_dtype,
+                                 int64_t batch, int64_t m, int64_t n, int64_t k,
+                                 int32_t trans_a, int32_t trans_b,
+                                 const void *a, int64_t stride_a, const void *b,
+                                 int64_t stride_b, const void *c, float alpha,
+                                 float beta, int32_t allow_tf32,
+                                 int32_t epilogue, void *vector, void *aux,
+                                 int64_t aux_ld, void *d, void *stream) {
+  // aux_ld 0 would read as "no aux": the checks want a real one.
+  if (aux_ld == 0 && !failed()) {
+    fail("amp_gpu_gemm_aux: the aux matrix's leading dimension 0 must be a "
+         "multiple of 8 and at least n = " +
+         std::to_string(n) +
+         " (cuBLASLt's CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD)");
+    return;
+  }
+  runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
+          stride_b, c, alpha, beta, allow_tf32, epilogue, vector, aux, aux_ld,
+          d, stream);
 }

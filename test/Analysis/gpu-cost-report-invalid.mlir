@@ -94,3 +94,15 @@ func.func @step(%p: !llvm.ptr) {
   call @amp_gpu_gemm_ex(%i, %i, %l, %l, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i, %i, %p, %p) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr) -> ()
   return
 }
+
+// -----
+
+func.func private @amp_gpu_gemm_aux(i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr)
+func.func @aux_not_gelu(%p: !llvm.ptr) {
+  %i = arith.constant 1 : i32
+  %l = arith.constant 8 : i64
+  %f = arith.constant 1.0 : f32
+  // expected-error @below {{amp-gpu-cost-report: amp_gpu_gemm_aux takes a GELU epilogue, not 1}}
+  call @amp_gpu_gemm_aux(%i, %i, %l, %l, %l, %l, %i, %i, %p, %l, %p, %l, %p, %f, %f, %i, %i, %p, %p, %l, %p, %p) : (i32, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, f32, f32, i32, i32, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr) -> ()
+  return
+}

@@ -277,7 +277,7 @@ int checkEpilogueError(const std::string &what) {
   float *a = deviceBuffer<float>(64), *b = deviceBuffer<float>(64);
   float *c = deviceBuffer<float>(64), *v = deviceBuffer<float>(8);
   bool grad = what == "batch" || what == "bgrad-f16" || what == "bgrad-nn";
-  int32_t epilogue = what == "unknown" ? 4
+  int32_t epilogue = what == "unknown" ? 99
                      : grad            ? AMP_GEMM_EPILOGUE_BGRAD_A
                                        : AMP_GEMM_EPILOGUE_BIAS;
   int32_t type =
@@ -286,6 +286,156 @@ int checkEpilogueError(const std::string &what) {
                         what == "bgrad-nn" ? 0 : 1, 0, a, 16, b, 16, c, 1.0f,
                         0.0f, 0, epilogue, what == "null" ? nullptr : v,
                         nullptr);
+  std::printf("error: %s\n", ops().last_error());
+  return 1;
+}
+
+namespace {
+
+/// GELU's tanh form and its derivative, in double.
+double geluTanh(double x) {
+  return 0.5 * x *
+         (1 + std::tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+}
+double geluTanhDerivative(double x) {
+  const double k = 0.79788456080286535588, c = 0.044715;
+  double t = std::tanh(k * (x + c * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
+}
+
+/// The unit in the last place of `dtype` at `value`.
+double ulp(int32_t dtype, double value) {
+  int bits = dtype == AMP_DTYPE_F32 ? 24 : dtype == AMP_DTYPE_F16 ? 11 : 8;
+  int exponent;
+  std::frexp(std::fabs(value) > 0x1p-14 ? value : 0x1p-14, &exponent);
+  return std::ldexp(1.0, exponent - bits);
+}
+
+/// amp_gpu_gemm_aux, C and D apart (alpha 2, beta 0.5): with `forward`,
+/// GELU_AUX_BIAS (or GELU_AUX without `bias`) against x = alpha op(A) op(B)
+/// + beta C [+ bias] computed exactly: aux must be x rounded once and D
+/// gelu(x) within half a unit of D's type plus `tolerance` (relative to
+/// |x| + 1, the error of the f32 formula); else DGELU with an aux of D's
+/// type: D = x gelu'(aux), likewise. aux has leading dimension `auxLd`;
+/// its padding, C and the bias must be left as they were.
+void geluCase(int32_t aType, int32_t cType, bool forward, bool bias,
+              int64_t batch, int transA, int transB, int64_t auxLd, bool shareB,
+              uint32_t seed, double tolerance) {
+  const int64_t m = 5, n = 16, k = 9;
+  int32_t epilogue = !forward ? AMP_GEMM_EPILOGUE_DGELU
+                     : bias   ? AMP_GEMM_EPILOGUE_GELU_AUX_BIAS
+                              : AMP_GEMM_EPILOGUE_GELU_AUX;
+  int64_t strideB = shareB ? 0 : k * n;
+  std::vector<float> a = dyadic(batch * m * k, seed);
+  std::vector<float> b = dyadic((shareB ? 1 : batch) * k * n, seed + 1);
+  std::vector<float> c = dyadic(batch * m * n, seed + 2);
+  std::vector<float> vector = dyadic(n, seed + 3);
+  std::vector<float> aux = dyadic(batch * m * auxLd, seed + 4);
+  float alpha = 2.0f, beta = 0.5f;
+  void *dA = upload(aType, a), *dB = upload(aType, b), *dC = upload(cType, c);
+  void *dV = upload(cType, vector), *dAux = upload(cType, aux);
+  void *dD = upload(cType, std::vector<float>(c.size()));
+  amp_gpu_gemm_aux(aType, cType, batch, m, n, k, transA, transB, dA, m * k, dB,
+                   strideB, dC, alpha, beta, /*allow_tf32=*/0, epilogue,
+                   bias ? dV : nullptr, dAux, auxLd, dD, mgpuStreamCreate());
+  std::vector<float> got = download(cType, dD, c.size());
+  std::vector<float> gotAux = download(cType, dAux, aux.size());
+  bool ok = download(cType, dC, c.size()) == c &&
+            download(cType, dV, vector.size()) == vector;
+  double worst = 0;
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < auxLd; ++j) {
+        int64_t at = (p * m + i) * auxLd + j;
+        if (j >= n || !forward)
+          ok &= gotAux[at] == aux[at]; // padding, or DGELU's input
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < k; ++l)
+          sum += double(transA ? a[p * m * k + l * m + i]
+                               : a[p * m * k + i * k + l]) *
+                 double(transB ? b[p * strideB + j * k + l]
+                               : b[p * strideB + l * n + j]);
+        int64_t at = (p * m + i) * n + j, auxAt = (p * m + i) * auxLd + j;
+        double x = alpha * sum + beta * c[at] + (bias ? vector[j] : 0);
+        double expected;
+        if (forward) {
+          ok &= gotAux[auxAt] == roundTo(cType, x);
+          expected = geluTanh(x);
+        } else {
+          expected = x * geluTanhDerivative(aux[auxAt]);
+        }
+        double error = std::fabs(got[at] - expected);
+        double bound =
+            0.5 * ulp(cType, expected) + tolerance * (std::fabs(x) + 1);
+        worst = std::max(worst, error / bound);
+        ok &= error <= bound;
+      }
+    }
+  char name[200];
+  std::snprintf(name, sizeof(name),
+                "gemm aux %s %s->%s batch %lld%s %s%s aux_ld %lld",
+                !forward ? "dgelu"
+                : bias   ? "gelu_aux_bias"
+                         : "gelu_aux",
+                dtypeName(aType), dtypeName(cType), (long long)batch,
+                shareB ? " shared B" : "", transA ? "T" : "N",
+                transB ? "T" : "N", (long long)auxLd);
+  if (!ok)
+    std::printf("worst error / bound: %g\n", worst);
+  expect(ok, name);
+  for (void *buffer : {dA, dB, dC, dV, dAux, dD})
+    ops().free(buffer);
+}
+
+} // namespace
+
+int checkGeluEpilogues(double tolerance) {
+  const int32_t types[][2] = {{AMP_DTYPE_F32, AMP_DTYPE_F32},
+                              {AMP_DTYPE_F16, AMP_DTYPE_F16},
+                              {AMP_DTYPE_BF16, AMP_DTYPE_BF16}};
+  uint32_t seed = 13;
+  for (const auto &type : types)
+    for (int transA = 0; transA < 2; ++transA)
+      for (int transB = 0; transB < 2; ++transB) {
+        // A shared B, folded into m when A is untransposed; own Bs (the
+        // aux's batch stride); a padded aux.
+        geluCase(type[0], type[1], true, true, 3, transA, transB, 16, true,
+                 seed += 7, tolerance);
+        geluCase(type[0], type[1], true, false, 2, transA, transB, 24, false,
+                 seed += 7, tolerance);
+        geluCase(type[0], type[1], false, false, 3, transA, transB, 16, true,
+                 seed += 7, tolerance);
+        geluCase(type[0], type[1], false, false, 2, transA, transB, 24, false,
+                 seed += 7, tolerance);
+      }
+  expect(ops().synchronize() == 0, "no error");
+  std::printf("%s\n", failures ? "gelu checks FAILED" : "gelu checks passed");
+  return failures ? 1 : 0;
+}
+
+int checkAuxError(const std::string &what) {
+  float *a = deviceBuffer<float>(256), *b = deviceBuffer<float>(256);
+  float *c = deviceBuffer<float>(256), *v = deviceBuffer<float>(16);
+  // An aux of 8 x 16 f32 (16 x 8 for "short": too small for m x n).
+  float *aux = deviceBuffer<float>(what == "bounds" ? 64 : 256);
+  int32_t epilogue = what == "bias"      ? AMP_GEMM_EPILOGUE_BIAS
+                     : what == "no-bias" ? AMP_GEMM_EPILOGUE_GELU_AUX_BIAS
+                                         : AMP_GEMM_EPILOGUE_GELU_AUX;
+  int64_t auxLd = what == "ld12" ? 12 : what == "ld8" ? 8 : 16;
+  void *auxPointer = what == "null"         ? nullptr
+                     : what == "misaligned" ? static_cast<void *>(aux + 1)
+                                            : aux;
+  if (what == "no-aux")
+    amp_gpu_gemm_epilogue(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 8, 16, 8, 0, 0, a, 0,
+                          b, 0, c, 1.0f, 0.0f, 0, AMP_GEMM_EPILOGUE_DGELU, v,
+                          nullptr);
+  else
+    amp_gpu_gemm_aux(AMP_DTYPE_F32, AMP_DTYPE_F32, 1, 8, 16, 8, 0, 0, a, 0, b,
+                     0, c, 1.0f, 0.0f, 0, epilogue,
+                     what == "no-bias" ? nullptr : v, auxPointer, auxLd, c,
+                     nullptr);
   std::printf("error: %s\n", ops().last_error());
   return 1;
 }

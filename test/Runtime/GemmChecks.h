@@ -66,7 +66,7 @@ int checkGemms();
 int checkEpilogues();
 /// amp_gpu_gemm_ex with C and D apart: no epilogue, bias, bias gradient.
 int checkGemmsApart();
-/// A bad epilogue call, printed: `what` is unknown (epilogue 4), null (no
+/// A bad epilogue call, printed: `what` is unknown (epilogue 99), null (no
 /// vector), batch (a bias gradient over 2 batches), f32-bias (an f32
 /// bias with an f16 C), bgrad-f16 (an f32 bias gradient beside an f16 C) or
 /// bgrad-nn (a bias gradient with A untransposed). Returns 1.
@@ -75,6 +75,19 @@ int checkEpilogueError(const std::string &what);
 /// error: which forms a device's cuBLASLt takes.
 int checkEpilogueCase(int32_t aType, int32_t cType, int32_t epilogue,
                       int transA, int transB);
+/// amp_gpu_gemm_aux: GELU_AUX_BIAS, GELU_AUX and DGELU with f32, f16 and
+/// bf16, every transpose, batches (shared and own B), a padded aux, against
+/// GELU's tanh form in double: D within half a unit of its type plus
+/// `tolerance` x (|x| + 1) (the error of evaluating GELU in f32, or a
+/// device's approximate tanh), aux exactly.
+int checkGeluEpilogues(double tolerance);
+/// A bad amp_gpu_gemm_aux call (8 x 16 x 8, f32), printed: `what` is ld12
+/// or ld8 (the aux's leading dimension not a multiple of 8, or below n =
+/// 16), misaligned (aux 4 bytes into its buffer), null (no aux), bounds
+/// (aux smaller than m x n), bias (a non-GELU epilogue), no-bias
+/// (GELU_AUX_BIAS without its vector) or no-aux (DGELU through
+/// amp_gpu_gemm_epilogue). Returns 1.
+int checkAuxError(const std::string &what);
 /// TF32 rounds f32 inputs to 10 mantissa bits; f32 does not.
 int checkTF32();
 /// amp_gpu_dp_* (CollectiveChecks.cpp) as one rank: every dtype and

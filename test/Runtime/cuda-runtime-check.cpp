@@ -11,9 +11,11 @@
 //   driver-symbols LIB      every driver symbol the runtime uses is in LIB
 //   cublaslt                libcublasLt.so.13 loads and has every function
 //   gpu                     memory, pool, launches, GEMMs (needs a GPU)
-//   gemm-exact, gemm-epilogue, gemm-apart, gemm-tf32
+//   gemm-exact, gemm-epilogue, gemm-apart, gemm-tf32, gemm-gelu
 //                           the GEMM checks the emulated device runs
-//                           (GemmChecks.h), on the GPU
+//                           (GemmChecks.h), on the GPU; gemm-gelu allows
+//                           2^-10 relative for a hardware tanh (PTX's
+//                           tanh.approx.f32 is within 2^-10.987)
 //   nccl                    amp_gpu_dp_* as one rank on the device's NCCL
 //                           (CollectiveChecks.cpp; needs a GPU and NCCL)
 //   epilogue-case A C E TA TB  one amp_gpu_gemm_epilogue case: dtypes A and
@@ -638,18 +640,19 @@ int main(int argc, char **argv) {
     return checkEpilogueCase(argv);
   // The emulated device's exact GEMM checks, on the GPU.
   if (mode == "gemm-exact" || mode == "gemm-epilogue" || mode == "gemm-apart" ||
-      mode == "gemm-tf32" || mode == "nccl") {
+      mode == "gemm-tf32" || mode == "gemm-gelu" || mode == "nccl") {
     if (checkInit() != 0)
       return 1;
     return mode == "gemm-exact"      ? amp::check::checkGemms()
            : mode == "gemm-epilogue" ? amp::check::checkEpilogues()
            : mode == "gemm-apart"    ? amp::check::checkGemmsApart()
+           : mode == "gemm-gelu"     ? amp::check::checkGeluEpilogues(0x1p-10)
            : mode == "nccl"          ? amp::check::checkCollectives()
                                      : amp::check::checkTF32();
   }
   std::fprintf(stderr, "usage: amp-cuda-runtime-check init|no-gpu|gemm-error "
                        "dtype|gemm-error size|pool-sizes|driver-symbols LIB|"
                        "cublaslt|gpu|load-file IMAGE|load-newer-ptx|gemm-exact|"
-                       "gemm-epilogue|gemm-apart|gemm-tf32|nccl\n");
+                       "gemm-epilogue|gemm-apart|gemm-tf32|gemm-gelu|nccl\n");
   return 2;
 }

@@ -51,7 +51,20 @@ enum amp_gemm_epilogue {
      before C is rounded. cuBLASLt takes only this form when C is f16 or
      bf16 (an f32 bias with a 16-bit C is CUBLAS_STATUS_INVALID_VALUE, seen
      with cuBLASLt 13.1 on an H200), so BIAS needs an f32 C. */
-  AMP_GEMM_EPILOGUE_BIAS_C_TYPE = 3
+  AMP_GEMM_EPILOGUE_BIAS_C_TYPE = 3,
+  /* amp_gpu_gemm_aux only. GELU in its tanh form, gelu(x) = x/2 (1 +
+     tanh(sqrt(2/pi) (x + 0.044715 x^3))), the only one cuBLASLt computes:
+     x = alpha * (op(A) x op(B))[i][j] + beta * C + vector[j] (vector: n
+     values of c_dtype) in f32, D = gelu(x) and aux = x, each rounded once to
+     c_dtype (cuBLASLt's GELU_AUX_BIAS). */
+  AMP_GEMM_EPILOGUE_GELU_AUX_BIAS = 4,
+  /* The same without the bias (cuBLASLt's GELU_AUX). */
+  AMP_GEMM_EPILOGUE_GELU_AUX = 5,
+  /* amp_gpu_gemm_aux only: D = (alpha * op(A) x op(B) + beta * C) *
+     gelu'(aux) in f32, rounded once to c_dtype, with gelu the tanh form
+     above and aux (of c_dtype) the GELU's input that GELU_AUX[_BIAS] wrote
+     (cuBLASLt's DGELU). */
+  AMP_GEMM_EPILOGUE_DGELU = 6
 };
 
 /* amp_gpu_gemm with an epilogue (enum amp_gemm_epilogue) reading or
@@ -73,12 +86,28 @@ void amp_gpu_gemm_epilogue(int32_t a_dtype, int32_t c_dtype, int64_t batch,
    BIAS epilogue adds the vector after beta * C). `epilogue` 0 is none
    (`vector` then unused); otherwise as amp_gpu_gemm_epilogue. Same stream
    and errors. */
-void amp_gpu_gemm_ex(int32_t a_dtype, int32_t c_dtype, int64_t batch,
-                     int64_t m, int64_t n, int64_t k, int32_t trans_a,
-                     int32_t trans_b, const void *a, int64_t stride_a,
-                     const void *b, int64_t stride_b, const void *c,
-                     float alpha, float beta, int32_t allow_tf32,
-                     int32_t epilogue, void *vector, void *d, void *stream);
+void amp_gpu_gemm_ex(int32_t a_dtype, int32_t c_dtype, int64_t batch, int64_t m,
+                     int64_t n, int64_t k, int32_t trans_a, int32_t trans_b,
+                     const void *a, int64_t stride_a, const void *b,
+                     int64_t stride_b, const void *c, float alpha, float beta,
+                     int32_t allow_tf32, int32_t epilogue, void *vector,
+                     void *d, void *stream);
+
+/* amp_gpu_gemm_ex with an auxiliary m x n matrix of c_dtype for the GELU
+   epilogues (AMP_GEMM_EPILOGUE_GELU_AUX_BIAS and GELU_AUX write it,
+   AMP_GEMM_EPILOGUE_DGELU reads it): row i of aux[b] starts aux_ld
+   elements after row i - 1 (aux_ld >= n, a multiple of 8, as cuBLASLt
+   requires of the GELU input's leading dimension) and aux[b] starts m *
+   aux_ld elements after aux[b - 1]; aux is 16-byte aligned. `vector` is the
+   bias of GELU_AUX_BIAS (n values of c_dtype), unused otherwise. Other
+   epilogues are those of amp_gpu_gemm_ex. Same stream and errors. */
+void amp_gpu_gemm_aux(int32_t a_dtype, int32_t c_dtype, int64_t batch,
+                      int64_t m, int64_t n, int64_t k, int32_t trans_a,
+                      int32_t trans_b, const void *a, int64_t stride_a,
+                      const void *b, int64_t stride_b, const void *c,
+                      float alpha, float beta, int32_t allow_tf32,
+                      int32_t epilogue, void *vector, void *aux, int64_t aux_ld,
+                      void *d, void *stream);
 
 #ifdef __cplusplus
 }

@@ -4,8 +4,10 @@
 // cublasLtMatmul computes D = alpha op(A) op(B) + beta C exactly as cuBLASLt
 // defines it: column-major layouts with leading dimensions, transposes,
 // strided batches, f32/f16/bf16 operands with f32 accumulation and f32
-// alpha/beta, the TF32 compute mode (f32 inputs rounded to TF32), and the
-// BIAS and BGRADB epilogues (f32 or D-typed vector). A
+// alpha/beta, the TF32 compute mode (f32 inputs rounded to TF32), the
+// BIAS and BGRADB epilogues (f32 or D-typed vector) and the GELU ones
+// (GELU_AUX_BIAS, GELU_AUX, DGELU: GELU's tanh form, its input kept in an
+// aux matrix with cuBLASLt's leading-dimension rules). A
 // layout or transpose that lib/Runtime gets wrong gives a wrong result, or,
 // when it reaches outside an operand's allocation, an error naming it.
 //
@@ -18,6 +20,7 @@
 
 #include <cublasLt.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -40,6 +43,11 @@ struct MatmulDesc {
   void *bias = nullptr;
   cudaDataType_t biasType = CUDA_R_32F;
   bool biasTypeSet = false;
+  /// The GELU epilogues' input matrix (written by GELU_AUX[_BIAS], read by
+  /// DGELU): column-major like D, of D's type unless set otherwise.
+  void *aux = nullptr;
+  int64_t auxLd = 0, auxStride = 0;
+  int32_t auxType = -1;
 };
 
 struct Layout {
@@ -208,11 +216,93 @@ void recordGemm(const Problem &p, const Layout &a, const Layout &dl,
       ", \"flops\": " + std::to_string((long long)flops) + "}");
 }
 
+bool isGelu(cublasLtEpilogue_t epilogue) {
+  return epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS ||
+         epilogue == CUBLASLT_EPILOGUE_GELU_AUX ||
+         epilogue == CUBLASLT_EPILOGUE_DGELU;
+}
+
+bool hasBias(cublasLtEpilogue_t epilogue) {
+  return epilogue == CUBLASLT_EPILOGUE_BIAS ||
+         epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+}
+
+/// What cuBLASLt 13's cublasLt.h requires of the GELU epilogues' aux matrix
+/// (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, _BATCH_STRIDE, _DATA_TYPE): a
+/// leading dimension of at least D's rows and a multiple of 8, a batch
+/// stride that is a multiple of 8, and D's type (other aux types are for
+/// FP8 outputs only). Checked when the algorithm is chosen, as cuBLASLt
+/// does, and again by the matmul.
+cublasStatus_t checkAuxRules(const MatmulDesc &d, const Layout &dl) {
+  if (!isGelu(d.epilogue))
+    return CUBLAS_STATUS_SUCCESS;
+  if (d.auxLd < int64_t(dl.rows) || d.auxLd % 8 != 0)
+    return fail(CUBLAS_STATUS_INVALID_VALUE,
+                "the GELU aux matrix's leading dimension " +
+                    std::to_string(d.auxLd) +
+                    " must be a multiple of 8 and at least D's " +
+                    std::to_string(dl.rows) + " rows");
+  if (dl.batch > 1 &&
+      (d.auxStride % 8 != 0 || d.auxStride < d.auxLd * int64_t(dl.cols)))
+    return fail(CUBLAS_STATUS_INVALID_VALUE,
+                "the GELU aux matrix's batch stride " +
+                    std::to_string(d.auxStride) +
+                    " must be a multiple of 8 and at least one matrix (" +
+                    std::to_string(d.auxLd * int64_t(dl.cols)) + " elements)");
+  if (d.auxType != -1 && d.auxType != dl.type)
+    return fail(CUBLAS_STATUS_INVALID_VALUE,
+                std::string("a GELU aux matrix of a type other than D's (") +
+                    typeName(dl.type) + ")");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// The aux matrix as a layout of D's shape; it must be set, aligned to its
+/// elements and lie in one allocation.
+cublasStatus_t checkAux(const MatmulDesc &d, const Layout &dl, Layout &aux) {
+  if (!isGelu(d.epilogue))
+    return CUBLAS_STATUS_SUCCESS;
+  if (cublasStatus_t s = checkAuxRules(d, dl))
+    return s;
+  aux = dl;
+  aux.ld = d.auxLd;
+  aux.stride = d.auxStride;
+  if (!d.aux)
+    return fail(CUBLAS_STATUS_INVALID_VALUE,
+                "a GELU epilogue without an aux pointer");
+  if (reinterpret_cast<uintptr_t>(d.aux) % typeBytes(aux.type) != 0)
+    return fail(CUBLAS_STATUS_INVALID_VALUE,
+                "the GELU aux pointer is not aligned to its elements");
+  return checkOperand("GELU aux", d.aux, aux);
+}
+
+/// GELU's tanh form, gelu(x) = x cdf(x) with cdf(x) = (1 + tanh(sqrt(2/pi)
+/// (x + 0.044715 x^3))) / 2, and its derivative cdf(x) + x/2 (1 - t^2)
+/// sqrt(2/pi) (1 + 3 0.044715 x^2), in f32 (in the order amp's CPU
+/// lowering evaluates them; cuBLASLt's kernels may round differently).
+constexpr float kSqrt2OverPi = 0.79788456080286535588f;
+constexpr float kGeluCubic = 0.044715f;
+constexpr float kGeluCubic3 = float(3 * 0.044715);
+
+float geluTanh(float x) {
+  float t = std::tanh(kSqrt2OverPi * (x + kGeluCubic * (x * x * x)));
+  return x * (0.5f * (1.0f + t));
+}
+
+float geluTanhDerivative(float x) {
+  float x2 = x * x;
+  float t = std::tanh(kSqrt2OverPi * (x + kGeluCubic * (x2 * x)));
+  float rest = (x * 0.5f) *
+               ((1.0f - t * t) * (kSqrt2OverPi * (1.0f + kGeluCubic3 * x2)));
+  return 0.5f * (1.0f + t) + rest;
+}
+
 /// The epilogue's vector as a layout: BIAS reads one value per row of D,
 /// BGRADB writes one per column (batch 1); it must lie in one allocation.
 cublasStatus_t checkEpilogue(const MatmulDesc &d, const Problem &p,
                              const Layout &dl, Layout &vector) {
-  if (d.epilogue == CUBLASLT_EPILOGUE_DEFAULT)
+  if (d.epilogue == CUBLASLT_EPILOGUE_DEFAULT ||
+      d.epilogue == CUBLASLT_EPILOGUE_GELU_AUX ||
+      d.epilogue == CUBLASLT_EPILOGUE_DGELU)
     return CUBLAS_STATUS_SUCCESS;
   bool gradient = d.epilogue == CUBLASLT_EPILOGUE_BGRADB;
   if (gradient && p.batch != 1)
@@ -306,7 +396,7 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(
     if (cublasStatus_t s = readValue(buffer, bytes, op))
       return s;
     if (op != CUBLASLT_EPILOGUE_DEFAULT && op != CUBLASLT_EPILOGUE_BIAS &&
-        op != CUBLASLT_EPILOGUE_BGRADB)
+        op != CUBLASLT_EPILOGUE_BGRADB && !isGelu(cublasLtEpilogue_t(op)))
       return notSupported("epilogue " + std::to_string(op));
     d.epilogue = cublasLtEpilogue_t(op);
     return CUBLAS_STATUS_SUCCESS;
@@ -320,6 +410,14 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(
     d.biasType = cudaDataType_t(op);
     d.biasTypeSet = true;
     return CUBLAS_STATUS_SUCCESS;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER:
+    return readValue(buffer, bytes, d.aux);
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD:
+    return readValue(buffer, bytes, d.auxLd);
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE:
+    return readValue(buffer, bytes, d.auxStride);
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE:
+    return readValue(buffer, bytes, d.auxType);
   default:
     return notSupported("matmul descriptor attribute " +
                         std::to_string(attribute));
@@ -379,14 +477,18 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
   return CUBLAS_STATUS_SUCCESS;
 }
 
-/// One algorithm, which handles everything cublasLtMatmul accepts.
+/// One algorithm, which handles everything cublasLtMatmul accepts; the
+/// GELU aux matrix's rules are checked here already, as cuBLASLt does.
 AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
-    cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t,
-    cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
-    cublasLtMatmulPreference_t, int requested,
+    cublasLtHandle_t, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t,
+    cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+    cublasLtMatrixLayout_t dLayout, cublasLtMatmulPreference_t, int requested,
     cublasLtMatmulHeuristicResult_t *results, int *found) {
   if (requested < 1)
     return fail(CUBLAS_STATUS_INVALID_VALUE, "no result requested");
+  if (desc && dLayout)
+    if (cublasStatus_t s = checkAuxRules(*asDesc(desc), *asLayout(dLayout)))
+      return s;
   std::memset(&results[0], 0, sizeof(results[0]));
   results[0].state = CUBLAS_STATUS_SUCCESS;
   results[0].wavesCount = 1.0f;
@@ -422,8 +524,10 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
     return s;
   if (cublasStatus_t s = checkOperand("D", dPointer, dl))
     return s;
-  Layout vector;
+  Layout vector, auxLayout;
   if (cublasStatus_t s = checkEpilogue(d, p, dl, vector))
+    return s;
+  if (cublasStatus_t s = checkAux(d, dl, auxLayout))
     return s;
   bool tf32 = d.compute == CUBLAS_COMPUTE_32F_FAST_TF32 && a.type == CUDA_R_32F;
   recordGemm(p, a, dl, tf32);
@@ -434,7 +538,11 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
   auto *C = static_cast<const char *>(cPointer);
   auto *D = static_cast<char *>(dPointer);
   auto *bias = static_cast<char *>(d.bias);
-  bool addBias = d.epilogue == CUBLASLT_EPILOGUE_BIAS;
+  auto *aux = static_cast<char *>(d.aux);
+  bool addBias = hasBias(d.epilogue);
+  bool gelu = d.epilogue == CUBLASLT_EPILOGUE_GELU_AUX ||
+              d.epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  bool dgelu = d.epilogue == CUBLASLT_EPILOGUE_DGELU;
   // op(A) by rows and op(B) by columns, in f32, so that each dot product
   // reads contiguous memory. D may be C (in place): each element of C is
   // read just before the same element of D is written.
@@ -458,6 +566,17 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
           result += betaValue * element(C, c, false, batch, i, j, false);
         if (addBias)
           result += load(bias, vector.type, i);
+        int64_t auxOffset = (dl.batch > 1 ? batch * auxLayout.stride : 0) +
+                            j * auxLayout.ld + i;
+        // GELU keeps its input, rounded like D; DGELU scales by the
+        // derivative at the input kept (read before D is written: aux may
+        // not be D, but need not be apart from C).
+        if (gelu) {
+          store(aux, auxLayout.type, auxOffset, result);
+          result = geluTanh(result);
+        } else if (dgelu) {
+          result *= geluTanhDerivative(load(aux, auxLayout.type, auxOffset));
+        }
         int64_t offset = (dl.batch > 1 ? batch * dl.stride : 0) + j * dl.ld + i;
         store(D, dl.type, offset, result);
       }

@@ -26,6 +26,12 @@
 //                     f32-bias, bgrad-f16, bgrad-nn)
 //   gemm-apart        amp_gpu_gemm_ex with C and D apart against a reference
 //                     is an error
+//   gemm-gelu         amp_gpu_gemm_aux's GELU epilogues against a reference
+//   gemm-aux-error WHAT  a bad amp_gpu_gemm_aux call (ld12, ld8,
+//                     misaligned, null, bounds, bias, no-bias, no-aux)
+//   lt-aux-rule WHAT  the emulated cuBLASLt called directly with a GELU aux
+//                     matrix it must refuse (ld12, ld8, f16, stride, null)
+//                     or take (ok)
 //   gemm-tf32         TF32 rounds f32 inputs to 10 mantissa bits
 //   gemm-bounds       an operand beyond its allocation is an error
 //   gemm-stream       a GEMM queued on something that is not a stream is an
@@ -51,6 +57,9 @@
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
+
+#include <cublasLt.h>
+#include <dlfcn.h>
 
 #include <cmath>
 #include <cstdint>
@@ -309,6 +318,101 @@ int checkGemmRefused(size_t bElements, bool cAsStream) {
   return 1;
 }
 
+/// The emulated cuBLASLt called directly (the library the runtime opened,
+/// beside KERNELS.so) with GELU aux descriptors the runtime never builds:
+/// an f32 D of 16 x 8 (cuBLASLt's rows x columns) with GELU_AUX and `what`:
+/// ld12 (aux leading dimension 12), ld8 (below the 16 rows), f16 (an aux
+/// type other than D's), stride (2 batches, aux batch stride 132), null (no
+/// aux pointer) or ok. Prints the heuristic's and the matmul's statuses.
+int checkLtAuxRule(const std::string &kernels, const std::string &what) {
+  std::string library =
+      kernels.substr(0, kernels.rfind('/') + 1) + "libamp_cuda_emulator.so";
+  void *lt = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+#define RESOLVE(name)                                                          \
+  auto name =                                                                  \
+      reinterpret_cast<decltype(&::name)>(lt ? dlsym(lt, #name) : nullptr);    \
+  if (!name) {                                                                 \
+    std::printf("error: %s lacks " #name "\n", library.c_str());               \
+    return 1;                                                                  \
+  }
+  RESOLVE(cublasLtCreate)
+  RESOLVE(cublasLtMatmulDescCreate)
+  RESOLVE(cublasLtMatmulDescSetAttribute)
+  RESOLVE(cublasLtMatrixLayoutCreate)
+  RESOLVE(cublasLtMatrixLayoutSetAttribute)
+  RESOLVE(cublasLtMatmulPreferenceCreate)
+  RESOLVE(cublasLtMatmulAlgoGetHeuristic)
+  RESOLVE(cublasLtMatmul)
+  RESOLVE(cublasLtGetStatusName)
+  RESOLVE(cublasLtGetStatusString)
+#undef RESOLVE
+  const int64_t rows = 16, cols = 8, k = 8;
+  int32_t batch = what == "stride" ? 2 : 1;
+  float *a = deviceBuffer<float>(2 * rows * k), *b = deviceBuffer<float>(256);
+  float *d = deviceBuffer<float>(2 * rows * cols);
+  float *aux = deviceBuffer<float>(2 * 24 * cols + 8);
+  cublasLtHandle_t handle;
+  cublasLtMatmulDesc_t desc;
+  cublasLtMatrixLayout_t la, lb, ld;
+  cublasLtMatmulPreference_t preference;
+  cublasLtCreate(&handle);
+  cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_GELU_AUX;
+  int64_t auxLd = what == "ld12" ? 12 : what == "ld8" ? 8 : 16;
+  int64_t auxStride = 132;
+  int32_t auxType = CUDA_R_16F;
+  void *auxPointer = what == "null" ? nullptr : aux;
+  cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                 sizeof(epilogue));
+  cublasLtMatmulDescSetAttribute(desc,
+                                 CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                                 &auxPointer, sizeof(auxPointer));
+  cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD,
+                                 &auxLd, sizeof(auxLd));
+  if (what == "stride")
+    cublasLtMatmulDescSetAttribute(
+        desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, &auxStride,
+        sizeof(auxStride));
+  if (what == "f16")
+    cublasLtMatmulDescSetAttribute(desc,
+                                   CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE,
+                                   &auxType, sizeof(auxType));
+  cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, rows, k, rows);
+  cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, k, cols, k);
+  cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, rows, cols, rows);
+  int64_t strides[] = {rows * k, 0, rows * cols};
+  cublasLtMatrixLayout_t layouts[] = {la, lb, ld};
+  for (int i = 0; i < 3; ++i) {
+    cublasLtMatrixLayoutSetAttribute(
+        layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch));
+    cublasLtMatrixLayoutSetAttribute(
+        layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strides[i],
+        sizeof(strides[i]));
+  }
+  cublasLtMatmulPreferenceCreate(&preference);
+  cublasLtMatmulHeuristicResult_t result = {};
+  int found = 0;
+  auto print = [&](const char *step, cublasStatus_t status) {
+    std::printf("%s: %s", step, cublasLtGetStatusName(status));
+    if (status != CUBLAS_STATUS_SUCCESS)
+      std::printf(" (%s)", cublasLtGetStatusString(status));
+    std::printf("\n");
+    return status;
+  };
+  cublasStatus_t heuristic =
+      print("heuristic",
+            cublasLtMatmulAlgoGetHeuristic(handle, desc, la, lb, ld, ld,
+                                           preference, 1, &result, &found));
+  float alpha = 1.0f, beta = 0.0f;
+  cublasStatus_t matmul = print(
+      "matmul", cublasLtMatmul(handle, desc, &alpha, a, la, b, lb, &beta, d, ld,
+                               d, ld, nullptr, nullptr, 0,
+                               static_cast<cudaStream_t>(mgpuStreamCreate())));
+  return heuristic == CUBLAS_STATUS_SUCCESS && matmul == CUBLAS_STATUS_SUCCESS
+             ? 0
+             : 1;
+}
+
 int checkCorrupt(std::vector<char> object, const std::string &what) {
   auto *header = reinterpret_cast<amp_emu_object_header *>(object.data());
   if (what == "magic")
@@ -431,6 +535,14 @@ int main(int argc, char **argv) {
     return checkEpilogueError(arg);
   if (mode == "gemm-tf32")
     return checkTF32();
+  // The emulated cuBLASLt evaluates GELU in f32 with the host's tanh: a few
+  // f32 units.
+  if (mode == "gemm-gelu")
+    return checkGeluEpilogues(/*tolerance=*/0x1p-20);
+  if (mode == "gemm-aux-error")
+    return checkAuxError(arg);
+  if (mode == "lt-aux-rule")
+    return checkLtAuxRule(argv[1], arg);
   if (mode == "gemm-bounds")
     return checkGemmRefused(32, false); // B claims 8 x 8, holds 8 x 4
   if (mode == "gemm-stream")

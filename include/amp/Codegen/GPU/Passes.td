@@ -45,10 +45,29 @@ def ContractionsToGemmCallsPass
     the product is written in that type; when the next op is the zeroed sum
     over K of A into an f32 vector of m (a bias gradient), the call is
     `amp_gpu_gemm_epilogue(..., 2, grad, stream)` and the sum goes.
+
+    With `gelu-epilogues`, GELU in its tanh form (amp.gelu approximate =
+    tanh, the form cuBLASLt computes; the erf form is never fused) joins
+    the call: an elementwise `out = [truncf] gelu([extf] x)` of the call's
+    fresh output x makes the call `amp_gpu_gemm_aux(..., 4 or 5, bias, x,
+    n, out, stream)` (GELU_AUX_BIAS or GELU_AUX: out = gelu, x kept as
+    GELU's input), and an elementwise `out = [truncf](g * gelu'([extf]
+    aux))` of the fresh f32 product g (through reshapes, g possibly
+    rounded first) makes it `amp_gpu_gemm_aux(..., 6, null, aux, n, out,
+    stream)` (DGELU); out and aux of the output's type, n a multiple of 8
+    (cuBLASLt's aux leading dimension), batch 1, nothing in between
+    writing what the call now reads earlier or touching what it writes.
+    Off by default: with an f16/bf16 output cuBLASLt applies GELU to the
+    unrounded sum and the derivative to the unrounded product, two
+    roundings fewer than the unfused step (and the CPU backend) makes, and
+    its kernels may evaluate tanh approximately.
   }];
   let options = [
     Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
            "Let f32 GEMMs use TF32 tensor cores">,
+    Option<"geluEpilogues", "gelu-epilogues", "bool", /*default=*/"false",
+           "Fold tanh-GELU and its gradient into the GEMMs (cuBLASLt's "
+           "GELU_AUX[_BIAS] and DGELU epilogues)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

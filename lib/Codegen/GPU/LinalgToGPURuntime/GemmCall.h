@@ -25,12 +25,16 @@ constexpr StringLiteral kGemmEpilogueFunc = "amp_gpu_gemm_epilogue";
 /// The same operands with `epilogue, vector, d` before the stream: C (only
 /// read) and D (written) apart.
 constexpr StringLiteral kGemmExFunc = "amp_gpu_gemm_ex";
+/// The same operands as amp_gpu_gemm_ex with `aux, aux_ld` before `d`: the
+/// GELU epilogues' aux matrix.
+constexpr StringLiteral kGemmAuxFunc = "amp_gpu_gemm_aux";
 
 inline bool isGemmCall(Operation *op) {
   auto call = dyn_cast_or_null<func::CallOp>(op);
-  return call && (call.getCallee() == kGemmFunc ||
-                  call.getCallee() == kGemmEpilogueFunc ||
-                  call.getCallee() == kGemmExFunc);
+  return call &&
+         (call.getCallee() == kGemmFunc ||
+          call.getCallee() == kGemmEpilogueFunc ||
+          call.getCallee() == kGemmExFunc || call.getCallee() == kGemmAuxFunc);
 }
 
 /// Whether `op` calls a runtime function that only queues work on the
