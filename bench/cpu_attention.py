@@ -89,17 +89,20 @@ def main():
     lse = torch.empty(b, h, n)
     dq, dk, dv = (torch.empty_like(q) for _ in range(3))
     common = (AMP_DTYPE[dtype], b, h, h, n, n, d, d)
+    # Dense [B, H, S, D] tensors (Attention.h, "Layouts").
+    dense = (0, h * n * d, n * d, d)
 
     def amp_step():
         lib.amp_cpu_attention_fwd(*common, q.data_ptr(), k.data_ptr(),
                                   v.data_ptr(), 0, None, 1, 1, scale,
                                   int(causal), 0.0, 0, out.data_ptr(),
-                                  lse.data_ptr())
+                                  lse.data_ptr(), *dense * 4)
         lib.amp_cpu_attention_bwd(*common, q.data_ptr(), k.data_ptr(),
                                   v.data_ptr(), out.data_ptr(),
                                   dout.data_ptr(), lse.data_ptr(), 0, None,
                                   1, 1, scale, int(causal), 0.0, 0,
-                                  dq.data_ptr(), dk.data_ptr(), dv.data_ptr())
+                                  dq.data_ptr(), dk.data_ptr(), dv.data_ptr(),
+                                  *dense * 8)
 
     tq, tk, tv = (t.clone().requires_grad_() for t in (q, k, v))
 

@@ -15,7 +15,10 @@
 // calling thread: on CPUs with AVX-512 in a register-blocked loop of this
 // file (gemmAVX512), elsewhere as single-threaded sgemm calls of the BLAS
 // (as in CPUGemm.cpp). The elementwise softmax work is in loops written so
-// the compiler vectorizes them.
+// the compiler vectorizes them. Operands and results are read and written
+// through their layouts (Attention.h, "Layouts"): f32 rows in place, with
+// the sequence stride as the products' leading dimension; f16/bf16 rows
+// widened into the tiles (and rounded out of them) row by row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -380,6 +383,48 @@ void roundInPlace(float *values, int64_t count, int32_t dtype) {
     roundToHalf(values, count);
 }
 
+/// Where a tensor argument's elements are (Attention.h, "Layouts").
+struct Layout {
+  int64_t offset, batch, head, seq;
+  /// The element offset of row i of head h of batch b.
+  int64_t row(int64_t b, int64_t h, int64_t i) const {
+    return offset + b * batch + h * head + i * seq;
+  }
+};
+
+/// Rows i0.. of (b, h), `width` elements each, widened to dense f32 `dst`.
+void loadRows(const void *src, int32_t dtype, const Layout &l, int64_t b,
+              int64_t h, int64_t i0, int64_t rows, int64_t width, float *dst) {
+  if (l.seq == width) {
+    load(src, dtype, l.row(b, h, i0), rows * width, dst);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    load(src, dtype, l.row(b, h, i0 + r), width, dst + r * width);
+}
+
+/// Dense f32 rows rounded into rows i0.. of (b, h).
+void storeRows(const float *src, int32_t dtype, const Layout &l, int64_t b,
+               int64_t h, int64_t i0, int64_t rows, int64_t width, void *dst) {
+  if (l.seq == width) {
+    store(src, dtype, l.row(b, h, i0), rows * width, dst);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    store(src + r * width, dtype, l.row(b, h, i0 + r), width, dst);
+}
+
+/// f32 rows of several heads: element (head g, row i, e) at
+/// data[g * head + i * seq + e]. Either a task's dense f32 copy or, for f32
+/// operands, the argument itself.
+struct Rows {
+  const float *data;
+  int64_t head, seq;
+  const float *at(int64_t g, int64_t i) const {
+    return data + g * head + i * seq;
+  }
+};
+
 /// The arguments both passes share, checked.
 struct Problem {
   int32_t dtype;
@@ -501,6 +546,36 @@ int64_t balancedTile(bool causal, int64_t position, int64_t tiles) {
 }
 
 //===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+/// One tensor argument's layout as the caller gave it, and its row width:
+/// the f32 path reads rows with stride_seq as the BLAS leading dimension,
+/// which may not be less than the width.
+struct LayoutArg {
+  const char *name;
+  Layout layout;
+  int64_t width;
+};
+
+/// Checks the layouts like makeProblem checks the rest.
+void checkLayouts(const char *function,
+                  std::initializer_list<LayoutArg> layouts) {
+  for (const LayoutArg &a : layouts) {
+    const Layout &l = a.layout;
+    const char *error = nullptr;
+    if (l.offset < 0 || l.batch < 0 || l.head < 0 || l.seq < 0)
+      error = "an offset or stride is negative";
+    else if (l.seq < a.width)
+      error = "stride_seq is less than the head dimension (rows overlap)";
+    if (error) {
+      std::fprintf(stderr, "amp: %s: %s: %s\n", function, a.name, error);
+      std::abort();
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Forward
 //===----------------------------------------------------------------------===//
 
@@ -509,6 +584,7 @@ struct Forward {
   const void *q, *k, *v;
   void *out;
   float *lse;
+  Layout lq, lk, lv, lo;
   int64_t queryTile, queryTiles;
 };
 
@@ -521,17 +597,19 @@ void forwardTasks(void *context, int64_t lo, int64_t hi) {
   std::vector<float> qTile(f32 ? 0 : br * d), kTile(f32 ? 0 : bc * d),
       vTile(f32 ? 0 : bc * dv), scores(br * bc), acc(br * dv), rowMaxes(br),
       rowSums(br), factors(p.dropout > 0 ? br * bc : 0), rowOut(dv);
+  // f32 operands are read in place, with their row strides as the products'
+  // leading dimensions; f16/bf16 ones are widened into dense tiles.
+  const int64_t ldq = f32 ? f.lq.seq : d, ldk = f32 ? f.lk.seq : d,
+                ldv = f32 ? f.lv.seq : dv;
   for (int64_t task = lo; task < hi; ++task) {
     int64_t bh = task / f.queryTiles, b = bh / p.headsQ, h = bh % p.headsQ;
     int64_t hk = h / p.group();
     int64_t i0 = balancedTile(p.causal, task % f.queryTiles, f.queryTiles) * br;
     int64_t rows = std::min(br, p.seqQ - i0);
-    int64_t qOffset = (bh * p.seqQ + i0) * d;
-    int64_t kvRow = (b * p.headsKV + hk) * p.seqKV;
-    const float *qs =
-        f32 ? static_cast<const float *>(f.q) + qOffset : qTile.data();
+    const float *qs = f32 ? static_cast<const float *>(f.q) + f.lq.row(b, h, i0)
+                          : qTile.data();
     if (!f32)
-      load(f.q, p.dtype, qOffset, rows * d, qTile.data());
+      loadRows(f.q, p.dtype, f.lq, b, h, i0, rows, d, qTile.data());
     std::fill(acc.begin(), acc.end(), 0.0f);
     std::fill(rowMaxes.begin(), rowMaxes.end(), -kInf);
     std::fill(rowSums.begin(), rowSums.end(), 0.0f);
@@ -539,16 +617,17 @@ void forwardTasks(void *context, int64_t lo, int64_t hi) {
     int64_t keyEnd = p.causal ? std::min(p.seqKV, i0 + rows) : p.seqKV;
     for (int64_t j0 = 0; j0 < keyEnd; j0 += bc) {
       int64_t cols = std::min(bc, keyEnd - j0);
-      const float *ks = f32 ? static_cast<const float *>(f.k) + (kvRow + j0) * d
-                            : kTile.data();
+      const float *ks =
+          f32 ? static_cast<const float *>(f.k) + f.lk.row(b, hk, j0)
+              : kTile.data();
       const float *vs =
-          f32 ? static_cast<const float *>(f.v) + (kvRow + j0) * dv
+          f32 ? static_cast<const float *>(f.v) + f.lv.row(b, hk, j0)
               : vTile.data();
       if (!f32) {
-        load(f.k, p.dtype, (kvRow + j0) * d, cols * d, kTile.data());
-        load(f.v, p.dtype, (kvRow + j0) * dv, cols * dv, vTile.data());
+        loadRows(f.k, p.dtype, f.lk, b, hk, j0, cols, d, kTile.data());
+        loadRows(f.v, p.dtype, f.lv, b, hk, j0, cols, dv, vTile.data());
       }
-      sgemm(false, true, rows, cols, d, p.scale, qs, d, ks, d, 0.0f,
+      sgemm(false, true, rows, cols, d, p.scale, qs, ldq, ks, ldk, 0.0f,
             scores.data(), bc);
       p.maskScores(b, h, i0, rows, j0, cols, scores.data(), bc);
       if (p.dropout > 0)
@@ -570,8 +649,8 @@ void forwardTasks(void *context, int64_t lo, int64_t hi) {
           multiplyRow(row, factors.data() + r * bc, cols);
         roundInPlace(row, cols, p.dtype);
       }
-      sgemm(false, false, rows, dv, cols, 1.0f, scores.data(), bc, vs, dv, 1.0f,
-            acc.data(), dv);
+      sgemm(false, false, rows, dv, cols, 1.0f, scores.data(), bc, vs, ldv,
+            1.0f, acc.data(), dv);
     }
     for (int64_t r = 0; r < rows; ++r) {
       int64_t row = bh * p.seqQ + i0 + r;
@@ -583,7 +662,7 @@ void forwardTasks(void *context, int64_t lo, int64_t hi) {
           rowOut[c] = acc[r * dv + c] / rowSums[r];
         f.lse[row] = rowMaxes[r] + std::log(rowSums[r]);
       }
-      store(rowOut.data(), p.dtype, row * dv, dv, f.out);
+      store(rowOut.data(), p.dtype, f.lo.row(b, h, i0 + r), dv, f.out);
     }
   }
 }
@@ -597,6 +676,7 @@ struct Backward {
   const void *q, *k, *v, *out, *dout;
   const float *lse;
   void *dq, *dk, *dv;
+  Layout lq, lk, lv, lo, ldo, ldq, ldk, ldv;
   /// Whether dq is left to dqTasks (see amp_cpu_attention_bwd), and the
   /// key and query tiles per head.
   bool splitDq;
@@ -615,19 +695,24 @@ struct BackwardTile {
   std::vector<float> probs, grads, dropped, factors;
 };
 
-/// The tile of queries i0.. (rows; operand rows qi and doi, their lse and
-/// D) of (b, h) against keys j0.. (cols; kj and vj): p in t.probs and ds in
-/// t.grads; returns dropped(p), dv's operand. Every caller computes a tile
-/// with these same calls, so dq, dk and dv get the same bits whichever task
-/// computes them.
+/// The f32 rows of one tile's operands: queries and their output
+/// gradients, keys and values, each with its row stride.
+struct TileOperands {
+  const float *q, *dout, *k, *v;
+  int64_t ldq, lddo, ldk, ldv;
+};
+
+/// The tile of queries i0.. (rows; their lse and D) of (b, h) against keys
+/// j0.. (cols): p in t.probs and ds in t.grads; returns dropped(p), dv's
+/// operand. Every caller computes a tile with these same calls, so dq, dk
+/// and dv get the same bits whichever task computes them.
 const float *backwardTile(const Problem &p, BackwardTile &t, int64_t b,
                           int64_t h, int64_t i0, int64_t rows, int64_t j0,
-                          int64_t cols, const float *qi, const float *doi,
-                          const float *kj, const float *vj, const float *lse,
+                          int64_t cols, const TileOperands &o, const float *lse,
                           const float *rowDots) {
   const int64_t d = p.headDim, dv = p.headDimV, bc = kBackwardKeyTile;
-  sgemm(false, true, rows, cols, d, p.scale, qi, d, kj, d, 0.0f, t.probs.data(),
-        bc);
+  sgemm(false, true, rows, cols, d, p.scale, o.q, o.ldq, o.k, o.ldk, 0.0f,
+        t.probs.data(), bc);
   p.maskScores(b, h, i0, rows, j0, cols, t.probs.data(), bc);
   for (int64_t r = 0; r < rows; ++r) {
     float *row = t.probs.data() + r * bc;
@@ -645,7 +730,7 @@ const float *backwardTile(const Problem &p, BackwardTile &t, int64_t b,
     pv = t.dropped.data();
   }
   // dp = dout_i v_j^T, then ds = p * (dropped'(dp) - D) in its place.
-  sgemm(false, true, rows, cols, dv, 1.0f, doi, dv, vj, dv, 0.0f,
+  sgemm(false, true, rows, cols, dv, 1.0f, o.dout, o.lddo, o.v, o.ldv, 0.0f,
         t.grads.data(), bc);
   for (int64_t r = 0; r < rows; ++r)
     scoreGradRow(t.grads.data() + r * bc, t.probs.data() + r * bc,
@@ -654,14 +739,15 @@ const float *backwardTile(const Problem &p, BackwardTile &t, int64_t b,
   return pv;
 }
 
-/// D[i] = dout[i] . out[i] (from the stored, rounded out) of `rows` rows
-/// from row `row` of out, dout given in f32 as `dos`.
-void rowDotsOf(const Backward &w, int64_t row, int64_t rows, const float *dos,
-               float *dots, std::vector<float> &outRow) {
+/// D[i] = dout[i] . out[i] (from the stored, rounded out) of rows i0..
+/// (rows) of (b, h), dout given in f32 as `dos` (row stride ld).
+void rowDotsOf(const Backward &w, int64_t b, int64_t h, int64_t i0,
+               int64_t rows, const float *dos, int64_t ld, float *dots,
+               std::vector<float> &outRow) {
   const int64_t dv = w.p.headDimV;
   for (int64_t i = 0; i < rows; ++i) {
-    load(w.out, w.p.dtype, (row + i) * dv, dv, outRow.data());
-    dots[i] = dot(dos + i * dv, outRow.data(), dv);
+    load(w.out, w.p.dtype, w.lo.row(b, h, i0 + i), dv, outRow.data());
+    dots[i] = dot(dos + i * ld, outRow.data(), dv);
   }
 }
 
@@ -689,29 +775,40 @@ void keyValueTasks(void *context, int64_t lo, int64_t hi) {
                   : 0;
     int64_t lastKey = w.splitDq ? std::min(skv, firstKey + bc) : skv;
     int64_t h0 = hk * g; // the first query head of the group
-    int64_t qBase = (b * p.headsQ + h0) * sq; // rows of q, out, dout, lse
-    int64_t kvBase = (b * p.headsKV + hk) * skv;
-    const float *qs = qAll.data(), *ks = kAll.data(), *vs = vAll.data();
-    const float *dos = doAll.data();
+    int64_t lseBase = (b * p.headsQ + h0) * sq; // rows of lse
+    Rows qs{qAll.data(), sq * d, d}, dos{doAll.data(), sq * dv, dv},
+        ks{kAll.data(), 0, d}, vs{vAll.data(), 0, dv};
     float *dqs = dqAll.data();
+    int64_t dqHead = sq * d, dqSeq = d;
     if (f32) {
-      qs = static_cast<const float *>(w.q) + qBase * d;
-      dos = static_cast<const float *>(w.dout) + qBase * dv;
-      ks = static_cast<const float *>(w.k) + kvBase * d;
-      vs = static_cast<const float *>(w.v) + kvBase * dv;
-      dqs = static_cast<float *>(w.dq) + qBase * d;
+      qs = {static_cast<const float *>(w.q) + w.lq.row(b, h0, 0), w.lq.head,
+            w.lq.seq};
+      dos = {static_cast<const float *>(w.dout) + w.ldo.row(b, h0, 0),
+             w.ldo.head, w.ldo.seq};
+      ks = {static_cast<const float *>(w.k) + w.lk.row(b, hk, 0), 0, w.lk.seq};
+      vs = {static_cast<const float *>(w.v) + w.lv.row(b, hk, 0), 0, w.lv.seq};
+      dqs = static_cast<float *>(w.dq) + w.ldq.row(b, h0, 0);
+      dqHead = w.ldq.head;
+      dqSeq = w.ldq.seq;
     } else {
-      load(w.q, p.dtype, qBase * d, g * sq * d, qAll.data());
-      load(w.dout, p.dtype, qBase * dv, g * sq * dv, doAll.data());
-      load(w.k, p.dtype, kvBase * d, skv * d, kAll.data());
-      load(w.v, p.dtype, kvBase * dv, skv * dv, vAll.data());
+      for (int64_t gi = 0; gi < g; ++gi) {
+        loadRows(w.q, p.dtype, w.lq, b, h0 + gi, 0, sq, d,
+                 qAll.data() + gi * sq * d);
+        loadRows(w.dout, p.dtype, w.ldo, b, h0 + gi, 0, sq, dv,
+                 doAll.data() + gi * sq * dv);
+      }
+      loadRows(w.k, p.dtype, w.lk, b, hk, 0, skv, d, kAll.data());
+      loadRows(w.v, p.dtype, w.lv, b, hk, 0, skv, dv, vAll.data());
     }
     if (!w.splitDq)
-      std::fill(dqs, dqs + g * sq * d, 0.0f);
-    rowDotsOf(w, qBase, g * sq, dos, rowDots.data(), outRow);
+      for (int64_t gi = 0; gi < g; ++gi)
+        for (int64_t i = 0; i < sq; ++i)
+          std::fill_n(dqs + gi * dqHead + i * dqSeq, d, 0.0f);
+    for (int64_t gi = 0; gi < g; ++gi)
+      rowDotsOf(w, b, h0 + gi, 0, sq, dos.at(gi, 0), dos.seq,
+                rowDots.data() + gi * sq, outRow);
     for (int64_t j0 = firstKey; j0 < lastKey; j0 += bc) {
       int64_t cols = std::min(bc, lastKey - j0);
-      const float *kj = ks + j0 * d, *vj = vs + j0 * dv;
       std::fill(dkTile.begin(), dkTile.end(), 0.0f);
       std::fill(dvTile.begin(), dvTile.end(), 0.0f);
       // Causal: queries before j0 see none of these keys.
@@ -719,27 +816,31 @@ void keyValueTasks(void *context, int64_t lo, int64_t hi) {
       for (int64_t gi = 0; gi < g; ++gi) {
         for (int64_t i0 = firstTile; i0 < sq; i0 += br) {
           int64_t rows = std::min(br, sq - i0);
-          int64_t qRow = gi * sq + i0; // row within the task's operands
-          const float *qi = qs + qRow * d, *doi = dos + qRow * dv;
+          int64_t qRow = gi * sq + i0; // row of lse and D within the task
+          TileOperands o{qs.at(gi, i0), dos.at(gi, i0), ks.at(0, j0),
+                         vs.at(0, j0),  qs.seq,         dos.seq,
+                         ks.seq,        vs.seq};
           const float *pv =
-              backwardTile(p, t, b, h0 + gi, i0, rows, j0, cols, qi, doi, kj,
-                           vj, w.lse + qBase + qRow, rowDots.data() + qRow);
+              backwardTile(p, t, b, h0 + gi, i0, rows, j0, cols, o,
+                           w.lse + lseBase + qRow, rowDots.data() + qRow);
           // dv_j += dropped(p)^T dout_i ; dk_j += scale ds^T q_i ;
           // dq_i += scale ds k_j.
-          sgemm(true, false, cols, dv, rows, 1.0f, pv, bc, doi, dv, 1.0f,
+          sgemm(true, false, cols, dv, rows, 1.0f, pv, bc, o.dout, o.lddo, 1.0f,
                 dvTile.data(), dv);
-          sgemm(true, false, cols, d, rows, p.scale, t.grads.data(), bc, qi, d,
-                1.0f, dkTile.data(), d);
+          sgemm(true, false, cols, d, rows, p.scale, t.grads.data(), bc, o.q,
+                o.ldq, 1.0f, dkTile.data(), d);
           if (!w.splitDq)
-            sgemm(false, false, rows, d, cols, p.scale, t.grads.data(), bc, kj,
-                  d, 1.0f, dqs + qRow * d, d);
+            sgemm(false, false, rows, d, cols, p.scale, t.grads.data(), bc, o.k,
+                  o.ldk, 1.0f, dqs + gi * dqHead + i0 * dqSeq, dqSeq);
         }
       }
-      store(dkTile.data(), p.dtype, (kvBase + j0) * d, cols * d, w.dk);
-      store(dvTile.data(), p.dtype, (kvBase + j0) * dv, cols * dv, w.dv);
+      storeRows(dkTile.data(), p.dtype, w.ldk, b, hk, j0, cols, d, w.dk);
+      storeRows(dvTile.data(), p.dtype, w.ldv, b, hk, j0, cols, dv, w.dv);
     }
     if (!f32 && !w.splitDq)
-      store(dqAll.data(), p.dtype, qBase * d, g * sq * d, w.dq);
+      for (int64_t gi = 0; gi < g; ++gi)
+        storeRows(dqAll.data() + gi * sq * d, p.dtype, w.ldq, b, h0 + gi, 0, sq,
+                  d, w.dq);
   }
 }
 
@@ -760,58 +861,76 @@ void dqTasks(void *context, int64_t lo, int64_t hi) {
     int64_t hk = h / p.group();
     int64_t i0 = balancedTile(p.causal, task % w.queryTiles, w.queryTiles) * br;
     int64_t rows = std::min(br, p.seqQ - i0);
-    int64_t qRow = bh * p.seqQ + i0;
-    int64_t kvBase = (b * p.headsKV + hk) * p.seqKV;
-    const float *qi = qTile.data(), *doi = doTile.data();
+    int64_t lseRow = bh * p.seqQ + i0;
+    TileOperands o{
+        qTile.data(), doTile.data(), kTile.data(), vTile.data(), d, dv, d, dv};
     if (f32) {
-      qi = static_cast<const float *>(w.q) + qRow * d;
-      doi = static_cast<const float *>(w.dout) + qRow * dv;
+      o.q = static_cast<const float *>(w.q) + w.lq.row(b, h, i0);
+      o.dout = static_cast<const float *>(w.dout) + w.ldo.row(b, h, i0);
+      o.ldq = w.lq.seq;
+      o.lddo = w.ldo.seq;
+      o.ldk = w.lk.seq;
+      o.ldv = w.lv.seq;
     } else {
-      load(w.q, p.dtype, qRow * d, rows * d, qTile.data());
-      load(w.dout, p.dtype, qRow * dv, rows * dv, doTile.data());
+      loadRows(w.q, p.dtype, w.lq, b, h, i0, rows, d, qTile.data());
+      loadRows(w.dout, p.dtype, w.ldo, b, h, i0, rows, dv, doTile.data());
     }
-    rowDotsOf(w, qRow, rows, doi, rowDots.data(), outRow);
+    rowDotsOf(w, b, h, i0, rows, o.dout, o.lddo, rowDots.data(), outRow);
     std::fill(dqTile.begin(), dqTile.end(), 0.0f);
     // Causal: keys past the tile's last query are hidden from all its rows.
     int64_t keyEnd = p.causal ? std::min(p.seqKV, i0 + rows) : p.seqKV;
     for (int64_t j0 = 0; j0 < keyEnd; j0 += bc) {
       int64_t cols = std::min(bc, p.seqKV - j0);
-      const float *kj = kTile.data(), *vj = vTile.data();
       if (f32) {
-        kj = static_cast<const float *>(w.k) + (kvBase + j0) * d;
-        vj = static_cast<const float *>(w.v) + (kvBase + j0) * dv;
+        o.k = static_cast<const float *>(w.k) + w.lk.row(b, hk, j0);
+        o.v = static_cast<const float *>(w.v) + w.lv.row(b, hk, j0);
       } else {
-        load(w.k, p.dtype, (kvBase + j0) * d, cols * d, kTile.data());
-        load(w.v, p.dtype, (kvBase + j0) * dv, cols * dv, vTile.data());
+        loadRows(w.k, p.dtype, w.lk, b, hk, j0, cols, d, kTile.data());
+        loadRows(w.v, p.dtype, w.lv, b, hk, j0, cols, dv, vTile.data());
       }
-      backwardTile(p, t, b, h, i0, rows, j0, cols, qi, doi, kj, vj,
-                   w.lse + qRow, rowDots.data());
-      sgemm(false, false, rows, d, cols, p.scale, t.grads.data(), bc, kj, d,
-            1.0f, dqTile.data(), d);
+      backwardTile(p, t, b, h, i0, rows, j0, cols, o, w.lse + lseRow,
+                   rowDots.data());
+      sgemm(false, false, rows, d, cols, p.scale, t.grads.data(), bc, o.k,
+            o.ldk, 1.0f, dqTile.data(), d);
     }
-    store(dqTile.data(), p.dtype, qRow * d, rows * d, w.dq);
+    storeRows(dqTile.data(), p.dtype, w.ldq, b, h, i0, rows, d, w.dq);
   }
 }
 
 } // namespace
+
+#define AMP_LAYOUT_OF(name)                                                    \
+  Layout {                                                                     \
+    name##_offset, name##_stride_batch, name##_stride_head, name##_stride_seq  \
+  }
 
 extern "C" void amp_cpu_attention_fwd(
     int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
     int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
     const void *q, const void *k, const void *v, int32_t mask_kind,
     const void *mask, int64_t mask_batch, int64_t mask_heads, float scale,
-    int32_t causal, float dropout, int64_t seed, void *out, float *lse) {
-  Forward f{makeProblem("amp_cpu_attention_fwd", dtype, batch, heads_q,
-                        heads_kv, seq_q, seq_kv, head_dim, head_dim_v,
-                        mask_kind, mask, mask_batch, mask_heads, scale, causal,
-                        dropout, seed),
+    int32_t causal, float dropout, int64_t seed, void *out, float *lse,
+    AMP_ATTENTION_LAYOUT(q), AMP_ATTENTION_LAYOUT(k), AMP_ATTENTION_LAYOUT(v),
+    AMP_ATTENTION_LAYOUT(out)) {
+  const char *name = "amp_cpu_attention_fwd";
+  Forward f{makeProblem(name, dtype, batch, heads_q, heads_kv, seq_q, seq_kv,
+                        head_dim, head_dim_v, mask_kind, mask, mask_batch,
+                        mask_heads, scale, causal, dropout, seed),
             q,
             k,
             v,
             out,
             lse,
+            AMP_LAYOUT_OF(q),
+            AMP_LAYOUT_OF(k),
+            AMP_LAYOUT_OF(v),
+            AMP_LAYOUT_OF(out),
             forwardQueryTile(seq_q),
             0};
+  checkLayouts(name, {{"q", f.lq, head_dim},
+                      {"k", f.lk, head_dim},
+                      {"v", f.lv, head_dim_v},
+                      {"out", f.lo, head_dim_v}});
   f.queryTiles = (seq_q + f.queryTile - 1) / f.queryTile;
   int64_t tasks = batch * heads_q * f.queryTiles;
   if (tasks > 0)
@@ -824,11 +943,15 @@ extern "C" void amp_cpu_attention_bwd(
     const void *q, const void *k, const void *v, const void *out,
     const void *dout, const float *lse, int32_t mask_kind, const void *mask,
     int64_t mask_batch, int64_t mask_heads, float scale, int32_t causal,
-    float dropout, int64_t seed, void *dq, void *dk, void *dv) {
-  Backward w{makeProblem("amp_cpu_attention_bwd", dtype, batch, heads_q,
-                         heads_kv, seq_q, seq_kv, head_dim, head_dim_v,
-                         mask_kind, mask, mask_batch, mask_heads, scale, causal,
-                         dropout, seed),
+    float dropout, int64_t seed, void *dq, void *dk, void *dv,
+    AMP_ATTENTION_LAYOUT(q), AMP_ATTENTION_LAYOUT(k), AMP_ATTENTION_LAYOUT(v),
+    AMP_ATTENTION_LAYOUT(out), AMP_ATTENTION_LAYOUT(dout),
+    AMP_ATTENTION_LAYOUT(dq), AMP_ATTENTION_LAYOUT(dk),
+    AMP_ATTENTION_LAYOUT(dv)) {
+  const char *name = "amp_cpu_attention_bwd";
+  Backward w{makeProblem(name, dtype, batch, heads_q, heads_kv, seq_q, seq_kv,
+                         head_dim, head_dim_v, mask_kind, mask, mask_batch,
+                         mask_heads, scale, causal, dropout, seed),
              q,
              k,
              v,
@@ -838,9 +961,25 @@ extern "C" void amp_cpu_attention_bwd(
              dq,
              dk,
              dv,
+             AMP_LAYOUT_OF(q),
+             AMP_LAYOUT_OF(k),
+             AMP_LAYOUT_OF(v),
+             AMP_LAYOUT_OF(out),
+             AMP_LAYOUT_OF(dout),
+             AMP_LAYOUT_OF(dq),
+             AMP_LAYOUT_OF(dk),
+             AMP_LAYOUT_OF(dv),
              false,
              (seq_kv + kBackwardKeyTile - 1) / kBackwardKeyTile,
              (seq_q + kBackwardQueryTile - 1) / kBackwardQueryTile};
+  checkLayouts(name, {{"q", w.lq, head_dim},
+                      {"k", w.lk, head_dim},
+                      {"v", w.lv, head_dim_v},
+                      {"out", w.lo, head_dim_v},
+                      {"dout", w.ldo, head_dim_v},
+                      {"dq", w.ldq, head_dim},
+                      {"dk", w.ldk, head_dim},
+                      {"dv", w.ldv, head_dim_v}});
   // One task per (batch, key-value head) computes everything with the
   // fewest products. With fewer of those than threads, dk and dv are
   // computed per key tile and dq per query tile in a second loop (the

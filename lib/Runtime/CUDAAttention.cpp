@@ -13,8 +13,9 @@
 // statistics ([b, h, s_q, 1], amp's lse) for the backward.
 //
 // One handle; one plan per configuration (direction, dtype, sizes, mask
-// kind and broadcast, causal), built on first use and cached: building the
-// graph and asking the heuristics costs far more than a small attention,
+// kind and broadcast, causal, the strides of the I/O tensors: any layout
+// cuDNN takes, Attention.h "Layouts"), built on first use and cached: building
+// the graph and asking the heuristics costs far more than a small attention,
 // and a training step repeats the same shapes. The scale is a by-value
 // tensor, so it is not part of the plan. Workspace (the plan's, and the
 // backward's f32 Dsum and dQ accumulator) comes from the runtime's pool per
@@ -34,6 +35,7 @@
 #include <cudnn_graph.h>
 #include <dlfcn.h>
 
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <map>
@@ -102,18 +104,42 @@ enum Uid : int64_t {
 /// aligned, and head dimensions are multiples of 8 (R5).
 constexpr uint64_t kAlignment = 16;
 
+/// The I/O tensors whose layouts the caller gives (Attention.h,
+/// "Layouts"), in the order of the entry points' layout arguments.
+enum Role {
+  kRoleQ,
+  kRoleK,
+  kRoleV,
+  kRoleO,
+  kRoleDO,
+  kRoleDQ,
+  kRoleDK,
+  kRoleDV
+};
+constexpr int kRoles = 8;
+
 /// Everything a plan depends on. Pointer alignment is not: it is always
-/// kAlignment (checked per call).
+/// kAlignment (checked per call). Neither are the layouts' offsets (they
+/// move the pointers), but the strides are (the tensors' descriptors).
 struct PlanKey {
   int32_t backward, dtype;
   int64_t batch, headsQ, headsKV, seqQ, seqKV, headDim, headDimV;
   int32_t maskKind;
   int64_t maskBatch, maskHeads;
   int32_t causal;
+  /// Batch, head and sequence strides of each role (the forward's dO, dQ,
+  /// dK and dV: 0).
+  std::array<std::array<int64_t, 3>, kRoles> strides{};
 
   auto tie() const {
     return std::tie(backward, dtype, batch, headsQ, headsKV, seqQ, seqKV,
-                    headDim, headDimV, maskKind, maskBatch, maskHeads, causal);
+                    headDim, headDimV, maskKind, maskBatch, maskHeads, causal,
+                    strides);
+  }
+  /// The strides of `role`, the head dimension's (1) last.
+  std::vector<int64_t> stridesOf(Role role) const {
+    const std::array<int64_t, 3> &s = strides[role];
+    return {s[0], s[1], s[2], 1};
   }
   bool operator<(const PlanKey &other) const { return tie() < other.tie(); }
 };
@@ -455,7 +481,7 @@ private:
 
 /// Q [b, h_q, s_q, d], K transposed [b, h_kv, d, s_kv] (K's own strides,
 /// the last two swapped), V [b, h_kv, s_kv, d_v] (transposed in the
-/// backward), all dense as amp lays them out.
+/// backward), each with the strides the caller gave.
 struct Inputs {
   cudnnBackendDescriptor_t q, kT, v, o, lse, scale, bias = nullptr;
 };
@@ -464,18 +490,18 @@ Inputs describeInputs(GraphBuilder &g, const PlanKey &k, bool vTransposed) {
   cudnnDataType_t io = ioType(k.dtype);
   Inputs in;
   Dims q = {k.batch, k.headsQ, k.seqQ, k.headDim};
-  in.q = g.tensor(kQ, io, q, denseStrides(q));
-  Dims kStrides = denseStrides({k.batch, k.headsKV, k.seqKV, k.headDim});
+  in.q = g.tensor(kQ, io, q, k.stridesOf(kRoleQ));
+  Dims kStrides = k.stridesOf(kRoleK);
   in.kT = g.tensor(kK, io, {k.batch, k.headsKV, k.headDim, k.seqKV},
                    {kStrides[0], kStrides[1], kStrides[3], kStrides[2]});
   Dims v = {k.batch, k.headsKV, k.seqKV, k.headDimV};
-  Dims vStrides = denseStrides(v);
+  Dims vStrides = k.stridesOf(kRoleV);
   in.v = vTransposed
              ? g.tensor(kV, io, {k.batch, k.headsKV, k.headDimV, k.seqKV},
                         {vStrides[0], vStrides[1], vStrides[3], vStrides[2]})
              : g.tensor(kV, io, v, vStrides);
   Dims o = {k.batch, k.headsQ, k.seqQ, k.headDimV};
-  in.o = g.tensor(kO, io, o, denseStrides(o));
+  in.o = g.tensor(kO, io, o, k.stridesOf(kRoleO));
   in.lse = g.rows(kLse);
   in.scale = g.scalar(kScale);
   if (k.maskKind == AMP_ATTENTION_MASK_ADD) {
@@ -542,10 +568,11 @@ bool buildForward(GraphBuilder &g, const PlanKey &k) {
 /// dX = A x B for a key/value-head gradient: with grouped heads the product
 /// is per query head, then summed over each group.
 void headGradient(GraphBuilder &g, const PlanKey &k, cudnnBackendDescriptor_t a,
-                  cudnnBackendDescriptor_t b, int64_t uid, int64_t dim) {
+                  cudnnBackendDescriptor_t b, int64_t uid, Role role,
+                  int64_t dim) {
   cudnnDataType_t io = ioType(k.dtype);
   Dims out = {k.batch, k.headsKV, k.seqKV, dim};
-  cudnnBackendDescriptor_t result = g.tensor(uid, io, out, denseStrides(out));
+  cudnnBackendDescriptor_t result = g.tensor(uid, io, out, k.stridesOf(role));
   if (k.headsQ == k.headsKV) {
     g.matmul(a, b, result);
     return;
@@ -562,7 +589,7 @@ bool buildBackward(GraphBuilder &g, const PlanKey &k) {
   cudnnDataType_t io = ioType(k.dtype);
   Inputs in = describeInputs(g, k, /*vTransposed=*/true);
   Dims o = {k.batch, k.headsQ, k.seqQ, k.headDimV};
-  cudnnBackendDescriptor_t dO = g.tensor(kDO, io, o, denseStrides(o));
+  cudnnBackendDescriptor_t dO = g.tensor(kDO, io, o, k.stridesOf(kRoleDO));
   // Dsum = rowsum(dO * O), an f32 buffer amp provides.
   cudnnBackendDescriptor_t dOO = g.tensor(0, CUDNN_DATA_FLOAT, o,
                                           denseStrides(o)),
@@ -583,7 +610,7 @@ bool buildBackward(GraphBuilder &g, const PlanKey &k) {
   Dims tStrides = {k.headsQ * k.seqQ * k.seqKV, k.seqQ * k.seqKV, 1, k.seqKV};
   cudnnBackendDescriptor_t pT = g.tensor(0, io, t, tStrides);
   g.reshape(p, pT);
-  headGradient(g, k, pT, dO, kDV, k.headDimV);
+  headGradient(g, k, pT, dO, kDV, kRoleDV, k.headDimV);
   // dS = P (dO V^T - Dsum) * scale.
   cudnnBackendDescriptor_t dP = g.scores(), grad = g.scores(), dS = g.scores(),
                            dSScaled = g.scores();
@@ -594,7 +621,7 @@ bool buildBackward(GraphBuilder &g, const PlanKey &k) {
   // dK = dS^T Q.
   cudnnBackendDescriptor_t dST = g.tensor(0, io, t, tStrides);
   g.reshape(dSScaled, dST);
-  headGradient(g, k, dST, in.q, kDK, k.headDim);
+  headGradient(g, k, dST, in.q, kDK, kRoleDK, k.headDim);
   // dQ = dS K, accumulated in the f32 buffer amp provides, then cast.
   Dims kDims = {k.batch, k.headsKV, k.seqKV, k.headDim};
   cudnnBackendDescriptor_t kPlain = g.tensor(0, io, kDims, denseStrides(kDims));
@@ -602,7 +629,7 @@ bool buildBackward(GraphBuilder &g, const PlanKey &k) {
   Dims q = {k.batch, k.headsQ, k.seqQ, k.headDim};
   cudnnBackendDescriptor_t dQAcc = g.tensor(kDQAcc, CUDNN_DATA_FLOAT, q,
                                             denseStrides(q)),
-                           dQ = g.tensor(kDQ, io, q, denseStrides(q));
+                           dQ = g.tensor(kDQ, io, q, k.stridesOf(kRoleDQ));
   g.matmul(dSScaled, kPlain, dQAcc);
   g.unary(CUDNN_POINTWISE_IDENTITY, dQAcc, dQ);
   return g.ok;
@@ -758,10 +785,21 @@ const char *entryName(bool backward) {
   return backward ? "amp_gpu_attention_bwd" : "amp_gpu_attention_fwd";
 }
 
+/// Where one tensor argument's elements are (Attention.h, "Layouts").
+struct Layout {
+  int64_t offset, batch, head, seq;
+};
+
+/// The layout of a dense [b, heads, seq, width] tensor.
+Layout dense(int64_t heads, int64_t seq, int64_t width) {
+  return {0, heads * seq * width, seq * width, width};
+}
+
 PlanKey makeKey(bool backward, int32_t dtype, int64_t batch, int64_t headsQ,
                 int64_t headsKV, int64_t seqQ, int64_t seqKV, int64_t headDim,
                 int64_t headDimV, int32_t maskKind, int64_t maskBatch,
-                int64_t maskHeads, int32_t causal) {
+                int64_t maskHeads, int32_t causal,
+                const std::array<Layout, kRoles> &layouts) {
   PlanKey key;
   key.backward = backward ? 1 : 0;
   key.dtype = dtype;
@@ -777,25 +815,32 @@ PlanKey makeKey(bool backward, int32_t dtype, int64_t batch, int64_t headsQ,
   key.maskBatch = maskKind == AMP_ATTENTION_MASK_NONE ? 0 : maskBatch;
   key.maskHeads = maskKind == AMP_ATTENTION_MASK_NONE ? 0 : maskHeads;
   key.causal = causal ? 1 : 0;
+  for (int role = 0; role < (backward ? kRoles : kRoleDO); ++role)
+    key.strides[role] = {layouts[role].batch, layouts[role].head,
+                         layouts[role].seq};
   return key;
 }
 
-/// The checks every call makes before it touches cuDNN: pointers present
-/// and 16-byte aligned, and a configuration cuDNN runs (the rules, with the
-/// library's run-time version and the device's compute capability). The
-/// caller holds the mutex; cuDNN is loaded.
-bool checkCall(
-    Attention &a, const PlanKey &key,
-    std::initializer_list<std::pair<const char *, const void *>> pointers) {
+/// A tensor argument: its name, the pointer the caller gave and, for the
+/// I/O tensors, its role (its layout's offset moves the pointer).
+struct Argument {
+  const char *name;
+  const void *pointer;
+  int role = -1;
+};
+
+/// The checks every call makes before it touches cuDNN: pointers present,
+/// a configuration cuDNN runs (the rules, with the library's run-time
+/// version and the device's compute capability), layouts cuDNN takes and
+/// every tensor 16-byte aligned. The caller holds the mutex; cuDNN is
+/// loaded.
+bool checkCall(Attention &a, const PlanKey &key,
+               const std::array<Layout, kRoles> &layouts,
+               std::initializer_list<Argument> arguments) {
   const char *entry = entryName(key.backward);
-  for (const auto &[name, pointer] : pointers) {
-    if (!pointer)
-      return fail(std::string(entry) + ": null " + name + " pointer");
-    if (reinterpret_cast<uintptr_t>(pointer) % kAlignment != 0)
-      return fail(std::string(entry) + ": " + name +
-                  " is not 16-byte aligned (R16: cuDNN's fused attention "
-                  "takes 16-byte aligned tensors)");
-  }
+  for (const Argument &argument : arguments)
+    if (!argument.pointer)
+      return fail(std::string(entry) + ": null " + argument.name + " pointer");
   amp::AttentionConfig config;
   config.dtype = key.dtype;
   config.batch = key.batch;
@@ -816,6 +861,22 @@ bool checkCall(
     return fail(std::string(entry) + ": cuDNN " + std::to_string(a.version) +
                 " on " + smName() + " does not run this attention (" +
                 describe(key) + "): " + reason);
+  for (const Argument &argument : arguments) {
+    if (argument.role >= 0) {
+      const Layout &l = layouts[argument.role];
+      int64_t strides[4] = {l.batch, l.head, l.seq, 1};
+      if (const char *reason =
+              amp::cudnnAttentionLayoutRefusal(key.dtype, strides, l.offset))
+        return fail(std::string(entry) + ": " + argument.name + " (offset " +
+                    std::to_string(l.offset) + ", strides " +
+                    std::to_string(l.batch) + ", " + std::to_string(l.head) +
+                    ", " + std::to_string(l.seq) + "): " + reason);
+    }
+    if (reinterpret_cast<uintptr_t>(argument.pointer) % kAlignment != 0)
+      return fail(std::string(entry) + ": " + argument.name +
+                  " is not 16-byte aligned (R16: cuDNN's fused attention "
+                  "takes 16-byte aligned tensors)");
+  }
   return true;
 }
 
@@ -829,14 +890,20 @@ float negativeInfinity(const Attention &a) {
 /// holds the mutex.
 bool start(Attention &a) { return ready() && ensureHandle(a); }
 
-} // namespace
+/// `pointer` moved by `layout`'s offset of `dtype` elements.
+const void *at(const void *pointer, const Layout &layout, int32_t dtype) {
+  int64_t bytes = dtype == AMP_DTYPE_F32 ? 4 : 2;
+  return pointer ? static_cast<const char *>(pointer) + layout.offset * bytes
+                 : nullptr;
+}
 
-extern "C" void amp_gpu_attention_fwd(
-    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
-    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
-    const void *q, const void *k, const void *v, int32_t mask_kind,
-    const void *mask, int64_t mask_batch, int64_t mask_heads, float scale,
-    int32_t causal, void *out, float *lse, void *stream) {
+void forward(int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+             int64_t seq_q, int64_t seq_kv, int64_t head_dim,
+             int64_t head_dim_v, const void *q, const void *k, const void *v,
+             int32_t mask_kind, const void *mask, int64_t mask_batch,
+             int64_t mask_heads, float scale, int32_t causal, void *out,
+             float *lse, const std::array<Layout, kRoles> &layouts,
+             void *stream) {
   if (failed())
     return;
   Attention &a = attentionState();
@@ -845,13 +912,17 @@ extern "C" void amp_gpu_attention_fwd(
     return;
   PlanKey key =
       makeKey(false, dtype, batch, heads_q, heads_kv, seq_q, seq_kv, head_dim,
-              head_dim_v, mask_kind, mask_batch, mask_heads, causal);
+              head_dim_v, mask_kind, mask_batch, mask_heads, causal, layouts);
   bool masked = mask_kind != AMP_ATTENTION_MASK_NONE;
-  if (!checkCall(a, key,
-                 {{"q", q},
-                  {"k", k},
-                  {"v", v},
-                  {"out", out},
+  q = at(q, layouts[kRoleQ], dtype);
+  k = at(k, layouts[kRoleK], dtype);
+  v = at(v, layouts[kRoleV], dtype);
+  out = const_cast<void *>(at(out, layouts[kRoleO], dtype));
+  if (!checkCall(a, key, layouts,
+                 {{"q", q, kRoleQ},
+                  {"k", k, kRoleK},
+                  {"v", v, kRoleV},
+                  {"out", out, kRoleO},
                   {"lse", lse},
                   {"mask", masked ? mask : q}}))
     return;
@@ -881,13 +952,14 @@ extern "C" void amp_gpu_attention_fwd(
   poolFree(workspace);
 }
 
-extern "C" void amp_gpu_attention_bwd(
-    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
-    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
-    const void *q, const void *k, const void *v, const void *out,
-    const void *dout, const float *lse, int32_t mask_kind, const void *mask,
-    int64_t mask_batch, int64_t mask_heads, float scale, int32_t causal,
-    void *dq, void *dk, void *dv, void *stream) {
+void backward(int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+              int64_t seq_q, int64_t seq_kv, int64_t head_dim,
+              int64_t head_dim_v, const void *q, const void *k, const void *v,
+              const void *out, const void *dout, const float *lse,
+              int32_t mask_kind, const void *mask, int64_t mask_batch,
+              int64_t mask_heads, float scale, int32_t causal, void *dq,
+              void *dk, void *dv, const std::array<Layout, kRoles> &layouts,
+              void *stream) {
   if (failed())
     return;
   Attention &a = attentionState();
@@ -896,18 +968,26 @@ extern "C" void amp_gpu_attention_bwd(
     return;
   PlanKey key =
       makeKey(true, dtype, batch, heads_q, heads_kv, seq_q, seq_kv, head_dim,
-              head_dim_v, mask_kind, mask_batch, mask_heads, causal);
+              head_dim_v, mask_kind, mask_batch, mask_heads, causal, layouts);
   bool masked = mask_kind != AMP_ATTENTION_MASK_NONE;
-  if (!checkCall(a, key,
-                 {{"q", q},
-                  {"k", k},
-                  {"v", v},
-                  {"out", out},
-                  {"dout", dout},
+  q = at(q, layouts[kRoleQ], dtype);
+  k = at(k, layouts[kRoleK], dtype);
+  v = at(v, layouts[kRoleV], dtype);
+  out = at(out, layouts[kRoleO], dtype);
+  dout = at(dout, layouts[kRoleDO], dtype);
+  dq = const_cast<void *>(at(dq, layouts[kRoleDQ], dtype));
+  dk = const_cast<void *>(at(dk, layouts[kRoleDK], dtype));
+  dv = const_cast<void *>(at(dv, layouts[kRoleDV], dtype));
+  if (!checkCall(a, key, layouts,
+                 {{"q", q, kRoleQ},
+                  {"k", k, kRoleK},
+                  {"v", v, kRoleV},
+                  {"out", out, kRoleO},
+                  {"dout", dout, kRoleDO},
                   {"lse", lse},
-                  {"dq", dq},
-                  {"dk", dk},
-                  {"dv", dv},
+                  {"dq", dq, kRoleDQ},
+                  {"dk", dk, kRoleDK},
+                  {"dv", dv, kRoleDV},
                   {"mask", masked ? mask : q}}))
     return;
   const Plan *plan = findPlan(a, key);
@@ -952,4 +1032,77 @@ extern "C" void amp_gpu_attention_bwd(
   poolFree(accumulator);
   poolFree(dsum);
   poolFree(workspace);
+}
+
+} // namespace
+
+#define AMP_LAYOUT_OF(name)                                                    \
+  Layout {                                                                     \
+    name##_offset, name##_stride_batch, name##_stride_head, name##_stride_seq  \
+  }
+
+extern "C" void amp_gpu_attention_fwd_strided(
+    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
+    const void *q, const void *k, const void *v, int32_t mask_kind,
+    const void *mask, int64_t mask_batch, int64_t mask_heads, float scale,
+    int32_t causal, void *out, float *lse, AMP_ATTENTION_LAYOUT(q),
+    AMP_ATTENTION_LAYOUT(k), AMP_ATTENTION_LAYOUT(v), AMP_ATTENTION_LAYOUT(out),
+    void *stream) {
+  forward(dtype, batch, heads_q, heads_kv, seq_q, seq_kv, head_dim, head_dim_v,
+          q, k, v, mask_kind, mask, mask_batch, mask_heads, scale, causal, out,
+          lse,
+          {AMP_LAYOUT_OF(q), AMP_LAYOUT_OF(k), AMP_LAYOUT_OF(v),
+           AMP_LAYOUT_OF(out), Layout{}, Layout{}, Layout{}, Layout{}},
+          stream);
+}
+
+extern "C" void amp_gpu_attention_fwd(
+    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
+    const void *q, const void *k, const void *v, int32_t mask_kind,
+    const void *mask, int64_t mask_batch, int64_t mask_heads, float scale,
+    int32_t causal, void *out, float *lse, void *stream) {
+  forward(
+      dtype, batch, heads_q, heads_kv, seq_q, seq_kv, head_dim, head_dim_v, q,
+      k, v, mask_kind, mask, mask_batch, mask_heads, scale, causal, out, lse,
+      {dense(heads_q, seq_q, head_dim), dense(heads_kv, seq_kv, head_dim),
+       dense(heads_kv, seq_kv, head_dim_v), dense(heads_q, seq_q, head_dim_v),
+       Layout{}, Layout{}, Layout{}, Layout{}},
+      stream);
+}
+
+extern "C" void amp_gpu_attention_bwd_strided(
+    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
+    const void *q, const void *k, const void *v, const void *out,
+    const void *dout, const float *lse, int32_t mask_kind, const void *mask,
+    int64_t mask_batch, int64_t mask_heads, float scale, int32_t causal,
+    void *dq, void *dk, void *dv, AMP_ATTENTION_LAYOUT(q),
+    AMP_ATTENTION_LAYOUT(k), AMP_ATTENTION_LAYOUT(v), AMP_ATTENTION_LAYOUT(out),
+    AMP_ATTENTION_LAYOUT(dout), AMP_ATTENTION_LAYOUT(dq),
+    AMP_ATTENTION_LAYOUT(dk), AMP_ATTENTION_LAYOUT(dv), void *stream) {
+  backward(dtype, batch, heads_q, heads_kv, seq_q, seq_kv, head_dim, head_dim_v,
+           q, k, v, out, dout, lse, mask_kind, mask, mask_batch, mask_heads,
+           scale, causal, dq, dk, dv,
+           {AMP_LAYOUT_OF(q), AMP_LAYOUT_OF(k), AMP_LAYOUT_OF(v),
+            AMP_LAYOUT_OF(out), AMP_LAYOUT_OF(dout), AMP_LAYOUT_OF(dq),
+            AMP_LAYOUT_OF(dk), AMP_LAYOUT_OF(dv)},
+           stream);
+}
+
+extern "C" void amp_gpu_attention_bwd(
+    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
+    const void *q, const void *k, const void *v, const void *out,
+    const void *dout, const float *lse, int32_t mask_kind, const void *mask,
+    int64_t mask_batch, int64_t mask_heads, float scale, int32_t causal,
+    void *dq, void *dk, void *dv, void *stream) {
+  Layout lq = dense(heads_q, seq_q, head_dim),
+         lk = dense(heads_kv, seq_kv, head_dim),
+         lv = dense(heads_kv, seq_kv, head_dim_v),
+         lo = dense(heads_q, seq_q, head_dim_v);
+  backward(dtype, batch, heads_q, heads_kv, seq_q, seq_kv, head_dim, head_dim_v,
+           q, k, v, out, dout, lse, mask_kind, mask, mask_batch, mask_heads,
+           scale, causal, dq, dk, dv, {lq, lk, lv, lo, lo, lq, lk, lv}, stream);
 }

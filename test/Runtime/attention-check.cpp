@@ -16,7 +16,9 @@
 //                 and 128 (and 64 with 128 for values), seq_q != seq_kv
 //   refuse WHAT   a call cuDNN refuses, with the error naming the rule:
 //                 f32, d20, d264, d264-bwd, keep (a boolean mask),
-//                 misaligned (a q pointer 2 bytes into its buffer)
+//                 misaligned (a q pointer 2 bytes into its buffer),
+//                 layout-r19 (q's rows 68 elements apart), layout-r16 (q
+//                 4 elements into its buffer)
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,6 +142,33 @@ int checkRules() {
     expect(got == c.expected,
            std::string("rules ") + c.name + ": " + (reason ? reason : "runs"));
   }
+  // Layouts of one tensor (b 2, h 12, s 1024, d 64): strides, offset.
+  struct LayoutCase {
+    const char *name;
+    int32_t dtype;
+    int64_t strides[4], offset;
+    const char *expected;
+  };
+  const int32_t bf16 = AMP_DTYPE_BF16, f16 = AMP_DTYPE_F16;
+  const LayoutCase layouts[] = {
+      {"dense bf16", bf16, {786432, 65536, 64, 1}, 0, "ok"},
+      {"bshd bf16", bf16, {786432, 64, 768, 1}, 0, "ok"},
+      {"fused qkv bf16, v", f16, {2359296, 64, 2304, 1}, 1536, "ok"},
+      {"head dimension strided", bf16, {786432, 65536, 1, 1024}, 0, "R4"},
+      {"8 bytes in", bf16, {786432, 65536, 64, 1}, 4, "R16"},
+      {"rows 68 apart", bf16, {835584, 69632, 68, 1}, 0, "R19"},
+      {"rows 72 apart", f16, {884736, 73728, 72, 1}, 0, "ok"},
+      {"heads broadcast (stride 0)", bf16, {65536, 0, 64, 1}, 0, "R19"},
+  };
+  for (const LayoutCase &c : layouts) {
+    const char *reason =
+        amp::cudnnAttentionLayoutRefusal(c.dtype, c.strides, c.offset);
+    std::string got = "ok";
+    if (reason)
+      got = std::string(reason, std::strchr(reason, ':') - reason);
+    expect(got == c.expected,
+           std::string("layout ") + c.name + ": " + (reason ? reason : "runs"));
+  }
   return failures ? 1 : 0;
 }
 
@@ -213,6 +242,15 @@ std::vector<float> randomValues(size_t count, uint32_t seed, int32_t dtype) {
   return values;
 }
 
+/// How a case lays out q, k, v, out, dout, dq, dk and dv in device memory
+/// (Attention.h, "Layouts"): dense [b, h, s, d] through
+/// amp_gpu_attention_fwd/bwd, else through the _strided calls: each in its
+/// own [b, s, h, d] buffer (a projection's heads), or q, k, v the columns
+/// of one [b, s, hq d + hkv d + hkv dv] buffer (a fused projection), dq,
+/// dk, dv of another, out and dout [b, s, h, dv + 8] with 8 elements of
+/// padding after each row, 8 elements in.
+enum class Layout { Dense, BSHD, Fused };
+
 struct Case {
   int32_t dtype;
   int64_t batch, headsQ, headsKV, seqQ, seqKV, d, dv;
@@ -221,6 +259,7 @@ struct Case {
   int64_t maskBatch, maskHeads;
   /// The mask hides every key of query 1 (out 0, lse -inf, no gradient).
   bool hiddenRow = false;
+  Layout layout = Layout::Dense;
 
   std::string name() const {
     std::string text = std::string(dtype == AMP_DTYPE_F16 ? "f16" : "bf16") +
@@ -236,9 +275,102 @@ struct Case {
               std::to_string(maskHeads) + "]";
     if (hiddenRow)
       text += " hidden row";
+    if (layout == Layout::BSHD)
+      text += " bshd";
+    if (layout == Layout::Fused)
+      text += " fused";
     return text;
   }
 };
+
+/// The tensors of the calls, in the order of their layout arguments.
+enum Role { kQ, kK, kV, kO, kDO, kDQ, kDK, kDV, kRoles };
+
+/// Where each tensor of a case is: host images of its device buffers (NaN
+/// where no tensor is), and per role the buffer, offset and strides.
+struct Placement {
+  struct Where {
+    int buffer;
+    int64_t offset, batch, head, seq;
+  };
+  std::vector<std::vector<float>> host;
+  std::vector<void *> device;
+  Where where[kRoles];
+  int64_t heads[kRoles], seq[kRoles], width[kRoles];
+
+  int64_t index(Role r, int64_t b, int64_t h, int64_t i, int64_t e) const {
+    const Where &w = where[r];
+    return w.offset + b * w.batch + h * w.head + i * w.seq + e;
+  }
+};
+
+Placement place(const Case &c) {
+  Placement p;
+  int64_t hq = c.headsQ, hkv = c.headsKV, sq = c.seqQ, skv = c.seqKV;
+  const int64_t heads[] = {hq, hkv, hkv, hq, hq, hq, hkv, hkv};
+  const int64_t seqs[] = {sq, skv, skv, sq, sq, sq, skv, skv};
+  const int64_t widths[] = {c.d, c.d, c.dv, c.dv, c.dv, c.d, c.d, c.dv};
+  for (int r = 0; r < kRoles; ++r) {
+    p.heads[r] = heads[r];
+    p.seq[r] = seqs[r];
+    p.width[r] = widths[r];
+  }
+  auto buffer = [&](int64_t elements) {
+    p.host.emplace_back(size_t(elements), NAN);
+    return int(p.host.size()) - 1;
+  };
+  // Its own [b, h, s, w] or [b, s, h, w + pad] buffer, `offset` in.
+  auto own = [&](int r, bool bshd, int64_t pad, int64_t offset) {
+    int64_t h = heads[r], s = seqs[r], w = widths[r] + pad;
+    int id = buffer(offset + c.batch * h * s * w);
+    p.where[r] = bshd ? Placement::Where{id, offset, s * h * w, w, h * w}
+                      : Placement::Where{id, offset, h * s * w, s * w, w};
+  };
+  if (c.layout != Layout::Fused) {
+    for (int r = 0; r < kRoles; ++r)
+      own(r, c.layout == Layout::BSHD, 0, 0);
+    return p;
+  }
+  own(kO, true, 8, 8);
+  own(kDO, true, 8, 8);
+  int64_t columns = hq * c.d + hkv * c.d + hkv * c.dv, rows = std::max(sq, skv);
+  for (Role first : {kQ, kDQ}) {
+    int id = buffer(c.batch * rows * columns);
+    int64_t column = 0;
+    for (int r = first; r < first + 3; ++r) {
+      if (r == kO)
+        r = kV; // kQ, kK, kV; kDQ, kDK, kDV
+      p.where[r] = {id, column, rows * columns, widths[r], columns};
+      column += heads[r] * widths[r];
+    }
+  }
+  return p;
+}
+
+/// Dense [b, h, s, w] `values` into `p`'s host image at role `r`.
+void scatter(Placement &p, Role r, int64_t batch,
+             const std::vector<float> &values) {
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < p.heads[r]; ++h)
+      for (int64_t i = 0; i < p.seq[r]; ++i)
+        for (int64_t e = 0; e < p.width[r]; ++e)
+          p.host[size_t(p.where[r].buffer)][size_t(p.index(r, b, h, i, e))] =
+              values[size_t(((b * p.heads[r] + h) * p.seq[r] + i) * p.width[r] +
+                            e)];
+}
+
+/// Role `r` as dense [b, h, s, w] values from `image`, its buffer's.
+std::vector<float> gather(const Placement &p, Role r, int64_t batch,
+                          const std::vector<float> &image) {
+  std::vector<float> values(size_t(batch * p.heads[r] * p.seq[r] * p.width[r]));
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < p.heads[r]; ++h)
+      for (int64_t i = 0; i < p.seq[r]; ++i)
+        for (int64_t e = 0; e < p.width[r]; ++e)
+          values[size_t(((b * p.heads[r] + h) * p.seq[r] + i) * p.width[r] +
+                        e)] = image[size_t(p.index(r, b, h, i, e))];
+  return values;
+}
 
 /// The unit roundoff of `dtype`: bf16 keeps 8 significant bits, f16 11.
 double unitRoundoff(int32_t dtype) {
@@ -305,18 +437,41 @@ bool runCase(const Case &c, uint32_t seed) {
     return s;
   };
 
-  void *dq = upload(t, q), *dk = upload(t, k), *dvIn = upload(t, v),
-       *ddO = upload(t, dO);
+  Placement place_ = place(c);
+  scatter(place_, kQ, b, q);
+  scatter(place_, kK, b, k);
+  scatter(place_, kV, b, v);
+  scatter(place_, kDO, b, dO);
+  for (const std::vector<float> &image : place_.host)
+    place_.device.push_back(upload(t, image));
+  auto device = [&](Role r) {
+    return place_.device[size_t(place_.where[r].buffer)];
+  };
+  // A role's layout arguments (Attention.h, "Layouts").
+#define AMP_LAYOUT(r)                                                          \
+  place_.where[r].offset, place_.where[r].batch, place_.where[r].head,         \
+      place_.where[r].seq
+  void *dq = device(kQ), *dk = device(kK), *dvIn = device(kV),
+       *ddO = device(kDO);
   void *dMask = c.maskKind ? upload(AMP_DTYPE_F32, mask) : nullptr;
-  void *dOut = ops().alloc(size_t(b * hq * sq * dv) * elementBytes(t));
+  void *dOut = device(kO);
   float *dLse = static_cast<float *>(ops().alloc(size_t(b * hq * sq) * 4));
-  amp_gpu_attention_fwd(t, b, hq, hkv, sq, skv, d, dv, dq, dk, dvIn, c.maskKind,
-                        dMask, mb, mh, scale, c.causal, dOut, dLse, nullptr);
+  if (c.layout == Layout::Dense)
+    amp_gpu_attention_fwd(t, b, hq, hkv, sq, skv, d, dv, dq, dk, dvIn,
+                          c.maskKind, dMask, mb, mh, scale, c.causal, dOut,
+                          dLse, nullptr);
+  else
+    amp_gpu_attention_fwd_strided(t, b, hq, hkv, sq, skv, d, dv, dq, dk, dvIn,
+                                  c.maskKind, dMask, mb, mh, scale, c.causal,
+                                  dOut, dLse, AMP_LAYOUT(kQ), AMP_LAYOUT(kK),
+                                  AMP_LAYOUT(kV), AMP_LAYOUT(kO), nullptr);
   if (ops().synchronize() != 0) {
     std::printf("error: %s\n", ops().last_error());
     return false;
   }
-  std::vector<float> out = download(t, dOut, size_t(b * hq * sq * dv));
+  std::vector<float> outImage =
+      download(t, dOut, place_.host[size_t(place_.where[kO].buffer)].size());
+  std::vector<float> out = gather(place_, kO, b, outImage);
   std::vector<float> lse = download(AMP_DTYPE_F32, dLse, size_t(b * hq * sq));
   double u = unitRoundoff(t), worst = 0.0;
   bool ok = true;
@@ -359,19 +514,45 @@ bool runCase(const Case &c, uint32_t seed) {
   std::printf("  worst error / bound %.3f\n", worst);
 
   // Backward, from the device's out and lse.
-  void *gq = ops().alloc(q.size() * elementBytes(t)),
-       *gk = ops().alloc(k.size() * elementBytes(t)),
-       *gv = ops().alloc(v.size() * elementBytes(t));
-  amp_gpu_attention_bwd(t, b, hq, hkv, sq, skv, d, dv, dq, dk, dvIn, dOut, ddO,
-                        dLse, c.maskKind, dMask, mb, mh, scale, c.causal, gq,
-                        gk, gv, nullptr);
+  void *gq = device(kDQ), *gk = device(kDK), *gv = device(kDV);
+  if (c.layout == Layout::Dense)
+    amp_gpu_attention_bwd(t, b, hq, hkv, sq, skv, d, dv, dq, dk, dvIn, dOut,
+                          ddO, dLse, c.maskKind, dMask, mb, mh, scale, c.causal,
+                          gq, gk, gv, nullptr);
+  else
+    amp_gpu_attention_bwd_strided(
+        t, b, hq, hkv, sq, skv, d, dv, dq, dk, dvIn, dOut, ddO, dLse,
+        c.maskKind, dMask, mb, mh, scale, c.causal, gq, gk, gv, AMP_LAYOUT(kQ),
+        AMP_LAYOUT(kK), AMP_LAYOUT(kV), AMP_LAYOUT(kO), AMP_LAYOUT(kDO),
+        AMP_LAYOUT(kDQ), AMP_LAYOUT(kDK), AMP_LAYOUT(kDV), nullptr);
+#undef AMP_LAYOUT
   if (ops().synchronize() != 0) {
     std::printf("error: %s\n", ops().last_error());
     return false;
   }
-  std::vector<float> gotQ = download(t, gq, q.size()),
-                     gotK = download(t, gk, k.size()),
-                     gotV = download(t, gv, v.size());
+  // Every result buffer, read back: the results, and NaN everywhere else.
+  std::vector<std::vector<float>> images(place_.host.size());
+  for (Role r : {kO, kDQ, kDK, kDV}) {
+    size_t id = size_t(place_.where[r].buffer);
+    if (images[id].empty())
+      images[id] = download(t, place_.device[id], place_.host[id].size());
+  }
+  std::vector<float> gotQ = gather(place_, kDQ, b,
+                                   images[size_t(place_.where[kDQ].buffer)]),
+                     gotK = gather(place_, kDK, b,
+                                   images[size_t(place_.where[kDK].buffer)]),
+                     gotV = gather(place_, kDV, b,
+                                   images[size_t(place_.where[kDV].buffer)]);
+  size_t written = out.size() + q.size() + k.size() + v.size(), untouched = 0,
+         total = 0;
+  for (const std::vector<float> &image : images) {
+    total += image.size();
+    for (float value : image)
+      untouched += std::isnan(value) ? 1 : 0;
+  }
+  expect(untouched == total - written,
+         "attention " + c.name() + " writes only its results (" +
+             std::to_string(total - written - untouched) + " other elements)");
   std::vector<double> wantQ(q.size()), termsQ(q.size()), wantK(k.size()),
       termsK(k.size()), wantV(v.size()), termsV(v.size());
   for (int64_t bb = 0; bb < b; ++bb)
@@ -439,10 +620,14 @@ bool runCase(const Case &c, uint32_t seed) {
   std::vector<char> cpuOut(hostOut.size()), cpuQ(hostQ.size()),
       cpuK(hostK.size()), cpuV(hostV.size());
   std::vector<float> cpuLse(lse.size());
-  amp_cpu_attention_fwd(t, b, hq, hkv, sq, skv, d, dv, hostQ.data(),
-                        hostK.data(), hostV.data(), c.maskKind, mask.data(), mb,
-                        mh, scale, c.causal, 0.0f, 0, cpuOut.data(),
-                        cpuLse.data());
+  // Dense [b, heads, seq, width] layouts (Attention.h, "Layouts").
+#define AMP_DENSE(heads, seq, width)                                           \
+  0, (heads) * (seq) * (width), (seq) * (width), (width)
+  amp_cpu_attention_fwd(
+      t, b, hq, hkv, sq, skv, d, dv, hostQ.data(), hostK.data(), hostV.data(),
+      c.maskKind, mask.data(), mb, mh, scale, c.causal, 0.0f, 0, cpuOut.data(),
+      cpuLse.data(), AMP_DENSE(hq, sq, d), AMP_DENSE(hkv, skv, d),
+      AMP_DENSE(hkv, skv, dv), AMP_DENSE(hq, sq, dv));
   bool lseAgree = true;
   for (size_t x = 0; x < lse.size(); ++x)
     lseAgree &=
@@ -453,15 +638,19 @@ bool runCase(const Case &c, uint32_t seed) {
   amp_cpu_attention_bwd(
       t, b, hq, hkv, sq, skv, d, dv, hostQ.data(), hostK.data(), hostV.data(),
       hostOut.data(), hostDO.data(), lse.data(), c.maskKind, mask.data(), mb,
-      mh, scale, c.causal, 0.0f, 0, cpuQ.data(), cpuK.data(), cpuV.data());
+      mh, scale, c.causal, 0.0f, 0, cpuQ.data(), cpuK.data(), cpuV.data(),
+      AMP_DENSE(hq, sq, d), AMP_DENSE(hkv, skv, d), AMP_DENSE(hkv, skv, dv),
+      AMP_DENSE(hq, sq, dv), AMP_DENSE(hq, sq, dv), AMP_DENSE(hq, sq, d),
+      AMP_DENSE(hkv, skv, d), AMP_DENSE(hkv, skv, dv));
+#undef AMP_DENSE
   expect(agree(gotQ, fromBytes(t, cpuQ), termsQ) &&
              agree(gotK, fromBytes(t, cpuK), termsK) &&
              agree(gotV, fromBytes(t, cpuV), termsV),
          "attention bwd " + c.name() + " agrees with amp_cpu_attention_bwd");
 #endif
-  for (void *pointer :
-       {dq, dk, dvIn, ddO, dOut, static_cast<void *>(dLse), gq, gk, gv})
+  for (void *pointer : place_.device)
     ops().free(pointer);
+  ops().free(dLse);
   if (dMask)
     ops().free(dMask);
   return ok && okQ && okK && okV;
@@ -479,6 +668,10 @@ int checkAttention() {
       {f16, 2, 2, 2, 12, 20, 64, 128, true, add, 2, 1},
       {bf16, 2, 4, 2, 16, 16, 128, 128, true, add, 2, 4},
       {f16, 1, 2, 2, 8, 8, 64, 64, false, add, 1, 1, true},
+      // Strided operands and results (the _strided calls).
+      {bf16, 2, 4, 2, 16, 16, 64, 64, true, none, 0, 0, false, Layout::BSHD},
+      {f16, 2, 2, 2, 24, 24, 64, 64, false, add, 1, 2, false, Layout::Fused},
+      {bf16, 1, 4, 2, 16, 16, 64, 128, true, none, 0, 0, false, Layout::Fused},
   };
   uint32_t seed = 1;
   for (const Case &c : cases)
@@ -507,7 +700,14 @@ int checkRefusal(const std::string &what) {
   int32_t maskKind =
       what == "keep" ? AMP_ATTENTION_MASK_KEEP : AMP_ATTENTION_MASK_NONE;
   const void *qArg = what == "misaligned" ? q + 2 : q;
-  if (what == "d264-bwd")
+  if (what == "layout-r19" || what == "layout-r16") {
+    bool r19 = what == "layout-r19";
+    int64_t row = r19 ? d + 4 : d;
+    amp_gpu_attention_fwd_strided(
+        dtype, b, h, h, s, s, d, d, q, k, v, maskKind, mask, 1, 1, 0.125f, 1,
+        out, lse, r19 ? 0 : 4, h * s * row, s * row, row, 0, h * s * d, s * d,
+        d, 0, h * s * d, s * d, d, 0, h * s * d, s * d, d, nullptr);
+  } else if (what == "d264-bwd")
     amp_gpu_attention_bwd(dtype, b, h, h, s, s, d, d, qArg, k, v, out, grad,
                           lse, maskKind, mask, 1, 1, 0.125f, 1, grad, grad,
                           grad, nullptr);

@@ -53,6 +53,21 @@ extern "C" {
    of amp.dropout over the materialized probabilities; kept probabilities
    are multiplied by (float)(1 / (1 - dropout)). lse does not see dropout.
 
+   Layouts. q, k, v, out, dout, dq, dk and dv are 4-D views
+   [batch, heads, seq, head_dim] of the buffers their pointers point to:
+   element (b, h, i, e) is pointer[offset + b * stride_batch +
+   h * stride_head + i * stride_seq + e] (head_dim contiguous). Each call
+   ends (before the GPU calls' stream) with four int64_t per such tensor, in
+   the order its pointers come: offset, stride_batch, stride_head,
+   stride_seq, in elements, none negative and stride_seq at least the
+   row's length (head_dim or head_dim_v). Dense [B, H, S, D] is offset 0,
+   strides (H S D, S D, D); the heads of a projection's [B, S, H, D] output,
+   (S H D, D, H D); q, k and v of one fused [B, S, 3 H D] projection, offsets
+   0, H D and 2 H D with strides (3 S H D, D, 3 H D). So the head split and
+   merge of a transformer need no copy. No element of a result may share
+   memory with another result's or an operand's. lse ([batch, heads_q,
+   seq_q]) and the mask are dense.
+
    Results do not depend on the number of threads (each element is computed
    by the same code in the same order whatever the count), like
    amp_cpu_sgemm's. */
@@ -62,6 +77,11 @@ enum amp_attention_mask {
   AMP_ATTENTION_MASK_ADD = 2
 };
 
+/* The layout of one tensor argument (see "Layouts"): four int64_t. */
+#define AMP_ATTENTION_LAYOUT(name)                                             \
+  int64_t name##_offset, int64_t name##_stride_batch,                          \
+      int64_t name##_stride_head, int64_t name##_stride_seq
+
 /* The forward: writes out and lse. */
 void amp_cpu_attention_fwd(int32_t dtype, int64_t batch, int64_t heads_q,
                            int64_t heads_kv, int64_t seq_q, int64_t seq_kv,
@@ -69,15 +89,17 @@ void amp_cpu_attention_fwd(int32_t dtype, int64_t batch, int64_t heads_q,
                            const void *k, const void *v, int32_t mask_kind,
                            const void *mask, int64_t mask_batch,
                            int64_t mask_heads, float scale, int32_t causal,
-                           float dropout, int64_t seed, void *out, float *lse);
+                           float dropout, int64_t seed, void *out, float *lse,
+                           AMP_ATTENTION_LAYOUT(q), AMP_ATTENTION_LAYOUT(k),
+                           AMP_ATTENTION_LAYOUT(v), AMP_ATTENTION_LAYOUT(out));
 
 /* The backward, recomputing the probabilities from lse (no stored p):
      D[i]  = sum_d dout[i][d] * out[i][d]        (f32, from the stored out)
      dv[j] = sum_i dropped(p[i][j]) * dout[i]
      dp[i][j] = dropped'(sum_d dout[i][d] * v[j][d])
      ds[i][j] = p[i][j] * (dp[i][j] - D[i])
-     dq[i] = scale * sum_j ds[i][j] * k[j] ;  dk[j] = scale * sum_i ds[i][j] * q[i]
-   where dropped' multiplies by the keep mask and 1 / (1 - dropout). A key
+     dq[i] = scale * sum_j ds[i][j] * k[j] ;  dk[j] = scale * sum_i ds[i][j] *
+   q[i] where dropped' multiplies by the keep mask and 1 / (1 - dropout). A key
    and value head's dk and dv sum over the query heads that read it. All
    sums in f32, each gradient rounded once to dtype. dq, dk and dv have the
    shapes and type of q, k and v. */
@@ -89,7 +111,11 @@ void amp_cpu_attention_bwd(int32_t dtype, int64_t batch, int64_t heads_q,
                            int32_t mask_kind, const void *mask,
                            int64_t mask_batch, int64_t mask_heads, float scale,
                            int32_t causal, float dropout, int64_t seed,
-                           void *dq, void *dk, void *dv);
+                           void *dq, void *dk, void *dv,
+                           AMP_ATTENTION_LAYOUT(q), AMP_ATTENTION_LAYOUT(k),
+                           AMP_ATTENTION_LAYOUT(v), AMP_ATTENTION_LAYOUT(out),
+                           AMP_ATTENTION_LAYOUT(dout), AMP_ATTENTION_LAYOUT(dq),
+                           AMP_ATTENTION_LAYOUT(dk), AMP_ATTENTION_LAYOUT(dv));
 
 /* The same on the GPU through cuDNN's fused attention (device pointers),
    queued on `stream` (a CUstream; null: the runtime's stream) like
@@ -97,7 +123,8 @@ void amp_cpu_attention_bwd(int32_t dtype, int64_t batch, int64_t heads_q,
    amp::cudnnAttentionRefusal (amp/Runtime/CudnnAttentionRules.h) accepts:
    mask_kind AMP_ATTENTION_MASK_NONE or _ADD only (cuDNN takes no boolean
    mask; the compiler passes a keep mask as an additive 0/-inf one), every
-   pointer 16-byte aligned, dense row-major buffers. dropout is always 0
+   pointer 16-byte aligned, dense row-major buffers (the _strided calls:
+   layouts cudnnAttentionLayoutRefusal accepts). dropout is always 0
    here (cuDNN's Philox stream differs from amp's, so amp keeps dropout on
    its own kernels). On failure the error is sticky (amp_device_ops.last_error)
    and the results are unchanged. Workspace comes from the runtime's pool. */
@@ -119,12 +146,38 @@ void amp_gpu_attention_bwd(int32_t dtype, int64_t batch, int64_t heads_q,
                            int32_t causal, void *dq, void *dk, void *dv,
                            void *stream);
 
+/* The same with layouts (see "Layouts"), between the results and the
+   stream; the calls above are these with dense layouts. */
+void amp_gpu_attention_fwd_strided(
+    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
+    const void *q, const void *k, const void *v, int32_t mask_kind,
+    const void *mask, int64_t mask_batch, int64_t mask_heads, float scale,
+    int32_t causal, void *out, float *lse, AMP_ATTENTION_LAYOUT(q),
+    AMP_ATTENTION_LAYOUT(k), AMP_ATTENTION_LAYOUT(v), AMP_ATTENTION_LAYOUT(out),
+    void *stream);
+
+void amp_gpu_attention_bwd_strided(
+    int32_t dtype, int64_t batch, int64_t heads_q, int64_t heads_kv,
+    int64_t seq_q, int64_t seq_kv, int64_t head_dim, int64_t head_dim_v,
+    const void *q, const void *k, const void *v, const void *out,
+    const void *dout, const float *lse, int32_t mask_kind, const void *mask,
+    int64_t mask_batch, int64_t mask_heads, float scale, int32_t causal,
+    void *dq, void *dk, void *dv, AMP_ATTENTION_LAYOUT(q),
+    AMP_ATTENTION_LAYOUT(k), AMP_ATTENTION_LAYOUT(v), AMP_ATTENTION_LAYOUT(out),
+    AMP_ATTENTION_LAYOUT(dout), AMP_ATTENTION_LAYOUT(dq),
+    AMP_ATTENTION_LAYOUT(dk), AMP_ATTENTION_LAYOUT(dv), void *stream);
+
 #ifdef __cplusplus
 }
 constexpr const char kCPUAttentionFwdFunc[] = "amp_cpu_attention_fwd";
 constexpr const char kCPUAttentionBwdFunc[] = "amp_cpu_attention_bwd";
 constexpr const char kGPUAttentionFwdFunc[] = "amp_gpu_attention_fwd";
 constexpr const char kGPUAttentionBwdFunc[] = "amp_gpu_attention_bwd";
+constexpr const char kGPUAttentionFwdStridedFunc[] =
+    "amp_gpu_attention_fwd_strided";
+constexpr const char kGPUAttentionBwdStridedFunc[] =
+    "amp_gpu_attention_bwd_strided";
 #endif
 
 #endif /* AMP_RUNTIME_ATTENTION_H */

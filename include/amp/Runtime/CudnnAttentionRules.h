@@ -17,11 +17,10 @@
 //      fused_attn.cpp (nvte_get_fused_attn_backend);
 //  doc docs.nvidia.com/deeplearning/cudnn/frontend/latest/operations/
 //      Attention.html (support matrix).
-// The rules are numbered as in the research notes of issue 37; a number
-// that is missing (R3 statistics, R4 strides, R16 alignment, R17 layouts)
-// is about tensors amp always lays out as cuDNN wants (dense [b, h, s, d],
-// f32 statistics, 16-byte aligned pool blocks), so configurations cannot
-// break it; lib/Runtime/CUDAAttention.cpp checks the pointers' alignment.
+// The rules are numbered as in the research notes of issue 37. The layout
+// of each Q, K, V, O, dO, dQ, dK and dV tensor (R4, R16, R17 and R19) is
+// cudnnAttentionLayoutRefusal's; R3 (f32 [b, h, s_q, 1] statistics) is about
+// a tensor amp always lays out densely.
 //
 // Masks: cuDNN refuses a boolean bias (FE "Bias mask data type cannot be
 // boolean"), so the GPU entry points take no mask or an additive f32 mask
@@ -178,6 +177,38 @@ inline const char *cudnnAttentionRefusal(const AttentionConfig &config, int sm,
   if (cudnnVersion == 91000 || cudnnVersion == 91001)
     return "R15: cuDNN 9.10.0 and 9.10.1 have known bugs in fused attention "
            "(9.10.2 or later is needed)";
+  return nullptr;
+}
+
+/// Null when cuDNN's fused attention takes a Q, K, V, O, dO, dQ, dK or dV
+/// tensor of `dtype` (f16 or bf16) whose element (b, h, i, e) is at
+/// base[offset + b strides[0] + h strides[1] + i strides[2] + e strides[3]],
+/// `base` 16-byte aligned (Attention.h, "Layouts"); else the reason. Any
+/// order of the dimensions in memory is a layout cuDNN runs (R17: BHSD,
+/// BSHD, SBHD, interleaved QKV) within these rules.
+inline const char *cudnnAttentionLayoutRefusal(int32_t dtype,
+                                               const int64_t strides[4],
+                                               int64_t offset) {
+  const int64_t bytes = dtype == AMP_DTYPE_F32 ? 4 : 2;
+  // FE: "The stride for the last dimension corresponding to the embedding
+  // size per head should be 1".
+  if (strides[3] != 1)
+    return "R4: the head dimension of an attention tensor must be "
+           "contiguous (stride 1)";
+  // FE declares every tensor 16-byte aligned (graph_properties.h
+  // alignment = 16), so the pointer amp passes must be.
+  if (offset < 0 || offset * bytes % 16 != 0)
+    return "R16: an attention tensor must start 16-byte aligned";
+  // cuDNN's sm_90 attention kernels load tiles by TMA, whose tensor maps
+  // take strides in bytes that are positive multiples of 16 below 2^40
+  // (cuda.h, cuTensorMapEncodeTiled: "globalStrides ... must be a multiple
+  // of 16 and less than 2^40").
+  for (int i = 0; i < 3; ++i)
+    if (strides[i] <= 0 || strides[i] * bytes % 16 != 0 ||
+        strides[i] * bytes >= (int64_t(1) << 40))
+      return "R19: the batch, head and sequence strides of an attention "
+             "tensor must be positive multiples of 16 bytes (8 f16/bf16 "
+             "elements) below 2^40 bytes";
   return nullptr;
 }
 

@@ -876,8 +876,9 @@ externalTensors(const Pattern &p) {
 }
 
 /// The plan: cuDNN's rules for this device and version, then the layout
-/// cuDNN's kernels need (R4: unit stride in the head dimension; R16: 16-byte
-/// alignment declared).
+/// cuDNN's kernels need (cudnnAttentionLayoutRefusal: R4 unit stride in the
+/// head dimension, R19 strides of 16-byte multiples; R16: 16-byte alignment
+/// declared, the pointers checked when the plan runs).
 cudnnStatus_t finalizePlan(Descriptor &d) {
   cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
   Descriptor *config = referenced(d, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
@@ -899,13 +900,20 @@ cudnnStatus_t finalizePlan(Descriptor &d) {
                       std::to_string(t->alignment) +
                       "-byte aligned (R16: attention tensors are 16-byte "
                       "aligned)");
-    // The contiguous dimension: the last, or the third for a transposed K
-    // or V^T.
+    if (t->type == CUDNN_DATA_FLOAT)
+      continue; // statistics, accumulator and bias
+    // [b, h, s, d] strides: a transposed K or V^T swaps the last two.
     bool transposed = t == p.kT || (p.backward && t == p.v);
-    if (t->type != CUDNN_DATA_FLOAT && t->strides[transposed ? 2 : 3] != 1)
-      return fail(CUDNN_STATUS_NOT_SUPPORTED_LAYOUT,
-                  std::string(role) +
-                      ": the head dimension's stride must be 1 (R4)");
+    int64_t strides[4] = {t->strides[0], t->strides[1],
+                          t->strides[transposed ? 3 : 2],
+                          t->strides[transposed ? 2 : 3]};
+    if (const char *reason = amp::cudnnAttentionLayoutRefusal(
+            ampType(t->type), strides, /*offset=*/0))
+      return fail(
+          CUDNN_STATUS_NOT_SUPPORTED_LAYOUT,
+          std::string(role) + " (strides " + std::to_string(strides[0]) + ", " +
+              std::to_string(strides[1]) + ", " + std::to_string(strides[2]) +
+              ", " + std::to_string(strides[3]) + "): " + reason);
   }
   if (p.q->type != p.kT->type || p.q->type != p.v->type ||
       p.q->type != p.o->type ||

@@ -11,7 +11,7 @@
 // CPU: %[[Q:.*]] = bufferization.to_buffer %arg0 read_only : tensor<2x4x8x64xbf16>
 // CPU: %[[OUT:.*]] = memref.alloc() : memref<2x4x8x64xbf16>
 // CPU: %[[LSE:.*]] = memref.alloc() : memref<2x4x8xf32>
-// CPU: call @amp_cpu_attention_fwd(%c2_i32, %c2_i64, %c4_i64, %c4_i64{{.*}}, %c8_i64{{.*}}, %c8_i64{{.*}}, %c64_i64{{.*}}, %c64_i64{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %cst, %c1_i32, %cst_{{.*}}, %c0_i64, %{{.*}}, %{{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, f32, i64, !llvm.ptr, !llvm.ptr) -> ()
+// CPU: call @amp_cpu_attention_fwd(%c2_i32, %c2_i64, %c4_i64, %c4_i64{{.*}}, %c8_i64{{.*}}, %c8_i64{{.*}}, %c64_i64{{.*}}, %c64_i64{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %cst, %c1_i32, %cst_{{.*}}, %c0_i64, %{{.*}}, %{{.*}}, {{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, f32, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CPU: %[[O:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
 // CPU: %[[L:.*]] = bufferization.to_tensor %[[LSE]] restrict writable
 // CPU: return %[[O]], %[[L]]
@@ -44,7 +44,7 @@ func.func @causal_bf16(%q: tensor<2x4x8x64xbf16>, %k: tensor<2x4x8x64xbf16>,
 
 // CPU-LABEL: func.func @grad_keep_mask
 // CPU: %[[M:.*]] = bufferization.to_buffer %arg6 read_only : tensor<1x1x16x16xi1>
-// CPU: call @amp_cpu_attention_bwd(%c1_i32, {{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, f32, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CPU: call @amp_cpu_attention_bwd(%c1_i32, {{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, f32, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 
 // GPU-LABEL: func.func @grad_keep_mask
 // GPU: %[[ADD:.*]] = amp.where %arg6, %{{.*}}, %{{.*}} : tensor<1x1x16x16xi1>, tensor<1x1x16x16xf32>

@@ -14,6 +14,11 @@
 //   missing-attribute  a tensor finalized without its id
 //   plan-d264          the forward graph with head dimension 264 (R6)
 //   plan-f32           the forward graph in f32 (R2)
+//   plan-bshd          the forward graph with Q, K, V and O laid out
+//                      [b, s, h, d] (strides s h d, d, h d, 1): runs
+//   plan-r19           ... with Q's rows 68 elements apart (136 bytes, not
+//                      a multiple of 16: R19)
+//   plan-r4            ... with Q's head dimension not contiguous (R4)
 //   run                the forward graph run with a good variant pack
 //   missing-uid        ... without lse's pointer
 //   misaligned         ... with Q 2 bytes into its buffer
@@ -167,13 +172,23 @@ void reduction(cudnnReduceTensorOp_t mode, Desc x, Desc y) {
 constexpr int64_t kB = 1, kH = 2, kS = 16;
 
 /// CUDAAttention.cpp's forward graph (no mask, not causal): ids Q 1, K 2,
-/// V 3, O 4, lse 5, scale 6. `extra` adds an exp nobody asked for.
-Desc forwardGraph(cudnnDataType_t io, int64_t d, bool extra) {
+/// V 3, O 4, lse 5, scale 6. `extra` adds an exp nobody asked for;
+/// `layout` is "dense", "bshd" (every I/O tensor), "r19" or "r4" (Q only;
+/// see the modes above).
+Desc forwardGraph(cudnnDataType_t io, int64_t d, bool extra,
+                  const std::string &layout = "dense") {
   Dims q = {kB, kH, kS, d}, scores = {kB, kH, kS, kS}, rows = {kB, kH, kS, 1};
   Dims qs = dense(q);
+  if (layout == "bshd")
+    qs = {kS * kH * d, d, kH * d, 1};
+  Dims kv = qs;
+  if (layout == "r19")
+    qs = {kH * kS * 68, kS * 68, 68, 1};
+  if (layout == "r4")
+    qs = {kH * kS * d, kS * d, 1, kS};
   Desc Q = tensor(1, io, q, qs);
-  Desc KT = tensor(2, io, {kB, kH, d, kS}, {qs[0], qs[1], qs[3], qs[2]});
-  Desc V = tensor(3, io, q, qs), O = tensor(4, io, q, qs);
+  Desc KT = tensor(2, io, {kB, kH, d, kS}, {kv[0], kv[1], kv[3], kv[2]});
+  Desc V = tensor(3, io, q, kv), O = tensor(4, io, q, kv);
   Desc lse = tensor(5, CUDNN_DATA_FLOAT, rows, dense(rows));
   Desc scale = tensor(6, CUDNN_DATA_FLOAT, {1, 1, 1, 1}, {1, 1, 1, 1}, true);
   auto s = [&](cudnnDataType_t type = CUDNN_DATA_FLOAT) {
@@ -334,6 +349,8 @@ int main(int argc, char **argv) {
     plan(handle, forwardGraph(CUDNN_DATA_BFLOAT16, 264, false));
   } else if (mode == "plan-f32") {
     plan(handle, forwardGraph(CUDNN_DATA_FLOAT, 64, false));
+  } else if (mode == "plan-bshd" || mode == "plan-r19" || mode == "plan-r4") {
+    plan(handle, forwardGraph(CUDNN_DATA_BFLOAT16, 64, false, mode.substr(5)));
   } else if (mode == "run" || mode == "missing-uid" || mode == "misaligned" ||
              mode == "out-of-bounds") {
     run(handle, forwardGraph(CUDNN_DATA_BFLOAT16, 64, false), mode);

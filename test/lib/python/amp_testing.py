@@ -99,13 +99,32 @@ _I32, _I64, _F32, _PTR = (ctypes.c_int32, ctypes.c_int64, ctypes.c_float,
                           ctypes.c_void_p)
 _PROBLEM = (_I32,) + (_I64,) * 7
 _MASK_AND_ATTRIBUTES = (_I32, _PTR, _I64, _I64, _F32, _I32, _F32, _I64)
+# Offset, stride_batch, stride_head, stride_seq of each 4-D tensor (q, k, v,
+# out; the backward's also dout, dq, dk, dv), in elements.
+_LAYOUT = (_I64,) * 4
 ATTENTION_SIGNATURES = {
     "amp_cpu_attention_fwd": (None, _PROBLEM + (_PTR,) * 3 +
-                              _MASK_AND_ATTRIBUTES + (_PTR,) * 2),
+                              _MASK_AND_ATTRIBUTES + (_PTR,) * 2 +
+                              _LAYOUT * 4),
     "amp_cpu_attention_bwd": (None, _PROBLEM + (_PTR,) * 6 +
-                              _MASK_AND_ATTRIBUTES + (_PTR,) * 3),
+                              _MASK_AND_ATTRIBUTES + (_PTR,) * 3 +
+                              _LAYOUT * 8),
     "amp_set_num_threads": (_I32, (_I32,)),
 }
+
+
+def attention_layout(t):
+    """The layout arguments (Attention.h, "Layouts") of a 4-D torch tensor:
+    its storage offset and strides, in elements; its pointer is then
+    t.data_ptr() - offset * t.element_size(). The last dimension must be
+    contiguous."""
+    assert t.dim() == 4 and (t.stride(3) == 1 or t.size(3) <= 1), t.stride()
+    return (t.storage_offset(),) + tuple(t.stride()[:3])
+
+
+def attention_base(t):
+    """The pointer attention_layout's offset counts from: t's storage."""
+    return t.data_ptr() - t.storage_offset() * t.element_size()
 
 
 def load_attention_runtime(path):

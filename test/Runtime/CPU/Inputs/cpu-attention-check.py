@@ -17,7 +17,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "lib", "python"))
-from amp_testing import load_attention_runtime  # noqa: E402
+from amp_testing import (attention_base, attention_layout,  # noqa: E402
+                         load_attention_runtime)
 
 AMP_DTYPE = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
 MASK_NONE, MASK_KEEP, MASK_ADD = 0, 1, 2
@@ -119,28 +120,103 @@ def make_case(c, dtype):
     return q, k, v, dout
 
 
-def run_kernel(lib, c, dtype, q, k, v, dout, threads):
+def run_kernel(lib, c, dtype, q, k, v, dout, threads, results=None,
+               layout=attention_layout):
+    """out, lse, dq, dk, dv of the kernel; `results` (out, dq, dk, dv) are
+    the views it writes (new dense tensors if None); `layout` gives each 4-D
+    tensor's layout arguments."""
     assert lib.amp_set_num_threads(threads) == 0
     b, hq, hkv, sq, skv, d, dv = (c[n] for n in ("b", "hq", "hkv", "sq",
                                                  "skv", "d", "dv"))
-    out = torch.empty(b, hq, sq, dv, dtype=dtype)
+    if results is None:
+        results = (torch.empty(b, hq, sq, dv, dtype=dtype),
+                   torch.empty(b, hq, sq, d, dtype=dtype),
+                   torch.empty(b, hkv, skv, d, dtype=dtype),
+                   torch.empty(b, hkv, skv, dv, dtype=dtype))
+    out, dq, dk, dvv = results
     lse = torch.empty(b, hq, sq, dtype=torch.float32)
     mask = c.get("mask_values")
     mask_ptr = mask.data_ptr() if mask is not None else None
     mb, mh = c.get("mask_batch", 1), c.get("mask_heads", 1)
     common = (AMP_DTYPE[dtype], b, hq, hkv, sq, skv, d, dv)
-    lib.amp_cpu_attention_fwd(*common, q.data_ptr(), k.data_ptr(),
-                              v.data_ptr(), c["mask"], mask_ptr, mb, mh,
-                              c["scale"], int(c["causal"]), c["dropout"],
-                              c["seed"], out.data_ptr(), lse.data_ptr())
-    dq, dk, dvv = (torch.empty_like(t) for t in (q, k, v))
-    lib.amp_cpu_attention_bwd(*common, q.data_ptr(), k.data_ptr(),
-                              v.data_ptr(), out.data_ptr(), dout.data_ptr(),
-                              lse.data_ptr(), c["mask"], mask_ptr, mb, mh,
-                              c["scale"], int(c["causal"]), c["dropout"],
-                              c["seed"], dq.data_ptr(), dk.data_ptr(),
-                              dvv.data_ptr())
+    ptr = attention_base
+    lib.amp_cpu_attention_fwd(*common, ptr(q), ptr(k), ptr(v), c["mask"],
+                              mask_ptr, mb, mh, c["scale"], int(c["causal"]),
+                              c["dropout"], c["seed"], ptr(out),
+                              lse.data_ptr(), *layout(q), *layout(k),
+                              *layout(v), *layout(out))
+    lib.amp_cpu_attention_bwd(*common, ptr(q), ptr(k), ptr(v), ptr(out),
+                              ptr(dout), lse.data_ptr(), c["mask"], mask_ptr,
+                              mb, mh, c["scale"], int(c["causal"]),
+                              c["dropout"], c["seed"], ptr(dq), ptr(dk),
+                              ptr(dvv), *layout(q), *layout(k), *layout(v),
+                              *layout(out), *layout(dout), *layout(dq),
+                              *layout(dk), *layout(dvv))
     return out, lse, dq, dk, dvv
+
+
+def strided_operands(c, dtype, q, k, v, dout, mode):
+    """q, k, v and dout copied into views of larger buffers, and the views
+    out, dq, dk and dv are to be written to (their buffers filled with NaN
+    first), as compiled steps pass them (Attention.h, "Layouts"):
+      "bshd":  each its own [B, S, H, D] buffer seen as [B, H, S, D] (a
+               projection's output split into heads, the merge before the
+               output projection);
+      "fused": q, k and v columns of one [B, S, Hq D + Hkv D + Hkv Dv]
+               buffer (a fused QKV projection), dq, dk and dv of another
+               (its gradient); out and dout [B, S, H, Dv + 8] with 8
+               elements of padding after each row, at an offset of 8.
+    Returns the inputs, the result views and every buffer the results are
+    in."""
+    b, hq, hkv, sq, skv, d, dv = (c[n] for n in ("b", "hq", "hkv", "sq",
+                                                 "skv", "d", "dv"))
+    nan = float("nan")
+
+    def heads(x):  # [B, S, H * D'] -> [B, H, S, D']
+        return x.transpose(1, 2)
+
+    if mode == "bshd":
+        def bshd(h, s, e, fill=None):
+            t = torch.empty(b, s, h, e, dtype=dtype)
+            if fill is not None:
+                t.fill_(fill)
+            return heads(t)
+        ins = [bshd(hq, sq, d), bshd(hkv, skv, d), bshd(hkv, skv, dv),
+               bshd(hq, sq, dv)]
+        outs = [bshd(hq, sq, dv, nan), bshd(hq, sq, d, nan),
+                bshd(hkv, skv, d, nan), bshd(hkv, skv, dv, nan)]
+        buffers = outs
+    else:
+        widths = (hq * d, hkv * d, hkv * dv)
+        qkv = torch.empty(b, max(sq, skv), sum(widths), dtype=dtype)
+        grads = torch.full((b, max(sq, skv), sum(widths)), nan, dtype=dtype)
+
+        def columns(buffer, i, h, s, e):
+            start = sum(widths[:i])
+            return heads(buffer[:, :s, start:start + h * e].unflatten(
+                2, (h, e)))
+
+        def padded(fill):
+            t = torch.full((b * sq * hq * (dv + 8) + 8,), fill, dtype=dtype)
+            return t, heads(t[8:].view(b, sq, hq, dv + 8)[..., :dv])
+
+        _, dout_view = padded(0.0)
+        out_buffer, out_view = padded(nan)
+        ins = [columns(qkv, 0, hq, sq, d), columns(qkv, 1, hkv, skv, d),
+               columns(qkv, 2, hkv, skv, dv), dout_view]
+        outs = [out_view, columns(grads, 0, hq, sq, d),
+                columns(grads, 1, hkv, skv, d), columns(grads, 2, hkv, skv,
+                                                        dv)]
+        buffers = [out_buffer, grads]
+    for view, values in zip(ins, (q, k, v, dout)):
+        view.copy_(values)
+    return ins, outs, buffers
+
+
+def dense_layout(t):
+    """A wrong layout: t's offset with the strides of a dense tensor."""
+    b, h, s, e = t.shape
+    return (t.storage_offset(), h * s * e, s * e, e)
 
 
 def relative_error(got, want):
@@ -190,6 +266,52 @@ def check(lib, name, c, dtype):
         sys.exit(1)
     print(line + "  ok")
     return c, (q, k, v, dout), got
+
+
+def check_strided(lib, name, c, dtype, mode):
+    """The kernel reading and writing strided views gives the dense
+    results (within the same tolerance of float64) and writes nothing
+    outside its results."""
+    c = dict(c)
+    q, k, v, dout = make_case(c, dtype)
+    ins, outs, buffers = strided_operands(c, dtype, q, k, v, dout, mode)
+    # 3 threads: causal-long (two key-value heads) takes the split backward.
+    got = run_kernel(lib, c, dtype, *ins, threads=3, results=outs)
+    want = reference(c, q, k, v, dout)
+    errors = [relative_error(g, w) for g, w in zip(got, want)]
+    line = "%s %s %s: %s" % (name, mode, str(dtype).replace("torch.", ""),
+                             " ".join("%s %.1e" % (n, e)
+                                      for n, e in zip(NAMES, errors)))
+    bad = [n for n, e in zip(NAMES, errors)
+           if e > (TOLERANCE[torch.float32] if n == "lse" else TOLERANCE[dtype])]
+    # Every element outside the result views still holds its NaN.
+    written = sum(t.numel() for t in outs)
+    untouched = sum(int(torch.isnan(t.float()).sum()) for t in buffers)
+    total = sum(t.numel() for t in buffers)
+    if untouched != total - written:
+        bad.append("wrote %d elements outside the results" %
+                   (total - written - untouched))
+    if bad:
+        print(line + "  FAIL (" + ", ".join(bad) + ")")
+        sys.exit(1)
+    print(line + "  ok")
+
+
+def self_check_wrong_layout(lib, c, dtype, mode):
+    """Dense strides given for strided views (the copies the layouts
+    remove, forgotten) are far outside the tolerance."""
+    c = dict(c)
+    q, k, v, dout = make_case(c, dtype)
+    ins, outs, _ = strided_operands(c, dtype, q, k, v, dout, mode)
+    got = run_kernel(lib, c, dtype, *ins, threads=2, results=outs,
+                     layout=dense_layout)
+    want = reference(c, q, k, v, dout)
+    worst = max(relative_error(g.nan_to_num(1e30), w)
+                for g, w in zip(got, want))
+    status = "detected" if worst > 100 * TOLERANCE[dtype] else "MISSED"
+    print("bug layout %s: error %.1e %s" % (mode, worst, status))
+    if status != "detected":
+        sys.exit(1)
 
 
 def check_threads(lib, name, c, dtype):
@@ -259,6 +381,21 @@ def main():
     for dtype in (torch.float32, torch.bfloat16, torch.float16):
         for name, c in cases.items():
             check(lib, name, c, dtype)
+    # Strided views in the layouts compiled steps pass: a projection's
+    # [B, S, H, D] output as heads, and a fused QKV projection's columns,
+    # through both the f32 path (rows read in place) and the f16/bf16 one
+    # (rows widened into tiles), the forward and both backward paths.
+    for dtype in (torch.float32, torch.bfloat16, torch.float16):
+        for mode in ("bshd", "fused"):
+            check_strided(lib, "plain-gqa-d16", cases["plain-gqa-d16"], dtype,
+                          mode)
+            check_strided(lib, "add-mask-batch", cases["add-mask-batch"],
+                          dtype, mode)
+            check_strided(lib, "causal-long", cases["causal-long"], dtype,
+                          mode)
+    for mode in ("bshd", "fused"):
+        self_check_wrong_layout(lib, cases["plain-gqa-d16"], torch.float32,
+                                mode)
     # With fewer (batch, key-value head) pairs than threads (causal-long,
     # dropout-long: 2 at 3 threads) the backward takes its split path.
     for dtype in (torch.float32, torch.bfloat16):
