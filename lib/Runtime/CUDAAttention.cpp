@@ -861,6 +861,14 @@ bool checkCall(Attention &a, const PlanKey &key,
     return fail(std::string(entry) + ": cuDNN " + std::to_string(a.version) +
                 " on " + smName() + " does not run this attention (" +
                 describe(key) + "): " + reason);
+  if (key.backward) {
+    std::vector<int64_t> out = key.stridesOf(kRoleO),
+                         grad = key.stridesOf(kRoleDO);
+    if (const char *reason = amp::cudnnAttentionGradLayoutRefusal(
+            out.data(), grad.data(), a.version))
+      return fail(std::string(entry) + ": cuDNN " + std::to_string(a.version) +
+                  ": " + reason);
+  }
   for (const Argument &argument : arguments) {
     if (argument.role >= 0) {
       const Layout &l = layouts[argument.role];

@@ -169,6 +169,16 @@ int checkRules() {
     expect(got == c.expected,
            std::string("layout ") + c.name + ": " + (reason ? reason : "runs"));
   }
+  // dO beside O (R20): a [b, s, h, d] O with a dense dO.
+  const int64_t bshd[4] = {786432, 64, 768, 1},
+                dense[4] = {786432, 65536, 64, 1};
+  for (int version : {90500, 90501}) {
+    const char *reason =
+        amp::cudnnAttentionGradLayoutRefusal(bshd, dense, version);
+    expect((reason != nullptr) == (version < 90501),
+           "layout dO unlike O, cuDNN " + std::to_string(version) + ": " +
+               (reason ? reason : "runs"));
+  }
   return failures ? 1 : 0;
 }
 

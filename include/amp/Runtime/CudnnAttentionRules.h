@@ -19,8 +19,9 @@
 //      Attention.html (support matrix).
 // The rules are numbered as in the research notes of issue 37. The layout
 // of each Q, K, V, O, dO, dQ, dK and dV tensor (R4, R16, R17 and R19) is
-// cudnnAttentionLayoutRefusal's; R3 (f32 [b, h, s_q, 1] statistics) is about
-// a tensor amp always lays out densely.
+// cudnnAttentionLayoutRefusal's, dO's beside O's (R20)
+// cudnnAttentionGradLayoutRefusal's; R3 (f32 [b, h, s_q, 1] statistics) is
+// about a tensor amp always lays out densely.
 //
 // Masks: cuDNN refuses a boolean bias (FE "Bias mask data type cannot be
 // boolean"), so the GPU entry points take no mask or an additive f32 mask
@@ -209,6 +210,21 @@ inline const char *cudnnAttentionLayoutRefusal(int32_t dtype,
       return "R19: the batch, head and sequence strides of an attention "
              "tensor must be positive multiples of 16 bytes (8 f16/bf16 "
              "elements) below 2^40 bytes";
+  return nullptr;
+}
+
+/// Null when the backward of cuDNN `cudnnVersion` takes the output's
+/// gradient dO with `gradStrides` beside the output O with `outStrides`
+/// ([b, h, s, d] element strides); else the reason.
+inline const char *cudnnAttentionGradLayoutRefusal(const int64_t outStrides[4],
+                                                   const int64_t gradStrides[4],
+                                                   int cudnnVersion) {
+  // PyTorch (aten/src/ATen/native/cudnn/MHA.cpp): "cuDNN < 9.5.1 assumes
+  // gradOutput has same strides as Output".
+  for (int i = 0; i < 4; ++i)
+    if (cudnnVersion < 90501 && outStrides[i] != gradStrides[i])
+      return "R20: before cuDNN 9.5.1 the attention backward needs the "
+             "output's gradient laid out as the output";
   return nullptr;
 }
 

@@ -601,10 +601,19 @@ void AttentionCalls::lower(AttentionGradOp op) {
       problem(b, loc, op.getQuery(), op.getKey(), op.getValue());
   SmallVector<View> views;
   for (Value operand : {op.getQuery(), op.getKey(), op.getValue(),
-                        op.getOutput(), op.getGrad()}) {
+                        op.getOutput(), op.getGrad()})
     views.push_back(operandView(operand));
-    args.push_back(readPointer(loc, views.back().base));
+  // cuDNN may want dO laid out as O (R20): then both dense.
+  if (gpu && ::amp::cudnnAttentionGradLayoutRefusal(views[3].strides.data(),
+                                                    views[4].strides.data(),
+                                                    kTargetCudnnVersion)) {
+    views[3] = View{op.getOutput(), 0,
+                    denseStrides(build::tensorType(op.getOutput()).getShape())};
+    views[4] = View{op.getGrad(), 0,
+                    denseStrides(build::tensorType(op.getGrad()).getShape())};
   }
+  for (const View &view : views)
+    args.push_back(readPointer(loc, view.base));
   args.push_back(readPointer(loc, op.getLse()));
   maskAndAttributes(op, mask, args);
   SmallVector<Placement> placements = placeResults(loc, op.getResults());

@@ -915,6 +915,10 @@ cudnnStatus_t finalizePlan(Descriptor &d) {
               std::to_string(strides[1]) + ", " + std::to_string(strides[2]) +
               ", " + std::to_string(strides[3]) + "): " + reason);
   }
+  if (p.backward)
+    if (const char *reason = amp::cudnnAttentionGradLayoutRefusal(
+            p.o->strides.data(), p.dO->strides.data(), kVersion))
+      return fail(CUDNN_STATUS_NOT_SUPPORTED_LAYOUT, reason);
   if (p.q->type != p.kT->type || p.q->type != p.v->type ||
       p.q->type != p.o->type ||
       (p.backward && (p.q->type != p.dO->type || p.q->type != p.dQ->type ||
