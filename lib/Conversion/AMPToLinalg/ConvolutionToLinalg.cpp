@@ -25,9 +25,10 @@
 // map affine: with stride s the correlation also multiplies the s_h * s_w - 1
 // zeros between dilated elements.) max_pool2d_grad dilates the chosen
 // window tap of every output alongside its gradient and adds the gradient
-// where the tap matches. gather_grad is a reduction over all index positions
-// per result element (O(result size * index count)): simple and exact, meant
-// for the embedding tables of tests and small models.
+// where the tap matches. gather_grad sorts the indices (a stable counting
+// sort as i32 row reductions) and sums each result row's run of tokens in
+// token order (GatherGradLowering), O(count^2 + result size + count * row)
+// instead of a reduction over every index per result element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,7 @@
 #include "amp/Conversion/AMPToLinalg/AMPToLinalg.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -177,6 +179,11 @@ AffineMap mapOf(OpBuilder &b, unsigned rank, ArrayRef<AffineExpr> exprs) {
 Value mulAddF(OpBuilder &b, Location loc, Value acc, ValueRange x) {
   return arith::AddFOp::create(b, loc, acc,
                                arith::MulFOp::create(b, loc, x[0], x[1]));
+}
+
+/// An integer constant of `type`.
+Value intConstant(OpBuilder &b, Location loc, Type type, int64_t value) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
 }
 
 Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
@@ -703,48 +710,210 @@ struct GatherLowering : ResultLowering<GatherOp> {
   }
 };
 
+/// gather_grad as a segmented sum over the indices sorted stably by row:
+///
+///   key[t]    = the (clamped) row index t names, t the row-major position
+///               in `indices`
+///   pos[t]    = #{u : key[u] < key[t] or (key[u] == key[t] and u < t)}
+///   token[p]  = the t with pos[t] == p; rowOf[p] = key[token[p]]
+///   start[k]  = #{p : rowOf[p] < k} (binary search), k in [0, size]
+///   result[pre..., k, post...] = sum over p in [start[k], start[k + 1])
+///       of grad[pre..., token[p], post...]
+///
+/// The two O(count^2) steps are row reductions of i32 (one block per row on
+/// the GPU, where an i64 or float combiner would not be parallel); the
+/// binary search is a loop of fixed trip count; each result element then
+/// adds its row's tokens in token order from +0 in f32 (an scf.for of
+/// dynamic length in the body), the order and the rounding of the dense
+/// formulation this replaces (sum over every index of (index == k) * grad,
+/// O(result size * count)), so the bits are the same on every backend and
+/// thread count. Row padding_idx stays zero. Work: O(count^2 + size *
+/// log(count) + result size + count * row size).
 struct GatherGradLowering : ResultLowering<GatherGradOp> {
   using ResultLowering::ResultLowering;
   Value lower(GatherGradOp op, OpAdaptor adaptor, OpBuilder &b, Location loc,
               RankedTensorType resultType) const override {
+    Value grad = adaptor.getGrad(), indices = adaptor.getIndices();
+    auto indexType = tensorType(indices);
     int64_t resultRank = resultType.getRank();
     int64_t axis = normalized(op.getAxis(), resultRank);
-    int64_t indexRank = tensorType(adaptor.getIndices()).getRank();
+    int64_t indexRank = indexType.getRank();
     int64_t size = resultType.getDimSize(axis);
-    // result[pre..., k, post...] =
-    //     sum_j (indices[j...] == k) * grad[pre..., j..., post...]
-    // and, with padding_idx p (axis 0), the entries equal to p add nothing:
-    // they are exactly those of row k == p, which is tested instead.
-    // Loops: pre..., k, post... | j...
-    unsigned rank = resultRank + indexRank;
-    SmallVector<AffineExpr> gradExprs, indexExprs;
-    SmallVector<int64_t> reduction;
-    for (int64_t d = 0; d < axis; ++d)
-      gradExprs.push_back(b.getAffineDimExpr(d));
-    for (int64_t d = 0; d < indexRank; ++d) {
-      gradExprs.push_back(b.getAffineDimExpr(resultRank + d));
-      indexExprs.push_back(b.getAffineDimExpr(resultRank + d));
-      reduction.push_back(resultRank + d);
-    }
-    for (int64_t d = axis + 1; d < resultRank; ++d)
-      gradExprs.push_back(b.getAffineDimExpr(d));
-    Value acc = buildReduction(
-        b, loc, rank, reduction, resultType.getShape(),
-        {adaptor.getGrad(), adaptor.getIndices()},
-        {mapOf(b, rank, gradExprs), mapOf(b, rank, indexExprs)}, 0.0,
-        [&](OpBuilder &nb, Location l, Value acc, ValueRange x) {
-          Value k = linalg::IndexOp::create(nb, l, axis);
-          Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                            gatherIndex(nb, l, x[1], size), k);
-          if (std::optional<int64_t> padding = op.getPaddingIdx()) {
-            Value notPadding =
-                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, k,
-                                      indexConstant(nb, l, *padding));
-            hit = arith::AndIOp::create(nb, l, hit, notPadding);
-          }
-          return addWhere(nb, l, hit, acc, x[0]);
+    int64_t count = indexType.getNumElements();
+    if (count == 0 || resultType.getNumElements() == 0)
+      return filledTensor(b, loc, resultType, 0.0);
+    // Keys, positions and tokens in 32 bits (what the GPU reduces in
+    // parallel) unless they do not fit.
+    constexpr int64_t kMax32 = std::numeric_limits<int32_t>::max();
+    Type ct = count < kMax32 && size < kMax32 ? Type(b.getI32Type())
+                                              : Type(b.getI64Type());
+    auto vectorType = RankedTensorType::get({count}, ct);
+    auto toCt = [&](OpBuilder &nb, Location l, Value index) -> Value {
+      return arith::IndexCastOp::create(nb, l, ct, index);
+    };
+    auto toIndex = [&](OpBuilder &nb, Location l, Value value) -> Value {
+      return arith::IndexCastOp::create(nb, l, nb.getIndexType(), value);
+    };
+    auto zeros = [&](RankedTensorType type) {
+      return linalg::FillOp::create(b, loc, intConstant(b, loc, ct, 0),
+                                    emptyTensor(b, loc, type))
+          .getResult(0);
+    };
+
+    Value flat = reshapeTensor(
+        b, loc, indices,
+        RankedTensorType::get({count}, indexType.getElementType()));
+    Value keys = buildElementwise(
+        b, loc, vectorType, flat,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          return toCt(nb, l, gatherIndex(nb, l, args[0], size));
         });
-    return finishElementwise(b, loc, acc, resultType);
+
+    // pos[t]: loops t | u.
+    AffineMap uMap =
+        AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, b.getContext());
+    AffineMap tMap =
+        AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, b.getContext());
+    SmallVector<IteratorType> rowIterators = {IteratorType::parallel,
+                                              IteratorType::reduction};
+    Value positions =
+        linalg::GenericOp::create(
+            b, loc, vectorType, ValueRange{keys, keys}, zeros(vectorType),
+            {uMap, tMap, tMap}, rowIterators,
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              Value t = linalg::IndexOp::create(nb, l, 0);
+              Value u = linalg::IndexOp::create(nb, l, 1);
+              Value less = arith::CmpIOp::create(
+                  nb, l, arith::CmpIPredicate::slt, args[0], args[1]);
+              Value same = arith::CmpIOp::create(
+                  nb, l, arith::CmpIPredicate::eq, args[0], args[1]);
+              Value earlier =
+                  arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, u, t);
+              Value before = arith::OrIOp::create(
+                  nb, l, less, arith::AndIOp::create(nb, l, same, earlier));
+              Value one = arith::ExtUIOp::create(nb, l, ct, before);
+              linalg::YieldOp::create(
+                  nb, l,
+                  arith::AddIOp::create(nb, l, args[2], one).getResult());
+            })
+            .getResult(0);
+
+    // token[p] and rowOf[p]: loops p | t; exactly one t has pos[t] == p.
+    auto sorted = linalg::GenericOp::create(
+        b, loc, TypeRange{vectorType, vectorType}, ValueRange{positions, keys},
+        ValueRange{zeros(vectorType), zeros(vectorType)},
+        {uMap, uMap, tMap, tMap}, rowIterators,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value p = toCt(nb, l, linalg::IndexOp::create(nb, l, 0));
+          Value t = toCt(nb, l, linalg::IndexOp::create(nb, l, 1));
+          Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                            args[0], p);
+          Value zero = intConstant(nb, l, ct, 0);
+          Value token = arith::SelectOp::create(nb, l, hit, t, zero);
+          Value row = arith::SelectOp::create(nb, l, hit, args[1], zero);
+          linalg::YieldOp::create(
+              nb, l,
+              ValueRange{arith::AddIOp::create(nb, l, args[2], token),
+                         arith::AddIOp::create(nb, l, args[3], row)});
+        });
+    Value tokens = sorted.getResult(0), rows = sorted.getResult(1);
+
+    // start[k] = lower bound of k in rows: ceil(log2(count + 1)) halvings
+    // of [lo, hi), a fixed trip count.
+    int64_t steps = llvm::Log2_64(count) + 1;
+    auto startType = RankedTensorType::get({size + 1}, ct);
+    Value starts = buildElementwise(
+        b, loc, startType, ValueRange{},
+        [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+          Value k = linalg::IndexOp::create(nb, l, 0);
+          Value target = toCt(nb, l, k);
+          Value last = indexConstant(nb, l, count - 1);
+          Value one = indexConstant(nb, l, 1);
+          auto search = scf::ForOp::create(
+              nb, l, indexConstant(nb, l, 0), indexConstant(nb, l, steps), one,
+              ValueRange{indexConstant(nb, l, 0), indexConstant(nb, l, count)},
+              [&](OpBuilder &fb, Location fl, Value, ValueRange range) {
+                Value lo = range[0], hi = range[1];
+                Value mid = arith::ShRUIOp::create(
+                    fb, fl, arith::AddIOp::create(fb, fl, lo, hi),
+                    indexConstant(fb, fl, 1));
+                // Once lo == hi == count, mid would leave the tensor.
+                Value at = arith::MinUIOp::create(fb, fl, mid, last);
+                Value row =
+                    tensor::ExtractOp::create(fb, fl, rows, ValueRange{at});
+                Value open = arith::CmpIOp::create(
+                    fb, fl, arith::CmpIPredicate::ult, lo, hi);
+                Value less = arith::CmpIOp::create(
+                    fb, fl, arith::CmpIPredicate::slt, row, target);
+                Value up = arith::AndIOp::create(fb, fl, open, less);
+                Value notLess = arith::XOrIOp::create(
+                    fb, fl, less,
+                    arith::ConstantIntOp::create(fb, fl, fb.getI1Type(), 1));
+                Value down = arith::AndIOp::create(fb, fl, open, notLess);
+                Value next = arith::AddIOp::create(fb, fl, mid, one);
+                scf::YieldOp::create(
+                    fb, fl,
+                    ValueRange{arith::SelectOp::create(fb, fl, up, next, lo),
+                               arith::SelectOp::create(fb, fl, down, mid, hi)});
+              });
+          return toCt(nb, l, search.getResult(0));
+        });
+
+    // The segmented sums, in token order.
+    SmallVector<int64_t> indexStrides(indexRank, 1);
+    for (int64_t d = indexRank - 2; d >= 0; --d)
+      indexStrides[d] = indexStrides[d + 1] * indexType.getDimSize(d + 1);
+    Type element = resultType.getElementType();
+    std::optional<int64_t> padding = op.getPaddingIdx();
+    return buildElementwise(
+        b, loc, resultType, ValueRange{},
+        [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+          Value k = linalg::IndexOp::create(nb, l, axis);
+          Value one = indexConstant(nb, l, 1);
+          Value begin = toIndex(
+              nb, l, tensor::ExtractOp::create(nb, l, starts, ValueRange{k}));
+          Value end =
+              toIndex(nb, l,
+                      tensor::ExtractOp::create(
+                          nb, l, starts,
+                          ValueRange{arith::AddIOp::create(nb, l, k, one)}));
+          if (padding) {
+            Value isPadding =
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, k,
+                                      indexConstant(nb, l, *padding));
+            end = arith::SelectOp::create(nb, l, isPadding, begin, end);
+          }
+          SmallVector<Value> outer, inner;
+          for (int64_t d = 0; d < axis; ++d)
+            outer.push_back(linalg::IndexOp::create(nb, l, d));
+          for (int64_t d = axis + 1; d < resultRank; ++d)
+            inner.push_back(linalg::IndexOp::create(nb, l, d));
+          auto sum = scf::ForOp::create(
+              nb, l, begin, end, one, ValueRange{f32(nb, l, 0.0)},
+              [&](OpBuilder &fb, Location fl, Value p, ValueRange acc) {
+                Value t = toIndex(
+                    fb, fl,
+                    tensor::ExtractOp::create(fb, fl, tokens, ValueRange{p}));
+                SmallVector<Value> coords(outer);
+                for (int64_t d = 0; d < indexRank; ++d) {
+                  Value j = t;
+                  if (indexStrides[d] != 1)
+                    j = arith::DivUIOp::create(
+                        fb, fl, j, indexConstant(fb, fl, indexStrides[d]));
+                  if (d > 0)
+                    j = arith::RemUIOp::create(
+                        fb, fl, j,
+                        indexConstant(fb, fl, indexType.getDimSize(d)));
+                  coords.push_back(j);
+                }
+                coords.append(inner);
+                Value x = tensor::ExtractOp::create(fb, fl, grad, coords);
+                Value next = arith::AddFOp::create(fb, fl, acc[0],
+                                                   widenToF32(fb, fl, x));
+                scf::YieldOp::create(fb, fl, next);
+              });
+          return roundTo(nb, l, sum.getResult(0), element);
+        });
   }
 };
 
@@ -810,75 +979,134 @@ struct ScatterAddElementsLowering : ResultLowering<ScatterAddElementsOp> {
   }
 };
 
-/// The least and greatest index (two 0-d reductions, each a kind the GPU
-/// reduces in parallel), whether either leaves [lower, upper), and the pair
-/// as a tensor<2xi64>: all of it linalg, so that nothing is read on the host.
+/// A linalg.generic reducing every loop of `inputs` (read through `maps`)
+/// into 0-d outputs of `types` filled with `inits`; `body` yields the
+/// outputs' new values from the inputs' and outputs' elements.
+SmallVector<Value> fullReduction(
+    OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<AffineMap> maps,
+    ArrayRef<Type> types, ArrayRef<int64_t> inits,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body) {
+  unsigned rank = maps.front().getNumDims();
+  SmallVector<Value> outputs;
+  SmallVector<Type> resultTypes;
+  SmallVector<AffineMap> allMaps(maps);
+  for (auto [type, init] : llvm::zip(types, inits)) {
+    auto scalarType = RankedTensorType::get({}, type);
+    outputs.push_back(linalg::FillOp::create(b, loc,
+                                             intConstant(b, loc, type, init),
+                                             emptyTensor(b, loc, scalarType))
+                          .getResult(0));
+    resultTypes.push_back(scalarType);
+    allMaps.push_back(scalarMap(b, rank));
+  }
+  SmallVector<IteratorType> iterators(rank, IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultTypes, inputs, outputs, allMaps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, body(nb, l, args));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+/// The least and the greatest index, and whether one leaves [lower, upper),
+/// all as full reductions over 32-bit values (the GPU's parallel
+/// reductions combine i32 and i1 only; an i64 min/max would be one thread):
+/// i32 indices are reduced as they are; an i64 index is split into its high
+/// word (signed) and its low word (unsigned), whose lexicographic order is
+/// the index's. Stage 1 reduces the high words (min, max) and ORs the
+/// out-of-range test of every index; stage 2 reduces the low words among the
+/// indices whose high word is the extreme (min, max unsigned). The pair
+/// (tensor<2xi64>) is put back together from the words. All linalg, so
+/// nothing is read on the host; integer min/max/or are exact in any order.
 struct CheckIndicesLowering : Lowering<CheckIndicesOp> {
   using Lowering::Lowering;
   SmallVector<Value> lower(CheckIndicesOp op, OpAdaptor adaptor, OpBuilder &b,
                            Location loc) const override {
     Value indices = adaptor.getIndices();
     unsigned rank = tensorType(indices).getRank();
-    Type i64 = b.getI64Type();
-    auto scalarType = RankedTensorType::get({}, i64);
-    auto reduce = [&](int64_t init, bool isMin) {
-      Value start =
-          arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(init));
-      Value acc =
-          linalg::FillOp::create(b, loc, start, emptyTensor(b, loc, scalarType))
-              .getResult(0);
-      SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
-                                     scalarMap(b, rank)};
-      SmallVector<IteratorType> iterators(rank, IteratorType::reduction);
-      return linalg::GenericOp::create(
-                 b, loc, scalarType, indices, acc, maps, iterators,
-                 [&](OpBuilder &nb, Location l, ValueRange args) {
-                   Value x = args[0];
-                   if (x.getType() != i64)
-                     x = arith::ExtSIOp::create(nb, l, i64, x);
-                   Value r = isMin ? arith::MinSIOp::create(nb, l, args[1], x)
-                                         .getResult()
-                                   : arith::MaxSIOp::create(nb, l, args[1], x)
-                                         .getResult();
-                   linalg::YieldOp::create(nb, l, r);
-                 })
-          .getResult(0);
-    };
-    Value least = reduce(std::numeric_limits<int64_t>::max(), /*isMin=*/true);
-    Value greatest =
-        reduce(std::numeric_limits<int64_t>::min(), /*isMin=*/false);
-    auto flagType = RankedTensorType::get({}, b.getI1Type());
+    Type i1 = b.getI1Type(), i32 = b.getI32Type(), i64 = b.getI64Type();
+    bool wide = tensorType(indices).getElementType().isInteger(64);
     int64_t lowerBound = op.getLower(), upperBound = op.getUpper();
-    Value outOfRange = buildElementwise(
-        b, loc, flagType, ValueRange{least, greatest},
-        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-          auto constant = [&](int64_t v) -> Value {
-            return arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(v));
-          };
-          Value below = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
-                                              args[0], constant(lowerBound));
-          Value above = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
-                                              args[1], constant(upperBound));
-          return arith::OrIOp::create(nb, l, below, above);
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    auto highWord = [&](OpBuilder &nb, Location l, Value x) -> Value {
+      if (!wide)
+        return x;
+      Value shifted =
+          arith::ShRSIOp::create(nb, l, x, intConstant(nb, l, i64, 32));
+      return arith::TruncIOp::create(nb, l, i32, shifted);
+    };
+    SmallVector<Value> high = fullReduction(
+        b, loc, indices, identity, {i32, i32, i1},
+        {std::numeric_limits<int32_t>::max(),
+         std::numeric_limits<int32_t>::min(), 0},
+        [&](OpBuilder &nb, Location l, ValueRange args) -> SmallVector<Value> {
+          Value x = args[0];
+          Value hi = highWord(nb, l, x);
+          Value x64 = wide ? x : arith::ExtSIOp::create(nb, l, i64, x);
+          Value below =
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, x64,
+                                    intConstant(nb, l, i64, lowerBound));
+          Value above =
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, x64,
+                                    intConstant(nb, l, i64, upperBound));
+          Value bad = arith::OrIOp::create(nb, l, below, above);
+          return {arith::MinSIOp::create(nb, l, args[1], hi),
+                  arith::MaxSIOp::create(nb, l, args[2], hi),
+                  arith::OrIOp::create(nb, l, args[3], bad)};
         });
+    SmallVector<Value> words = {high[0], high[1]};
+    if (wide) {
+      // Low words of the indices at the extreme high word; the others give
+      // the combiner's identity.
+      SmallVector<Value> low = fullReduction(
+          b, loc, {indices, high[0], high[1]},
+          {identity, scalarMap(b, rank), scalarMap(b, rank)}, {i32, i32},
+          {-1, 0},
+          [&](OpBuilder &nb, Location l,
+              ValueRange args) -> SmallVector<Value> {
+            Value hi = highWord(nb, l, args[0]);
+            Value lo = arith::TruncIOp::create(nb, l, i32, args[0]);
+            Value atMin = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                                hi, args[1]);
+            Value atMax = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                                hi, args[2]);
+            Value forMin = arith::SelectOp::create(nb, l, atMin, lo,
+                                                   intConstant(nb, l, i32, -1));
+            Value forMax = arith::SelectOp::create(nb, l, atMax, lo,
+                                                   intConstant(nb, l, i32, 0));
+            return {arith::MinUIOp::create(nb, l, args[3], forMin),
+                    arith::MaxUIOp::create(nb, l, args[4], forMax)};
+          });
+      words.append(low);
+    }
     auto pairType = RankedTensorType::get({2}, i64);
+    SmallVector<AffineMap> maps(words.size(), scalarMap(b, 1));
+    maps.push_back(b.getMultiDimIdentityMap(1));
     Value pair =
         linalg::GenericOp::create(
-            b, loc, pairType, ValueRange{least, greatest},
-            emptyTensor(b, loc, pairType),
-            {scalarMap(b, 1), scalarMap(b, 1), b.getMultiDimIdentityMap(1)},
+            b, loc, pairType, words, emptyTensor(b, loc, pairType), maps,
             {IteratorType::parallel},
             [&](OpBuilder &nb, Location l, ValueRange args) {
               Value first = arith::CmpIOp::create(
                   nb, l, arith::CmpIPredicate::eq,
                   linalg::IndexOp::create(nb, l, 0), indexConstant(nb, l, 0));
-              linalg::YieldOp::create(
-                  nb, l,
-                  arith::SelectOp::create(nb, l, first, args[0], args[1])
-                      .getResult());
+              auto pick = [&](Value least, Value greatest) -> Value {
+                return arith::SelectOp::create(nb, l, first, least, greatest);
+              };
+              Value hi =
+                  arith::ExtSIOp::create(nb, l, i64, pick(args[0], args[1]));
+              Value value = hi;
+              if (wide) {
+                Value lo =
+                    arith::ExtUIOp::create(nb, l, i64, pick(args[2], args[3]));
+                Value shifted = arith::ShLIOp::create(
+                    nb, l, hi, intConstant(nb, l, i64, 32));
+                value = arith::OrIOp::create(nb, l, shifted, lo);
+              }
+              linalg::YieldOp::create(nb, l, value);
             })
             .getResult(0);
-    return {outOfRange, pair};
+    return {high[2], pair};
   }
 };
 

@@ -312,23 +312,27 @@ func.func @gather(%t: tensor<10x4xf32>, %ids: tensor<2x3xi64>) -> tensor<2x3x4xf
 // -----
 
 // Axis 1, i32 indices: result[b, k, h] sums grad[b, j, h] over the j with
-// indices[j] == k, in f32. Loops: b, k, h | j.
-// CHECK-DAG: #[[$G:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
-// CHECK-DAG: #[[$IDS:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
-// CHECK-DAG: #[[$OUT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// indices[j] == k, in token order, in f32 (the segmented sum; the sort is
+// checked in gather-padding.mlir). The result element reads its row's
+// range of sorted tokens and loops over it.
 // CHECK-LABEL: func.func @gather_grad
 // CHECK-SAME: (%[[DY:[a-z0-9_]+]]: tensor<2x3x4xbf16>, %[[IDS:[a-z0-9_]+]]: tensor<3xi32>)
-// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<2x5x4xf32>)
-// CHECK: %[[RES:.+]] = linalg.generic {indexing_maps = [#[[$G]], #[[$IDS]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[DY]], %[[IDS]] : tensor<2x3x4xbf16>, tensor<3xi32>) outs(%[[INIT]] : tensor<2x5x4xf32>)
-// CHECK-NEXT: ^bb0(%[[G:[a-z0-9_]+]]: bf16, %[[I:[a-z0-9_]+]]: i32, %[[ACC:[a-z0-9_]+]]: f32):
-// CHECK-NEXT: %[[GW:.+]] = arith.extf %[[G]] : bf16 to f32
+// CHECK: %[[SORTED:.+]]:2 = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]}
+// CHECK: %[[STARTS:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<6xi32>)
+// CHECK: %[[RES:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} outs(%{{.+}} : tensor<2x5x4xf32>)
+// CHECK-NEXT: ^bb0(%{{.+}}: f32):
 // CHECK-NEXT: %[[K:.+]] = linalg.index 1 : index
-// CHECK-NEXT: arith.index_cast %[[I]] : i32 to index
-// CHECK: %[[IDX:.+]] = arith.minsi
-// CHECK-NEXT: %[[HIT:.+]] = arith.cmpi eq, %[[IDX]], %[[K]] : index
+// CHECK: tensor.extract %[[STARTS]][%[[K]]] : tensor<6xi32>
+// CHECK: tensor.extract %[[STARTS]]
+// CHECK: %[[B:.+]] = linalg.index 0 : index
+// CHECK-NEXT: %[[H:.+]] = linalg.index 2 : index
+// CHECK: scf.for %[[I:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32) {
+// CHECK-NEXT: %[[TOKEN:.+]] = tensor.extract %[[SORTED]]#0[%[[I]]] : tensor<3xi32>
+// CHECK-NEXT: %[[J:.+]] = arith.index_cast %[[TOKEN]] : i32 to index
+// CHECK-NEXT: %[[G:.+]] = tensor.extract %[[DY]][%[[B]], %[[J]], %[[H]]] : tensor<2x3x4xbf16>
+// CHECK-NEXT: %[[GW:.+]] = arith.extf %[[G]] : bf16 to f32
 // CHECK-NEXT: %[[SUM:.+]] = arith.addf %[[ACC]], %[[GW]] : f32
-// CHECK-NEXT: %[[NEW:.+]] = arith.select %[[HIT]], %[[SUM]], %[[ACC]] : f32
-// CHECK-NEXT: linalg.yield %[[NEW]] : f32
+// CHECK-NEXT: scf.yield %[[SUM]] : f32
 // CHECK: return %[[RES]] : tensor<2x5x4xf32>
 func.func @gather_grad(%dy: tensor<2x3x4xbf16>, %ids: tensor<3xi32>) -> tensor<2x5x4xf32> {
   %0 = amp.gather_grad %dy, %ids {axis = 1 : i64} : (tensor<2x3x4xbf16>, tensor<3xi32>) -> tensor<2x5x4xf32>
