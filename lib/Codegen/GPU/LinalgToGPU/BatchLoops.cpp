@@ -50,21 +50,6 @@ bool isBatchable(scf::ParallelOp loop) {
          matchPattern(loop.getStep()[0], m_One());
 }
 
-/// A kernel's parameters must fit in 4352 bytes (sm_90 below PTX 8.1);
-/// a batch keeps its kernel's below this, with room for the launch's own.
-constexpr int64_t kMaxParameterBytes = 3584;
-
-/// The bytes of kernel parameters `value` becomes when a kernel captures
-/// it: a memref's descriptor (two pointers, the offset, sizes and strides),
-/// 8 bytes for a scalar; none for a constant (sunk into the kernel).
-int64_t parameterBytes(Value value) {
-  if (matchPattern(value, m_Constant()))
-    return 0;
-  if (auto type = dyn_cast<MemRefType>(value.getType()))
-    return 8 * (3 + 2 * type.getRank());
-  return 8;
-}
-
 /// Loops being batched, with the buffers they read and write, the values
 /// from above their bodies use (the merged kernel's parameters) and the
 /// deallocations between them that must move after the merged loop.

@@ -12,9 +12,27 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Operation.h"
 
 namespace mlir::amp::gpu_lowering {
+
+/// A kernel's parameters must fit in 4352 bytes (sm_90 below PTX 8.1): a
+/// kernel made of batched work (amp-gpu-batch-loops, batched full
+/// reductions) keeps its parameters below this, with room for the
+/// launch's own.
+constexpr int64_t kMaxParameterBytes = 3584;
+
+/// The bytes of kernel parameters `value` becomes when a kernel captures
+/// it: a memref's descriptor (two pointers, the offset, sizes and strides),
+/// 8 bytes for a scalar; none for a constant (sunk into the kernel).
+inline int64_t parameterBytes(Value value) {
+  if (matchPattern(value, m_Constant()))
+    return 0;
+  if (auto type = dyn_cast<MemRefType>(value.getType()))
+    return 8 * (3 + 2 * type.getRank());
+  return 8;
+}
 
 /// Whether `op` is device code: in a gpu.launch or a gpu.module.
 inline bool isInsideKernel(Operation *op) {

@@ -52,12 +52,29 @@ namespace {
 struct Batch {
   SmallVector<ReductionPlan, 2> plans;
   SmallVector<Value> inputs, outputs;
+  /// The kernel parameters of the batch's launches: every input and output
+  /// and one row of partials per reduction.
+  int64_t parameterBytes = 0;
 
   void add(ReductionPlan plan) {
+    parameterBytes += parameterBytesOf(plan);
     for (OpOperand *input : plan.op.getDpsInputOperands())
       inputs.push_back(input->get());
     llvm::append_range(outputs, plan.op.getDpsInits());
     plans.push_back(std::move(plan));
+  }
+
+  /// Whether the launches' parameters still fit with `plan` added (a
+  /// GPT-2's 148 gradients would not in one batch).
+  bool fits(const ReductionPlan &plan) const {
+    return parameterBytes + parameterBytesOf(plan) <= kMaxParameterBytes;
+  }
+
+  static int64_t parameterBytesOf(const ReductionPlan &plan) {
+    int64_t bytes = 8 * (3 + 2); // its partials, a row of a rank-2 buffer
+    for (Value operand : plan.op->getOperands())
+      bytes += mlir::amp::gpu_lowering::parameterBytes(operand);
+    return bytes;
   }
 
   /// Whether `plan` depends on the batch or the batch on it: it reads an
@@ -118,8 +135,9 @@ linalg::GenericOp findCompanion(const ReductionPlan &plan) {
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (generic && isElementwiseOver(generic, plan.ranges) &&
-        llvm::none_of(generic.getDpsInputs(),
-                      [&](Value in) { return mayAliasAnyInStep(in, written); }) &&
+        llvm::none_of(
+            generic.getDpsInputs(),
+            [&](Value in) { return mayAliasAnyInStep(in, written); }) &&
         llvm::none_of(generic.getDpsInits(), [&](Value out) {
           return mayAliasAnyInStep(out, touched);
         }))
@@ -190,19 +208,17 @@ linalg::GenericOp findColumnSum(const ReductionPlan &plan,
     auto readsCompanion = [&](OpOperand *in) {
       return llvm::is_contained(companion.getDpsInits(), in->get());
     };
-    if (columns &&
-        llvm::any_of(sum.getDpsInputOperands(), readsCompanion) &&
+    if (columns && llvm::any_of(sum.getDpsInputOperands(), readsCompanion) &&
         llvm::all_of(sum.getDpsInputOperands(),
                      [&](OpOperand *in) {
                        return !readsCompanion(in) ||
                               sum.getMatchingIndexingMap(in).isIdentity();
                      }) &&
-        llvm::none_of(sum.getDpsInputs(),
-                      [&](Value in) {
-                        return mayAliasAnyInStep(in, written) ||
-                               mayAliasAnyInStep(in, reduced) ||
-                               !dominance.properlyDominates(in, reduction);
-                      })) {
+        llvm::none_of(sum.getDpsInputs(), [&](Value in) {
+          return mayAliasAnyInStep(in, written) ||
+                 mayAliasAnyInStep(in, reduced) ||
+                 !dominance.properlyDominates(in, reduction);
+        })) {
       int64_t columnCount = 1;
       for (int64_t range : ArrayRef(plan.ranges).take_back(*columns))
         columnCount *= range;
@@ -384,7 +400,7 @@ struct GPUParallelReductionsPass
         }
         if (!plan)
           continue;
-        if (same && same->conflicts(*plan))
+        if (same && (same->conflicts(*plan) || !same->fits(*plan)))
           close(*same);
         if (!same) {
           open.emplace_back();
