@@ -871,7 +871,15 @@ private:
     bool withEpilogue = call.getCallee() == kGemmEpilogueFunc || apart;
     if (call.getCallee() == kGPUAttentionFwdFunc ||
         call.getCallee() == kGPUAttentionBwdFunc)
-      return visitAttention(call, call.getCallee() == kGPUAttentionBwdFunc);
+      return visitAttention(call, call.getCallee() == kGPUAttentionBwdFunc,
+                            /*strided=*/false);
+    // The strided calls read and write views with rows of head_dim
+    // contiguous elements: the same bytes.
+    if (call.getCallee() == kGPUAttentionFwdStridedFunc ||
+        call.getCallee() == kGPUAttentionBwdStridedFunc)
+      return visitAttention(call,
+                            call.getCallee() == kGPUAttentionBwdStridedFunc,
+                            /*strided=*/true);
     if (call.getCallee() != kGemmFunc && !withEpilogue) {
       add(GPUCostEntry::Kind::Call).name = call.getCallee().str();
       return success();
@@ -965,13 +973,16 @@ private:
   /// A cuDNN fused attention call: the work of its matrix products on the
   /// pairs the mask leaves visible, the bytes of its operands, results and
   /// softmax statistics (the N x N scores never reach memory).
-  LogicalResult visitAttention(func::CallOp call, bool backward) {
+  LogicalResult visitAttention(func::CallOp call, bool backward, bool strided) {
     // amp_gpu_attention_fwd(dtype, batch, heads_q, heads_kv, seq_q, seq_kv,
     //   head_dim, head_dim_v, q, k, v, mask_kind, mask, mask_batch,
     //   mask_heads, scale, causal, out, lse, stream);
     // amp_gpu_attention_bwd has out, dout and lse after v, and dq, dk, dv
     // in place of out and lse.
-    unsigned expected = backward ? 24 : 20;
+    // The _strided calls add four int64_t per tensor (4 forward, 8
+    // backward) before the stream.
+    unsigned expected =
+        (backward ? 24 : 20) + (strided ? (backward ? 32 : 16) : 0);
     if (call.getNumOperands() != expected)
       return call.emitError("amp-gpu-cost-report: ")
              << call.getCallee() << " takes " << expected

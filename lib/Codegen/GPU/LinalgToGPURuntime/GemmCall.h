@@ -47,6 +47,8 @@ inline bool isStreamCall(Operation *op) {
          (isGemmCall(call) ||
           llvm::is_contained(
               {StringRef(kGPUAttentionFwdFunc), StringRef(kGPUAttentionBwdFunc),
+               StringRef(kGPUAttentionFwdStridedFunc),
+               StringRef(kGPUAttentionBwdStridedFunc),
                StringRef(kGPUDPGroupBegin), StringRef(kGPUDPAllReduce),
                StringRef(kGPUDPGroupEnd)},
               call.getCallee()));
