@@ -770,7 +770,12 @@ struct ContractionsToGemmCallsPass
     std::optional<GeluFusion> dgelu, gelu;
     if (geluEpilogues && zeroFill && cType.isF32() && shape->batch == 1)
       dgelu = matchGeluBackward(op, c, shape->n);
-    if (dgelu && !writableBy(dgelu->out, aType, *shape))
+    // The call writes GELU's output before the op reading A and B is gone:
+    // it must not be one of them.
+    auto apart = [&](const std::optional<GeluFusion> &fusion) {
+      return !mayShare(fusion->out, a) && !mayShare(fusion->out, b);
+    };
+    if (dgelu && (!writableBy(dgelu->out, aType, *shape) || !apart(dgelu)))
       dgelu.reset();
     Epilogue epilogue =
         dgelu ? Epilogue{AMP_GEMM_EPILOGUE_DGELU, Value(), dgelu->out, Value(),
@@ -782,6 +787,8 @@ struct ContractionsToGemmCallsPass
         (add || zeroFill) && shape->batch == 1)
       gelu = matchGeluForward(op, add ? epilogue.output : c, shape->n,
                               epilogue.absorbed);
+    if (gelu && !apart(gelu))
+      gelu.reset();
     if (add && epilogue.kind == AMP_GEMM_EPILOGUE_BIAS)
       roundBias(op, epilogue);
     if (add || dgelu) {
