@@ -25,10 +25,10 @@
 // map affine: with stride s the correlation also multiplies the s_h * s_w - 1
 // zeros between dilated elements.) max_pool2d_grad dilates the chosen
 // window tap of every output alongside its gradient and adds the gradient
-// where the tap matches. gather_grad sorts the indices (a stable counting
-// sort as i32 row reductions) and sums each result row's run of tokens in
-// token order (GatherGradLowering), O(count^2 + result size + count * row)
-// instead of a reduction over every index per result element.
+// where the tap matches. gather_grad sorts the indices (a merge sort of
+// gather-only passes) and sums each result row's run of tokens in token
+// order (GatherGradLowering), instead of a reduction over every index per
+// result element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -712,22 +712,25 @@ struct GatherLowering : ResultLowering<GatherOp> {
 
 /// gather_grad as a segmented sum over the indices sorted stably by row:
 ///
-///   key[t]    = the (clamped) row index t names, t the row-major position
-///               in `indices`
-///   pos[t]    = #{u : key[u] < key[t] or (key[u] == key[t] and u < t)}
-///   token[p]  = the t with pos[t] == p; rowOf[p] = key[token[p]]
-///   start[k]  = #{p : rowOf[p] < k} (binary search), k in [0, size]
+///   key[t]   = row(t) * count + t, row(t) the (clamped) row index t names,
+///              t the row-major position in `indices`: distinct keys in the
+///              order of (row, token)
+///   sorted   = the keys in increasing order: a bottom-up merge sort whose
+///              passes only gather (each output position finds its element
+///              by a co-rank binary search in its pair of runs), so every
+///              pass is an elementwise generic with a loop of fixed trip
+///              count, ceil(log2(count)) of them
+///   start[k] = #{p : sorted[p] < k * count} (binary search), k in [0, size]
 ///   result[pre..., k, post...] = sum over p in [start[k], start[k + 1])
-///       of grad[pre..., token[p], post...]
+///       of grad[pre..., sorted[p] mod count, post...]
 ///
-/// The two O(count^2) steps are row reductions of i32 (one block per row on
-/// the GPU, where an i64 or float combiner would not be parallel); the
-/// binary search is a loop of fixed trip count; each result element then
-/// adds its row's tokens in token order from +0 in f32 (an scf.for of
-/// dynamic length in the body), the order and the rounding of the dense
-/// formulation this replaces (sum over every index of (index == k) * grad,
-/// O(result size * count)), so the bits are the same on every backend and
-/// thread count. Row padding_idx stays zero. Work: O(count^2 + size *
+/// Each result element adds its row's tokens in token order from +0 in f32
+/// (an scf.for of dynamic length in the body), the order and the rounding
+/// of the dense formulation this replaces (a reduction over every index of
+/// (index == k) * grad per result element, O(result size * count)), so the
+/// bits are the same on every backend and for any thread count. Row
+/// padding_idx stays zero. Nothing is reduced (a sort by counting, as row
+/// reductions, would be O(count^2)). Work: O(count * log^2(count) + size *
 /// log(count) + result size + count * row size).
 struct GatherGradLowering : ResultLowering<GatherGradOp> {
   using ResultLowering::ResultLowering;
@@ -742,109 +745,147 @@ struct GatherGradLowering : ResultLowering<GatherGradOp> {
     int64_t count = indexType.getNumElements();
     if (count == 0 || resultType.getNumElements() == 0)
       return filledTensor(b, loc, resultType, 0.0);
-    // Keys, positions and tokens in 32 bits (what the GPU reduces in
-    // parallel) unless they do not fit.
-    constexpr int64_t kMax32 = std::numeric_limits<int32_t>::max();
-    Type ct = count < kMax32 && size < kMax32 ? Type(b.getI32Type())
-                                              : Type(b.getI64Type());
+    // Sort keys in 32 bits unless they do not fit (they are compared, never
+    // reduced).
+    Type ct = size <= std::numeric_limits<int32_t>::max() / count
+                  ? Type(b.getI32Type())
+                  : Type(b.getI64Type());
     auto vectorType = RankedTensorType::get({count}, ct);
-    auto toCt = [&](OpBuilder &nb, Location l, Value index) -> Value {
-      return arith::IndexCastOp::create(nb, l, ct, index);
-    };
     auto toIndex = [&](OpBuilder &nb, Location l, Value value) -> Value {
       return arith::IndexCastOp::create(nb, l, nb.getIndexType(), value);
     };
-    auto zeros = [&](RankedTensorType type) {
-      return linalg::FillOp::create(b, loc, intConstant(b, loc, ct, 0),
-                                    emptyTensor(b, loc, type))
-          .getResult(0);
+    auto idx = [&](OpBuilder &nb, Location l, int64_t value) {
+      return indexConstant(nb, l, value);
     };
 
+    // key[t] * count + t: distinct, in the order of (row, token).
     Value flat = reshapeTensor(
         b, loc, indices,
         RankedTensorType::get({count}, indexType.getElementType()));
-    Value keys = buildElementwise(
+    Value sorted = buildElementwise(
         b, loc, vectorType, flat,
-        [&](OpBuilder &nb, Location l, ValueRange args) {
-          return toCt(nb, l, gatherIndex(nb, l, args[0], size));
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          // One op per statement: the IR's order is then the code's.
+          Value row = gatherIndex(nb, l, args[0], size);
+          Value t = linalg::IndexOp::create(nb, l, 0);
+          Value scaled = arith::MulIOp::create(nb, l, row, idx(nb, l, count));
+          Value key = arith::AddIOp::create(nb, l, scaled, t);
+          return arith::IndexCastOp::create(nb, l, ct, key);
         });
 
-    // pos[t]: loops t | u.
-    AffineMap uMap =
-        AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, b.getContext());
-    AffineMap tMap =
-        AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, b.getContext());
-    SmallVector<IteratorType> rowIterators = {IteratorType::parallel,
-                                              IteratorType::reduction};
-    Value positions =
-        linalg::GenericOp::create(
-            b, loc, vectorType, ValueRange{keys, keys}, zeros(vectorType),
-            {uMap, tMap, tMap}, rowIterators,
-            [&](OpBuilder &nb, Location l, ValueRange args) {
-              Value t = linalg::IndexOp::create(nb, l, 0);
-              Value u = linalg::IndexOp::create(nb, l, 1);
-              Value less = arith::CmpIOp::create(
-                  nb, l, arith::CmpIPredicate::slt, args[0], args[1]);
-              Value same = arith::CmpIOp::create(
-                  nb, l, arith::CmpIPredicate::eq, args[0], args[1]);
-              Value earlier =
-                  arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, u, t);
-              Value before = arith::OrIOp::create(
-                  nb, l, less, arith::AndIOp::create(nb, l, same, earlier));
-              Value one = arith::ExtUIOp::create(nb, l, ct, before);
-              linalg::YieldOp::create(
-                  nb, l,
-                  arith::AddIOp::create(nb, l, args[2], one).getResult());
-            })
-            .getResult(0);
+    // Bottom-up merge sort, one elementwise pass per run width w: output
+    // position p of the merged pair of runs A, B takes the k-th element
+    // (k = p - base) of merge(A, B), found by a binary search for the
+    // number i of A's elements among the first k (the smallest i with
+    // A[i] > B[k - i - 1]: a "merge path" co-rank), so every pass only
+    // gathers. ceil(log2(count)) passes of O(count * log(w)).
+    for (int64_t w = 1; w < count; w *= 2) {
+      Value runs = sorted;
+      int64_t steps = llvm::Log2_64(w) + 1;
+      sorted = buildElementwise(
+          b, loc, vectorType, ValueRange{},
+          [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+            Value p = linalg::IndexOp::create(nb, l, 0);
+            Value pair = idx(nb, l, 2 * w);
+            Value base = arith::MulIOp::create(
+                nb, l, arith::DivUIOp::create(nb, l, p, pair), pair);
+            Value k = arith::SubIOp::create(nb, l, p, base);
+            Value rest = arith::SubIOp::create(nb, l, idx(nb, l, count), base);
+            Value aLen = arith::MinUIOp::create(nb, l, rest, idx(nb, l, w));
+            Value bLen = arith::MinUIOp::create(
+                nb, l, arith::SubIOp::create(nb, l, rest, aLen), idx(nb, l, w));
+            Value bStart = arith::AddIOp::create(nb, l, base, idx(nb, l, w));
+            // An element of the tensor at `at` clamped into it (the search
+            // reads past a run only once it has closed).
+            auto read = [&](OpBuilder &fb, Location fl, Value at) -> Value {
+              Value inside = arith::MinSIOp::create(
+                  fb, fl, arith::MaxSIOp::create(fb, fl, at, idx(fb, fl, 0)),
+                  idx(fb, fl, count - 1));
+              return tensor::ExtractOp::create(fb, fl, runs,
+                                               ValueRange{inside});
+            };
+            Value kAboveB = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::ugt, k, bLen);
+            Value lo = arith::SelectOp::create(
+                nb, l, kAboveB, arith::SubIOp::create(nb, l, k, bLen),
+                idx(nb, l, 0));
+            Value hi = arith::MinUIOp::create(nb, l, k, aLen);
+            auto search = scf::ForOp::create(
+                nb, l, idx(nb, l, 0), idx(nb, l, steps), idx(nb, l, 1),
+                ValueRange{lo, hi},
+                [&](OpBuilder &fb, Location fl, Value, ValueRange range) {
+                  Value lo = range[0], hi = range[1];
+                  Value mid = arith::ShRUIOp::create(
+                      fb, fl, arith::AddIOp::create(fb, fl, lo, hi),
+                      idx(fb, fl, 1));
+                  Value a =
+                      read(fb, fl, arith::AddIOp::create(fb, fl, base, mid));
+                  Value bAt = arith::SubIOp::create(
+                      fb, fl, arith::AddIOp::create(fb, fl, bStart, k),
+                      arith::AddIOp::create(fb, fl, mid, idx(fb, fl, 1)));
+                  Value enough = arith::CmpIOp::create(
+                      fb, fl, arith::CmpIPredicate::sgt, a, read(fb, fl, bAt));
+                  Value open = arith::CmpIOp::create(
+                      fb, fl, arith::CmpIPredicate::ult, lo, hi);
+                  Value down = arith::AndIOp::create(fb, fl, open, enough);
+                  Value up = arith::AndIOp::create(
+                      fb, fl, open,
+                      arith::XOrIOp::create(fb, fl, enough,
+                                            arith::ConstantIntOp::create(
+                                                fb, fl, fb.getI1Type(), 1)));
+                  Value next =
+                      arith::AddIOp::create(fb, fl, mid, idx(fb, fl, 1));
+                  scf::YieldOp::create(
+                      fb, fl,
+                      ValueRange{
+                          arith::SelectOp::create(fb, fl, up, next, lo),
+                          arith::SelectOp::create(fb, fl, down, mid, hi)});
+                });
+            Value i = search.getResult(0);
+            Value j = arith::SubIOp::create(nb, l, k, i);
+            Value a = read(nb, l, arith::AddIOp::create(nb, l, base, i));
+            Value bv = read(nb, l, arith::AddIOp::create(nb, l, bStart, j));
+            Value haveA = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::ult, i, aLen);
+            Value noB = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::uge,
+                                              j, bLen);
+            Value aFirst =
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, a, bv);
+            Value takeA = arith::AndIOp::create(
+                nb, l, haveA, arith::OrIOp::create(nb, l, noB, aFirst));
+            return arith::SelectOp::create(nb, l, takeA, a, bv);
+          });
+    }
 
-    // token[p] and rowOf[p]: loops p | t; exactly one t has pos[t] == p.
-    auto sorted = linalg::GenericOp::create(
-        b, loc, TypeRange{vectorType, vectorType}, ValueRange{positions, keys},
-        ValueRange{zeros(vectorType), zeros(vectorType)},
-        {uMap, uMap, tMap, tMap}, rowIterators,
-        [&](OpBuilder &nb, Location l, ValueRange args) {
-          Value p = toCt(nb, l, linalg::IndexOp::create(nb, l, 0));
-          Value t = toCt(nb, l, linalg::IndexOp::create(nb, l, 1));
-          Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                            args[0], p);
-          Value zero = intConstant(nb, l, ct, 0);
-          Value token = arith::SelectOp::create(nb, l, hit, t, zero);
-          Value row = arith::SelectOp::create(nb, l, hit, args[1], zero);
-          linalg::YieldOp::create(
-              nb, l,
-              ValueRange{arith::AddIOp::create(nb, l, args[2], token),
-                         arith::AddIOp::create(nb, l, args[3], row)});
-        });
-    Value tokens = sorted.getResult(0), rows = sorted.getResult(1);
-
-    // start[k] = lower bound of k in rows: ceil(log2(count + 1)) halvings
-    // of [lo, hi), a fixed trip count.
+    // start[k] = #{p : sorted[p] < k * count}, the first position of row k
+    // (a lower bound: ceil(log2(count + 1)) halvings of [lo, hi), a fixed
+    // trip count).
     int64_t steps = llvm::Log2_64(count) + 1;
     auto startType = RankedTensorType::get({size + 1}, ct);
     Value starts = buildElementwise(
         b, loc, startType, ValueRange{},
         [&](OpBuilder &nb, Location l, ValueRange) -> Value {
           Value k = linalg::IndexOp::create(nb, l, 0);
-          Value target = toCt(nb, l, k);
-          Value last = indexConstant(nb, l, count - 1);
-          Value one = indexConstant(nb, l, 1);
+          Value target = arith::IndexCastOp::create(
+              nb, l, ct, arith::MulIOp::create(nb, l, k, idx(nb, l, count)));
+          Value lastAt = idx(nb, l, count - 1);
+          Value one = idx(nb, l, 1);
           auto search = scf::ForOp::create(
-              nb, l, indexConstant(nb, l, 0), indexConstant(nb, l, steps), one,
-              ValueRange{indexConstant(nb, l, 0), indexConstant(nb, l, count)},
+              nb, l, idx(nb, l, 0), idx(nb, l, steps), one,
+              ValueRange{idx(nb, l, 0), idx(nb, l, count)},
               [&](OpBuilder &fb, Location fl, Value, ValueRange range) {
                 Value lo = range[0], hi = range[1];
                 Value mid = arith::ShRUIOp::create(
                     fb, fl, arith::AddIOp::create(fb, fl, lo, hi),
-                    indexConstant(fb, fl, 1));
+                    idx(fb, fl, 1));
                 // Once lo == hi == count, mid would leave the tensor.
-                Value at = arith::MinUIOp::create(fb, fl, mid, last);
-                Value row =
-                    tensor::ExtractOp::create(fb, fl, rows, ValueRange{at});
+                Value at = arith::MinUIOp::create(fb, fl, mid, lastAt);
+                Value key =
+                    tensor::ExtractOp::create(fb, fl, sorted, ValueRange{at});
                 Value open = arith::CmpIOp::create(
                     fb, fl, arith::CmpIPredicate::ult, lo, hi);
                 Value less = arith::CmpIOp::create(
-                    fb, fl, arith::CmpIPredicate::slt, row, target);
+                    fb, fl, arith::CmpIPredicate::slt, key, target);
                 Value up = arith::AndIOp::create(fb, fl, open, less);
                 Value notLess = arith::XOrIOp::create(
                     fb, fl, less,
@@ -856,7 +897,7 @@ struct GatherGradLowering : ResultLowering<GatherGradOp> {
                     ValueRange{arith::SelectOp::create(fb, fl, up, next, lo),
                                arith::SelectOp::create(fb, fl, down, mid, hi)});
               });
-          return toCt(nb, l, search.getResult(0));
+          return arith::IndexCastOp::create(nb, l, ct, search.getResult(0));
         });
 
     // The segmented sums, in token order.
@@ -891,9 +932,11 @@ struct GatherGradLowering : ResultLowering<GatherGradOp> {
           auto sum = scf::ForOp::create(
               nb, l, begin, end, one, ValueRange{f32(nb, l, 0.0)},
               [&](OpBuilder &fb, Location fl, Value p, ValueRange acc) {
-                Value t = toIndex(
+                Value key = toIndex(
                     fb, fl,
-                    tensor::ExtractOp::create(fb, fl, tokens, ValueRange{p}));
+                    tensor::ExtractOp::create(fb, fl, sorted, ValueRange{p}));
+                Value t = arith::RemUIOp::create(fb, fl, key,
+                                                 indexConstant(fb, fl, count));
                 SmallVector<Value> coords(outer);
                 for (int64_t d = 0; d < indexRank; ++d) {
                   Value j = t;

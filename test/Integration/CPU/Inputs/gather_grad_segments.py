@@ -43,6 +43,13 @@ IDS1 = np.array([4, 0, 4, 8, 4, -2], dtype=np.int32)
 GRAD1 = RNG.standard_normal((2, 6, 3)).astype(np.float32)
 SIZE1 = 9
 
+# 300 tokens over 50 rows (nine merge passes, the last runs partial), ids
+# in [-55, 60): some wrap, some clamp; padding_idx 5.
+IDS2 = RNG.integers(-55, 60, size=(3, 100))
+GRAD2 = RNG.standard_normal((3, 100, 3)).astype(np.float32) * np.float32(
+    1e2) ** RNG.integers(-1, 2, size=(3, 100, 1)).astype(np.float32)
+SIZE2 = 50
+
 # check_indices cases: (ids, lower, upper).
 CHECKS = [
     (np.array([5, -3, 2 ** 33 + 7, 2 ** 33 + 2, -(2 ** 40) + 5,
@@ -134,6 +141,8 @@ def make(directory):
                     % (c2, rng))
         body.append("call @printMemrefI64(%s) : (tensor<*xi64>) -> ()" % c2)
 
+    gather_grad(GRAD2, IDS2, (SIZE2, 3), "padding_idx = 5 : i64", "i64")
+
     lines.append("func.func @main() {")
     lines += ["  " + line.replace("\n", "\n  ") for line in body]
     lines += ["  return", "}"]
@@ -223,6 +232,11 @@ def check(path):
                 int(ids.min()), int(ids.max()))
         report("check_indices case %d: flag %d, range [%d, %d]"
                % (n, flag, least, greatest), (flag, least, greatest) == want)
+    got = as_f32(tensors[-1]).reshape(SIZE2, 3)
+    want = reference(GRAD2, IDS2, SIZE2, 0, 5)
+    report("gather_grad 300 tokens, 50 rows, padding_idx: bits of the "
+           "token-order f32 sums",
+           np.array_equal(got.view(np.uint32), want.view(np.uint32)))
     print("ALL PASS" if ok else "SOME FAILED")
 
 
