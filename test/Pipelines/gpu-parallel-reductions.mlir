@@ -71,9 +71,12 @@
 // recomputation in the backward, and the backward) is one launch of a
 // block per row (amp-gpu-fuse-rows), in order; the two 1-block launches
 // are the mean loss and the gradient norm. The attention is cuDNN's fused
-// attention (amp-raise-attention, amp_gpu_attention_fwd/bwd): its softmax
-// (128 rows of 16 keys; forward, recomputation and backward, three launches
-// of their own before) is inside cuDNN's kernels. 81 launches before the
+// attention (amp-raise-attention, amp_gpu_attention_fwd/bwd_strided): its
+// softmax (128 rows of 16 keys; forward, recomputation and backward, three
+// launches of their own before) is inside cuDNN's kernels, which read q, k,
+// v where the projections wrote them and write the output and the gradients
+// where the head merges put them (37 launches with the split and merge
+// copies). 81 launches before the
 // fused attention (86 before the weight gradients read through a rounding
 // copy were written by their GEMMs in the copy's place,
 // amp-contractions-to-gemm-calls; 103 before AdamW's bias corrections were
@@ -106,7 +109,7 @@
 // and the masked scores were recomputed in each reader instead of stored,
 // amp-fuse-elementwise.) 37 since the attention is cuDNN's: its three
 // softmax launches went.
-// TRANSFORMER-NEXT: launches: 37
+// TRANSFORMER-NEXT: launches: 33
 
 // With gradient clipping (--max-grad-norm=1.0), the global gradient norm
 // sums the squares of each of the 16 gradients separately: one launch pair
@@ -126,11 +129,12 @@
 // fusions, 118 without the GEMM epilogues; 153 with
 // a launch pair or one block per gradient, and a launch per fill of their
 // 0-d accumulators, which now sit together and fuse). 40 since the
-// attention is cuDNN's (its three softmax launches went).
+// attention is cuDNN's (its three softmax launches went), 36 since it reads
+// and writes the heads in the projections' buffers.
 // CLIP: launch 34x1x1 x 256x1x1: loop all_reduce
 // CLIP-NEXT: launch 1x1x1 x 32x1x1: loop all_reduce
 // CLIP: single-thread launches with a loop: 0
-// CLIP-NEXT: launches: 40
+// CLIP-NEXT: launches: 36
 
 // gpu.all_reduce becomes warp shuffles (butterfly) and a shared-memory
 // exchange between warps with barriers (convert-gpu-to-nvvm).

@@ -16,8 +16,7 @@
 // of a fused projection, split into heads) is read in that tensor's buffer;
 // a result merged back ([B, S, H, D], and concatenated with the others when
 // they are a fused projection's gradient) is written where the merge puts
-// it. On the GPU only layouts cuDNN takes (cudnnAttentionLayoutRefusal),
-// and only with -amp-attention-gpu-layouts for now.
+// it. On the GPU only layouts cuDNN takes (cudnnAttentionLayoutRefusal).
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,16 +55,6 @@ namespace {
 /// The runtime checks the library it loads against the same rules.
 constexpr int kTargetSM = 90;
 constexpr int kTargetCudnnVersion = 91900;
-
-/// The GPU calls with layouts (amp_gpu_attention_*_strided) stay off until
-/// amp-gpu-cost-report and amp-gemm-calls-on-stream know them; until then
-/// the GPU gets dense operands, as before.
-llvm::cl::opt<bool> gpuLayouts(
-    "amp-attention-gpu-layouts",
-    llvm::cl::desc("convert-amp-attention-to-runtime: pass strided q/k/v/out "
-                   "views to cuDNN (amp_gpu_attention_*_strided) instead of "
-                   "copying them into dense [B, H, S, D] buffers"),
-    llvm::cl::init(false));
 
 int32_t dtypeOf(Type element) {
   if (element.isF16())
@@ -208,8 +197,7 @@ void eraseDeadViews(ArrayRef<Value> operands) {
 class AttentionCalls {
 public:
   AttentionCalls(ModuleOp module, bool gpu)
-      : module(module), b(module.getContext()), gpu(gpu),
-        layouts(!gpu || gpuLayouts) {}
+      : module(module), b(module.getContext()), gpu(gpu) {}
 
   /// The mask as the runtime takes it: a boolean keep mask as is on the
   /// CPU and as an additive 0 / -inf one on the GPU (cuDNN takes no
@@ -273,9 +261,6 @@ private:
   ModuleOp module;
   OpBuilder b;
   bool gpu;
-  /// Whether the calls take layouts (the CPU's always; the GPU's with
-  /// -amp-attention-gpu-layouts).
-  bool layouts;
 };
 
 bool AttentionCalls::acceptable(const View &view, Type element,
@@ -293,8 +278,6 @@ bool AttentionCalls::acceptable(const View &view, Type element,
 View AttentionCalls::operandView(Value tensor) {
   RankedTensorType type = build::tensorType(tensor);
   View dense{tensor, 0, denseStrides(type.getShape())};
-  if (!layouts)
-    return dense;
   SmallVector<Value> chain = {tensor};
   while (Value input = viewInput(chain.back()))
     chain.push_back(input);
@@ -324,8 +307,6 @@ Value AttentionCalls::readPointer(Location loc, Value tensor) {
 
 void AttentionCalls::appendLayouts(Location loc, ArrayRef<View> views,
                                    SmallVectorImpl<Value> &args) {
-  if (!layouts)
-    return;
   for (const View &view : views) {
     args.push_back(i64(loc, view.offset));
     for (int64_t stride : ArrayRef(view.strides).drop_back())
@@ -415,9 +396,8 @@ AttentionCalls::placeResults(Location loc, ValueRange results) {
   };
   // Alone: into the [B, S, H, D] merge that reads it, else dense.
   auto single = [&](Value result) {
-    TransposeOp merge = layouts && build::tensorType(result).getRank() == 4
-                            ? headMerge(result)
-                            : nullptr;
+    TransposeOp merge =
+        build::tensorType(result).getRank() == 4 ? headMerge(result) : nullptr;
     if (merge) {
       ArrayRef<int64_t> m = build::tensorType(merge.getResult()).getShape();
       // [B, S, H, D] dense, seen as [B, H, S, D].
@@ -428,7 +408,7 @@ AttentionCalls::placeResults(Location loc, ValueRange results) {
     return denseAt(result);
   };
   // A fused projection's gradient: one buffer, each result at its columns.
-  if (ConcatOp concat = layouts ? mergedConcat(results) : nullptr) {
+  if (ConcatOp concat = mergedConcat(results)) {
     ArrayRef<int64_t> shape = build::tensorType(concat.getResult()).getShape();
     SmallVector<Placement> grouped;
     Value buffer;
@@ -582,11 +562,7 @@ void AttentionCalls::lower(AttentionOp op) {
     args.push_back(bufferPointer(b, loc, p.buffer));
   views.push_back(placements[0].view);
   appendLayouts(loc, views, args);
-  call(loc,
-       !gpu      ? kCPUAttentionFwdFunc
-       : layouts ? kGPUAttentionFwdStridedFunc
-                 : kGPUAttentionFwdFunc,
-       args);
+  call(loc, gpu ? kGPUAttentionFwdStridedFunc : kCPUAttentionFwdFunc, args);
   replaceResults(loc, op.getResults(), placements);
   SmallVector<Value> operands(op->getOperands());
   op.erase();
@@ -622,11 +598,7 @@ void AttentionCalls::lower(AttentionGradOp op) {
     views.push_back(p.view);
   }
   appendLayouts(loc, views, args);
-  call(loc,
-       !gpu      ? kCPUAttentionBwdFunc
-       : layouts ? kGPUAttentionBwdStridedFunc
-                 : kGPUAttentionBwdFunc,
-       args);
+  call(loc, gpu ? kGPUAttentionBwdStridedFunc : kCPUAttentionBwdFunc, args);
   replaceResults(loc, op.getResults(), placements);
   SmallVector<Value> operands(op->getOperands());
   op.erase();

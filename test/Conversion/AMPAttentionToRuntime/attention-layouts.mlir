@@ -1,6 +1,5 @@
 // RUN: amp-opt %s -split-input-file --convert-amp-attention-to-runtime -cse | FileCheck %s --check-prefix=CPU
-// RUN: amp-opt %s -split-input-file -amp-attention-gpu-layouts --convert-amp-attention-to-runtime=gpu=true -cse | FileCheck %s --check-prefix=GPU
-// RUN: amp-opt %s -split-input-file --convert-amp-attention-to-runtime=gpu=true -cse | FileCheck %s --check-prefix=DENSE
+// RUN: amp-opt %s -split-input-file --convert-amp-attention-to-runtime=gpu=true -cse | FileCheck %s --check-prefix=GPU
 
 // The head split and merge of a transformer need no copy: the calls read
 // q, k and v where the fused projection wrote them and write the output
@@ -11,8 +10,7 @@
 // strides (16 * 48, 8, 48); out is written as [2, 16, 2, 8] (strides
 // (256, 8, 16)). No amp.transpose, reshape or slice is left. cuDNN takes
 // the same layouts (R4, R16, R19: bf16 strides multiples of 8 elements,
-// offsets of 32 and 64 bytes), with -amp-attention-gpu-layouts; without
-// it the GPU still gets dense copies (DENSE).
+// offsets of 32 and 64 bytes).
 
 // CPU-LABEL: func.func @fused_projection
 // CPU-NOT: amp.transpose
@@ -30,10 +28,6 @@
 // GPU: call @amp_gpu_attention_fwd_strided({{.*}}, %c0_i64, %c768_i64, %c8_i64, %c48_i64, %c16_i64, %c768_i64, %c8_i64, %c48_i64, %c32_i64, %c768_i64, %c8_i64, %c48_i64, %c0_i64, %c256_i64, %c8_i64, %c16_i64, %{{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr) -> ()
 // GPU-NOT: amp.transpose
 
-// DENSE-LABEL: func.func @fused_projection
-// DENSE-COUNT-3: amp.transpose
-// DENSE: call @amp_gpu_attention_fwd({{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
-// DENSE: amp.transpose
 func.func @fused_projection(%x: tensor<2x16x48xbf16>) -> tensor<2x16x16xbf16> {
   %q0 = amp.slice %x {starts = array<i64: 0, 0, 0>, limits = array<i64: 2, 16, 16>, strides = array<i64: 1, 1, 1>} : tensor<2x16x48xbf16> -> tensor<2x16x16xbf16>
   %q1 = amp.reshape %q0 : tensor<2x16x16xbf16> -> tensor<2x16x2x8xbf16>
@@ -78,9 +72,6 @@ func.func @fused_projection(%x: tensor<2x16x48xbf16>) -> tensor<2x16x16xbf16> {
 // GPU-NOT: amp.concat
 // GPU-NOT: amp.transpose
 
-// DENSE-LABEL: func.func @fused_gradient
-// DENSE: call @amp_gpu_attention_bwd(
-// DENSE: amp.concat
 func.func @fused_gradient(%x: tensor<2x16x48xbf16>, %ob: tensor<2x16x2x8xbf16>,
                           %g: tensor<32x16xbf16>, %lse: tensor<2x2x16xf32>)
     -> tensor<2x16x48xbf16> {

@@ -18,7 +18,7 @@
 // CPU: func.func private @amp_cpu_attention_fwd
 
 // GPU-LABEL: func.func @causal_bf16
-// GPU: call @amp_gpu_attention_fwd({{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// GPU: call @amp_gpu_attention_fwd_strided({{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr) -> ()
 
 // UNFUSED-LABEL: func.func @causal_bf16
 // UNFUSED: amp.matmul %arg0, %arg1 {transpose_rhs} : tensor<2x4x8x64xbf16>, tensor<2x4x8x64xbf16> -> tensor<2x4x8x8xf32>
@@ -49,7 +49,7 @@ func.func @causal_bf16(%q: tensor<2x4x8x64xbf16>, %k: tensor<2x4x8x64xbf16>,
 // GPU-LABEL: func.func @grad_keep_mask
 // GPU: %[[ADD:.*]] = amp.where %arg6, %{{.*}}, %{{.*}} : tensor<1x1x16x16xi1>, tensor<1x1x16x16xf32>
 // GPU: bufferization.to_buffer %[[ADD]] read_only
-// GPU: call @amp_gpu_attention_bwd(%c1_i32, {{.*}}, %c2_i32, {{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// GPU: call @amp_gpu_attention_bwd_strided(%c1_i32, {{.*}}, %c2_i32, {{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr) -> ()
 func.func @grad_keep_mask(%g: tensor<1x4x16x32xf16>, %q: tensor<1x4x16x32xf16>,
                           %k: tensor<1x2x16x32xf16>, %v: tensor<1x2x16x32xf16>,
                           %o: tensor<1x4x16x32xf16>, %lse: tensor<1x4x16xf32>,
