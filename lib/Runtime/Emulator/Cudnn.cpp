@@ -1316,7 +1316,8 @@ AMP_EMU_EXPORT cudnnStatus_t cudnnSetStream(cudnnHandle_t handle,
                                             cudaStream_t stream) {
   if (!handle)
     return fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "null handle");
-  if (!isStream(stream))
+  // Setting a stream being captured runs nothing on it.
+  if (!isCapturing(stream) && !isStream(stream))
     return fail(CUDNN_STATUS_BAD_PARAM,
                 "cudnnSetStream with something that is not a stream");
   handle->stream = stream;
@@ -1532,6 +1533,31 @@ AMP_EMU_EXPORT cudnnStatus_t cudnnBackendExecute(
   if (!plan->finalized || !pack->finalized)
     return fail(CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED,
                 "cudnnBackendExecute with a descriptor not finalized");
+  // On a stream being captured the execution is a node of the graph, on the
+  // pack's pointers as they are now and its by-value scalars (pointers to
+  // the caller's host memory) copied, as cuDNN reads them when the call is
+  // captured.
+  if (isCapturing(handle->stream)) {
+    auto planNow = std::make_shared<Descriptor>(*plan);
+    auto packNow = std::make_shared<Descriptor>(*pack);
+    auto values = std::make_shared<std::vector<float>>();
+    values->reserve(3); // their addresses are the pack's pointers
+    const Pattern &p = *plan->pattern;
+    for (const std::shared_ptr<Tensor> &t : {p.scale, p.negInf, p.one}) {
+      auto it = t ? packNow->pointers.find(t->uid) : packNow->pointers.end();
+      if (it == packNow->pointers.end() || !it->second)
+        continue;
+      values->push_back(*static_cast<const float *>(it->second));
+      it->second = &values->back();
+    }
+    issue(handle->stream, [planNow, packNow, values] {
+      if (execute(*planNow, *packNow) == CUDNN_STATUS_SUCCESS)
+        return 0;
+      std::lock_guard<std::mutex> lock(errorMutex());
+      return failedNode("cudnnBackendExecute in a graph: " + lastError());
+    });
+    return CUDNN_STATUS_SUCCESS;
+  }
   // Run now, like the kernels on the stream: in the order they were issued.
   if (!isStream(handle->stream))
     return fail(CUDNN_STATUS_BAD_PARAM, "the handle's stream is not a stream");

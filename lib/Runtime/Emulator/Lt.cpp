@@ -20,8 +20,10 @@
 
 #include <cublasLt.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -506,6 +508,35 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
   if (!handle || !descHandle || !aLayout || !bLayout || !cLayout || !dLayout ||
       !alpha || !beta)
     return fail(CUBLAS_STATUS_INVALID_VALUE, "null argument to cublasLtMatmul");
+  // On a stream being captured the call is a node of the graph: it runs at
+  // every launch on the descriptor and layouts as they are now (the runtime
+  // sets the bias pointer on a cached descriptor before each call) and the
+  // alpha and beta of now, as cuBLASLt's captured kernels have them.
+  if (isCapturing(stream)) {
+    auto desc = std::make_shared<MatmulDesc>(*asDesc(descHandle));
+    auto layouts = std::make_shared<std::array<Layout, 4>>(
+        std::array<Layout, 4>{*asLayout(aLayout), *asLayout(bLayout),
+                              *asLayout(cLayout), *asLayout(dLayout)});
+    std::array<float, 2> scalars = {*static_cast<const float *>(alpha),
+                                    *static_cast<const float *>(beta)};
+    issue(stream, [=] {
+      auto layout = [&](size_t i) {
+        return reinterpret_cast<cublasLtMatrixLayout_t>(&(*layouts)[i]);
+      };
+      // Run now: the legacy stream is never captured.
+      cublasStatus_t s = cublasLtMatmul(
+          handle, reinterpret_cast<cublasLtMatmulDesc_t>(desc.get()),
+          &scalars[0], aPointer, layout(0), bPointer, layout(1), &scalars[1],
+          cPointer, layout(2), dPointer, layout(3), nullptr, nullptr, 0,
+          nullptr);
+      if (s == CUBLAS_STATUS_SUCCESS)
+        return 0;
+      const char *detail = detailFor(true, s);
+      return failedNode(std::string("cublasLtMatmul in a graph: ") +
+                        (detail ? detail : "failed"));
+    });
+    return CUBLAS_STATUS_SUCCESS;
+  }
   // Run now, like the kernels on the stream: in the order they were issued.
   if (!isStream(stream))
     return fail(CUBLAS_STATUS_INVALID_VALUE,
