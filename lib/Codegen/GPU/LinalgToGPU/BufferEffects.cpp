@@ -154,9 +154,18 @@ bool mayAliasAnyInStep(Value v, ArrayRef<Value> buffers) {
 
 /// The constant the fresh buffer `out` was filled with, if that fill is its
 /// only use before `reader` (the fill then goes: `reader` starts from the
-/// constant instead), else null.
+/// constant instead), else null. A result buffer of the function (an
+/// argument of its entry block, used only in `reader`'s block) counts as
+/// fresh: a reduction's flag returned as it is (amp.check_indices's) kept a
+/// one-thread launch for its fill.
 Value takeFillConstant(Value out, Operation *reader) {
-  if (!out.getDefiningOp<memref::AllocOp>())
+  auto arg = dyn_cast<BlockArgument>(out);
+  bool resultBuffer = arg && arg.getOwner() == reader->getBlock() &&
+                      isa<func::FuncOp>(arg.getOwner()->getParentOp()) &&
+                      llvm::all_of(out.getUsers(), [&](Operation *user) {
+                        return user->getBlock() == reader->getBlock();
+                      });
+  if (!out.getDefiningOp<memref::AllocOp>() && !resultBuffer)
     return nullptr;
   linalg::FillOp fill;
   for (Operation *user : out.getUsers()) {
