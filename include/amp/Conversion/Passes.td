@@ -31,6 +31,7 @@ def ConvertAMPToLinalgPass : Pass<"convert-amp-to-linalg"> {
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
   let options = [
