@@ -29,7 +29,8 @@
 # checkpoint (10 steps == 5 + resume 5, byte for byte), overflow (fp16 with
 # an initial scale of 2^24 skips steps and halves the scale, as on the CPU),
 # pipeline (amp-step-pipeline-check: overlapped steps identical to plain
-# ones on every case and two benchmark libraries), bench
+# ones on every case and two benchmark libraries), graphs (steps replayed
+# from CUDA graphs leave the checkpoint steps without graphs do), bench
 # (bench/run_gpu_benchmarks.sh without torch.compile, with a kernel
 # trace), bench_fresh (torch copies its batch from the host every step, as
 # amp does), torch_compile (with torch.compile). BENCH_PARTS: the parts of
@@ -38,7 +39,7 @@
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,38p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 # ---------------------------------------------------------------------------
@@ -227,6 +228,28 @@ check_pipeline() {
   return $status
 }
 
+# Steps replayed from CUDA graphs (the default) leave the same state as
+# steps launched one by one (--cuda-graphs=false): every correctness case and
+# two benchmark libraries, checkpoints compared byte for byte; the summary
+# line says whether the steps did run from graphs.
+check_graphs() {
+  local status=0 lib
+  for lib in "$dir"/cases/*-cuda.so "$dir"/gpu-libs/gpt2_block_bf16.so \
+             "$dir"/gpu-libs/mlp_stack_fp16.so; do
+    echo "== $(basename "$lib")"
+    if "$bin/amp-run" "$lib" --steps 6 --seed 5 --save "$work/graphs.ckpt" \
+         > /dev/null &&
+       "$bin/amp-run" "$lib" --steps 6 --seed 5 --cuda-graphs=false \
+         --overlap-steps=false --save "$work/plain.ckpt" > /dev/null &&
+       cmp "$work/graphs.ckpt" "$work/plain.ckpt"; then
+      echo "graphs and plain steps: identical checkpoints"
+    else
+      status=1
+    fi
+  done
+  return $status
+}
+
 check_bench() {
   PARTS="${BENCH_PARTS:-gemm mlp_stack gpt2_block}" \
     "$root/bench/run_gpu_benchmarks.sh" \
@@ -268,7 +291,7 @@ run_checks() {
     echo "cuDNN from: ${cudnn:-not found}"; } > "$out/system.txt" 2>&1
   local failed=0 check limit
   : > "$out/summary.txt"
-  for check in ${CHECKS:-runtime gpu_vs_cpu checkpoint overflow pipeline bench}; do
+  for check in ${CHECKS:-runtime gpu_vs_cpu checkpoint overflow pipeline graphs bench}; do
     limit="${GPU_CHECK_TIMEOUT:-300}"
     local start=$SECONDS
     export root dir out bin work
