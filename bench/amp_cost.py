@@ -73,10 +73,12 @@ def cost_report(amp_opt, step, device="", summary=False):
 
 
 def train_step(report):
-    """The report of the training step (the function amp-compile names
-    *_train_step), or the only function."""
+    """The report of the training step (the function the IR names
+    *_train_step, amp-compile's library amp_train_step_impl), or the only
+    function."""
     functions = report["functions"]
-    steps = [f for f in functions if f["name"].endswith("_train_step")]
+    steps = [f for f in functions if f["name"].endswith("_train_step")
+             or f["name"] == "amp_train_step_impl"]
     return (steps or functions)[-1]
 
 

@@ -4,7 +4,9 @@
 amp's cost report.
 
 The step is bench/gpu_train_step.py's: zero_grad(set_to_none=True), the
-forward under CUDA autocast, mse_loss in fp32, backward, AdamW with
+forward under CUDA autocast, mse_loss in fp32 (cross_entropy on the fp32
+logits for the language model gpt2_124m, as autocast runs log_softmax),
+backward, AdamW with
 foreach kernels (torch.optim.AdamW(foreach=True)), and for fp16
 GradScaler's scale, unscale + inf check, the found_inf host sync and the
 scale update. It runs on the meta device (shapes and dtypes, no data), so
@@ -428,9 +430,14 @@ def trace_step(workload, sizes, precision, lr=1e-3, weight_decay=0.01,
 
 def _trace(workload, sizes, precision, lr, weight_decay, sdpa):
     model = gpu_train_step.torch_model(workload, sizes, sdpa).to("meta")
-    shape, _ = gpu_train_step.workload_shapes(workload, sizes)
-    x = torch.empty(shape, device="meta")
-    target = torch.empty(shape, device="meta")
+    shape, tokens = gpu_train_step.workload_shapes(workload, sizes)
+    language_model = workload in gpu_train_step.LM_WORKLOADS
+    if language_model:  # token ids in, cross-entropy per token
+        x = torch.empty(shape, dtype=torch.long, device="meta")
+        target = torch.empty([tokens], dtype=torch.long, device="meta")
+    else:
+        x = torch.empty(shape, device="meta")
+        target = torch.empty(shape, device="meta")
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr,
                                   weight_decay=weight_decay, foreach=True)
     low = LOW[precision]
@@ -440,7 +447,9 @@ def _trace(workload, sizes, precision, lr, weight_decay, sdpa):
         optimizer.zero_grad(set_to_none=True)
         with Autocast(low):
             y = model(x)
-        loss = F.mse_loss(y.float(), target)
+        # The loss in fp32, as autocast runs log_softmax and mse_loss.
+        loss = (F.cross_entropy if language_model else F.mse_loss)(
+            y.float(), target)
         if scale is not None:
             loss = loss * scale
         loss.backward()

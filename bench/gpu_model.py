@@ -4,12 +4,16 @@ bound under one device model (issue 17). Every figure is MODELED from
 counts, not measured on a GPU.
 
   bench/gpu_model.py [--device h200] [--json FILE] [--sizes issue|small]
+      [--workloads mlp_stack,gpt2_block,gpt2_124m]
 
 For mlp_stack and gpt2_block (bench/make_gpu_models.py, issue sizes by
-default) in bf16 and fp16:
+default) and gpt2_124m (nanoGPT's GPT-2 124M, bench/gpu_train_step.py's
+GPT2LM: vocabulary 50304, sequence 1024, batch 8) in bf16 and fp16:
 
 - amp: the step compiled like bench/gpu_train_step.py compiles it
-  (amp-compile --precision=P --optimizer=adamw), lowered by the GPU
+  (amp-compile --precision=P --optimizer=adamw; gpt2_124m as a user
+  compiles the torch module: amp.compile(target="cuda", loss=
+  "cross_entropy", cost_report=FILE)), lowered by the GPU
   pipeline and counted by amp-gpu-cost-report (bench/amp_cost.py) with the
   device model of data/devices.json: per launch max(bytes / bandwidth,
   FLOPs / fp32 peak) + launch overhead, per GEMM max(bytes / bandwidth,
@@ -43,6 +47,7 @@ import tempfile
 
 import amp_cost
 import eager_trace
+import gpu_train_step
 import make_gpu_models
 from _common import ROOT, amp_compile, default_build, ratio, tool
 
@@ -110,8 +115,29 @@ def compile_step(build, model, precision, out, lr, weight_decay):
         "--lr=%g" % lr, "--weight-decay=%g" % weight_decay])
 
 
-def amp_row(amp_opt, step_mlir, device_key, device):
-    report, _ = amp_cost.cost_report(amp_opt, step_mlir, device_key)
+def model_report(build, workload, sizes, precision, lr, weight_decay, path):
+    """The cost report amp.compile(target="cuda", cost_report=path) writes
+    for the torch model of `workload`, as a user compiles it (amp's Python
+    package of `build`). Without a GPU the compiled library cannot be
+    loaded, but the report is written before that."""
+    sys.path.insert(0, os.path.join(build, "python_packages"))
+    import amp
+    import torch
+    model = gpu_train_step.torch_model(workload, sizes)
+    shape, _ = gpu_train_step.workload_shapes(workload, sizes)
+    try:
+        amp.compile(model, (torch.zeros(shape, dtype=torch.long),),
+                    target="cuda", precision=precision, optimizer="adamw",
+                    lr=lr, weight_decay=weight_decay, loss="cross_entropy",
+                    cost_report=path)
+    except Exception as error:  # no GPU here: _amp.AmpError from the state
+        if "cannot use the GPU" not in str(error) or not os.path.exists(path):
+            raise
+    with open(path) as f:
+        return json.load(f)
+
+
+def amp_row(report, device):
     step = amp_cost.train_step(report)
     gemms = [e for e in step["entries"] if e["kind"] == "gemm"]
     attentions = [e for e in step["entries"] if e["kind"] == "attention"]
@@ -229,6 +255,12 @@ def main():
                         help="amp's build directory (its bin/ holds "
                         "amp-compile and amp-opt), as the other bench "
                         "scripts take it")
+    parser.add_argument("--workloads",
+                        default=",".join(WORKLOADS +
+                                         gpu_train_step.LM_WORKLOADS),
+                        help="comma-separated: mlp_stack, gpt2_block (amp IR "
+                        "from make_gpu_models.py), gpt2_124m (nanoGPT's "
+                        "GPT-2 through amp.compile)")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--weight-decay", type=float, default=0.01)
     args = parser.parse_args()
@@ -236,20 +268,35 @@ def main():
     sizes = make_gpu_models.SIZES[args.sizes]
     tool(args.build, "amp-compile")
     amp_opt = tool(args.build, "amp-opt")
+    workloads = args.workloads.split(",")
+    for workload in workloads:
+        if workload not in WORKLOADS + gpu_train_step.LM_WORKLOADS:
+            parser.error("--workloads: no workload %r" % workload)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        models = make_gpu_models.write_models(tmp, sizes, WORKLOADS)
-        for workload in WORKLOADS:
+        models = make_gpu_models.write_models(
+            tmp, sizes, [w for w in workloads if w in WORKLOADS])
+        for workload in workloads:
+            workload_sizes = gpu_train_step.LM_SIZES[args.sizes] \
+                if workload in gpu_train_step.LM_WORKLOADS else sizes
             for precision in PRECISIONS:
-                step = os.path.join(tmp, "%s_%s.mlir" % (workload, precision))
-                compile_step(args.build, models[workload], precision, step,
-                             args.lr, args.weight_decay)
+                name = os.path.join(tmp, "%s_%s" % (workload, precision))
+                if workload in models:
+                    compile_step(args.build, models[workload], precision,
+                                 name + ".mlir", args.lr, args.weight_decay)
+                    report, _ = amp_cost.cost_report(
+                        amp_opt, name + ".mlir", args.device)
+                else:
+                    report = model_report(args.build, workload,
+                                          workload_sizes, precision, args.lr,
+                                          args.weight_decay, name + ".json")
                 row = dict(workload=workload, precision=precision,
                            device=args.device, modeled=True)
-                row.update(amp_row(amp_opt, step, args.device, device))
+                row.update(amp_row(report, device))
                 for sdpa in (False, True):
-                    row.update(eager_row(workload, sizes, precision, device,
-                                         args.lr, args.weight_decay, sdpa))
+                    row.update(eager_row(workload, workload_sizes, precision,
+                                         device, args.lr, args.weight_decay,
+                                         sdpa))
                 rows.append(row)
     print_table(rows, args.device)
     print("(%s; %s sizes; data/devices.json; bench/gpu_model.py)"

@@ -278,8 +278,44 @@ class GPT2Block(torch.nn.Module):
         return h + self.mlp(self.ln_2(h))
 
 
+# nanoGPT's GPT-2 124M (the vocabulary padded to 50304 as nanoGPT pads it)
+# at sequence 1024: the real-model workload of issue 38 (bench/gpu_model.py),
+# compiled through amp.compile rather than generated IR.
+LM_WORKLOADS = ("gpt2_124m",)
+LM_SIZES = {"issue": dict(vocab=50304, seq=1024, d=768, heads=12, layers=12,
+                          batch=8),
+            "small": dict(vocab=64, seq=16, d=32, heads=2, layers=2,
+                          batch=2)}
+
+
+class GPT2LM(torch.nn.Module):
+    """nanoGPT's GPT: token and position embeddings, GPT2Blocks, the final
+    LayerNorm and the output projection tied to the token embedding; the
+    logits flattened to [batch * seq, vocab] for cross-entropy per token."""
+
+    def __init__(self, vocab, seq, d, heads, layers, sdpa=False, **_):
+        super().__init__()
+        self.vocab = vocab
+        self.wte = torch.nn.Embedding(vocab, d)
+        self.wpe = torch.nn.Embedding(seq, d)
+        self.h = torch.nn.ModuleList(GPT2Block(d, heads, seq, 4 * d, sdpa)
+                                     for _ in range(layers))
+        self.ln_f = torch.nn.LayerNorm(d)
+        self.lm_head = torch.nn.Linear(d, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight
+        self.register_buffer("pos", torch.arange(seq), persistent=False)
+
+    def forward(self, idx):
+        x = self.wte(idx) + self.wpe(self.pos)
+        for block in self.h:
+            x = block(x)
+        return self.lm_head(self.ln_f(x)).view(-1, self.vocab)
+
+
 def torch_model(workload, sizes, sdpa=False):
     s = sizes
+    if workload in LM_WORKLOADS:
+        return GPT2LM(sdpa=sdpa, **s)
     if workload == "mlp_stack":
         model = MLPStack(s["d"], s["hidden"], s["layers"])
         if s["layers"] == 1:  # names without the "layers.0." prefix
@@ -289,6 +325,8 @@ def torch_model(workload, sizes, sdpa=False):
 
 
 def workload_shapes(workload, sizes):
+    if workload in LM_WORKLOADS:  # token ids
+        return [sizes["batch"], sizes["seq"]], sizes["batch"] * sizes["seq"]
     if workload == "mlp_stack":
         return [sizes["tokens"], sizes["d"]], sizes["tokens"]
     shape = [sizes["batch"], sizes["seq"], sizes["gpt_d"]]
