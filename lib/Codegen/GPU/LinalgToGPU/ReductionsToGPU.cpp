@@ -32,6 +32,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -121,13 +122,33 @@ bool isElementwiseOver(linalg::GenericOp op, ArrayRef<int64_t> ranges) {
   });
 }
 
+/// Whether the body of `generic` can be computed an element at a time where
+/// `at` stands, in a launch emitted there: no memory effects (a load in the
+/// body reads a buffer that the checks on the generic's operands do not
+/// see), no nested regions (only the body's own linalg.index ops are given
+/// the loop indices), and every value it takes from above defined before
+/// `at`.
+bool bodyRunsAt(linalg::GenericOp generic, Operation *at,
+                DominanceInfo &dominance) {
+  for (Operation &inner : generic.getBlock()->without_terminator())
+    if (inner.getNumRegions() != 0 || !isMemoryEffectFree(&inner))
+      return false;
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(generic.getRegion(), above);
+  return llvm::all_of(above, [&](Value value) {
+    return dominance.properlyDominates(value, at);
+  });
+}
+
 /// The first all-parallel generic after the full reduction `plan` in its
 /// block, over the same loops, that can run in the reduction's element loop
 /// instead of reading the same inputs again in its own launch (mse's
-/// gradient after the loss): it reads nothing the reduction or an op in
-/// between writes, and nothing in between touches its outputs.
+/// gradient after the loss): its body runs where the reduction stands, it
+/// reads nothing the reduction or an op in between writes, and nothing in
+/// between touches its outputs.
 linalg::GenericOp findCompanion(const ReductionPlan &plan) {
   linalg::GenericOp reduction = plan.op;
+  DominanceInfo dominance(reduction->getParentOp());
   SmallVector<Value> written(reduction.getDpsInits());
   SmallVector<Value> touched(reduction->getOperands());
   for (Operation *op = reduction->getNextNode(); op; op = op->getNextNode()) {
@@ -135,6 +156,7 @@ linalg::GenericOp findCompanion(const ReductionPlan &plan) {
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (generic && isElementwiseOver(generic, plan.ranges) &&
+        bodyRunsAt(generic, reduction, dominance) &&
         llvm::none_of(
             generic.getDpsInputs(),
             [&](Value in) { return mayAliasAnyInStep(in, written); }) &&
@@ -214,11 +236,13 @@ linalg::GenericOp findColumnSum(const ReductionPlan &plan,
                        return !readsCompanion(in) ||
                               sum.getMatchingIndexingMap(in).isIdentity();
                      }) &&
-        llvm::none_of(sum.getDpsInputs(), [&](Value in) {
-          return mayAliasAnyInStep(in, written) ||
-                 mayAliasAnyInStep(in, reduced) ||
-                 !dominance.properlyDominates(in, reduction);
-        })) {
+        llvm::none_of(sum.getDpsInputs(),
+                      [&](Value in) {
+                        return mayAliasAnyInStep(in, written) ||
+                               mayAliasAnyInStep(in, reduced) ||
+                               !dominance.properlyDominates(in, reduction);
+                      }) &&
+        bodyRunsAt(sum, reduction, dominance)) {
       int64_t columnCount = 1;
       for (int64_t range : ArrayRef(plan.ranges).take_back(*columns))
         columnCount *= range;
