@@ -11,8 +11,8 @@ equal thread counts, in one run:
            cross-entropy, SGD with momentum 0.9, exported to ONNX by
            Debian's PyTorch and compiled from the ONNX file
 
-amp: amp-compile's fp32 CPU library (matrix products and convolutions call
-OpenBLAS), trained by amp-run --threads N (its steps/s count only the step
+amp: amp-compile's fp32 CPU library (matrix products call OpenBLAS,
+convolutions oneDNN: docs/Lowering.md), trained by amp-run --threads N (its steps/s count only the step
 calls). PyTorch: eager mode of Debian's 1.13 (torch.set_num_threads(N),
 and OPENBLAS_NUM_THREADS=N and the like set in a process of its own per
 thread count, so that its BLAS uses N threads too);
@@ -68,6 +68,35 @@ func.func @mlp(
 
 # name: steps timed at --scale 1 (about a second or more of amp work each).
 WORKLOADS = {"tiny": 2000, "mid": 20, "resnet18": 10}
+
+
+def cpu_kind():
+    """The CPU's model name, family and model numbers, whether it has
+    AVX-512, and the kernels OpenBLAS picked for it in this environment:
+    Debian's OpenBLAS 0.3.21 runs its SSE3 "Prescott" kernels on CPUs it
+    does not know unless OPENBLAS_CORETYPE says otherwise (both sides' matrix
+    products use it; docs/Lowering.md)."""
+    fields = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    avx512 = "avx512f" in fields.get("flags", "").split()
+    try:
+        import ctypes
+        openblas = ctypes.CDLL("libopenblas.so.0")
+        openblas.openblas_get_corename.restype = ctypes.c_char_p
+        core = openblas.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        core = "unknown"
+    return (f"{fields.get('model name', '?')} (family "
+            f"{fields.get('cpu family', '?')} model {fields.get('model', '?')}"
+            f", {'AVX-512' if avx512 else 'no AVX-512'}); OpenBLAS core "
+            f"{core}" + (f" (OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']})"
+                         if os.environ.get("OPENBLAS_CORETYPE") else ""))
 
 
 # --- amp ----------------------------------------------------------------------
@@ -354,6 +383,7 @@ def main():
     steps = {n: max(1, int(WORKLOADS[n] * args.scale)) for n in names}
     print(f"machine: {machine()}, load average {load_average()}; "
           f"torch {torch.__version__}")
+    print(f"cpu: {cpu_kind()}")
     rows = [[name, threads] for name in names for threads in counts]
     runs = [[n, steps[n], t] for n, t in rows]
     peers = ["amp", "torch1.13"] + (["t2 eager", "t2 compile"]
