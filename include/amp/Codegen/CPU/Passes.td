@@ -35,7 +35,19 @@ def CPUConvolutionsToDNNLPass
     fixed by the shape, so results do not depend on the thread count.
     Convolutions with f16/bf16 operands or results stay for
     convert-amp-to-linalg (loops).
+
+    Weight gradients only with `weight-gradients=true`: oneDNN sums each
+    weight's gradient over images and positions in one long sequence,
+    whose rounding error drifts a 20-step AdamW run of the CNN example
+    outside what PyTorch's own float32 runs allow
+    (gradients_train_example_cnn_adamw.mlir); the packed GEMMs of
+    amp-cpu-linalg-to-blas sum in panels and stay within it.
   }];
+  let options = [
+    Option<"weightGradients", "weight-gradients", "bool",
+           /*default=*/"false",
+           "Also replace amp.conv2d_weight_grad (see above)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",

@@ -2,7 +2,8 @@
 //
 // The amp-cpu-convolutions-to-dnnl pass (Passes.td): on tensors, before
 // convert-amp-to-linalg, each f32 amp.conv2d, amp.conv2d_input_grad and
-// amp.conv2d_weight_grad becomes one call of the runtime's oneDNN
+// (weight-gradients=true) amp.conv2d_weight_grad becomes one call of the
+// runtime's oneDNN
 // convolution (include/amp/Runtime/CPUConvolution.h). Inputs are read
 // through read-only bufferization.to_buffer; the result is a fresh buffer
 // the call writes, as convert-amp-attention-to-runtime does.
@@ -157,6 +158,8 @@ void ConvolutionCalls::lower(Conv2DWeightGradOp op) {
 struct CPUConvolutionsToDNNLPass
     : public mlir::amp::impl::CPUConvolutionsToDNNLPassBase<
           CPUConvolutionsToDNNLPass> {
+  using CPUConvolutionsToDNNLPassBase::CPUConvolutionsToDNNLPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     ConvolutionCalls calls(module);
@@ -168,7 +171,7 @@ struct CPUConvolutionsToDNNLPass
                grad && runsOnDNNL(grad))
         ops.push_back(op);
       else if (auto grad = dyn_cast<Conv2DWeightGradOp>(op);
-               grad && runsOnDNNL(grad))
+               grad && weightGradients && runsOnDNNL(grad))
         ops.push_back(op);
     });
     for (Operation *op : ops) {
