@@ -26,7 +26,7 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   // Attention becomes the runtime's flash kernel, on tensors too.
   pm.addPass(amp::createConvertAMPAttentionToRuntimePass());
   // f32 convolutions become oneDNN calls (library calls, as with the BLAS).
-  if (options.blas)
+  if (options.blas && options.dnnlConvolutions)
     pm.addPass(amp::createCPUConvolutionsToDNNLPass());
   ConvertAMPToLinalgPassOptions toLinalg;
   toLinalg.stateUpdates = options.modelABI;

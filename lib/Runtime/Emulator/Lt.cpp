@@ -597,16 +597,19 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
           result += betaValue * element(C, c, false, batch, i, j, false);
         if (addBias)
           result += load(bias, vector.type, i);
-        int64_t auxOffset = (dl.batch > 1 ? batch * auxLayout.stride : 0) +
-                            j * auxLayout.ld + i;
+        // The aux matrix's layout is set only for the GELU epilogues.
+        auto auxOffset = [&] {
+          return (dl.batch > 1 ? batch * auxLayout.stride : 0) +
+                 j * auxLayout.ld + i;
+        };
         // GELU keeps its input, rounded like D; DGELU scales by the
         // derivative at the input kept (read before D is written: aux may
         // not be D, but need not be apart from C).
         if (gelu) {
-          store(aux, auxLayout.type, auxOffset, result);
+          store(aux, auxLayout.type, auxOffset(), result);
           result = geluTanh(result);
         } else if (dgelu) {
-          result *= geluTanhDerivative(load(aux, auxLayout.type, auxOffset));
+          result *= geluTanhDerivative(load(aux, auxLayout.type, auxOffset()));
         }
         int64_t offset = (dl.batch > 1 ? batch * dl.stride : 0) + j * dl.ld + i;
         store(D, dl.type, offset, result);
