@@ -95,3 +95,15 @@ def zoo_entry(name):
         sys.exit(f"{os.path.basename(sys.argv[0])}: no zoo model '{name}' "
                  f"(the models: {', '.join(ZOO)})")
     return ZOO[name]
+
+
+def openblas_core():
+    """The core type OpenBLAS chose for this CPU (its kernels), or
+    "unknown"."""
+    import ctypes
+    try:
+        openblas = ctypes.CDLL("libopenblas.so.0")
+        openblas.openblas_get_corename.restype = ctypes.c_char_p
+        return openblas.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        return "unknown"

@@ -25,7 +25,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import default_build, load_average, machine, ratio  # noqa: E402
+from _common import (default_build, load_average, machine,  # noqa: E402
+                     openblas_core, ratio)
 from amp_testing import load_attention_runtime  # noqa: E402
 
 AMP_DTYPE = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
@@ -50,12 +51,7 @@ def tile_products():
         avx512 = False
     if avx512 and blas in ("", "0"):
         return "amp's AVX-512 loop"
-    try:
-        openblas = ctypes.CDLL("libopenblas.so.0")
-        openblas.openblas_get_corename.restype = ctypes.c_char_p
-        core = openblas.openblas_get_corename().decode()
-    except (OSError, AttributeError):
-        core = "unknown"
+    core = openblas_core()
     return f"the BLAS (OpenBLAS core {core})"
 
 

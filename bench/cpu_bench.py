@@ -37,6 +37,7 @@ import sys
 import tempfile
 
 from _common import (ROOT, amp_compile, default_build, load_average, machine,
+                     openblas_core,
                      ratio, steps_per_second, tool)
 
 TOKENS, WIDTH, HIDDEN = 1024, 256, 1024
@@ -85,13 +86,7 @@ def cpu_kind():
     except OSError:
         pass
     avx512 = "avx512f" in fields.get("flags", "").split()
-    try:
-        import ctypes
-        openblas = ctypes.CDLL("libopenblas.so.0")
-        openblas.openblas_get_corename.restype = ctypes.c_char_p
-        core = openblas.openblas_get_corename().decode()
-    except (OSError, AttributeError):
-        core = "unknown"
+    core = openblas_core()
     return (f"{fields.get('model name', '?')} (family "
             f"{fields.get('cpu family', '?')} model {fields.get('model', '?')}"
             f", {'AVX-512' if avx512 else 'no AVX-512'}); OpenBLAS core "
