@@ -15,7 +15,6 @@ AMP_CPU_ATTENTION_BLAS=1) on OpenBLAS; the report says which, and the
 OpenBLAS kernels in use (OPENBLAS_CORETYPE picks them).
 """
 import argparse
-import ctypes
 import os
 import statistics
 import sys
