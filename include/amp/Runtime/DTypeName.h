@@ -31,6 +31,10 @@ inline const char *dtypeName(int32_t dtype) {
     return "i32";
   case AMP_DTYPE_I1:
     return "i1";
+  case AMP_DTYPE_F8E4M3FN:
+    return "f8E4M3FN";
+  case AMP_DTYPE_F8E5M2:
+    return "f8E5M2";
   default:
     return "an unknown dtype";
   }

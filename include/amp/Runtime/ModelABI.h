@@ -28,7 +28,9 @@ typedef enum amp_dtype {
   AMP_DTYPE_BF16 = 2,
   AMP_DTYPE_I64 = 3,
   AMP_DTYPE_I32 = 4,
-  AMP_DTYPE_I1 = 5 /* one byte per element */
+  AMP_DTYPE_I1 = 5,       /* one byte per element */
+  AMP_DTYPE_F8E4M3FN = 6, /* OCP FP8 E4M3 (no infinity), one byte */
+  AMP_DTYPE_F8E5M2 = 7    /* OCP FP8 E5M2, one byte */
 } amp_dtype;
 
 /* Roles, as the amp.role attribute of the training-graph contract. */

@@ -1,9 +1,9 @@
 //===- Numerics.h - element types, conversions, random numbers --*- C++ -*-===//
 //
 // Shared by the model runtime and amp-run (no LLVM dependency): element
-// sizes, round-to-nearest-even conversions between float and the two 16-bit
-// float formats, storing and loading a value in a buffer of any model dtype,
-// overflow-checked tensor sizes, the checks of values (finite, labels in
+// sizes, round-to-nearest-even conversions between float and the 16-bit and
+// 8-bit float formats, storing and loading a value in a buffer of any model
+// dtype, overflow-checked tensor sizes, the checks of values (finite, labels in
 // range) and the portable random stream used for initial states and
 // synthetic data.
 //
@@ -75,6 +75,99 @@ inline float halfToFloat(uint16_t value) {
   return bitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
+namespace detail {
+/// Rounds `value` to nearest even in a float8 format of 1 sign bit,
+/// `exponentBits`, `mantissaBits` and exponent `bias`, given the largest
+/// finite magnitude `maxFinite` (its bits without the sign) and whether the
+/// format has infinities (e5m2) or only NaN (e4m3fn: S.1111.111). The result
+/// is bit-exact with APFloat's conversion (arith.truncf), NaN payloads
+/// included: NaN keeps its sign and the top payload bits, made quiet.
+inline uint8_t floatToFloat8(float value, int mantissaBits, int bias,
+                             uint8_t maxFinite, bool hasInfinity,
+                             bool saturate) {
+  uint32_t bits = floatBits(value);
+  uint8_t sign = static_cast<uint8_t>((bits >> 24) & 0x80u);
+  uint32_t magnitude = bits & 0x7fffffffu;
+  uint8_t exponentAllOnes =
+      static_cast<uint8_t>(0x7fu & ~((1u << mantissaBits) - 1));
+  if (magnitude > 0x7f800000u) {
+    if (!hasInfinity) // the one NaN encoding
+      return sign | 0x7fu;
+    uint32_t payload = (magnitude >> (23 - mantissaBits)) |
+                       (1u << (mantissaBits - 1)); // quiet
+    return sign | exponentAllOnes |
+           static_cast<uint8_t>(payload & ((1u << mantissaBits) - 1));
+  }
+  uint32_t minNormal = static_cast<uint32_t>(128 - bias) << 23; // 2^(1-bias)
+  uint32_t result;
+  if (magnitude < minNormal) {
+    // A subnormal (or zero): round(|x| * 2^(bias - 1 + mantissaBits)); the
+    // scaling by a power of two is exact. 2^mantissaBits is the smallest
+    // normal, which the encoding gives by the carry into the exponent.
+    float scaled = std::ldexp(bitsToFloat(magnitude), bias - 1 + mantissaBits);
+    result = static_cast<uint32_t>(std::nearbyint(scaled));
+  } else {
+    // Round the mantissa to `mantissaBits` (nearest even), then rebias.
+    int drop = 23 - mantissaBits;
+    uint64_t rounded = static_cast<uint64_t>(magnitude) +
+                       ((1u << (drop - 1)) - 1) + ((magnitude >> drop) & 1u);
+    result = static_cast<uint32_t>(
+        (rounded >> drop) -
+        (static_cast<uint64_t>(127 - bias) << mantissaBits));
+  }
+  if (result <= maxFinite)
+    return sign | static_cast<uint8_t>(result);
+  if (saturate)
+    return sign | maxFinite;
+  return sign | (hasInfinity ? exponentAllOnes : 0x7fu);
+}
+
+/// The float value of a float8 of the format floatToFloat8 describes
+/// (exact); NaN becomes a quiet NaN with the payload at the top, as in
+/// APFloat (arith.extf).
+inline float float8ToFloat(uint8_t value, int mantissaBits, int bias,
+                           bool hasInfinity) {
+  uint32_t sign = static_cast<uint32_t>(value & 0x80u) << 24;
+  uint32_t exponent = (value & 0x7fu) >> mantissaBits;
+  uint32_t mantissa = value & ((1u << mantissaBits) - 1);
+  uint32_t exponentAllOnes = (1u << (7 - mantissaBits)) - 1;
+  if (hasInfinity ? exponent == exponentAllOnes : (value & 0x7fu) == 0x7fu) {
+    if (hasInfinity && mantissa == 0)
+      return bitsToFloat(sign | 0x7f800000u);
+    return bitsToFloat(sign | 0x7fc00000u | (mantissa << (23 - mantissaBits)));
+  }
+  if (exponent == 0) // zero or subnormal: mantissa * 2^(1 - bias - m)
+    return bitsToFloat(sign | floatBits(std::ldexp(static_cast<float>(mantissa),
+                                                   1 - bias - mantissaBits)));
+  return bitsToFloat(sign | ((exponent + 127 - bias) << 23) |
+                     (mantissa << (23 - mantissaBits)));
+}
+} // namespace detail
+
+/// float -> f8E4M3FN (OCP FP8 E4M3: bias 7, no infinity, NaN S.1111.111,
+/// largest finite 448), round to nearest even. Out of range (|x| rounding
+/// above 448, infinity) gives NaN as in APFloat and PyTorch's
+/// torch.float8_e4m3fn; with `saturate` it gives +-448 instead (what
+/// amp.fp8_quantize and cuBLASLt's FP8 outputs do). NaN stays NaN.
+inline uint8_t floatToFloat8E4M3FN(float value, bool saturate = false) {
+  return detail::floatToFloat8(value, 3, 7, 0x7e, false, saturate);
+}
+
+/// float -> f8E5M2 (OCP FP8 E5M2: bias 15, IEEE-like infinities and NaNs,
+/// largest finite 57344), round to nearest even. Out of range gives
+/// +-infinity, or +-57344 with `saturate` (infinity too). NaN stays NaN.
+inline uint8_t floatToFloat8E5M2(float value, bool saturate = false) {
+  return detail::floatToFloat8(value, 2, 15, 0x7b, true, saturate);
+}
+
+inline float float8E4M3FNToFloat(uint8_t value) {
+  return detail::float8ToFloat(value, 3, 7, false);
+}
+
+inline float float8E5M2ToFloat(uint8_t value) {
+  return detail::float8ToFloat(value, 2, 15, true);
+}
+
 inline size_t elementBytes(int32_t dtype) {
   switch (dtype) {
   case AMP_DTYPE_F32:
@@ -85,14 +178,18 @@ inline size_t elementBytes(int32_t dtype) {
     return 2;
   case AMP_DTYPE_I64:
     return 8;
-  default:
+  case AMP_DTYPE_I1:
+  case AMP_DTYPE_F8E4M3FN:
+  case AMP_DTYPE_F8E5M2:
     return 1;
   }
+  return 1; // not a dtype: callers check the range of dtypes they read
 }
 
 inline bool isFloatDtype(int32_t dtype) {
   return dtype == AMP_DTYPE_F32 || dtype == AMP_DTYPE_F16 ||
-         dtype == AMP_DTYPE_BF16;
+         dtype == AMP_DTYPE_BF16 || dtype == AMP_DTYPE_F8E4M3FN ||
+         dtype == AMP_DTYPE_F8E5M2;
 }
 
 /// Stores `value` as element `index` of a buffer of `dtype`.
@@ -115,6 +212,14 @@ inline void storeValue(void *data, int32_t dtype, int64_t index, double value) {
   case AMP_DTYPE_I32:
     static_cast<int32_t *>(data)[index] = static_cast<int32_t>(value);
     return;
+  case AMP_DTYPE_F8E4M3FN:
+    static_cast<uint8_t *>(data)[index] =
+        floatToFloat8E4M3FN(static_cast<float>(value));
+    return;
+  case AMP_DTYPE_F8E5M2:
+    static_cast<uint8_t *>(data)[index] =
+        floatToFloat8E5M2(static_cast<float>(value));
+    return;
   default:
     static_cast<uint8_t *>(data)[index] = value != 0;
   }
@@ -133,6 +238,10 @@ inline double loadValue(const void *data, int32_t dtype, int64_t index) {
     return static_cast<double>(static_cast<const int64_t *>(data)[index]);
   case AMP_DTYPE_I32:
     return static_cast<const int32_t *>(data)[index];
+  case AMP_DTYPE_F8E4M3FN:
+    return float8E4M3FNToFloat(static_cast<const uint8_t *>(data)[index]);
+  case AMP_DTYPE_F8E5M2:
+    return float8E5M2ToFloat(static_cast<const uint8_t *>(data)[index]);
   default:
     return static_cast<const uint8_t *>(data)[index];
   }
