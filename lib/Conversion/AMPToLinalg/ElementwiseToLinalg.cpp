@@ -208,6 +208,43 @@ struct CastLowering : ResultLowering<CastOp> {
   }
 };
 
+/// Two passes over the input: the saturated, rounded product and the
+/// maximum magnitude. arith.maximumf and minimumf propagate NaN, so a NaN
+/// element stays NaN and makes the amax NaN (which the scaling sees).
+struct Fp8QuantizeLowering : Lowering<Fp8QuantizeOp> {
+  using Lowering::Lowering;
+  SmallVector<Value> lower(Fp8QuantizeOp op, OpAdaptor adaptor,
+                           OpBuilder &builder, Location loc) const override {
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    auto format = cast<FloatType>(resultType.getElementType());
+    double largest =
+        APFloat::getLargest(format.getFloatSemantics()).convertToDouble();
+    unsigned rank = resultType.getRank();
+    SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank),
+                                   scalarMap(builder, rank)};
+    Value quantized = buildElementwise(
+        builder, loc, resultType, {adaptor.getInput(), adaptor.getScale()},
+        [&](OpBuilder &b, Location l, ValueRange x) {
+          Value value =
+              arith::MulFOp::create(b, l, widenToF32(b, l, x[0]), x[1]);
+          value = arith::MaximumFOp::create(b, l, value, f32(b, l, -largest));
+          value = arith::MinimumFOp::create(b, l, value, f32(b, l, largest));
+          return roundTo(b, l, value, format);
+        },
+        maps);
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    Value amax =
+        buildReduction(builder, loc, rank, axes, {}, adaptor.getInput(),
+                       builder.getMultiDimIdentityMap(rank), 0.0,
+                       [](OpBuilder &b, Location l, Value acc, ValueRange x) {
+                         return arith::MaximumFOp::create(
+                                    b, l, acc, math::AbsFOp::create(b, l, x[0]))
+                             .getResult();
+                       });
+    return {quantized, amax};
+  }
+};
+
 arith::CmpFPredicate floatPredicate(CompareDirection direction) {
   switch (direction) {
   case CompareDirection::EQ:
@@ -326,7 +363,6 @@ void mlir::amp::populateAMPElementwiseToLinalgPatterns(
   addFloatElementwise<TanhGradOp>(patterns, tanhGradFormula);
   addFloatElementwise<GeluGradOp>(patterns, geluGradFormula);
 
-  patterns
-      .add<CastLowering, CompareLowering, WhereLowering, DropoutGradLowering>(
-          patterns.getContext());
+  patterns.add<CastLowering, Fp8QuantizeLowering, CompareLowering,
+               WhereLowering, DropoutGradLowering>(patterns.getContext());
 }

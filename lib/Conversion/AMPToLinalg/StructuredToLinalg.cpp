@@ -171,6 +171,47 @@ struct MatmulLowering : ResultLowering<MatmulOp> {
   }
 };
 
+/// The f32 sum, scaled by the product of the scale inverses, plus the bias,
+/// rounded once (amp.fp8_matmul's definition). The operands widen to f32 in
+/// the contraction's body (arith.extf from f8, exact).
+struct Fp8MatmulLowering : ResultLowering<Fp8MatmulOp> {
+  using ResultLowering::ResultLowering;
+  Value lower(Fp8MatmulOp op, OpAdaptor adaptor, OpBuilder &builder,
+              Location loc, RankedTensorType resultType) const override {
+    // Loops: m, n, k.
+    AffineMap lhsMap = op.getTransposeLhs()
+                           ? matrixMap(builder, 3, 0, false, 2, 0)
+                           : matrixMap(builder, 3, 0, false, 0, 2);
+    AffineMap rhsMap = op.getTransposeRhs()
+                           ? matrixMap(builder, 3, 0, false, 1, 2)
+                           : matrixMap(builder, 3, 0, false, 2, 1);
+    Value acc = buildContraction(builder, loc, 3, resultType.getShape(),
+                                 adaptor.getLhs(), adaptor.getRhs(), lhsMap,
+                                 rhsMap, {2});
+    SmallVector<Value> inputs = {acc, adaptor.getLhsScaleInv(),
+                                 adaptor.getRhsScaleInv()};
+    AffineMap identity = builder.getMultiDimIdentityMap(2);
+    SmallVector<AffineMap> maps = {identity, scalarMap(builder, 2),
+                                   scalarMap(builder, 2)};
+    if (Value bias = adaptor.getBias()) {
+      inputs.push_back(bias);
+      maps.push_back(AffineMap::get(2, 0, builder.getAffineDimExpr(1),
+                                    builder.getContext()));
+    }
+    Type element = resultType.getElementType();
+    return buildElementwise(
+        builder, loc, resultType, inputs,
+        [&](OpBuilder &b, Location l, ValueRange x) {
+          Value scale = arith::MulFOp::create(b, l, x[1], x[2]);
+          Value value = arith::MulFOp::create(b, l, x[0], scale);
+          if (x.size() > 3)
+            value = arith::AddFOp::create(b, l, value, widenToF32(b, l, x[3]));
+          return roundTo(b, l, value, element);
+        },
+        maps);
+  }
+};
+
 struct LinearLowering : ResultLowering<LinearOp> {
   using ResultLowering::ResultLowering;
   Value lower(LinearOp op, OpAdaptor adaptor, OpBuilder &builder, Location loc,
@@ -338,7 +379,7 @@ void mlir::amp::populateAMPStructuredToLinalgPatterns(
   patterns
       .add<ConstantLowering, SeedLowering, ReshapeLowering, TransposeLowering,
            BroadcastLowering, SliceLowering, ConcatLowering, MatmulLowering,
-           LinearLowering, ReductionLowering<ReduceSumOp>,
+           Fp8MatmulLowering, LinearLowering, ReductionLowering<ReduceSumOp>,
            ReductionLowering<ReduceMeanOp>, ReductionLowering<ReduceMaxOp>,
            SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>,
            CrossEntropyLowering, MseLossLowering>(patterns.getContext());

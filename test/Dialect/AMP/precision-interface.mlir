@@ -37,6 +37,8 @@
 // CHECK-NEXT: amp.dropout_grad: infer
 // CHECK-NEXT: amp.erf: infer
 // CHECK-NEXT: amp.exp: deny
+// CHECK-NEXT: amp.fp8_matmul: fixed
+// CHECK-NEXT: amp.fp8_quantize: fixed
 // CHECK-NEXT: amp.gather: clear
 // CHECK-NEXT: amp.gather_elements: clear
 // CHECK-NEXT: amp.gather_grad: infer, f32 accumulation, widenable results
@@ -92,6 +94,6 @@
 // CHECK-NEXT: amp.unscale_grads: fixed
 // CHECK-NEXT: amp.update_scale: fixed
 // CHECK-NEXT: amp.where: clear
-// CHECK-NEXT: 84 amp op kinds answer
+// CHECK-NEXT: 86 amp op kinds answer
 
 module {}

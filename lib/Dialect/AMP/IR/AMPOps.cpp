@@ -1276,6 +1276,54 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// FP8
+//===----------------------------------------------------------------------===//
+
+LogicalResult Fp8QuantizeOp::verify() {
+  return verifyShape(*this, "result", shapedType(getResult()),
+                     shapedType(getInput()).getShape());
+}
+
+LogicalResult Fp8MatmulOp::verify() {
+  ShapedType lhs = shapedType(getLhs()), rhs = shapedType(getRhs());
+  if (failed(verifyRank(*this, "lhs", lhs, 2)) ||
+      failed(verifyRank(*this, "rhs", rhs, 2)))
+    return failure();
+  if (isa<Float8E5M2Type>(lhs.getElementType()) &&
+      isa<Float8E5M2Type>(rhs.getElementType()))
+    return emitOpError() << "cannot multiply two f8E5M2 operands (FP8 GEMMs "
+                            "take e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3)";
+  int64_t m = lhs.getDimSize(0), lk = lhs.getDimSize(1);
+  if (getTransposeLhs())
+    std::swap(m, lk);
+  int64_t rk = rhs.getDimSize(0), n = rhs.getDimSize(1);
+  if (getTransposeRhs())
+    std::swap(rk, n);
+  if (!dimsMatch(lk, rk))
+    return emitOpError() << "contraction dimensions differ: lhs has " << lk
+                         << ", rhs has " << rk;
+  ShapedType result = shapedType(getResult());
+  if (failed(verifyShape(*this, "result", result, {m, n})))
+    return failure();
+  if (Value bias = getBias()) {
+    ShapedType biasType = shapedType(bias);
+    if (failed(verifyShape(*this, "bias", biasType, {n})) ||
+        failed(verifyElementType(*this, "bias", biasType,
+                                 result.getElementType(),
+                                 /*allowF32=*/false)))
+      return failure();
+  }
+  return success();
+}
+
+double Fp8MatmulOp::estimateFlops() {
+  ShapedType lhs = shapedType(getLhs());
+  int64_t k = lhs.getDimSize(getTransposeLhs() ? 0 : 1);
+  return 2.0 * double(amp::detail::getNumElements(getResult().getType())) *
+         double(k);
+}
+
+//===----------------------------------------------------------------------===//
 // Loss scaling
 //===----------------------------------------------------------------------===//
 

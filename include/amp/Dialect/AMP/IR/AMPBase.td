@@ -151,6 +151,10 @@ def AMP_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
 def AMP_FloatElement : AnyTypeOf<[F16, BF16, F32]>;
 def AMP_FloatTensor : RankedTensorOf<[F16, BF16, F32]>;
 def AMP_F32Tensor : RankedTensorOf<[F32]>;
+// FP8 (issue 39): e4m3 for forward operands, e5m2 for gradients; only
+// amp.fp8_quantize makes them and amp.fp8_matmul reads them.
+def AMP_Float8Tensor : RankedTensorOf<[F8E4M3FN, F8E5M2]>;
+def AMP_BF16OrF32Tensor : RankedTensorOf<[BF16, F32]>;
 def AMP_IntegerTensor : RankedTensorOf<[I32, I64]>;
 def AMP_BoolTensor : RankedTensorOf<[I1]>;
 def AMP_NumericTensor : RankedTensorOf<[F16, BF16, F32, I32, I64]>;

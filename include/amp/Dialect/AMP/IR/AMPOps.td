@@ -1182,6 +1182,66 @@ def AMP_CastOp : AMP_FixedOp<"cast",
 }
 
 //===----------------------------------------------------------------------===//
+// FP8 (docs/Precision.md, section "FP8")
+//===----------------------------------------------------------------------===//
+
+def AMP_Fp8QuantizeOp : AMP_FixedOp<"fp8_quantize"> {
+  let summary = "scale, saturate and round a tensor to FP8; its amax";
+  let description = [{
+    `result = round(clamp(input * scale, -max, max))` in the result's FP8
+    format (max 448 for f8E4M3FN, 57344 for f8E5M2; round to nearest even;
+    the product is taken in f32, a NaN stays NaN), and `amax = max |input|`
+    over all elements in f32 (NaN when any element is NaN), which the
+    delayed scaling of `amp-fp8` records for the next steps' scales.
+
+    ```mlir
+    %q, %amax = amp.fp8_quantize %x, %scale
+        : tensor<64x32xbf16> -> tensor<64x32xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$input, AMP_F32Scalar:$scale);
+  let results = (outs AMP_Float8Tensor:$result, AMP_F32Scalar:$amax);
+  let assemblyFormat = [{
+    $input `,` $scale attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMP_Fp8MatmulOp : AMP_FixedOp<"fp8_matmul", [], ["estimateFlops"]> {
+  let summary = "matrix product of FP8 operands with their scale inverses";
+  let description = [{
+    `result[i][j] = round((sum_l op(lhs)[i][l] * op(rhs)[l][j])
+    * (lhs_scale_inv * rhs_scale_inv) + bias[j])`: the products and their
+    sum in f32, the scale inverses multiplied together first, the optional
+    bias (`[n]`, of the result type) added in f32, and one rounding to the
+    result type (bf16 or f32). 2-D operands; `op` transposes the last two
+    dimensions when `transpose_lhs` / `transpose_rhs` is set. The operand
+    formats are e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3 (what cuBLASLt's FP8
+    GEMMs take). `fast_accumulation` lets the GPU's GEMM use its faster,
+    less precise accumulation (forward GEMMs); the CPU backend and the
+    emulated device accumulate in f32 either way.
+
+    ```mlir
+    %y = amp.fp8_matmul %dy, %w, %dy_inv, %w_inv
+        : tensor<64x32xf8E5M2>, tensor<32x16xf8E4M3FN> -> tensor<64x16xbf16>
+    ```
+  }];
+  let arguments = (ins AMP_Float8Tensor:$lhs, AMP_Float8Tensor:$rhs,
+                       AMP_F32Scalar:$lhs_scale_inv,
+                       AMP_F32Scalar:$rhs_scale_inv,
+                       Optional<AMP_BF16OrF32Tensor>:$bias,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
+                       UnitAttr:$fast_accumulation);
+  let results = (outs AMP_BF16OrF32Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $lhs_scale_inv `,` $rhs_scale_inv (`,` $bias^)?
+    attr-dict `:` type($lhs) `,` type($rhs) (`,` type($bias)^)?
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Loss scaling
 //===----------------------------------------------------------------------===//
 
