@@ -19,6 +19,7 @@
 #include "CUDAPool.h"
 
 #include "amp/Runtime/CUDAKernels.h"
+#include "amp/Runtime/CublasLtFp8Rules.h"
 #include "amp/Runtime/DTypeName.h"
 #include "amp/Runtime/ModelABI.h"
 
@@ -74,7 +75,7 @@ constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 /// Everything a plan depends on. Pointer alignments are part of it: the
 /// heuristic picks kernels that assume the alignment it is told.
 struct PlanKey {
-  int32_t aType, cType;
+  int32_t aType, bType, cType;
   int64_t batch, m, n, k;
   int32_t transA, transB;
   int64_t strideA, strideB;
@@ -86,11 +87,13 @@ struct PlanKey {
   // dimension; 0 where there is none.
   uint32_t alignVector, alignAux;
   int64_t auxLd;
+  // FP8 GEMMs (amp_gpu_gemm_fp8): scale pointers set, and fast accumulation.
+  int32_t fp8 = 0, fastAccum = 0;
 
   auto tie() const {
-    return std::tie(aType, cType, batch, m, n, k, transA, transB, strideA,
-                    strideB, tf32, alignA, alignB, alignC, alignD, epilogue,
-                    alignVector, alignAux, auxLd);
+    return std::tie(aType, bType, cType, batch, m, n, k, transA, transB,
+                    strideA, strideB, tf32, alignA, alignB, alignC, alignD,
+                    epilogue, alignVector, alignAux, auxLd, fp8, fastAccum);
   }
   bool operator<(const PlanKey &other) const { return tie() < other.tie(); }
 };
@@ -128,12 +131,18 @@ cudaDataType_t cudaType(int32_t dtype) {
     return CUDA_R_16F;
   case AMP_DTYPE_BF16:
     return CUDA_R_16BF;
+  case AMP_DTYPE_F8E4M3FN:
+    return CUDA_R_8F_E4M3;
+  case AMP_DTYPE_F8E5M2:
+    return CUDA_R_8F_E5M2;
   default:
     return CUDA_R_32F;
   }
 }
 
-size_t elementBytes(int32_t dtype) { return dtype == AMP_DTYPE_F32 ? 4 : 2; }
+size_t elementBytes(int32_t dtype) {
+  return dtype == AMP_DTYPE_F32 ? 4 : amp::isFp8Dtype(dtype) ? 1 : 2;
+}
 
 bool isFloat(int32_t dtype) {
   return dtype == AMP_DTYPE_F32 || dtype == AMP_DTYPE_F16 ||
@@ -141,13 +150,14 @@ bool isFloat(int32_t dtype) {
 }
 
 std::string describeGemm(const PlanKey &key) {
-  return std::string(dtypeName(key.aType)) + " x " + dtypeName(key.aType) +
+  return std::string(dtypeName(key.aType)) + " x " + dtypeName(key.bType) +
          " -> " + dtypeName(key.cType) + ", batch " +
          std::to_string(key.batch) + ", m " + std::to_string(key.m) + ", n " +
          std::to_string(key.n) + ", k " + std::to_string(key.k) + ", trans_a " +
          std::to_string(key.transA) + ", trans_b " +
          std::to_string(key.transB) +
-         (key.epilogue ? ", epilogue " + std::to_string(key.epilogue) : "");
+         (key.epilogue ? ", epilogue " + std::to_string(key.epilogue) : "") +
+         (key.fastAccum ? ", fast accumulation" : "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -381,11 +391,33 @@ bool createLayout(const Gemm &g, cublasLtMatrixLayout_t &layout,
          setLayoutBatch(g, layout, batch, stride);
 }
 
+/// An FP8 GEMM's scale pointers (cuBLASLt's A is our B: its A scale is our
+/// B's) and fast-accumulation flag (an int8_t, as cublasLt.h states).
+bool setFp8Attributes(const Gemm &g, Plan &plan, const PlanKey &key,
+                      const float *scaleA, const float *scaleB) {
+  int8_t fastAccum = key.fastAccum ? 1 : 0;
+  return checkLt(g,
+                 g.lt.cublasLtMatmulDescSetAttribute(
+                     plan.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scaleB,
+                     sizeof(scaleB)),
+                 "setting the cuBLASLt A scale pointer") &&
+         checkLt(g,
+                 g.lt.cublasLtMatmulDescSetAttribute(
+                     plan.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scaleA,
+                     sizeof(scaleA)),
+                 "setting the cuBLASLt B scale pointer") &&
+         checkLt(g,
+                 g.lt.cublasLtMatmulDescSetAttribute(
+                     plan.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fastAccum,
+                     sizeof(fastAccum)),
+                 "setting cuBLASLt's fast accumulation");
+}
+
 /// The matmul descriptor: f32 accumulation and f32 alpha/beta for every
 /// input type (tensor cores for f16/bf16), TF32 tensor cores for f32 inputs
 /// only when allowed.
 bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key, void *vector,
-                void *aux) {
+                void *aux, const float *scaleA, const float *scaleB) {
   cublasComputeType_t compute =
       key.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   // cuBLASLt's first operand is our B: transposed in cuBLASLt's view
@@ -395,8 +427,10 @@ bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key, void *vector,
   cublasLtEpilogue_t epilogue = ltEpilogue(key.epilogue);
   // The bias (or its gradient) is f32, or of C's type for BIAS_C_TYPE and
   // GELU_AUX_BIAS (cuBLASLt's GELU epilogues take a bias of D's type).
+  // FP8 GEMMs take the bias type of their table (CublasLtFp8Rules.h, F6).
   cudaDataType_t vectorType =
-      key.epilogue == AMP_GEMM_EPILOGUE_BIAS_C_TYPE ||
+      key.fp8 ? cudaType(amp::fp8BiasType(key.cType))
+      : key.epilogue == AMP_GEMM_EPILOGUE_BIAS_C_TYPE ||
               key.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS
           ? cudaType(key.cType)
           : CUDA_R_32F;
@@ -453,7 +487,8 @@ bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key, void *vector,
                         plan.desc,
                         CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE,
                         &auxStride, sizeof(auxStride)),
-                    "setting the cuBLASLt aux batch stride"))));
+                    "setting the cuBLASLt aux batch stride")))) &&
+         (!key.fp8 || setFp8Attributes(g, plan, key, scaleA, scaleB));
 }
 
 /// Layouts of the stored matrices, in column-major terms:
@@ -463,15 +498,14 @@ bool createDesc(const Gemm &g, Plan &plan, const PlanKey &key, void *vector,
 ///    leading dimension k (m);
 ///  - our C, m x n row-major, is column-major n x m with leading dimension n.
 bool createLayouts(const Gemm &g, Plan &plan, const PlanKey &key) {
-  cudaDataType_t inType = cudaType(key.aType);
   int64_t firstRows = key.transB ? key.k : key.n;
   int64_t firstCols = key.transB ? key.n : key.k;
   int64_t secondRows = key.transA ? key.m : key.k;
   int64_t secondCols = key.transA ? key.k : key.m;
-  return createLayout(g, plan.first, inType, firstRows, firstCols, firstRows,
-                      key.batch, key.strideB) &&
-         createLayout(g, plan.second, inType, secondRows, secondCols,
-                      secondRows, key.batch, key.strideA) &&
+  return createLayout(g, plan.first, cudaType(key.bType), firstRows, firstCols,
+                      firstRows, key.batch, key.strideB) &&
+         createLayout(g, plan.second, cudaType(key.aType), secondRows,
+                      secondCols, secondRows, key.batch, key.strideA) &&
          createLayout(g, plan.out, cudaType(key.cType), key.n, key.m, key.n,
                       key.batch, key.m * key.n);
 }
@@ -536,13 +570,15 @@ void destroyPlan(const Gemm &g, Plan &plan) {
 }
 
 /// The cached plan for `key`, built on first use; null with the error.
-const Plan *findPlan(Gemm &g, const PlanKey &key, void *vector, void *aux) {
+const Plan *findPlan(Gemm &g, const PlanKey &key, void *vector, void *aux,
+                     const float *scaleA = nullptr,
+                     const float *scaleB = nullptr) {
   auto it = g.plans.find(key);
   if (it != g.plans.end())
     return &it->second;
   Plan plan;
-  if (!createDesc(g, plan, key, vector, aux) || !createLayouts(g, plan, key) ||
-      !chooseAlgorithm(g, plan, key)) {
+  if (!createDesc(g, plan, key, vector, aux, scaleA, scaleB) ||
+      !createLayouts(g, plan, key) || !chooseAlgorithm(g, plan, key)) {
     destroyPlan(g, plan);
     return nullptr;
   }
@@ -557,6 +593,7 @@ PlanKey makeKey(int32_t aType, int32_t cType, int64_t batch, int64_t m,
                 int64_t auxLd) {
   PlanKey key;
   key.aType = aType;
+  key.bType = aType;
   key.cType = cType;
   key.batch = batch;
   key.m = m;
@@ -709,4 +746,94 @@ extern "C" void amp_gpu_gemm_aux(int32_t a_dtype, int32_t c_dtype,
   runGemm(a_dtype, c_dtype, batch, m, n, k, trans_a, trans_b, a, stride_a, b,
           stride_b, c, alpha, beta, allow_tf32, epilogue, vector, aux, aux_ld,
           d, stream);
+}
+
+namespace {
+/// amp_gpu_gemm_fp8's checks before cuBLASLt: CublasLtFp8Rules.h's rules on
+/// this device, then the pointers.
+bool checkFp8Gemm(const amp::Fp8GemmConfig &config, const void *a,
+                  const void *b, const float *aScaleInv, const float *bScaleInv,
+                  const void *d) {
+  std::string what =
+      std::string("amp_gpu_gemm_fp8 (") + dtypeName(config.aType) + " x " +
+      dtypeName(config.bType) + " -> " + dtypeName(config.dType) + ", m " +
+      std::to_string(config.m) + ", n " + std::to_string(config.n) + ", k " +
+      std::to_string(config.k) + ", trans_a " + std::to_string(config.transA) +
+      ", trans_b " + std::to_string(config.transB) + ")";
+  int sm = device().ccMajor * 10 + device().ccMinor;
+  if (const char *reason = amp::cublasLtFp8Refusal(config, sm))
+    return fail(what + ": cuBLASLt on " + smName() +
+                " does not run this GEMM (" + reason + ")");
+  if (!a || !b || !d || !aScaleInv || !bScaleInv)
+    return fail(what + ": null operand or scale pointer");
+  if (const char *reason = amp::cublasLtFp8PointerRefusal(a, b, d))
+    return fail(what + ": " + reason);
+  return true;
+}
+} // namespace
+
+extern "C" void amp_gpu_gemm_fp8(int32_t a_dtype, int32_t b_dtype,
+                                 int32_t d_dtype, int64_t m, int64_t n,
+                                 int64_t k, int32_t trans_a, int32_t trans_b,
+                                 const void *a, const void *b,
+                                 const float *a_scale_inv,
+                                 const float *b_scale_inv, const void *bias,
+                                 int32_t fast_accum, void *d, void *stream) {
+  // The device is needed for its compute capability: ready() first.
+  if (failed() || !ready())
+    return;
+  amp::Fp8GemmConfig config;
+  config.aType = a_dtype;
+  config.bType = b_dtype;
+  config.dType = d_dtype;
+  config.m = m;
+  config.n = n;
+  config.k = k;
+  config.transA = trans_a != 0;
+  config.transB = trans_b != 0;
+  config.biasType = bias ? amp::fp8BiasType(d_dtype) : -1;
+  if (!checkFp8Gemm(config, a, b, a_scale_inv, b_scale_inv, d))
+    return;
+  Gemm &g = gemmState();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  if (!ensureHandle(g))
+    return;
+  void *vector = const_cast<void *>(bias);
+  int32_t epilogue = bias ? AMP_GEMM_EPILOGUE_BIAS : 0;
+  PlanKey key = makeKey(a_dtype, d_dtype, 1, m, n, k, trans_a, trans_b, a, 0, b,
+                        0, d, d, 0, epilogue, vector, nullptr, 0);
+  key.bType = b_dtype;
+  key.fp8 = 1;
+  key.fastAccum = fast_accum ? 1 : 0;
+  const Plan *plan =
+      findPlan(g, key, vector, nullptr, a_scale_inv, b_scale_inv);
+  if (!plan)
+    return;
+  // The bias and scale pointers change from call to call; the plan is
+  // shared (the mutex is held until the matmul is queued).
+  if ((bias && !checkLt(g,
+                        g.lt.cublasLtMatmulDescSetAttribute(
+                            plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                            &vector, sizeof(vector)),
+                        "setting the cuBLASLt bias pointer")) ||
+      !checkLt(g,
+               g.lt.cublasLtMatmulDescSetAttribute(
+                   plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                   &b_scale_inv, sizeof(b_scale_inv)),
+               "setting the cuBLASLt A scale pointer") ||
+      !checkLt(g,
+               g.lt.cublasLtMatmulDescSetAttribute(
+                   plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                   &a_scale_inv, sizeof(a_scale_inv)),
+               "setting the cuBLASLt B scale pointer"))
+    return;
+  // alpha 1 and beta 0 (C is D, not read): the scales are the pointers'.
+  float alpha = 1.0f, beta = 0.0f;
+  CUstream on = stream ? static_cast<CUstream>(stream) : amp::cuda::stream();
+  cublasStatus_t status = g.lt.cublasLtMatmul(
+      g.handle, plan->desc, &alpha, b, plan->first, a, plan->second, &beta, d,
+      plan->out, d, plan->out, &plan->algo, g.workspace, kWorkspaceBytes, on);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    checkLt(g, status,
+            "running a cuBLASLt FP8 GEMM (" + describeGemm(key) + ")");
 }

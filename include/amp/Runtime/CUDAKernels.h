@@ -109,6 +109,32 @@ void amp_gpu_gemm_aux(int32_t a_dtype, int32_t c_dtype, int64_t batch,
                       int32_t epilogue, void *vector, void *aux, int64_t aux_ld,
                       void *d, void *stream);
 
+/* An FP8 GEMM on cuBLASLt (amp.fp8_matmul on the GPU):
+     D[i][j] = (sum over l of op(A)[i][l] * op(B)[l][j])
+               * (a_scale_inv[0] * b_scale_inv[0]) + bias[j]
+   with op(A) m x k and op(B) k x n as in amp_gpu_gemm (trans_a, trans_b),
+   products and sums in f32, rounded once to d_dtype. a_dtype and b_dtype
+   are AMP_DTYPE_F8E4M3FN or AMP_DTYPE_F8E5M2 (not both f8E5M2); d_dtype
+   is bf16, f16 or f32. a_scale_inv and b_scale_inv are device pointers to
+   one f32 each (cuBLASLt's A/B_SCALE_POINTER: read when the GEMM runs, so
+   a graph replays with the values of then). `bias` is null or n values of
+   bf16 (f16 for an f16 D): cuBLASLt's FP8 GEMMs take no f32 bias.
+   fast_accum non-zero lets cuBLASLt accumulate with fewer promotions to
+   full f32 (CUBLASLT_MATMUL_DESC_FAST_ACCUM: faster, less accurate; the
+   compiler sets it for forward GEMMs only). No amax of D is offered:
+   cuBLASLt computes AMAX_D only for FP8 outputs. What cuBLASLt runs is
+   amp::cublasLtFp8Refusal's (amp/Runtime/CublasLtFp8Rules.h): on sm_89,
+   sm_90 and sm_12x only trans_a = 0, trans_b = 1 (A stored m x k, B
+   stored n x k), k and n multiples of 16, A, B and D 16-byte aligned; a
+   call it refuses is an error naming the rule. Same stream and errors as
+   amp_gpu_gemm. */
+void amp_gpu_gemm_fp8(int32_t a_dtype, int32_t b_dtype, int32_t d_dtype,
+                      int64_t m, int64_t n, int64_t k, int32_t trans_a,
+                      int32_t trans_b, const void *a, const void *b,
+                      const float *a_scale_inv, const float *b_scale_inv,
+                      const void *bias, int32_t fast_accum, void *d,
+                      void *stream);
+
 #ifdef __cplusplus
 }
 #endif

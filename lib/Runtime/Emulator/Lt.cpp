@@ -11,11 +11,26 @@
 // layout or transpose that lib/Runtime gets wrong gives a wrong result, or,
 // when it reaches outside an operand's allocation, an error naming it.
 //
+// FP8 GEMMs (f8E4M3FN/f8E5M2 A and B, a bf16, f16 or f32 D): the A and B
+// scale pointers (f32, read when the GEMM runs), the fast-accumulation flag
+// (computed as plain f32 accumulation: the emulated result is the accurate
+// one, which cuBLASLt's fast mode approximates), the BIAS epilogue with
+// the bias type of cuBLASLt's FP8 table. Each D[i][j] is
+//   (((sum over l = 0, 1, ..., k-1 of A'[i][l] * B'[l][j]) * (scaleA *
+//   scaleB)) * alpha + beta * C[i][j]) + bias[i]
+// in f32, in that order (products exact, the sum from 0 upwards), rounded
+// once to D's type: with alpha 1 and beta 0, amp.fp8_matmul's semantics.
+// What cuBLASLt refuses (amp/Runtime/CublasLtFp8Rules.h on this device's
+// sm_90: types, the TN layout, sizes and leading dimensions, alignment, the
+// bias type, amax of a non-FP8 D, a compute type other than 32F) is
+// refused when the algorithm is chosen and by the matmul.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
 #include "Export.h"
 
+#include "amp/Runtime/CublasLtFp8Rules.h"
 #include "amp/Runtime/Numerics.h"
 
 #include <cublasLt.h>
@@ -50,6 +65,12 @@ struct MatmulDesc {
   void *aux = nullptr;
   int64_t auxLd = 0, auxStride = 0;
   int32_t auxType = -1;
+  /// FP8 GEMMs: the operands' f32 scale (device pointers, null for 1), the
+  /// amax of D asked for (refused: D is never FP8 here) and fast
+  /// accumulation (computed as plain f32 accumulation).
+  const void *scaleA = nullptr, *scaleB = nullptr;
+  void *amaxD = nullptr;
+  int8_t fastAccum = 0;
 };
 
 struct Layout {
@@ -93,14 +114,63 @@ cublasStatus_t readValue(const void *buffer, size_t bytes, T &value) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
-size_t typeBytes(cudaDataType_t type) { return type == CUDA_R_32F ? 4 : 2; }
+bool isFp8(cudaDataType_t type) {
+  return type == CUDA_R_8F_E4M3 || type == CUDA_R_8F_E5M2;
+}
 
+size_t typeBytes(cudaDataType_t type) {
+  return type == CUDA_R_32F ? 4 : isFp8(type) ? 1 : 2;
+}
+
+/// The types of C, D and vectors.
 bool isSupportedType(cudaDataType_t type) {
   return type == CUDA_R_32F || type == CUDA_R_16F || type == CUDA_R_16BF;
 }
 
+/// The types of A and B.
+bool isOperandType(cudaDataType_t type) {
+  return isSupportedType(type) || isFp8(type);
+}
+
 const char *typeName(cudaDataType_t type) {
-  return type == CUDA_R_32F ? "f32" : type == CUDA_R_16F ? "f16" : "bf16";
+  switch (type) {
+  case CUDA_R_32F:
+    return "f32";
+  case CUDA_R_16F:
+    return "f16";
+  case CUDA_R_16BF:
+    return "bf16";
+  case CUDA_R_8F_E4M3:
+    return "f8E4M3FN";
+  case CUDA_R_8F_E5M2:
+    return "f8E5M2";
+  default:
+    return "an unknown type";
+  }
+}
+
+/// The amp_dtype of `type`, for CublasLtFp8Rules.h (-2 for none).
+int32_t ampDtype(cudaDataType_t type) {
+  switch (type) {
+  case CUDA_R_32F:
+    return AMP_DTYPE_F32;
+  case CUDA_R_16F:
+    return AMP_DTYPE_F16;
+  case CUDA_R_16BF:
+    return AMP_DTYPE_BF16;
+  case CUDA_R_8F_E4M3:
+    return AMP_DTYPE_F8E4M3FN;
+  case CUDA_R_8F_E5M2:
+    return AMP_DTYPE_F8E5M2;
+  default:
+    return -2;
+  }
+}
+
+/// The bias type cuBLASLt's FP8 GEMMs read when none is set: f16 beside
+/// an f16 D, else bf16 (CublasLtFp8Rules.h, fp8BiasType).
+cudaDataType_t fp8DefaultBiasType(cudaDataType_t dType) {
+  return dType == CUDA_R_16F ? CUDA_R_16F : CUDA_R_16BF;
 }
 
 /// TF32 keeps 10 mantissa bits, rounding to nearest with ties away from zero
@@ -113,6 +183,10 @@ float roundToTF32(float value) {
 }
 
 float load(const char *base, cudaDataType_t type, int64_t index) {
+  if (type == CUDA_R_8F_E4M3)
+    return amp::float8E4M3FNToFloat(uint8_t(base[index]));
+  if (type == CUDA_R_8F_E5M2)
+    return amp::float8E5M2ToFloat(uint8_t(base[index]));
   if (type == CUDA_R_32F) {
     float v;
     std::memcpy(&v, base + index * 4, 4);
@@ -197,6 +271,15 @@ cublasStatus_t checkShapes(const MatmulDesc &d, const Layout &a,
       return fail(CUBLAS_STATUS_INVALID_VALUE,
                   "batch counts differ: " + std::to_string(l->batch) + " and " +
                       std::to_string(dl.batch));
+  // FP8 operands are CublasLtFp8Rules.h's (checkFp8Rules).
+  if (isFp8(a.type) || isFp8(b.type)) {
+    if (!isOperandType(a.type) || !isOperandType(b.type) ||
+        !isSupportedType(dl.type) || c.type != dl.type)
+      return notSupported(std::string("operand types ") + typeName(a.type) +
+                          " x " + typeName(b.type) + " -> " +
+                          typeName(dl.type));
+    return CUBLAS_STATUS_SUCCESS;
+  }
   if (a.type != b.type || !isSupportedType(a.type) ||
       !isSupportedType(dl.type) || c.type != dl.type)
     return notSupported(std::string("operand types ") + typeName(a.type) +
@@ -301,7 +384,7 @@ float geluTanhDerivative(float x) {
 /// The epilogue's vector as a layout: BIAS reads one value per row of D,
 /// BGRADB writes one per column (batch 1); it must lie in one allocation.
 cublasStatus_t checkEpilogue(const MatmulDesc &d, const Problem &p,
-                             const Layout &dl, Layout &vector) {
+                             const Layout &dl, bool fp8, Layout &vector) {
   if (d.epilogue == CUBLASLT_EPILOGUE_DEFAULT ||
       d.epilogue == CUBLASLT_EPILOGUE_GELU_AUX ||
       d.epilogue == CUBLASLT_EPILOGUE_DGELU)
@@ -309,10 +392,18 @@ cublasStatus_t checkEpilogue(const MatmulDesc &d, const Problem &p,
   bool gradient = d.epilogue == CUBLASLT_EPILOGUE_BGRADB;
   if (gradient && p.batch != 1)
     return notSupported("BGRADB with batch " + std::to_string(p.batch));
-  vector.type = d.biasTypeSet ? d.biasType : dl.type;
   vector.rows = uint64_t(gradient ? p.n : p.m);
   vector.cols = 1;
   vector.ld = int64_t(vector.rows);
+  // FP8 GEMMs: the bias type of cuBLASLt's FP8 table, checked by
+  // checkFp8Rules (F6); no bias gradient.
+  if (fp8) {
+    if (gradient)
+      return notSupported("BGRADB in an FP8 GEMM");
+    vector.type = d.biasTypeSet ? d.biasType : fp8DefaultBiasType(dl.type);
+    return checkOperand("bias", d.bias, vector);
+  }
+  vector.type = d.biasTypeSet ? d.biasType : dl.type;
   if (vector.type != CUDA_R_32F && vector.type != dl.type)
     return notSupported(std::string("a ") + typeName(vector.type) +
                         " bias with a " + typeName(dl.type) + " D");
@@ -327,6 +418,86 @@ cublasStatus_t checkEpilogue(const MatmulDesc &d, const Problem &p,
   if (gradient && d.transB == CUBLAS_OP_N)
     return fail(CUBLAS_STATUS_NOT_SUPPORTED, "BGRADB with B untransposed");
   return checkOperand(gradient ? "bias gradient" : "bias", d.bias, vector);
+}
+
+/// The compute capability the emulated device reports (Driver.cpp).
+constexpr int kDeviceSM = 90;
+
+/// What cuBLASLt refuses of an FP8 GEMM (CublasLtFp8Rules.h), in amp's
+/// row-major terms: cuBLASLt's A is amp's B, its D rows amp's n. Checked
+/// when the algorithm is chosen, as cuBLASLt finds none, and by the matmul.
+cublasStatus_t checkFp8Rules(const MatmulDesc &d, const Layout &a,
+                             const Layout &b, const Layout &dl) {
+  if (!isFp8(a.type) && !isFp8(b.type)) {
+    // Scales of 16- and 32-bit operands (hdr: INVALID_VALUE "if set for an
+    // unsupported matrix data, scale, and compute type combination").
+    if (d.scaleA || d.scaleB || d.amaxD)
+      return fail(CUBLAS_STATUS_INVALID_VALUE,
+                  "A/B scale or amax pointers set for a GEMM without FP8 "
+                  "operands");
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (d.compute != CUBLAS_COMPUTE_32F)
+    return fail(CUBLAS_STATUS_NOT_SUPPORTED,
+                "FP8 GEMMs take the compute type CUBLAS_COMPUTE_32F only");
+  amp::Fp8GemmConfig config;
+  config.aType = ampDtype(b.type);
+  config.bType = ampDtype(a.type);
+  config.dType = ampDtype(dl.type);
+  config.transA = d.transB == CUBLAS_OP_T;
+  config.transB = d.transA == CUBLAS_OP_T;
+  config.n = int64_t(d.transA == CUBLAS_OP_T ? a.cols : a.rows);
+  config.k = int64_t(d.transA == CUBLAS_OP_T ? a.rows : a.cols);
+  config.m = int64_t(d.transB == CUBLAS_OP_T ? b.rows : b.cols);
+  if (hasBias(d.epilogue))
+    config.biasType =
+        ampDtype(d.biasTypeSet ? d.biasType : fp8DefaultBiasType(dl.type));
+  config.amaxD = d.amaxD != nullptr;
+  if (const char *reason = amp::cublasLtFp8Refusal(config, kDeviceSM))
+    // hdr: an amax pointer for an unsupported combination is INVALID_VALUE;
+    // the rest leaves cuBLASLt without an algorithm.
+    return fail(config.amaxD && reason[1] == '7' ? CUBLAS_STATUS_INVALID_VALUE
+                                                 : CUBLAS_STATUS_NOT_SUPPORTED,
+                std::string("the emulated cuBLASLt on sm_90 has no FP8 GEMM "
+                            "for this (") +
+                    reason + ")");
+  // F5 in cuBLASLt's own terms: every leading dimension a multiple of 16
+  // bytes (amp's dense operands have them; a caller's layout may not).
+  for (const Layout *l : {&a, &b, &dl})
+    if ((uint64_t(l->ld) * typeBytes(l->type)) % 16 != 0)
+      return fail(CUBLAS_STATUS_NOT_SUPPORTED,
+                  "the emulated cuBLASLt on sm_90 has no FP8 GEMM for this "
+                  "(F5: leading dimension " +
+                      std::to_string(l->ld) + " of " + typeName(l->type) +
+                      " is not a multiple of 16 bytes)");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// An FP8 GEMM's pointers: A, B and D 16-byte aligned (F8), scales of one
+/// f32 in device memory. Their values are read when the GEMM runs.
+cublasStatus_t checkFp8Pointers(const MatmulDesc &d, const void *a,
+                                const void *b, const void *dPointer,
+                                float &scale) {
+  if (const char *reason = amp::cublasLtFp8PointerRefusal(a, b, dPointer))
+    return fail(CUBLAS_STATUS_NOT_SUPPORTED,
+                std::string("the emulated cuBLASLt on sm_90 has no FP8 GEMM "
+                            "for this (") +
+                    reason + ")");
+  float factors[2] = {1.0f, 1.0f};
+  const void *pointers[2] = {d.scaleA, d.scaleB};
+  for (int i = 0; i < 2; ++i) {
+    if (!pointers[i])
+      continue;
+    if (!isDeviceRange(pointers[i], sizeof(float)))
+      return fail(CUBLAS_STATUS_INVALID_VALUE,
+                  std::string("the ") + (i ? "B" : "A") +
+                      " scale pointer is not within a device allocation (" +
+                      describeAllocation(pointers[i]) + ")");
+    std::memcpy(&factors[i], pointers[i], sizeof(float));
+  }
+  // scaleA * scaleB in f32: amp's a_scale_inv * b_scale_inv (commutative).
+  scale = factors[0] * factors[1];
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 } // namespace
@@ -407,7 +578,7 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(
   case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
     if (cublasStatus_t s = readValue(buffer, bytes, op))
       return s;
-    if (!isSupportedType(cudaDataType_t(op)))
+    if (!isOperandType(cudaDataType_t(op)))
       return notSupported("bias data type " + std::to_string(op));
     d.biasType = cudaDataType_t(op);
     d.biasTypeSet = true;
@@ -420,6 +591,14 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(
     return readValue(buffer, bytes, d.auxStride);
   case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE:
     return readValue(buffer, bytes, d.auxType);
+  case CUBLASLT_MATMUL_DESC_A_SCALE_POINTER:
+    return readValue(buffer, bytes, d.scaleA);
+  case CUBLASLT_MATMUL_DESC_B_SCALE_POINTER:
+    return readValue(buffer, bytes, d.scaleB);
+  case CUBLASLT_MATMUL_DESC_AMAX_D_POINTER:
+    return readValue(buffer, bytes, d.amaxD);
+  case CUBLASLT_MATMUL_DESC_FAST_ACCUM:
+    return readValue(buffer, bytes, d.fastAccum);
   default:
     return notSupported("matmul descriptor attribute " +
                         std::to_string(attribute));
@@ -429,7 +608,7 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(
 AMP_EMU_EXPORT cublasStatus_t
 cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout, cudaDataType type,
                            uint64_t rows, uint64_t cols, int64_t ld) {
-  if (!isSupportedType(type))
+  if (!isOperandType(type))
     return notSupported("data type " + std::to_string(type));
   auto *l = new Layout();
   l->type = type;
@@ -480,16 +659,22 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
 }
 
 /// One algorithm, which handles everything cublasLtMatmul accepts; the
-/// GELU aux matrix's rules are checked here already, as cuBLASLt does.
+/// GELU aux matrix's and FP8 GEMMs' rules are checked here already, as
+/// cuBLASLt does.
 AMP_EMU_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
-    cublasLtHandle_t, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t,
-    cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+    cublasLtHandle_t, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t aLayout,
+    cublasLtMatrixLayout_t bLayout, cublasLtMatrixLayout_t,
     cublasLtMatrixLayout_t dLayout, cublasLtMatmulPreference_t, int requested,
     cublasLtMatmulHeuristicResult_t *results, int *found) {
   if (requested < 1)
     return fail(CUBLAS_STATUS_INVALID_VALUE, "no result requested");
   if (desc && dLayout)
     if (cublasStatus_t s = checkAuxRules(*asDesc(desc), *asLayout(dLayout)))
+      return s;
+  if (desc && aLayout && bLayout && dLayout)
+    if (cublasStatus_t s =
+            checkFp8Rules(*asDesc(desc), *asLayout(aLayout), *asLayout(bLayout),
+                          *asLayout(dLayout)))
       return s;
   std::memset(&results[0], 0, sizeof(results[0]));
   results[0].state = CUBLAS_STATUS_SUCCESS;
@@ -555,8 +740,16 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
     return s;
   if (cublasStatus_t s = checkOperand("D", dPointer, dl))
     return s;
+  if (cublasStatus_t s = checkFp8Rules(d, a, b, dl))
+    return s;
+  bool fp8 = isFp8(a.type) || isFp8(b.type);
+  float fp8Scale = 1.0f;
+  if (fp8)
+    if (cublasStatus_t s =
+            checkFp8Pointers(d, aPointer, bPointer, dPointer, fp8Scale))
+      return s;
   Layout vector, auxLayout;
-  if (cublasStatus_t s = checkEpilogue(d, p, dl, vector))
+  if (cublasStatus_t s = checkEpilogue(d, p, dl, fp8, vector))
     return s;
   if (cublasStatus_t s = checkAux(d, dl, auxLayout))
     return s;
@@ -591,7 +784,8 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
         float sum = 0.0f;
         for (int64_t l = 0; l < p.k; ++l)
           sum += x[l] * y[l];
-        float result = alphaValue * sum;
+        // FP8: the scales' product first (amp.fp8_matmul's order).
+        float result = alphaValue * (fp8 ? sum * fp8Scale : sum);
         // beta == 0 ignores C, even a NaN in it (as cuBLASLt).
         if (betaValue != 0.0f)
           result += betaValue * element(C, c, false, batch, i, j, false);
