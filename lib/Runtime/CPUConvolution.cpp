@@ -17,6 +17,13 @@
 // chose (channel-blocked on AVX-512), runs it, and reorders the result back.
 // Primitives and reorders are created once per shape and kept.
 //
+// Their scratchpads (the strided 1x1 kernels' compacted input, say) are the
+// running thread's own (user scratchpad mode). oneDNN's own scratchpads
+// belong to the primitive, or to the thread that created it, and the
+// pieces of one call run one primitive on several threads at once: they
+// overwrote each other's scratchpad (ResNet-50's downsample convolutions
+// came out wrong at 2 threads; oneDNN's scratchpad guide allows neither).
+//
 // libdnnl.so.2 (Debian's libdnnl-dev, oneDNN 2.6: the C API of 2.x, whose
 // memory descriptors are plain structs) is opened with dlopen on the first
 // call: model libraries link amp's archives and the BLAS only, and a step
@@ -66,6 +73,7 @@ namespace {
   X(dnnl_primitive_attr_create)                                                \
   X(dnnl_primitive_attr_destroy)                                               \
   X(dnnl_primitive_attr_set_fpmath_mode)                                       \
+  X(dnnl_primitive_attr_set_scratchpad_mode)                                   \
   X(dnnl_primitive_desc_create)                                                \
   X(dnnl_primitive_desc_query_md)                                              \
   X(dnnl_primitive_desc_destroy)                                               \
@@ -240,22 +248,33 @@ Piece pieceOf(const Geometry &s, Direction direction, const Plan &plan,
 
 /// A primitive's operand: the piece of the caller's buffer (strided), the
 /// layout the primitive works in, and the reorder between them (null when
-/// they are the same).
+/// they are the same) with the scratchpad it needs.
 struct Operand {
   int arg = 0;
   bool output = false;
-  dnnl_memory_desc_t user{}, internal{};
+  dnnl_memory_desc_t user{}, internal{}, scratchpad{};
   dnnl_primitive_t reorder = nullptr;
   size_t bytes = 0;
 };
 
-/// The primitive of one piece shape and its operands, in the order of
-/// Pointers below.
+/// The primitive of one piece shape, its scratchpad and its operands, in
+/// the order of Pointers below. `scratchpadBytes`: the most any of its
+/// primitives (convolution, reorders) needs; they run one after the other
+/// on one thread and share that thread's scratchpad.
 struct Entry {
   dnnl_primitive_t primitive = nullptr;
+  dnnl_memory_desc_t scratchpad{};
+  size_t scratchpadBytes = 0;
   int operands = 0;
   Operand operand[4];
 };
+
+/// The scratchpad descriptor of `pd` (size 0 when it needs none).
+dnnl_memory_desc_t scratchpadOf(const Library &lib, dnnl_primitive_desc_t pd) {
+  const dnnl_memory_desc_t *md =
+      lib.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  return md ? *md : dnnl_memory_desc_t{};
+}
 
 /// The caller's buffers, in the operand order of each direction:
 /// forward: input, weight, output, bias; backward data: grad, weight,
@@ -377,11 +396,16 @@ std::unique_ptr<Entry> Cache::create(const Library &lib, const char *function,
       padL{s.pt, s.pl}, padR{s.pb, s.pr};
 
   // fpmath strict: f32 arithmetic whatever ONEDNN_DEFAULT_FPMATH_MODE says.
+  // Scratchpads passed by runPiece, from the thread that runs the piece.
   dnnl_primitive_attr_t attr;
   check(function, lib.dnnl_primitive_attr_create(&attr), "create attributes");
   check(function,
         lib.dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_strict),
         "set the f32 math mode");
+  check(function,
+        lib.dnnl_primitive_attr_set_scratchpad_mode(attr,
+                                                    dnnl_scratchpad_mode_user),
+        "ask for scratchpads of amp's own");
 
   dnnl_convolution_desc_t forward;
   check(function,
@@ -432,13 +456,16 @@ std::unique_ptr<Entry> Cache::create(const Library &lib, const char *function,
           output
               ? lib.dnnl_reorder_primitive_desc_create(&reorderPd, &op.internal,
                                                        lib.engine, &op.user,
-                                                       lib.engine, nullptr)
+                                                       lib.engine, attr)
               : lib.dnnl_reorder_primitive_desc_create(&reorderPd, &op.user,
                                                        lib.engine, &op.internal,
-                                                       lib.engine, nullptr),
+                                                       lib.engine, attr),
           "create a reorder");
     check(function, lib.dnnl_primitive_create(&op.reorder, reorderPd),
           "create a reorder");
+    op.scratchpad = scratchpadOf(lib, reorderPd);
+    entry->scratchpadBytes = std::max(
+        entry->scratchpadBytes, lib.dnnl_memory_desc_get_size(&op.scratchpad));
     lib.dnnl_primitive_desc_destroy(reorderPd);
   };
   switch (direction) {
@@ -462,6 +489,10 @@ std::unique_ptr<Entry> Cache::create(const Library &lib, const char *function,
   }
   check(function, lib.dnnl_primitive_create(&entry->primitive, pd),
         "create the convolution");
+  entry->scratchpad = scratchpadOf(lib, pd);
+  entry->scratchpadBytes =
+      std::max(entry->scratchpadBytes,
+               lib.dnnl_memory_desc_get_size(&entry->scratchpad));
   if (pd != forwardPd)
     lib.dnnl_primitive_desc_destroy(pd);
   lib.dnnl_primitive_desc_destroy(forwardPd);
@@ -474,13 +505,15 @@ Cache &cache() {
   return *instance;
 }
 
-/// A thread's oneDNN stream and the buffers its pieces are reordered into.
+/// A thread's oneDNN stream, the buffers its pieces are reordered into
+/// (one per operand) and its scratchpad (the last).
 struct ThreadState {
+  static constexpr int kScratchpad = 4;
   dnnl_stream_t stream = nullptr;
   struct Buffer {
     void *data = nullptr;
     size_t bytes = 0;
-  } buffers[4];
+  } buffers[kScratchpad + 1];
 
   void *buffer(int i, size_t bytes) {
     Buffer &b = buffers[i];
@@ -533,7 +566,29 @@ void runPiece(const Library &lib, const char *function, const Entry &entry,
     break;
   }
   dnnl_memory_t users[4] = {}, internals[4] = {};
-  dnnl_exec_arg_t args[4];
+  dnnl_exec_arg_t args[5];
+  // Each primitive's view of the thread's scratchpad (at most the
+  // convolution's and one reorder per operand).
+  void *scratch = entry.scratchpadBytes ? state.buffer(ThreadState::kScratchpad,
+                                                       entry.scratchpadBytes)
+                                        : nullptr;
+  dnnl_memory_t scratchpads[5] = {};
+  int scratchpadCount = 0;
+  auto run = [&](dnnl_primitive_t primitive,
+                 const dnnl_memory_desc_t &scratchpad, int count,
+                 dnnl_exec_arg_t *primitiveArgs, const char *what) {
+    if (lib.dnnl_memory_desc_get_size(&scratchpad)) {
+      dnnl_memory_t &memory = scratchpads[scratchpadCount++];
+      check(function,
+            lib.dnnl_memory_create(&memory, &scratchpad, lib.engine, scratch),
+            "wrap a scratchpad");
+      primitiveArgs[count++] = {DNNL_ARG_SCRATCHPAD, memory};
+    }
+    check(function,
+          lib.dnnl_primitive_execute(primitive, state.stream, count,
+                                     primitiveArgs),
+          what);
+  };
   for (int i = 0; i < entry.operands; ++i) {
     const Operand &op = entry.operand[i];
     check(function,
@@ -548,31 +603,26 @@ void runPiece(const Library &lib, const char *function, const Entry &entry,
             "wrap a buffer");
       used = internals[i];
       if (!op.output) {
-        dnnl_exec_arg_t reorderArgs[2] = {{DNNL_ARG_FROM, users[i]},
+        dnnl_exec_arg_t reorderArgs[3] = {{DNNL_ARG_FROM, users[i]},
                                           {DNNL_ARG_TO, internals[i]}};
-        check(function,
-              lib.dnnl_primitive_execute(op.reorder, state.stream, 2,
-                                         reorderArgs),
-              "reorder an operand");
+        run(op.reorder, op.scratchpad, 2, reorderArgs, "reorder an operand");
       }
     }
     args[i] = {op.arg, used};
   }
-  check(function,
-        lib.dnnl_primitive_execute(entry.primitive, state.stream,
-                                   entry.operands, args),
-        "run the convolution");
+  run(entry.primitive, entry.scratchpad, entry.operands, args,
+      "run the convolution");
   for (int i = 0; i < entry.operands; ++i) {
     const Operand &op = entry.operand[i];
     if (!op.output || !op.reorder)
       continue;
-    dnnl_exec_arg_t reorderArgs[2] = {{DNNL_ARG_FROM, internals[i]},
+    dnnl_exec_arg_t reorderArgs[3] = {{DNNL_ARG_FROM, internals[i]},
                                       {DNNL_ARG_TO, users[i]}};
-    check(function,
-          lib.dnnl_primitive_execute(op.reorder, state.stream, 2, reorderArgs),
-          "reorder the result");
+    run(op.reorder, op.scratchpad, 2, reorderArgs, "reorder the result");
   }
   check(function, lib.dnnl_stream_wait(state.stream), "finish");
+  for (int i = 0; i < scratchpadCount; ++i)
+    lib.dnnl_memory_destroy(scratchpads[i]);
   for (int i = 0; i < entry.operands; ++i) {
     lib.dnnl_memory_destroy(users[i]);
     if (internals[i])
