@@ -64,6 +64,10 @@ void mlir::amp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // f8 <-> wider float conversions become integer code (LLVM has no f8
+  // types; loads and stores of f8 are of i8). Before the bf16 expansion and
+  // arith-to-llvm.
+  pm.addPass(amp::createExpandFloat8Pass());
   // bf16 arithmetic (a clamp of hardsigmoid, say) runs in f32 between
   // explicit conversions: LLVM would otherwise round its results with
   // calls to __truncsfbf2 on CPUs without AVX512-BF16 (x86-64-v3, the

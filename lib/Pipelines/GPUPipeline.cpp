@@ -65,6 +65,10 @@ std::string resolveToolkit(const amp::GPUPipelineOptions &options) {
 /// not let the caller name the toolkit.
 void buildNVVMLowering(OpPassManager &pm,
                        const amp::GPUPipelineOptions &options) {
+  // f8 <-> wider float conversions, in host code and kernels, become
+  // integer code before arith-to-llvm and the NVVM (or emulated device)
+  // conversion of kernels: LLVM has no f8 types.
+  pm.addPass(amp::createExpandFloat8Pass());
   pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -139,7 +139,8 @@ inline float float8ToFloat(uint8_t value, int mantissaBits, int bias,
   if (exponent == 0) // zero or subnormal: mantissa * 2^(1 - bias - m)
     return bitsToFloat(sign | floatBits(std::ldexp(static_cast<float>(mantissa),
                                                    1 - bias - mantissaBits)));
-  return bitsToFloat(sign | ((exponent + 127 - bias) << 23) |
+  return bitsToFloat(sign |
+                     ((exponent + static_cast<uint32_t>(127 - bias)) << 23) |
                      (mantissa << (23 - mantissaBits)));
 }
 } // namespace detail

@@ -53,4 +53,29 @@ def FuseElementwisePass
   ];
 }
 
+def ExpandFloat8Pass : Pass<"amp-expand-float8"> {
+  let summary = "Expand conversions to and from f8E4M3FN and f8E5M2 into "
+                "integer code";
+  let description = [{
+    `arith.truncf` from f16, bf16, f32 or f64 to `f8E4M3FN` or `f8E5M2`,
+    and `arith.extf` from those to f16, bf16, f32 or f64, on scalars and
+    vectors, become integer bit operations (bitcasts, shifts, selects),
+    bit-exact with APFloat, the semantics of the ops: round to nearest even
+    including subnormals; past the largest finite value (448, 57344) NaN
+    for e4m3fn, which has no infinity, and infinity for e5m2; NaN to a
+    quiet NaN of the same sign. Other arith ops on f8 values (a comparison,
+    a maximum) first run in f32 between conversions (upstream's
+    `arith-emulate-unsupported-floats` patterns). LLVM has no f8 types: the
+    LLVM type converter maps them to i8, which lowers loads, stores,
+    constants and selects of f8 but not conversions.
+
+    Runs after bufferization and the lowering of linalg to loops (or GPU
+    kernels), before `convert-arith-to-llvm` and the NVVM conversion of
+    kernels; a conversion still on tensors is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 #endif // AMP_CODEGEN_COMMON_PASSES_TD
