@@ -17,6 +17,7 @@
 
 #include "amp/Runtime/Attention.h"
 #include "amp/Runtime/CUDAKernels.h"
+#include "amp/Runtime/ModelABI.h"
 #include "amp/Support/OutputFile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -54,6 +55,7 @@ constexpr StringLiteral kGemmFunc = "amp_gpu_gemm";
 constexpr StringLiteral kGemmEpilogueFunc = "amp_gpu_gemm_epilogue";
 constexpr StringLiteral kGemmExFunc = "amp_gpu_gemm_ex";
 constexpr StringLiteral kGemmAuxFunc = "amp_gpu_gemm_aux";
+constexpr StringLiteral kGemmFp8Func = "amp_gpu_gemm_fp8";
 
 //===----------------------------------------------------------------------===//
 // Sizes
@@ -91,6 +93,10 @@ std::pair<StringRef, int64_t> ampDtype(int64_t code) {
     return {"i32", 4};
   case 5:
     return {"i1", 1};
+  case AMP_DTYPE_F8E4M3FN:
+    return {"f8E4M3FN", 1};
+  case AMP_DTYPE_F8E5M2:
+    return {"f8E5M2", 1};
   }
   return {"unknown", 0};
 }
@@ -880,6 +886,8 @@ private:
       return visitAttention(call,
                             call.getCallee() == kGPUAttentionBwdStridedFunc,
                             /*strided=*/true);
+    if (call.getCallee() == kGemmFp8Func)
+      return visitGemmFp8(call);
     if (call.getCallee() != kGemmFunc && !withEpilogue) {
       add(GPUCostEntry::Kind::Call).name = call.getCallee().str();
       return success();
@@ -966,6 +974,52 @@ private:
     } else if (withEpilogue) {
       return call.emitError("amp-gpu-cost-report: unknown GEMM epilogue ")
              << ints[16];
+    }
+    return success();
+  }
+
+  /// amp_gpu_gemm_fp8(a_dtype, b_dtype, d_dtype, m, n, k, trans_a, trans_b,
+  ///                  a, b, a_scale_inv, b_scale_inv, bias, fast_accum, d,
+  ///                  stream): one byte per operand element, the two f32
+  ///                  scales, the bias (n of bf16, f16 beside an f16 D)
+  ///                  unless null, D written.
+  LogicalResult visitGemmFp8(func::CallOp call) {
+    if (call.getNumOperands() != 16)
+      return call.emitError("amp-gpu-cost-report: ")
+             << kGemmFp8Func << " takes 16 operands, this call has "
+             << call.getNumOperands();
+    int64_t ints[14] = {};
+    for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 13}) {
+      std::optional<int64_t> value = constantInt(call.getOperand(i));
+      if (!value)
+        return call.emitError("amp-gpu-cost-report: ")
+               << kGemmFp8Func << " operand " << i << " must be a constant";
+      ints[i] = *value;
+    }
+    GPUCostEntry &entry = add(GPUCostEntry::Kind::Gemm);
+    auto [aType, aBytes] = ampDtype(ints[0]);
+    auto [bType, bBytes] = ampDtype(ints[1]);
+    auto [cType, cBytes] = ampDtype(ints[2]);
+    entry.aType = aType.str();
+    entry.bType = bType.str();
+    entry.cType = cType.str();
+    entry.batch = 1;
+    entry.m = ints[3];
+    entry.n = ints[4];
+    entry.k = ints[5];
+    entry.transA = ints[6] != 0;
+    entry.transB = ints[7] != 0;
+    entry.fastAccumulation = ints[13] != 0;
+    double m = double(entry.m), n = double(entry.n), k = double(entry.k);
+    entry.bytesRead = m * k * double(aBytes) + k * n * double(bBytes) + 8;
+    entry.bytesWritten = m * n * double(cBytes);
+    entry.flops = 2 * m * n * k;
+    // No bias: the null pointer (llvm.mlir.zero) convert-amp-fp8-to-runtime
+    // passes.
+    Operation *bias = call.getOperand(12).getDefiningOp();
+    if (!bias || bias->getName().getStringRef() != "llvm.mlir.zero") {
+      entry.epilogue = "bias";
+      entry.bytesRead += n * 2; // bf16 (f16 beside an f16 D): 2 bytes
     }
     return success();
   }
@@ -1141,6 +1195,10 @@ llvm::json::Object entryJSON(const GPUCostEntry &e, bool modeled) {
     o["k"] = e.k;
     o["batch"] = e.batch;
     o["a_dtype"] = e.aType;
+    if (!e.bType.empty()) {
+      o["b_dtype"] = e.bType;
+      o["fast_accumulation"] = e.fastAccumulation;
+    }
     o["c_dtype"] = e.cType;
     o["trans_a"] = e.transA;
     o["trans_b"] = e.transB;
@@ -1244,6 +1302,8 @@ double DeviceModel::attentionPeak(StringRef type, bool backward) const {
 }
 
 double DeviceModel::gemmPeak(StringRef aType, bool allowTF32) const {
+  if (aType == "f8E4M3FN" || aType == "f8E5M2")
+    return peakFP8;
   if (aType == "bf16")
     return peakBF16;
   if (aType == "f16")
@@ -1287,6 +1347,7 @@ mlir::amp::loadDeviceModel(StringRef path, StringRef key, std::string &error) {
   } fields[] = {{"hbm_bytes_per_s", &model.hbmBytesPerSecond},
                 {"peak_bf16_flops", &model.peakBF16},
                 {"peak_fp16_flops", &model.peakFP16},
+                {"peak_fp8_flops", &model.peakFP8},
                 {"peak_tf32_flops", &model.peakTF32},
                 {"peak_fp32_flops", &model.peakFP32},
                 {"launch_overhead_s", &model.launchSeconds},
@@ -1329,6 +1390,31 @@ mlir::amp::loadDeviceModel(StringRef path, StringRef key, std::string &error) {
   return model;
 }
 
+/// A cuBLASLt GEMM: the memory and tensor-core bounds (at the efficiency
+/// of its size), plus one launch.
+static double gemmSeconds(const DeviceModel &model, double bytes, double flops,
+                          StringRef aType, bool allowTF32) {
+  double peak =
+      model.gemmPeak(aType, allowTF32) * model.gemmEfficiencyAt(flops);
+  return std::max(bytes / model.hbmBytesPerSecond, flops / peak) +
+         model.launchSeconds;
+}
+
+double mlir::amp::modelGemmSeconds(const DeviceModel &model, int64_t m,
+                                   int64_t n, int64_t k, StringRef aType,
+                                   StringRef cType) {
+  auto bytesOf = [](StringRef type) {
+    return type == "f32"                              ? 4.0
+           : (type == "f8E4M3FN" || type == "f8E5M2") ? 1.0
+                                                      : 2.0;
+  };
+  double dm = double(m), dn = double(n), dk = double(k);
+  double bytes =
+      (dm * dk + dk * dn) * bytesOf(aType) + dm * dn * bytesOf(cType);
+  return gemmSeconds(model, bytes, 2 * dm * dn * dk, aType,
+                     /*allowTF32=*/false);
+}
+
 void mlir::amp::applyDeviceModel(GPUCostReport &report,
                                  const DeviceModel &model) {
   report.device = model.key;
@@ -1346,13 +1432,10 @@ void mlir::amp::applyDeviceModel(GPUCostReport &report,
             model.launchSeconds;
         break;
       }
-      case GPUCostEntry::Kind::Gemm: {
-        double peak = model.gemmPeak(e.aType, e.allowTF32) *
-                      model.gemmEfficiencyAt(e.flops);
-        e.modeledSeconds = std::max(e.bytes() / bandwidth, e.flops / peak) +
-                           model.launchSeconds;
+      case GPUCostEntry::Kind::Gemm:
+        e.modeledSeconds =
+            gemmSeconds(model, e.bytes(), e.flops, e.aType, e.allowTF32);
         break;
-      }
       case GPUCostEntry::Kind::Attention:
         e.modeledSeconds =
             std::max(e.bytes() / bandwidth,
@@ -1437,8 +1520,8 @@ void mlir::amp::printSummary(const GPUCostReport &report,
                               e.grid[2], e.block[0], e.block[1], e.block[2]);
         break;
       case GPUCostEntry::Kind::Gemm:
-        what = "gemm " + e.aType + "->" + e.cType +
-               (e.epilogue.empty() ? "" : "+" + e.epilogue) +
+        what = "gemm " + e.aType + (e.bType.empty() ? "" : "x" + e.bType) +
+               "->" + e.cType + (e.epilogue.empty() ? "" : "+" + e.epilogue) +
                (e.cApart ? "+c" : "");
         shape = llvm::formatv("{0}x{1}x{2}x{3}", e.batch, e.m, e.n, e.k);
         break;

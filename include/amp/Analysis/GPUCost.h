@@ -47,6 +47,10 @@ struct GPUCostEntry {
   int64_t batch = 0, m = 0, n = 0, k = 0;
   std::string aType, cType;
   bool transA = false, transB = false, accumulate = false, allowTF32 = false;
+  /// FP8 GEMMs (amp_gpu_gemm_fp8) only: B's type (A's is aType; empty for
+  /// the other GEMMs) and cuBLASLt's fast accumulation.
+  std::string bType;
+  bool fastAccumulation = false;
   /// The cuBLASLt epilogue of amp_gpu_gemm_epilogue: "bias" (an f32 vector
   /// of n read) or "bgrad_a" (one of m written); empty for none.
   std::string epilogue;
@@ -103,8 +107,8 @@ struct GPUCostReport {
 struct DeviceModel {
   std::string key, name;
   double hbmBytesPerSecond = 0;
-  /// Dense peaks, FLOP/s.
-  double peakBF16 = 0, peakFP16 = 0, peakTF32 = 0, peakFP32 = 0;
+  /// Dense peaks, FLOP/s; peakFP8 for f8E4M3FN and f8E5M2 operands.
+  double peakBF16 = 0, peakFP16 = 0, peakTF32 = 0, peakFP32 = 0, peakFP8 = 0;
   double launchSeconds = 0, syncSeconds = 0;
   /// Threads a launch needs in flight to reach the full bandwidth.
   double saturatingThreads = 1;
@@ -132,6 +136,17 @@ std::optional<DeviceModel> loadDeviceModel(StringRef path, StringRef key,
                                            std::string &error);
 /// The devices file of the source tree amp was built from.
 StringRef defaultDevicesPath();
+
+/// The modeled time of one cuBLASLt GEMM of an m x k by k x n product with
+/// operands of `aType` (both; "f8E4M3FN" and "f8E5M2" run at peakFP8, one
+/// byte per element) and a result of `cType` ("f32", "bf16", "f16"),
+/// dense, written without reading C: as applyDeviceModel times a GEMM
+/// entry (the memory and tensor-core bounds at the efficiency of its size,
+/// plus one launch). No IR needed: what a pass deciding per GEMM whether
+/// FP8 pays compares (the FP8 GEMM and its quantizations against the bf16
+/// GEMM).
+double modelGemmSeconds(const DeviceModel &model, int64_t m, int64_t n,
+                        int64_t k, StringRef aType, StringRef cType);
 
 /// Sets every entry's modeledSeconds.
 void applyDeviceModel(GPUCostReport &report, const DeviceModel &model);

@@ -87,6 +87,47 @@ def ConvertAMPAttentionToRuntimePass
   ];
 }
 
+def ConvertAMPFp8ToRuntimePass
+    : Pass<"convert-amp-fp8-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower amp.fp8_matmul to cuBLASLt's FP8 GEMM (GPU)";
+  let description = [{
+    Runs on the GPU before convert-amp-to-linalg, on tensors. Each
+    amp.fp8_matmul that cuBLASLt runs on the sm_90 target
+    (include/amp/Runtime/CublasLtFp8Rules.h) becomes one call of
+    amp_gpu_gemm_fp8 (include/amp/Runtime/CUDAKernels.h), the stream operand
+    null until amp-gemm-calls-on-stream. cuBLASLt takes only the TN layout
+    (rule F4): in amp's row-major terms both operands stored with k
+    contiguous, lhs as m x k and rhs as n x k. An lhs with `transpose_lhs`
+    (stored k x m) or an rhs without `transpose_rhs` (stored k x n) is first
+    copied transposed (a linalg.generic of one-byte elements); a linear
+    layer's forward (`transpose_rhs`) needs no copy. The scale inverses are
+    passed as device pointers (cuBLASLt's A/B_SCALE_POINTER), the bias (a
+    bf16 bias beside a bf16 result) as cuBLASLt's BIAS epilogue, and
+    `fast_accumulation` as CUBLASLT_MATMUL_DESC_FAST_ACCUM.
+
+    An op cuBLASLt refuses (k or n not a multiple of 16, an f32 bias beside
+    an f32 result, dynamic shapes) is left for convert-amp-to-linalg; with
+    `remarks`, a remark says why.
+
+    Inputs are read through read-only `bufferization.to_buffer`; the result
+    is a fresh buffer the call writes, returned by `bufferization.to_tensor`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each amp.fp8_matmul left for the linalg "
+           "lowering, saying why">,
+  ];
+}
+
 def ConvertAMPCollectivesToRuntimePass
     : Pass<"convert-amp-collectives-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Lower the data-parallel collectives to calls into the "
