@@ -9,8 +9,12 @@
 // of channels: whole groups when grouped), each piece is one oneDNN
 // primitive created and run with one OpenMP thread, and the pieces run on
 // the model runtime's threads (amp_cpu_parallel_for). A weight gradient is
-// cut by output channels (or groups) only, so no element is a sum over
-// pieces.
+// also cut into blocks of images fixed by the shape: each block's partial
+// gradient is one oneDNN sum (at most kBlockTerms terms per element where
+// an image allows), and the partials are added in a fixed pairwise tree.
+// One oneDNN sum over all images and positions rounded too much (the CNN
+// example's AdamW run left its tolerance); the tree's order does not
+// depend on the threads either.
 //
 // Each piece reads its part of the dense NCHW / OIHW buffers through
 // strided oneDNN descriptors, reorders it into the layout the primitive
@@ -46,6 +50,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <dlfcn.h>
 
@@ -174,10 +179,14 @@ struct Piece {
 };
 
 /// How a convolution is cut: `count` pieces of `extent` images (or channel
-/// units: channels when g == 1, else groups), the last one shorter.
+/// units: channels when g == 1, else groups), the last one shorter. A
+/// weight gradient's channel pieces are each cut again into `blocks`
+/// blocks of `blockImages` images (the last one shorter), whose partial
+/// gradients are summed.
 struct Plan {
   bool byImages;
   int64_t total, extent, count;
+  int64_t blockImages = 0, blocks = 1;
 };
 
 /// A piece holds at least this many multiply-adds (about 50 us of one
@@ -189,10 +198,23 @@ struct Plan {
 constexpr int64_t kPieceMacs = int64_t(1) << 22;
 constexpr int64_t kMaxPieces = 16;
 constexpr int64_t kChannelBlock = 16;
+/// A weight gradient's image blocks: each element of a block's partial
+/// gradient sums at most this many products per weight position (whole
+/// images, at least one), and there are at most kMaxBlocks blocks (the
+/// partials take kMaxBlocks - 1 copies of the weights).
+constexpr int64_t kBlockTerms = 1024;
+constexpr int64_t kMaxBlocks = 16;
 
 Plan makePlan(const Geometry &s, Direction direction) {
   int64_t macs = s.n * s.o * s.oh * s.ow * s.cg() * s.kh * s.kw;
-  int64_t wanted = std::clamp<int64_t>(macs / kPieceMacs, 1, kMaxPieces);
+  int64_t blockImages = 0, blocks = 1;
+  if (direction == kBackwardWeights) {
+    blockImages = std::max<int64_t>(1, kBlockTerms / (s.oh * s.ow));
+    blockImages = std::max(blockImages, (s.n + kMaxBlocks - 1) / kMaxBlocks);
+    blocks = (s.n + blockImages - 1) / blockImages;
+  }
+  int64_t wanted =
+      std::clamp<int64_t>(macs / kPieceMacs / blocks, 1, kMaxPieces);
   auto cut = [&](bool byImages, int64_t total, int64_t align) {
     int64_t units = (total + align - 1) / align;
     int64_t count = std::min(wanted, units);
@@ -206,9 +228,12 @@ Plan makePlan(const Geometry &s, Direction direction) {
       s.g == 1
           ? cut(false, perGroup, kChannelBlock)
           : cut(false, s.g, std::max<int64_t>(1, kChannelBlock / perGroup));
-  // The weight gradient is not cut by images: its pieces would be summed.
-  if (direction == kBackwardWeights)
+  // The weight gradient's images are cut into blocks of their own.
+  if (direction == kBackwardWeights) {
+    channels.blockImages = blockImages;
+    channels.blocks = blocks;
     return channels;
+  }
   Plan images = cut(true, s.n, 1);
   // The most pieces (up to `wanted`), then the least read again: every
   // image piece reads all weights, every channel piece the whole other
@@ -632,24 +657,52 @@ void runPiece(const Library &lib, const char *function, const Entry &entry,
 
 /// One call: its pieces' entries (the full pieces' and the last one's) and
 /// buffers, shared by the tasks.
+/// One call: its plan and buffers, shared by the tasks. Task i is channel
+/// piece i % plan.count of image block i / plan.count; block b writes its
+/// partial weight gradient to partials[b] (block 0 to the result).
 struct Call {
   const Library *lib;
   const char *function;
   Geometry shape;
   Direction direction;
+  bool bias;
   Plan plan;
-  const Entry *full, *last;
   Pointers ptrs;
+  std::vector<float *> partials;
 };
 
 void runPieces(void *context, int64_t lo, int64_t hi) {
   const Call &call = *static_cast<const Call *>(context);
   OneOpenMPThread one(*call.lib);
-  for (int64_t i = lo; i < hi; ++i)
+  for (int64_t i = lo; i < hi; ++i) {
+    Piece p =
+        pieceOf(call.shape, call.direction, call.plan, i % call.plan.count);
+    Pointers ptrs = call.ptrs;
+    if (call.plan.blocks > 1) {
+      int64_t block = i / call.plan.count;
+      p.n0 = block * call.plan.blockImages;
+      p.nc = std::min(call.plan.blockImages, call.shape.n - p.n0);
+      ptrs.out = call.partials[block];
+    }
     runPiece(*call.lib, call.function,
-             i + 1 == call.plan.count ? *call.last : *call.full, call.shape,
-             call.direction, pieceOf(call.shape, call.direction, call.plan, i),
-             call.ptrs);
+             cache().get(*call.lib, call.function, call.shape, call.direction,
+                         call.bias, p),
+             call.shape, call.direction, p, ptrs);
+  }
+}
+
+/// Adds the partial weight gradients of elements [lo, hi) into the first
+/// in a fixed pairwise tree: ((p0 + p1) + (p2 + p3)) + ...
+void sumPartials(void *context, int64_t lo, int64_t hi) {
+  const Call &call = *static_cast<const Call *>(context);
+  int64_t blocks = int64_t(call.partials.size());
+  for (int64_t stride = 1; stride < blocks; stride *= 2)
+    for (int64_t b = 0; b + stride < blocks; b += 2 * stride) {
+      float *to = call.partials[b];
+      const float *from = call.partials[b + stride];
+      for (int64_t e = lo; e < hi; ++e)
+        to[e] += from[e];
+    }
 }
 
 void convolve(const char *function, const Geometry &s, Direction direction,
@@ -660,20 +713,40 @@ void convolve(const char *function, const Geometry &s, Direction direction,
   if (s.g <= 0 || s.c % s.g || s.o % s.g)
     fail(function, "groups must divide the input and output channels");
   const Library &lib = library(function);
-  bool bias = direction == kForward && ptrs.in[2];
-  Call call{&lib,    function, s,   direction, makePlan(s, direction),
-            nullptr, nullptr,  ptrs};
-  Cache &entries = cache();
-  call.full = &entries.get(lib, function, s, direction, bias,
-                           pieceOf(s, direction, call.plan, 0));
-  call.last =
-      &entries.get(lib, function, s, direction, bias,
-                   pieceOf(s, direction, call.plan, call.plan.count - 1));
-  if (call.plan.count == 1) {
+  Call call{&lib,
+            function,
+            s,
+            direction,
+            direction == kForward && ptrs.in[2],
+            makePlan(s, direction),
+            ptrs,
+            {}};
+  int64_t tasks = call.plan.count * call.plan.blocks;
+  if (tasks == 1) {
     runPieces(&call, 0, 1);
     return;
   }
-  amp_cpu_parallel_for(runPieces, &call, 0, call.plan.count);
+  int64_t size = s.o * s.cg() * s.kh * s.kw;
+  std::unique_ptr<float[]> partials;
+  if (call.plan.blocks > 1) {
+    partials.reset(new float[(call.plan.blocks - 1) * size]);
+    call.partials.push_back(ptrs.out);
+    for (int64_t b = 1; b < call.plan.blocks; ++b)
+      call.partials.push_back(partials.get() + (b - 1) * size);
+  }
+  amp_cpu_parallel_for(runPieces, &call, 0, tasks);
+  if (call.plan.blocks > 1) {
+    // Chunks of the elements: each element's tree is the same whatever
+    // the chunks.
+    constexpr int64_t kChunk = 1 << 14;
+    amp_cpu_parallel_for(
+        [](void *context, int64_t lo, int64_t hi) {
+          const Call &c = *static_cast<const Call *>(context);
+          int64_t total = c.shape.o * c.shape.cg() * c.shape.kh * c.shape.kw;
+          sumPartials(context, lo * kChunk, std::min(hi * kChunk, total));
+        },
+        &call, 0, (size + kChunk - 1) / kChunk);
+  }
 }
 
 } // namespace
