@@ -138,6 +138,21 @@ LogicalResult TrainingPipelineOptions::verify(StringRef optionPrefix,
       .atLeastOne("accumulate", accumulate)
       .atLeastOne("growth-interval", growthInterval)
       .atLeastOne("hysteresis", hysteresis);
+  if (fp8History < 1)
+    check.fail(optionPrefix.str() +
+               "fp8-history=" + std::to_string(int64_t(fp8History)) +
+               " is out of range: expected at least 1");
+  if (fp8Margin < 0 || fp8Margin > 64)
+    check.fail(optionPrefix.str() +
+               "fp8-margin=" + std::to_string(int64_t(fp8Margin)) +
+               " is out of range: expected 0 to 64");
+  // Each rank would scale by its own amaxes and quantize differently: the
+  // replicas would drift apart. Refused until the amaxes are max-reduced.
+  if (dataParallel && precision == TrainingPrecision::FP8)
+    check.fail(optionPrefix.str() + "precision=fp8 does not support " +
+               optionPrefix.str() +
+               "data-parallel yet (the FP8 scaling "
+               "state is not reduced across ranks)");
   // The micro-batch counter of amp-accumulate-gradients is an f32.
   if (accumulate > kMaxAccumulate)
     check.fail(optionPrefix.str() +
@@ -223,9 +238,12 @@ void addPrecision(OpPassManager &pm, const TrainingPipelineOptions &options) {
   }
   AMPPipelineOptions amp;
   amp.optLevel = options.optLevel;
-  amp.precision = options.precision == TrainingPrecision::FP16
-                      ? LowPrecision::FP16
-                      : LowPrecision::BF16;
+  amp.precision =
+      options.precision == TrainingPrecision::FP16  ? LowPrecision::FP16
+      : options.precision == TrainingPrecision::FP8 ? LowPrecision::FP8
+                                                    : LowPrecision::BF16;
+  amp.fp8History = options.fp8History;
+  amp.fp8Margin = options.fp8Margin;
   amp.policy = options.policy;
   amp.lossScaling = options.lossScale;
   amp.initScale = options.initScale;

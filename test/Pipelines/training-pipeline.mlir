@@ -50,8 +50,14 @@
 // CHIP: error: amp-training-pipeline: chip and allow-tf32 apply to target=cuda only (allow-tf32 also to cuda-emulator)
 // RUN: not amp-opt %s --amp-training-pipeline="target=cuda chip=sm_70" 2>&1 | FileCheck %s --check-prefix=OLD
 // OLD: error: amp-training-pipeline: chip=sm_70 is older than the CUDA 13 toolkit supports
-// RUN: not amp-opt %s --amp-training-pipeline="precision=fp8" 2>&1 | FileCheck %s --check-prefix=ENUM
-// ENUM: Cannot find option named 'fp8'
+// RUN: not amp-opt %s --amp-training-pipeline="precision=fp4" 2>&1 | FileCheck %s --check-prefix=ENUM
+// ENUM: Cannot find option named 'fp4'
+// RUN: not amp-opt %s --amp-training-pipeline="fp8-history=0" 2>&1 | FileCheck %s --check-prefix=FP8-HISTORY
+// FP8-HISTORY: error: amp-training-pipeline: fp8-history=0 is out of range: expected at least 1
+// RUN: not amp-opt %s --amp-training-pipeline="fp8-margin=65" 2>&1 | FileCheck %s --check-prefix=FP8-MARGIN
+// FP8-MARGIN: error: amp-training-pipeline: fp8-margin=65 is out of range: expected 0 to 64
+// RUN: not amp-opt %s --amp-training-pipeline="precision=fp8 data-parallel=true" 2>&1 | FileCheck %s --check-prefix=FP8-DP
+// FP8-DP: error: amp-training-pipeline: precision=fp8 does not support data-parallel yet (the FP8 scaling state is not reduced across ranks)
 
 // A module with nothing to train.
 // RUN: echo 'func.func @f() { return }' | not amp-opt --amp-training-pipeline 2>&1 | FileCheck %s --check-prefix=NOGRAPH

@@ -144,7 +144,7 @@ void buildStepBufferization(OpPassManager &pm, bool modelABI,
 /// Where the training step runs.
 enum class TrainingTarget { CPU, CUDA, CUDAEmulator };
 /// The precision the step computes in (fp32: no mixed precision).
-enum class TrainingPrecision { FP32, FP16, BF16 };
+enum class TrainingPrecision { FP32, FP16, BF16, FP8 };
 
 /// One option of TrainingPipelineOptions whatever its type, as a command
 /// line or the Python package sees it: amp-compile makes its flags and the
@@ -284,7 +284,17 @@ public:
       llvm::cl::values(
           clEnumValN(TrainingPrecision::FP32, "fp32", "float32"),
           clEnumValN(TrainingPrecision::FP16, "fp16", "float16"),
-          clEnumValN(TrainingPrecision::BF16, "bf16", "bfloat16"))};
+          clEnumValN(TrainingPrecision::BF16, "bf16", "bfloat16"),
+          clEnumValN(TrainingPrecision::FP8, "fp8",
+                     "bfloat16 with contractions on FP8 (e4m3 forward, e5m2 "
+                     "gradients, delayed scaling)"))};
+  TrainingOption<int64_t> fp8History{
+      *this, "fp8-history",
+      llvm::cl::desc("fp8: steps of amax history per quantized tensor"),
+      llvm::cl::init(1024)};
+  TrainingOption<int64_t> fp8Margin{
+      *this, "fp8-margin",
+      llvm::cl::desc("fp8: scales are divided by 2^margin"), llvm::cl::init(0)};
   TrainingOption<OptLevel> optLevel{
       *this, "opt-level", llvm::cl::desc("Apex-style AMP level for fp16/bf16"),
       llvm::cl::init(OptLevel::O1), optLevelValues()};

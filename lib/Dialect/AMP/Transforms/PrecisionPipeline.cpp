@@ -12,9 +12,11 @@ using namespace mlir::amp;
 void mlir::amp::buildAMPPrecisionPipeline(OpPassManager &pm,
                                           const AMPPipelineOptions &options) {
   OptLevel level = options.optLevel;
+  bool fp8 = options.precision == LowPrecision::FP8;
   if (level != OptLevel::O0) {
     AMPAssignPrecisionPassOptions assign;
-    assign.precision = options.precision;
+    assign.precision =
+        fp8 ? LowPrecision::BF16 : LowPrecision(options.precision);
     assign.policyFile = options.policy;
     if (level == OptLevel::O2) {
       // Apex O2: model.half() except batch norm (keep_batchnorm_fp32), f32
@@ -28,8 +30,18 @@ void mlir::amp::buildAMPPrecisionPipeline(OpPassManager &pm,
     }
     pm.addPass(createAMPAssignPrecisionPass(assign));
     pm.addPass(createAMPInsertCastsPass());
+    if (fp8) {
+      AMPFp8PassOptions fp8Options;
+      fp8Options.history = options.fp8History;
+      fp8Options.margin = options.fp8Margin;
+      pm.addPass(createAMPFp8Pass(fp8Options));
+    }
   }
   LossScalingMode lossScaling = options.lossScaling;
+  // FP8's overflow (a non-finite amax reaching the gradients) skips the
+  // step and backs off like fp16's.
+  if (fp8 && lossScaling == LossScalingMode::Auto)
+    lossScaling = LossScalingMode::Dynamic;
   // O0 is fp32: it scales only when asked to explicitly.
   if (lossScaling != LossScalingMode::None &&
       (level != OptLevel::O0 || lossScaling != LossScalingMode::Auto)) {
@@ -59,7 +71,7 @@ void mlir::amp::registerAMPPrecisionPipelines() {
   registerPassPipeline(
       "amp-pipeline",
       "Automatic mixed precision at Apex's levels: opt-level=O0|O1|O2|O3 "
-      "precision=fp16|bf16 policy=FILE report=none|text|json|dot "
+      "precision=fp16|bf16|fp8 policy=FILE report=none|text|json|dot "
       "loss-scaling=auto|dynamic|static|none master-weights=false",
       [](OpPassManager &pm, StringRef optionsText,
          function_ref<LogicalResult(const Twine &)> errorHandler) {

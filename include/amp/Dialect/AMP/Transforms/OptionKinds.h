@@ -22,8 +22,9 @@ enum class LossKind { None, CrossEntropy, MSE };
 /// Auto: dynamic when the step computes in f16, none otherwise.
 enum class LossScalingMode { Auto, Dynamic, Static, None };
 /// The low precision of amp-assign-precision; Auto: the policy file's, else
-/// bf16.
-enum class LowPrecision { Auto, FP16, BF16 };
+/// bf16. FP8 (amp-pipeline only): bf16, with the contractions on FP8
+/// operands (amp-fp8).
+enum class LowPrecision { Auto, FP16, BF16, FP8 };
 /// The level of amp-assign-precision (PrecisionPolicy.h's PrecisionLevel);
 /// Auto: the policy file's, else default.
 enum class LevelChoice {
@@ -66,11 +67,18 @@ inline llvm::cl::ValuesClass lossScalingModeValues() {
       clEnumValN(LossScalingMode::None, "none", "none"));
 }
 
-inline llvm::cl::ValuesClass lowPrecisionValues() {
-  return llvm::cl::values(
-      clEnumValN(LowPrecision::Auto, "auto", "the policy file's, else bf16"),
-      clEnumValN(LowPrecision::FP16, "fp16", "float16"),
-      clEnumValN(LowPrecision::BF16, "bf16", "bfloat16"));
+/// auto, fp16, bf16 and (`withFP8`: amp-pipeline) fp8.
+inline llvm::cl::ValuesClass lowPrecisionValues(bool withFP8) {
+  llvm::cl::OptionEnumValue automatic =
+      clEnumValN(LowPrecision::Auto, "auto", "the policy file's, else bf16");
+  llvm::cl::OptionEnumValue fp16 =
+      clEnumValN(LowPrecision::FP16, "fp16", "float16");
+  llvm::cl::OptionEnumValue bf16 =
+      clEnumValN(LowPrecision::BF16, "bf16", "bfloat16");
+  llvm::cl::OptionEnumValue fp8 = clEnumValN(
+      LowPrecision::FP8, "fp8", "bf16 with contractions on FP8 (amp-fp8)");
+  return withFP8 ? llvm::cl::ValuesClass({automatic, fp16, bf16, fp8})
+                 : llvm::cl::ValuesClass({automatic, fp16, bf16});
 }
 
 inline llvm::cl::ValuesClass levelChoiceValues() {

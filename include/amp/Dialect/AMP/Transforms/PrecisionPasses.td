@@ -40,7 +40,7 @@ def AMPAssignPrecisionPass : Pass<"amp-assign-precision", "::mlir::ModuleOp"> {
            /*default=*/"::mlir::amp::LowPrecision::Auto",
            "Low-precision type: fp16, bf16 or auto (the policy file's, "
            "else bf16)",
-           "::mlir::amp::lowPrecisionValues()">,
+           "::mlir::amp::lowPrecisionValues(/*withFP8=*/false)">,
     Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
            "Policy file (JSON or YAML): precision, level, lp-norm, "
            "allow/infer/deny/clear add and remove lists, pins">,

@@ -13,9 +13,12 @@
 //   O3  everything low (level unsafe-force-all); statistics and the loss
 //       value stay f32 by type.
 //
-// Then loss scaling (`amp-loss-scaling`, docs/LossScaling.md):
-// `loss-scaling=auto` (the default) scales dynamically when the step computes
-// in f16 and not at all in bf16; `init-scale`, `growth-factor`,
+// `precision=fp8` is bf16 with the contractions on FP8 operands (`amp-fp8`,
+// options `fp8-history` and `fp8-margin`). Then loss scaling
+// (`amp-loss-scaling`, docs/LossScaling.md): `loss-scaling=auto` (the
+// default) scales dynamically when the step computes in f16 or fp8 (the
+// scaler's skip on non-finite gradients is FP8's overflow handling) and not
+// at all in bf16; `init-scale`, `growth-factor`,
 // `backoff-factor`, `growth-interval`, `hysteresis`, `min-scale`,
 // `max-scale` and `error-at-min` are the pass's options. With
 // `master-weights=true` the optimizer updates also produce the
@@ -44,8 +47,16 @@ struct AMPPipelineOptions : public PassPipelineOptions<AMPPipelineOptions> {
                             llvm::cl::init(OptLevel::O1), optLevelValues()};
   Option<LowPrecision> precision{
       *this, "precision",
-      llvm::cl::desc("fp16, bf16 or auto (the policy file's, else bf16)"),
-      llvm::cl::init(LowPrecision::Auto), lowPrecisionValues()};
+      llvm::cl::desc("fp16, bf16, fp8 (bf16 with FP8 contractions) or auto "
+                     "(the policy file's, else bf16)"),
+      llvm::cl::init(LowPrecision::Auto), lowPrecisionValues(/*withFP8=*/true)};
+  Option<int64_t> fp8History{
+      *this, "fp8-history",
+      llvm::cl::desc("fp8: steps of amax history per quantized tensor"),
+      llvm::cl::init(1024)};
+  Option<int64_t> fp8Margin{
+      *this, "fp8-margin",
+      llvm::cl::desc("fp8: scales are divided by 2^margin"), llvm::cl::init(0)};
   Option<std::string> policy{
       *this, "policy", llvm::cl::desc("Precision policy file (JSON or YAML)"),
       llvm::cl::init("")};
