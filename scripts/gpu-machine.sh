@@ -6,7 +6,8 @@
 #   scripts/gpu-machine.sh run DIR OUT     # there, with DIR carried along
 #
 # prepare: copies amp-run (linked without libLLVM), amp-cuda-runtime-check,
-# amp-step-pipeline-check and amp-cuda-attention-check into DIR/bin and the model-library loader that bench/gpu_train_step.py
+# amp-step-pipeline-check, amp-cuda-attention-check and
+# amp-cuda-fp8-gemm-check into DIR/bin and the model-library loader that bench/gpu_train_step.py
 # opens libraries with (libamp_loader.so, without libLLVM too) into DIR/lib,
 # DIR laid out as a build directory's run side (run sets AMP_BUILD_DIR to
 # it); compiles the GPU-vs-CPU correctness cases into DIR/cases (the
@@ -25,7 +26,8 @@
 # all but torch_compile): runtime (amp-cuda-runtime-check: gpu, the
 # emulated device's exact GEMM and epilogue checks, the data-parallel
 # collectives as one rank on NCCL; amp-cuda-attention-check: cuDNN's fused
-# attention against a reference), gpu_vs_cpu,
+# attention against a reference; amp-cuda-fp8-gemm-check: cuBLASLt's FP8
+# GEMMs against the exact reference, in a graph too), gpu_vs_cpu,
 # checkpoint (10 steps == 5 + resume 5, byte for byte), overflow (fp16 with
 # an initial scale of 2^24 skips steps and halves the scale, as on the CPU),
 # pipeline (amp-step-pipeline-check: overlapped steps identical to plain
@@ -84,7 +86,8 @@ prepare() {
     "$dir/models" && touch "$dir/.gpu-machine" || return 1
   cp "$run" "$build/bin/amp-cuda-runtime-check" \
     "$build/bin/amp-step-pipeline-check" \
-    "$build/bin/amp-cuda-attention-check" "$dir/bin/" &&
+    "$build/bin/amp-cuda-attention-check" \
+    "$build/bin/amp-cuda-fp8-gemm-check" "$dir/bin/" &&
     cp "$build/lib/libamp_loader.so" "$dir/lib/" || return 1
   local carried
   for carried in "$dir/bin/amp-run" "$dir/lib/libamp_loader.so"; do
@@ -161,6 +164,23 @@ check_runtime() {
   echo "== amp-cuda-attention-check refuse (a record, not a check)"
   local w
   for w in d264 d264-bwd keep; do "$bin/amp-cuda-attention-check" refuse $w; done
+  # FP8 GEMMs on cuBLASLt (test/Runtime/fp8-gemm-check.cpp): every operand
+  # pair, bf16/f32 D, bias, fast accumulation, NaN, exact against the
+  # reference; replayed from a graph with new scales; a TN call made
+  # directly.
+  for mode in gemm graph "lt ok libcublasLt.so.13"; do
+    echo "== amp-cuda-fp8-gemm-check $mode"
+    # shellcheck disable=SC2086 # mode is a word list
+    "$bin/amp-cuda-fp8-gemm-check" $mode || status=1
+  done
+  # What this cuBLASLt says to the FP8 descriptors CublasLtFp8Rules.h
+  # refuses (the emulated cuBLASLt's answers are in fp8-gemm-emulated.test):
+  # a record for the rules, not a pass/fail check.
+  echo "== amp-cuda-fp8-gemm-check lt (a record, not a check)"
+  for w in amax f32-bias tf32 scale-bf16 ld nn e5m2 n8; do
+    echo "-- $w"
+    "$bin/amp-cuda-fp8-gemm-check" lt $w libcublasLt.so.13 2>&1 | grep -v '^device:'
+  done
   # Informational: allow_tf32 permits TF32, cuBLASLt need not use it.
   echo "== amp-cuda-runtime-check gemm-tf32 (a record, not a check)"
   "$bin/amp-cuda-runtime-check" gemm-tf32

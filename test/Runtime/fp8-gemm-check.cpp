@@ -22,13 +22,15 @@
 //                e5m2 (e5m2 x e5m2), nn (B untransposed), ta (A
 //                transposed), k24, n8, misaligned (A 8 bytes into its
 //                buffer), null-scale
-//   lt WHAT LIB  (emulated device only) the emulated cuBLASLt (LIB, its
-//                libamp_cuda_emulator.so) called directly with descriptors
-//                the runtime never builds: amax
-//                (AMAX_D with a bf16 D), f32-bias, tf32 (compute type
-//                32F_FAST_TF32), scale-bf16 (an A scale with bf16 operands),
-//                ld (A's leading dimension 40), ok; prints the heuristic's
-//                and the matmul's statuses
+//   lt WHAT LIB  cuBLASLt (LIB: the emulated device's
+//                libamp_cuda_emulator.so, or libcublasLt.so.13 on a GPU)
+//                called directly with descriptors the runtime never
+//                builds: ok, amax (AMAX_D with a bf16 D), f32-bias, tf32
+//                (compute type 32F_FAST_TF32), scale-bf16 (an A scale with
+//                bf16 operands), ld (A's leading dimension 40), nn (not
+//                TN), e5m2 (e5m2 x e5m2), n8 (D with 8 rows); prints the
+//                heuristic's and the matmul's statuses: on a GPU, what the
+//                real library says to each rule
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,10 +42,8 @@
 #include "amp/Runtime/ModelABI.h"
 #include "amp/Runtime/Numerics.h"
 
-#ifdef AMP_CHECK_EMULATED_LT
 #include <cublasLt.h>
 #include <dlfcn.h>
-#endif
 
 #include <cmath>
 #include <cstdint>
@@ -340,10 +340,8 @@ int checkRefusal(const std::string &what) {
   return 1;
 }
 
-#ifdef AMP_CHECK_EMULATED_LT
-/// The emulated cuBLASLt (libamp_cuda_emulator.so, which the runtime
-/// opened) called directly: an FP8 GEMM of cuBLASLt's 16 x 8 D (amp's n x
-/// m) with k 32 in the TN layout, changed as `what` says.
+/// cuBLASLt (`library`) called directly: an FP8 GEMM of cuBLASLt's 16 x 8
+/// bf16 D (amp's n x m) with k 32 in the TN layout, changed as `what` says.
 int checkLt(const std::string &what, const std::string &library) {
   void *lt = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
 #define RESOLVE(name)                                                          \
@@ -363,7 +361,7 @@ int checkLt(const std::string &what, const std::string &library) {
   RESOLVE(cublasLtGetStatusName)
   RESOLVE(cublasLtGetStatusString)
 #undef RESOLVE
-  const int64_t rows = 16, cols = 8, k = 32;
+  const int64_t rows = what == "n8" ? 8 : 16, cols = 8, k = 32;
   bool bf16 = what == "scale-bf16";
   int64_t lda = what == "ld" ? 40 : k;
   char *a = deviceBuffer<char>(2 * lda * rows),
@@ -383,9 +381,12 @@ int checkLt(const std::string &what, const std::string &library) {
   cublasLtMatmulDescCreate(
       &desc, what == "tf32" ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
       CUDA_R_32F);
-  cublasOperation_t opT = CUBLAS_OP_T;
-  cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT,
-                                 sizeof(opT));
+  // TN: cuBLASLt's A (k x rows, amp's B) transposed; "nn" stores it rows x
+  // k instead, untransposed.
+  bool nn = what == "nn";
+  cublasOperation_t opA = nn ? CUBLAS_OP_N : CUBLAS_OP_T;
+  cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA,
+                                 sizeof(opA));
   const float *scaleA = dScales, *scaleB = dScales + 1;
   cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                                  &scaleA, sizeof(scaleA));
@@ -405,8 +406,13 @@ int checkLt(const std::string &what, const std::string &library) {
     cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                                    &bias, sizeof(bias));
   }
-  cudaDataType_t inType = bf16 ? CUDA_R_16BF : CUDA_R_8F_E4M3;
-  cublasLtMatrixLayoutCreate(&la, inType, k, rows, lda);
+  cudaDataType_t inType = bf16             ? CUDA_R_16BF
+                          : what == "e5m2" ? CUDA_R_8F_E5M2
+                                           : CUDA_R_8F_E4M3;
+  if (nn)
+    cublasLtMatrixLayoutCreate(&la, inType, rows, k, rows);
+  else
+    cublasLtMatrixLayoutCreate(&la, inType, k, rows, lda);
   cublasLtMatrixLayoutCreate(&lb, inType, k, cols, k);
   cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, rows, cols, rows);
   cublasLtMatmulPreferenceCreate(&preference);
@@ -432,7 +438,6 @@ int checkLt(const std::string &what, const std::string &library) {
              ? 0
              : 1;
 }
-#endif
 
 } // namespace
 
@@ -456,10 +461,8 @@ int main(int argc, char **argv) {
     return checkGraph();
   if (mode == "refuse")
     return checkRefusal(arg);
-#ifdef AMP_CHECK_EMULATED_LT
   if (mode == "lt")
     return checkLt(arg, argc > 3 ? argv[3] : "");
-#endif
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;
 }
