@@ -7,10 +7,10 @@ a few million random f32 bit patterns, and compares its bytes with
 torch.float8_e4m3fn and torch.float8_e5m2 conversions (round to nearest
 even); the saturating variants against PyTorch's conversion of the value
 clamped to +-max (448, 57344). PyTorch's e5m2 overflows to infinity, as
-APFloat; its e4m3fn overflowed to NaN (as APFloat) before and saturates to
-+-448 in 2.15 (infinity too): the plain comparison takes the Numerics.h
-variant that matches the installed PyTorch's behaviour on 1e6 and infinity,
-and says which. Widening every f8 bit pattern against torch's too. NaN
+APFloat; its e4m3fn saturates to +-448 in 2.15 (infinity too) where
+APFloat gives NaN: the plain comparison takes the Numerics.h variant that
+matches the installed PyTorch's behaviour on 1e6 and infinity, and says
+which. Widening every f8 bit pattern against torch's too. NaN
 results compare as NaN of the same sign: PyTorch writes every e5m2 NaN as
 S.11111.11, APFloat (and Numerics.h) keep a payload bit. Prints PASS lines,
 or FAIL with the first differences.
