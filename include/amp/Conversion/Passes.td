@@ -101,13 +101,14 @@ def ConvertAMPFp8ToRuntimePass
     (stored k x m) or an rhs without `transpose_rhs` (stored k x n) is first
     copied transposed (a linalg.generic of one-byte elements); a linear
     layer's forward (`transpose_rhs`) needs no copy. The scale inverses are
-    passed as device pointers (cuBLASLt's A/B_SCALE_POINTER), the bias (a
-    bf16 bias beside a bf16 result) as cuBLASLt's BIAS epilogue, and
-    `fast_accumulation` as CUBLASLT_MATMUL_DESC_FAST_ACCUM.
+    passed as device pointers (cuBLASLt's A/B_SCALE_POINTER), a bf16 bias
+    beside a bf16 result as cuBLASLt's BIAS epilogue, and
+    `fast_accumulation` as CUBLASLT_MATMUL_DESC_FAST_ACCUM. cuBLASLt's FP8
+    GEMMs take no f32 bias: beside an f32 result it is added after the call
+    by an elementwise linalg.generic (the same single rounding to f32).
 
-    An op cuBLASLt refuses (k or n not a multiple of 16, an f32 bias beside
-    an f32 result, dynamic shapes) is left for convert-amp-to-linalg; with
-    `remarks`, a remark says why.
+    An op cuBLASLt refuses (k or n not a multiple of 16, dynamic shapes) is
+    left for convert-amp-to-linalg; with `remarks`, a remark says why.
 
     Inputs are read through read-only `bufferization.to_buffer`; the result
     is a fresh buffer the call writes, returned by `bufferization.to_tensor`.

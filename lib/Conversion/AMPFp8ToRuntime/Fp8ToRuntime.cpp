@@ -52,6 +52,20 @@ int32_t dtypeOf(Type element) {
   return AMP_DTYPE_F32;
 }
 
+/// Whether the op's bias is added after the call instead of by cuBLASLt:
+/// an f32 bias beside an f32 result, which cuBLASLt's FP8 GEMMs do not take
+/// (CublasLtFp8Rules.h, F6). The call writes the scaled product in f32 and
+/// an elementwise add rounds the sum to f32: the op's one rounding, since
+/// the product is f32 either way.
+bool biasApart(Fp8MatmulOp op) {
+  Value bias = op.getBias();
+  return bias &&
+         cast<RankedTensorType>(bias.getType()).getElementType().isF32() &&
+         cast<RankedTensorType>(op.getResult().getType())
+             .getElementType()
+             .isF32();
+}
+
 /// The call's problem, in amp's row-major terms after the transposed copies:
 /// lhs m x k, rhs n x k (TN).
 ::amp::Fp8GemmConfig configOf(Fp8MatmulOp op) {
@@ -67,7 +81,7 @@ int32_t dtypeOf(Type element) {
   config.k = lhs.getDimSize(op.getTransposeLhs() ? 0 : 1);
   config.transA = false;
   config.transB = true;
-  if (Value bias = op.getBias())
+  if (Value bias = op.getBias(); bias && !biasApart(op))
     config.biasType =
         dtypeOf(cast<RankedTensorType>(bias.getType()).getElementType());
   return config;
@@ -101,6 +115,8 @@ private:
   /// `tensor` (2-D) copied transposed: one-byte elements, so the copy costs
   /// a fraction of the GEMM it feeds.
   Value transposed(Location loc, Value tensor);
+  /// `product` (m x n, f32) plus `bias` (n, f32) broadcast over the rows.
+  Value addBias(Location loc, Value product, Value bias);
   Value readPointer(Location loc, Value tensor);
 
   ModuleOp module;
@@ -125,6 +141,25 @@ Value Fp8Calls::transposed(Location loc, Value tensor) {
         linalg::YieldOp::create(nested, nestedLoc, args[0]);
       });
   return copy.getResult(0);
+}
+
+Value Fp8Calls::addBias(Location loc, Value product, Value bias) {
+  auto type = cast<RankedTensorType>(product.getType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  MLIRContext *context = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, context);
+  AffineMap column = AffineMap::get(2, 0, b.getAffineDimExpr(1), context);
+  auto add = linalg::GenericOp::create(
+      b, loc, type, ValueRange{product, bias}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, column, identity},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                    utils::IteratorType::parallel},
+      [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value sum = arith::AddFOp::create(nested, nestedLoc, args[0], args[1]);
+        linalg::YieldOp::create(nested, nestedLoc, sum);
+      });
+  return add.getResult(0);
 }
 
 Value Fp8Calls::readPointer(Location loc, Value tensor) {
@@ -159,7 +194,8 @@ void Fp8Calls::lower(Fp8MatmulOp op) {
       readPointer(loc, rhs),
       readPointer(loc, op.getLhsScaleInv()),
       readPointer(loc, op.getRhsScaleInv()),
-      op.getBias() ? readPointer(loc, op.getBias()) : null(loc),
+      op.getBias() && !biasApart(op) ? readPointer(loc, op.getBias())
+                                     : null(loc),
       i32(loc, op.getFastAccumulation() ? 1 : 0),
       bufferPointer(b, loc, result),
       null(loc)}; // the step's stream, from amp-gemm-calls-on-stream
@@ -170,7 +206,10 @@ void Fp8Calls::lower(Fp8MatmulOp op) {
   // The buffer is fresh and only this tensor reads it.
   tensor.setRestrict(true);
   tensor.setWritable(true);
-  op.getResult().replaceAllUsesWith(tensor.getResult());
+  Value replacement = tensor.getResult();
+  if (biasApart(op))
+    replacement = addBias(loc, replacement, op.getBias());
+  op.getResult().replaceAllUsesWith(replacement);
   op.erase();
 }
 

@@ -287,8 +287,8 @@ cublasStatus_t checkShapes(const MatmulDesc &d, const Layout &a,
   return CUBLAS_STATUS_SUCCESS;
 }
 
-void recordGemm(const Problem &p, const Layout &a, const Layout &dl,
-                bool tf32) {
+void recordGemm(const Problem &p, const Layout &a, const Layout &b,
+                const Layout &dl, bool tf32) {
   if (!profiling())
     return;
   double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * p.batch;
@@ -296,7 +296,10 @@ void recordGemm(const Problem &p, const Layout &a, const Layout &dl,
       "{\"kind\": \"gemm\", \"m\": " + std::to_string(p.m) +
       ", \"n\": " + std::to_string(p.n) + ", \"k\": " + std::to_string(p.k) +
       ", \"batch\": " + std::to_string(p.batch) + ", \"ab_type\": \"" +
-      typeName(a.type) + "\", \"d_type\": \"" + typeName(dl.type) +
+      typeName(a.type) +
+      // Mixed FP8 operands: both, in cuBLASLt's order like m, n and k.
+      (b.type != a.type ? std::string("x") + typeName(b.type) : "") +
+      "\", \"d_type\": \"" + typeName(dl.type) +
       "\", \"tf32\": " + (tf32 ? "true" : "false") +
       ", \"flops\": " + std::to_string((long long)flops) + "}");
 }
@@ -754,7 +757,7 @@ AMP_EMU_EXPORT cublasStatus_t cublasLtMatmul(
   if (cublasStatus_t s = checkAux(d, dl, auxLayout))
     return s;
   bool tf32 = d.compute == CUBLAS_COMPUTE_32F_FAST_TF32 && a.type == CUDA_R_32F;
-  recordGemm(p, a, dl, tf32);
+  recordGemm(p, a, b, dl, tf32);
   float alphaValue = *static_cast<const float *>(alpha);
   float betaValue = *static_cast<const float *>(beta);
   auto *A = static_cast<const char *>(aPointer);

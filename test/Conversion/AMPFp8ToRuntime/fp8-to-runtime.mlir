@@ -109,14 +109,21 @@ func.func @n_not_16(%x: tensor<32x32xf8E4M3FN>, %w: tensor<8x32xf8E5M2>,
 
 // -----
 
-// cuBLASLt's FP8 GEMMs take no f32 bias: an f32 result with its f32 bias
-// stays on the linalg lowering.
+// cuBLASLt's FP8 GEMMs take no f32 bias: beside an f32 result the call
+// writes the scaled product and an elementwise add (one rounding to f32,
+// as the op's) adds the bias.
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @f32_bias
-// CHECK: amp.fp8_matmul
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @amp_gpu_gemm_fp8(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}, %{{.*}}, %[[NULL]])
+// CHECK: %[[P:.*]] = bufferization.to_tensor
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ROW]], #[[COL]], #[[ROW]]], iterator_types = ["parallel", "parallel"]} ins(%[[P]], %arg4 : tensor<32x16xf32>, tensor<16xf32>)
+// CHECK: arith.addf
+// CHECK: return %[[Y]]
 func.func @f32_bias(%x: tensor<32x32xf8E4M3FN>, %w: tensor<16x32xf8E4M3FN>,
                     %sx: tensor<f32>, %sw: tensor<f32>,
                     %b: tensor<16xf32>) -> tensor<32x16xf32> {
-  // expected-remark @below {{F6: an FP8 GEMM's bias beside a bf16 or f32 result is bf16 (cuBLASLt takes no f32 bias in FP8 GEMMs)}}
   %y = amp.fp8_matmul %x, %w, %sx, %sw, %b {transpose_rhs}
       : tensor<32x32xf8E4M3FN>, tensor<16x32xf8E4M3FN>, tensor<16xf32> -> tensor<32x16xf32>
   return %y : tensor<32x16xf32>
