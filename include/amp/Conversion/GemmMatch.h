@@ -29,7 +29,7 @@ struct GemmShape {
 /// A linalg op on buffers computing C (+)= A * B.
 struct GemmMatch {
   Value a, b, c;
-  Type aType, cType;
+  Type aType, bType, cType;
   GemmShape shape;
 };
 
@@ -48,9 +48,9 @@ bool isMultiplyAccumulateBody(linalg::LinalgOp op);
 
 /// Matches a linalg op on static, identity-layout memrefs in the default
 /// memory space whose maps and iterators make it a (batched, possibly
-/// transposed) matrix product and whose body is `out + ext(a) * ext(b)`,
-/// with A and B of one element type. The element types are left for the
-/// caller to check.
+/// transposed) matrix product and whose body is `out + ext(a) * ext(b)`.
+/// The element types (A's and B's may differ: FP8 products take e4m3 and
+/// e5m2) are left for the caller to check.
 std::optional<GemmMatch> matchGemm(linalg::LinalgOp op);
 
 /// The linalg ops in `op` that matchGemm matches, with their matches, in

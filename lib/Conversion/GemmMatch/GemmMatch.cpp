@@ -195,9 +195,8 @@ std::optional<GemmMatch> mlir::amp::matchGemm(linalg::LinalgOp op) {
   match.b = op.getDpsInputOperand(1)->get();
   match.c = op.getDpsInitOperand(0)->get();
   match.aType = cast<MemRefType>(match.a.getType()).getElementType();
+  match.bType = cast<MemRefType>(match.b.getType()).getElementType();
   match.cType = cast<MemRefType>(match.c.getType()).getElementType();
-  if (match.aType != cast<MemRefType>(match.b.getType()).getElementType())
-    return std::nullopt;
   std::optional<GemmShape> shape = matchGemmMaps(op);
   if (!shape || !isMultiplyAccumulateBody(op))
     return std::nullopt;

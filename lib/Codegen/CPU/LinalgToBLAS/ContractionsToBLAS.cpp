@@ -2,7 +2,7 @@
 //
 // The amp-cpu-contractions-to-blas pass: the CPU counterpart of
 // amp-contractions-to-gemm-calls. Matrix products matched by
-// amp::matchGemm on f32 buffers (or f16/bf16 ones accumulating in f32,
+// amp::matchGemm on f32 buffers (or f16/bf16/FP8 ones accumulating in f32,
 // widened first) become calls to amp_cpu_sgemm (amp/Runtime/CPUGemm.h: the
 // BLAS's cblas_sgemm on the model runtime's threads, OpenBLAS linked into
 // model libraries); everything else is left for convert-linalg-to-loops.
@@ -80,29 +80,34 @@ amp::SgemmPlan planOf(const amp::GemmMatch &match, linalg::FillOp zeroFill) {
 }
 
 /// Whether sgemm can compute a product of `match`'s element types: f32
-/// operands, or f16/bf16 operands widened to f32 first (their products and
-/// sums are the f32 arithmetic the loops would do), accumulating in f32.
+/// operands, or f16/bf16/FP8 operands widened to f32 first (their products
+/// and sums are the f32 arithmetic the loops would do), accumulating in f32.
 bool isSgemmProduct(const amp::GemmMatch &match) {
-  return match.cType.isF32() &&
-         (match.aType.isF32() || match.aType.isF16() || match.aType.isBF16());
+  auto isFp8 = [](Type type) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+  };
+  Type a = match.aType, b = match.bType;
+  bool sameKind = a == b || (isFp8(a) && isFp8(b));
+  return match.cType.isF32() && sameKind &&
+         (a.isF32() || a.isF16() || a.isBF16() || isFp8(a));
 }
 
-/// Points `plan`'s A and B at f32 copies of 16-bit operands (one copy when
+/// Points `plan`'s A and B at f32 copies of narrower operands (one copy when
 /// both are the same buffer), freed after the calls. Debian's OpenBLAS has
-/// no sbgemm, so 16-bit products widen each operand once and call sgemm:
-/// O(size) conversions for O(m n k) arithmetic.
+/// no sbgemm, so 16-bit and FP8 products widen each operand once and call
+/// sgemm: O(size) conversions for O(m n k) arithmetic.
 void widenOperands(OpBuilder &b, Location loc, amp::SgemmPlan &plan) {
-  if (cast<MemRefType>(plan.a.buffer.getType()).getElementType().isF32())
-    return;
-  Value a = amp::convertedCopy(b, loc, plan.a.buffer, b.getF32Type());
-  Value bWide = plan.b.buffer == plan.a.buffer
-                    ? a
-                    : amp::convertedCopy(b, loc, plan.b.buffer, b.getF32Type());
+  auto widened = [&](Value buffer) {
+    if (cast<MemRefType>(buffer.getType()).getElementType().isF32())
+      return buffer;
+    Value copy = amp::convertedCopy(b, loc, buffer, b.getF32Type());
+    plan.temporaries.push_back(copy);
+    return copy;
+  };
+  Value a = widened(plan.a.buffer);
+  Value bWide = plan.b.buffer == plan.a.buffer ? a : widened(plan.b.buffer);
   plan.a.buffer = a;
   plan.b.buffer = bWide;
-  plan.temporaries.push_back(a);
-  if (bWide != a)
-    plan.temporaries.push_back(bWide);
 }
 
 struct CPUContractionsToBLASPass

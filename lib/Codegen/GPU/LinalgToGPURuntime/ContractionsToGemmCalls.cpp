@@ -759,7 +759,8 @@ struct ContractionsToGemmCallsPass
     Type aType = match.aType, cType = match.cType;
     std::optional<int32_t> aCode = gemmDType(aType);
     std::optional<int32_t> cCode = gemmDType(cType);
-    if (!aCode || !cCode || (!cType.isF32() && cType != aType))
+    if (!aCode || !cCode || match.bType != aType ||
+        (!cType.isF32() && cType != aType))
       return;
     const GemmShape *shape = &match.shape;
 

@@ -135,6 +135,43 @@ func.func @widened(%a: memref<4x8xbf16>, %b: memref<8x16xbf16>, %c: memref<4x16x
 
 // -----
 
+// FP8 operands (amp.fp8_matmul's contraction), e5m2 times e4m3: each is
+// widened exactly to f32 on its own; a product of bf16 and f32 operands is
+// left for the loops.
+#ta = affine_map<(d0, d1, d2) -> (d2, d0)>
+#tb = affine_map<(d0, d1, d2) -> (d2, d1)>
+#tc = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @fp8
+// CHECK-SAME: (%[[A:.+]]: memref<8x4xf8E5M2>, %[[B:.+]]: memref<8x16xf8E4M3FN>
+// CHECK: %[[WA:.+]] = memref.alloc() : memref<8x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[A]] : memref<8x4xf8E5M2>) outs(%[[WA]] : memref<8x4xf32>)
+// CHECK: arith.extf %{{.+}} : f8E5M2 to f32
+// CHECK: %[[WB:.+]] = memref.alloc() : memref<8x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : memref<8x16xf8E4M3FN>) outs(%[[WB]] : memref<8x16xf32>)
+// CHECK: arith.extf %{{.+}} : f8E4M3FN to f32
+// CHECK: call @amp_cpu_sgemm
+// CHECK-DAG: memref.dealloc %[[WA]]
+// CHECK-DAG: memref.dealloc %[[WB]]
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x8xbf16>, memref<8x16xf32>)
+// CHECK-NOT: amp_cpu_sgemm
+// CHECK: return
+func.func @fp8(%a: memref<8x4xf8E5M2>, %b: memref<8x16xf8E4M3FN>, %c: memref<4x16xf32>,
+               %x: memref<4x8xbf16>, %y: memref<8x16xf32>) {
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x4xf8E5M2>, memref<8x16xf8E4M3FN>) outs(%c : memref<4x16xf32>) {
+  ^bb0(%in: f8E5M2, %in_1: f8E4M3FN, %acc: f32):
+    %0 = arith.extf %in : f8E5M2 to f32
+    %1 = arith.extf %in_1 : f8E4M3FN to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.matmul ins(%x, %y : memref<4x8xbf16>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  return
+}
+
+// -----
+
 // Left for the loops: 16-bit operands accumulating in 16 bits (sgemm's
 // output is f32), a strided operand, and a max-plus product (not out + a *
 // b).
