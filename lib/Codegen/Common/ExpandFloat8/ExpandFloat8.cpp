@@ -288,12 +288,28 @@ struct ExpandFloat8Pass : amp::impl::ExpandFloat8PassBase<ExpandFloat8Pass> {
 
     // 2. The conversions become integer code.
     SmallVector<Operation *> conversions;
-    root->walk([&](Operation *op) {
-      if (isa<arith::TruncFOp, arith::ExtFOp>(op) &&
-          (isFloat8(op->getOperand(0).getType()) ||
-           isFloat8(op->getResult(0).getType())))
+    WalkResult walk = root->walk([&](Operation *op) {
+      if (!isa<arith::TruncFOp, arith::ExtFOp>(op))
+        return WalkResult::advance();
+      Type in = getElementTypeOrSelf(op->getOperand(0).getType());
+      Type out = getElementTypeOrSelf(op->getResult(0).getType());
+      if (isFloat8(in) || isFloat8(out)) {
         conversions.push_back(op);
+        return WalkResult::advance();
+      }
+      // The other 8-bit formats (FNUZ, E4M3, E3M4, ...) would reach LLVM
+      // as i8 too, with no lowering of their conversions either.
+      for (Type type : {in, out})
+        if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 8) {
+          op->emitOpError() << "converts " << in << " to " << out
+                            << ": amp-expand-float8 expands conversions of "
+                               "f8E4M3FN and f8E5M2 only";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     IRRewriter rewriter(ctx);
     for (Operation *op : conversions) {
       Type inType = op->getOperand(0).getType();

@@ -33,3 +33,13 @@ func.func @from_f4(%x: f4E2M1FN) -> f8E5M2 {
   %y = arith.extf %x : f4E2M1FN to f8E5M2
   return %y : f8E5M2
 }
+
+// -----
+
+// The other 8-bit formats have no lowering either: a clear error rather
+// than an invalid fptrunc later.
+func.func @fnuz(%x: f32) -> f8E4M3FNUZ {
+  // expected-error @+1 {{'arith.truncf' op converts 'f32' to 'f8E4M3FNUZ': amp-expand-float8 expands conversions of f8E4M3FN and f8E5M2 only}}
+  %y = arith.truncf %x : f32 to f8E4M3FNUZ
+  return %y : f8E4M3FNUZ
+}
