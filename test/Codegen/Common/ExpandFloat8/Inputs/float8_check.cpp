@@ -6,7 +6,9 @@
 //   float8_check reference  compares Numerics.h's f8 conversions with APFloat
 //                           (what arith.truncf and arith.extf mean), saturating
 //                           variants included, on structured and random
-//                           inputs; prints PASS or the first mismatches.
+//                           inputs, and checks the f8 model dtypes' size,
+//                           name, store and load; prints PASS or the first
+//                           mismatches.
 //   float8_check mlir [vectors]
 //                           prints an MLIR program that converts a table of
 //                           inputs through the pipeline under test and
@@ -27,11 +29,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Runtime/DTypeName.h"
 #include "amp/Runtime/Numerics.h"
 
 #include "llvm/ADT/APFloat.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -148,6 +152,26 @@ int checkReference() {
     std::printf("%s: %" PRIu64 " f32 inputs, 65536 f16 inputs, 256 codes "
                 "widened\n",
                 format.name, checked);
+  }
+  // The model ABI's f8 dtypes: one byte, floats, their names, stored and
+  // loaded through the conversions (not saturating, as PyTorch's e5m2).
+  struct {
+    int32_t dtype;
+    const char *name;
+    double value;
+    uint8_t code;
+  } dtypes[] = {{AMP_DTYPE_F8E4M3FN, "f8E4M3FN", -1.75, 0xbe},
+                {AMP_DTYPE_F8E5M2, "f8E5M2", 1e6, 0x7c}};
+  for (const auto &d : dtypes) {
+    uint8_t byte = 0;
+    amp::storeValue(&byte, d.dtype, 0, d.value);
+    double loaded = amp::loadValue(&byte, d.dtype, 0);
+    bool ok = amp::elementBytes(d.dtype) == 1 && amp::isFloatDtype(d.dtype) &&
+              std::strcmp(amp::dtypeName(d.dtype), d.name) == 0 &&
+              byte == d.code && loaded == (d.code == 0x7c ? HUGE_VAL : d.value);
+    if (!ok && ++failures <= 20)
+      std::printf("FAIL dtype %s: stored 0x%02x, loaded %g\n", d.name, byte,
+                  loaded);
   }
   std::printf(failures ? "FAIL reference: %d mismatches\n"
                        : "PASS reference: %d mismatches\n",
