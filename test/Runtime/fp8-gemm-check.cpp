@@ -268,6 +268,15 @@ int checkGraph() {
   void *dB = deviceBuffer(b.size(), b.data());
   float *dScales = deviceBuffer<float>(2, scales);
   float *dD = deviceBuffer<float>(m * n);
+  // Once outside the capture first: the handle, its workspace and the plan
+  // are made then (a GPU refuses allocations during a capture), as a
+  // model's plain first step makes them.
+  amp_gpu_gemm_fp8(kE4M3, kE5M2, AMP_DTYPE_F32, m, n, k, 0, 1, dA, dB, dScales,
+                   dScales + 1, nullptr, 1, dD, mgpuStreamCreate());
+  if (ops().synchronize() != 0) {
+    std::printf("error: %s\n", ops().last_error());
+    return 1;
+  }
   const char *reason = nullptr;
   if (graphs->begin_capture(&reason) != 0) {
     std::printf("error: begin_capture: %s\n", reason ? reason : "?");
