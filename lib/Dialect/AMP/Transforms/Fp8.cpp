@@ -73,7 +73,8 @@ class Fp8Rewriter {
 public:
   Fp8Rewriter(func::FuncOp step, int64_t history, int64_t margin,
               bool fastAccumulation)
-      : step(step), view(step), b(step.getContext()), loc(step.getLoc()),
+      : step(step), view(step), b(step.getContext()),
+        loc(NameLoc::get(StringAttr::get(step.getContext(), "fp8_scaling"))),
         history(history), margin(margin), fastAccumulation(fastAccumulation) {}
 
   LogicalResult run();
@@ -106,6 +107,8 @@ private:
   func::FuncOp step;
   TrainingStep view;
   OpBuilder b;
+  /// Where the scaling state's ops come from (the quantizations and
+  /// products take their contraction's location).
   Location loc;
   int64_t history, margin;
   bool fastAccumulation;
@@ -205,9 +208,10 @@ Value Fp8Rewriter::element(Value vector, unsigned index) {
 /// Quantizes site `index` before `before` (its first user).
 void Fp8Rewriter::quantize(Site &site, unsigned index, Operation *before) {
   b.setInsertionPoint(before);
-  Value matrix = flattenTo2D(b, loc, site.input);
+  Location at = before->getLoc();
+  Value matrix = flattenTo2D(b, at, site.input);
   auto type = tensorType(matrix).clone(site.format);
-  auto quantize = Fp8QuantizeOp::create(b, loc, type, scalarOf(b.getF32Type()),
+  auto quantize = Fp8QuantizeOp::create(b, at, type, scalarOf(b.getF32Type()),
                                         matrix, element(scales, index));
   site.quantized = quantize.getResult();
   site.amax = quantize.getAmax();
@@ -217,19 +221,18 @@ void Fp8Rewriter::quantize(Site &site, unsigned index, Operation *before) {
 void Fp8Rewriter::rewrite(const Candidate &candidate) {
   Operation *op = candidate.op;
   Value operands[2] = {candidate.lhs, candidate.rhs};
-  Site *used[2];
+  unsigned indices[2];
   for (auto [i, operand] : llvm::enumerate(operands)) {
-    unsigned index = siteOf(operand, formatOf(operand));
-    Site &site = sites[index];
-    if (!site.quantized)
-      quantize(site, index, op);
-    used[i] = &sites[index];
+    indices[i] = siteOf(operand, formatOf(operand));
+    if (!sites[indices[i]].quantized)
+      quantize(sites[indices[i]], indices[i], op);
   }
+  const Site *used[2] = {&sites[indices[0]], &sites[indices[1]]};
   b.setInsertionPoint(op);
   RankedTensorType resultType = cast<RankedTensorType>(op->getResultTypes()[0]);
   Value bias = candidate.bias;
   if (bias)
-    bias = castElement(b, loc, bias, resultType.getElementType());
+    bias = castElement(b, op->getLoc(), bias, resultType.getElementType());
   ArrayRef<int64_t> lhsShape = tensorType(used[0]->quantized).getShape();
   ArrayRef<int64_t> rhsShape = tensorType(used[1]->quantized).getShape();
   int64_t m = candidate.transposeLhs ? lhsShape[1] : lhsShape[0];
@@ -240,7 +243,7 @@ void Fp8Rewriter::rewrite(const Candidate &candidate) {
       used[1]->quantized, used[0]->scaleInv, used[1]->scaleInv, bias,
       candidate.transposeLhs, candidate.transposeRhs,
       forward && fastAccumulation);
-  Value result = reshape(b, loc, product, resultType.getShape());
+  Value result = reshape(b, op->getLoc(), product, resultType.getShape());
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
 }

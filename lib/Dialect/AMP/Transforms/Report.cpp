@@ -125,6 +125,25 @@ Type observedType(Operation *op) {
   return {};
 }
 
+bool isLowPrecisionType(Type type) {
+  return type &&
+         isa<Float16Type, BFloat16Type, Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+/// What amp-fp8 made: the FP8 format an op quantizes to or a product reads
+/// (its left operand's), and a rule naming both operands' formats.
+void describeFp8(Operation *op, Type &type, std::string &rule) {
+  if (auto quantize = dyn_cast<Fp8QuantizeOp>(op)) {
+    type = getElementTypeOrNull(quantize.getResult().getType());
+    rule = "fp8 quantize";
+  } else if (auto product = dyn_cast<Fp8MatmulOp>(op)) {
+    type = getElementTypeOrNull(product.getLhs().getType());
+    rule = "fp8 (" + typeName(type) + " x " +
+           typeName(getElementTypeOrNull(product.getRhs().getType())) + " -> " +
+           typeName(getElementTypeOrNull(product.getType())) + ")";
+  }
+}
+
 bool isListed(Operation *op) {
   if (isa<CastOp>(op) || op->hasTrait<mlir::OpTrait::IsTerminator>() ||
       op->getNumRegions() != 0)
@@ -297,6 +316,7 @@ FunctionReport collect(FunctionOpInterface function) {
     entry.type = getAssignedPrecision(op);
     if (auto ruleAttr = op->getAttrOfType<StringAttr>(kPrecisionRuleAttrName))
       entry.rule = ruleAttr.getValue().str();
+    describeFp8(op, entry.type, entry.rule);
     if (!entry.type)
       entry.type = observedType(op);
     if (entry.rule.empty())
@@ -309,7 +329,7 @@ FunctionReport collect(FunctionOpInterface function) {
     std::string type = typeName(entry.type);
     report.totals.opsPerType[type] += 1;
     report.totals.flops += entry.flops;
-    if (entry.type && isa<Float16Type, BFloat16Type>(entry.type))
+    if (isLowPrecisionType(entry.type))
       report.totals.lowFlops += entry.flops;
     report.ops.push_back(std::move(entry));
   });
