@@ -100,7 +100,11 @@ struct CastAsSecondOutput : OpRewritePattern<linalg::GenericOp> {
     auto value = input ? dyn_cast<OpResult>(input->get()) : OpResult();
     auto producer =
         value ? dyn_cast<linalg::GenericOp>(value.getOwner()) : nullptr;
-    auto castType = dyn_cast<RankedTensorType>(rounding.getResultTypes()[0]);
+    // On buffers a generic has no results (the pass works on tensors).
+    auto castType =
+        rounding.getNumResults() == 1
+            ? dyn_cast<RankedTensorType>(rounding.getResultTypes()[0])
+            : RankedTensorType();
     if (!producer || producer->hasOneUse() || !isCastOf(rounding, input) ||
         isContraction(producer) || !castType || !castType.hasStaticShape() ||
         producer.getNumParallelLoops() != producer.getNumLoops() ||

@@ -422,3 +422,20 @@ func.func @keep_costly(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>)
   } -> tensor<4x4xf32>
   return %u1, %u2, %w1, %w2 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// On buffers (the pass fuses tensors): left as it is, no crash.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @buffers
+// CHECK: linalg.generic
+// CHECK: arith.truncf
+func.func @buffers(%a: memref<8xf32>, %b: memref<8xbf16>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<8xf32>) outs(%b : memref<8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  return
+}
