@@ -23,9 +23,12 @@ extern "C" {
 
    The work is cut into pieces (ranges of images or of channels) whose
    bounds depend on these arguments alone; each piece is computed by one
-   single-threaded oneDNN primitive, and the pieces run on the threads of
-   amp_cpu_parallel_for. So every element is computed by the same kernel
-   in the same order whatever the thread count. oneDNN (libdnnl.so.2) is
+   single-threaded oneDNN primitive with a scratchpad of the thread that
+   runs it, and the pieces run on the threads of amp_cpu_parallel_for. A
+   weight gradient's images are cut into blocks too, whose partial
+   gradients are added in a fixed pairwise tree. So every element is
+   computed by the same kernels in the same order whatever the thread
+   count. oneDNN (libdnnl.so.2) is
    opened on the first call; when it cannot be, or rejects a convolution,
    the call prints why and aborts. */
 
