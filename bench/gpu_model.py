@@ -58,7 +58,8 @@ WORKLOADS = ("mlp_stack", "gpt2_block")
 PRECISIONS = ("bf16", "fp16")
 TENSOR_PEAK = {"bf16": "peak_bf16_flops", "fp16": "peak_fp16_flops",
                "f16": "peak_fp16_flops", "torch.bfloat16": "peak_bf16_flops",
-               "torch.float16": "peak_fp16_flops"}
+               "torch.float16": "peak_fp16_flops",
+               "f8E4M3FN": "peak_fp8_flops", "f8E5M2": "peak_fp8_flops"}
 
 
 def load_device(path, key):

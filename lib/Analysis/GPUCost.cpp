@@ -55,7 +55,7 @@ constexpr StringLiteral kGemmFunc = "amp_gpu_gemm";
 constexpr StringLiteral kGemmEpilogueFunc = "amp_gpu_gemm_epilogue";
 constexpr StringLiteral kGemmExFunc = "amp_gpu_gemm_ex";
 constexpr StringLiteral kGemmAuxFunc = "amp_gpu_gemm_aux";
-constexpr StringLiteral kGemmFp8Func = "amp_gpu_gemm_fp8";
+constexpr StringLiteral kGemmFp8Func = ::kGPUGemmFp8Func;
 
 //===----------------------------------------------------------------------===//
 // Sizes

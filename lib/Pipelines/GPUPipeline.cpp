@@ -148,6 +148,9 @@ void mlir::amp::buildGPUPipeline(OpPassManager &pm,
   ConvertAMPAttentionToRuntimePassOptions attention;
   attention.gpu = true;
   pm.addPass(amp::createConvertAMPAttentionToRuntimePass(attention));
+  // FP8 products become cuBLASLt's FP8 GEMMs where it runs them
+  // (CublasLtFp8Rules.h); the rest stay for convert-amp-to-linalg.
+  pm.addPass(amp::createConvertAMPFp8ToRuntimePass());
   // 1. amp -> linalg on tensors; one kernel per elementwise chain (each op
   // still rounds to its own result type, as on the CPU); contractions are
   // kept apart for cuBLASLt.

@@ -137,6 +137,8 @@ void amp_gpu_gemm_fp8(int32_t a_dtype, int32_t b_dtype, int32_t d_dtype,
 
 #ifdef __cplusplus
 }
+/* The FP8 GEMM's name, as the compiler calls it. */
+constexpr const char kGPUGemmFp8Func[] = "amp_gpu_gemm_fp8";
 #endif
 
 #endif /* AMP_RUNTIME_CUDAKERNELS_H */

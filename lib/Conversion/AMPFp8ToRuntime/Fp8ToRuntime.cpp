@@ -14,6 +14,7 @@
 #include "amp/Conversion/GemmMatch.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
+#include "amp/Runtime/CUDAKernels.h"
 #include "amp/Runtime/CublasLtFp8Rules.h"
 #include "amp/Runtime/ModelABI.h"
 
@@ -38,7 +39,7 @@ namespace {
 /// default chip); the runtime checks the device it runs on against the same
 /// rules.
 constexpr int kTargetSM = 90;
-constexpr StringLiteral kGemmFp8Func = "amp_gpu_gemm_fp8";
+constexpr StringLiteral kGemmFp8Func = ::kGPUGemmFp8Func;
 
 int32_t dtypeOf(Type element) {
   if (isa<Float8E4M3FNType>(element))

@@ -11,6 +11,7 @@
 #define AMP_LIB_CODEGEN_GPU_LINALGTOGPURUNTIME_GEMMCALL_H
 
 #include "amp/Runtime/Attention.h"
+#include "amp/Runtime/CUDAKernels.h"
 #include "amp/Runtime/DataParallel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,7 +51,7 @@ inline bool isStreamCall(Operation *op) {
                StringRef(kGPUAttentionFwdStridedFunc),
                StringRef(kGPUAttentionBwdStridedFunc),
                StringRef(kGPUDPGroupBegin), StringRef(kGPUDPAllReduce),
-               StringRef(kGPUDPGroupEnd)},
+               StringRef(kGPUDPGroupEnd), StringRef(kGPUGemmFp8Func)},
               call.getCallee()));
 }
 
