@@ -1,5 +1,5 @@
 // RUN: amp-opt %s -split-input-file --amp-cpu-convolutions-to-dnnl="weight-gradients=true" -canonicalize | FileCheck %s
-// RUN: amp-opt %s -split-input-file --amp-cpu-convolutions-to-dnnl -canonicalize | FileCheck %s --check-prefix=DEFAULT
+// RUN: amp-opt %s -split-input-file --amp-cpu-convolutions-to-dnnl="weight-gradients=false" -canonicalize | FileCheck %s --check-prefix=NO-WEIGHT
 
 // A grouped, strided, dilated, unevenly padded f32 convolution with a bias
 // becomes one call of the runtime's oneDNN forward: n, c, h, w = 2, 4, 9, 7;
@@ -89,11 +89,11 @@ func.func @input_grad(%g: tensor<2x6x4x7xf32>, %w: tensor<6x2x3x2xf32>)
 
 // -----
 
-// The weight gradient takes the weight's shape from its result. By default
-// it stays for the packed GEMMs (more accurate sums, Passes.td).
-// DEFAULT-LABEL: func.func @weight_grad
-// DEFAULT: amp.conv2d_weight_grad
-// DEFAULT-NOT: call
+// The weight gradient takes the weight's shape from its result. With
+// weight-gradients=false it stays for the packed GEMMs.
+// NO-WEIGHT-LABEL: func.func @weight_grad
+// NO-WEIGHT: amp.conv2d_weight_grad
+// NO-WEIGHT-NOT: call
 
 // CHECK-LABEL: func.func @weight_grad
 // CHECK-SAME: (%[[GT:.+]]: tensor<2x6x4x7xf32>, %[[XT:.+]]: tensor<2x4x9x7xf32>)
