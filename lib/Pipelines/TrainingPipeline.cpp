@@ -244,6 +244,7 @@ void addPrecision(OpPassManager &pm, const TrainingPipelineOptions &options) {
                                                     : LowPrecision::BF16;
   amp.fp8History = options.fp8History;
   amp.fp8Margin = options.fp8Margin;
+  amp.fp8Select = options.fp8Select;
   amp.policy = options.policy;
   amp.lossScaling = options.lossScale;
   amp.initScale = options.initScale;

@@ -292,6 +292,11 @@ public:
       *this, "fp8-history",
       llvm::cl::desc("fp8: steps of amax history per quantized tensor"),
       llvm::cl::init(1024)};
+  TrainingOption<Fp8Selection> fp8Select{
+      *this, "fp8-select",
+      llvm::cl::desc("fp8: cost (the contractions the cost model says run "
+                     "faster in FP8) or all (every one whose sizes fit)"),
+      llvm::cl::init(Fp8Selection::Cost), fp8SelectionValues()};
   TrainingOption<int64_t> fp8Margin{
       *this, "fp8-margin",
       llvm::cl::desc("fp8: scales are divided by 2^margin"), llvm::cl::init(0)};

@@ -61,3 +61,19 @@ func.func @result_f16(%a: tensor<4x8xf8E4M3FN>, %b: tensor<8x2xf8E4M3FN>, %s: te
   %y = amp.fp8_matmul %a, %b, %s, %s : tensor<4x8xf8E4M3FN>, tensor<8x2xf8E4M3FN> -> tensor<4x2xf16>
   return
 }
+
+// -----
+
+func.func @decision_on_add(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'amp.fp8' is a non-empty string on amp.linear, amp.matmul or amp.fp8_matmul}}
+  %0 = amp.add %a, %a {amp.fp8 = "bf16"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @decision_not_text(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'amp.fp8' is a non-empty string on amp.linear, amp.matmul or amp.fp8_matmul}}
+  %0 = amp.matmul %a, %a {amp.fp8 = 1 : i64} : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}

@@ -280,12 +280,14 @@ LogicalResult verifyGraph(FunctionOpInterface function, GraphKind kind) {
 //   amp.precision_rule = "..."        why (next to amp.precision)
 //   amp.pin = f32|f16|bf16            a user pin the passes respect
 //   amp.autocast_disabled             on an op with regions or a call
+//   amp.fp8 = "..."                   amp-fp8's choice for a contraction
 
 namespace {
 constexpr StringLiteral kPrecisionAttrName = "amp.precision";
 constexpr StringLiteral kPrecisionRuleAttrName = "amp.precision_rule";
 constexpr StringLiteral kPinAttrName = "amp.pin";
 constexpr StringLiteral kAutocastDisabledAttrName = "amp.autocast_disabled";
+constexpr StringLiteral kFp8AttrName = "amp.fp8";
 
 /// amp.precision and amp.pin: f32, f16 or bf16 on an op with a precision.
 LogicalResult verifyPrecisionTypeAttribute(Operation *op, StringRef name,
@@ -367,6 +369,14 @@ LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError()
              << "'amp.autocast_disabled' is only valid on an op with regions "
                 "or a call; pin a single op with amp.pin = f32";
+    return success();
+  }
+  if (name == kFp8AttrName) {
+    auto text = dyn_cast<StringAttr>(attribute.getValue());
+    if (!text || text.getValue().empty() ||
+        !isa<LinearOp, MatmulOp, Fp8MatmulOp>(op))
+      return op->emitOpError() << "'amp.fp8' is a non-empty string on "
+                                  "amp.linear, amp.matmul or amp.fp8_matmul";
     return success();
   }
   if (name == kStateUpdatesAttrName || name == kUpdatedInPlaceAttrName)

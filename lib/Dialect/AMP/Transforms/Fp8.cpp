@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "StepRewriting.h"
+#include "amp/Analysis/GPUCost.h"
 #include "amp/Dialect/AMP/IR/AMPBuilders.h"
 #include "amp/Dialect/AMP/IR/AMPOps.h"
 #include "amp/Dialect/AMP/IR/TrainingStep.h"
@@ -18,6 +19,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Format.h"
 
 #include <limits>
 
@@ -62,20 +64,36 @@ Value flattenTo2D(OpBuilder &b, Location loc, Value value) {
   return reshape(b, loc, value, {rows, shape.back()});
 }
 
-/// A contraction to run in FP8: C = op(A) x op(B) (+ bias) on 2-D views.
+/// A contraction to run in FP8: C = op(A) x op(B) (+ bias) on 2-D views,
+/// C m x n.
 struct Candidate {
   Operation *op;
   Value lhs, rhs, bias;
   bool transposeLhs = false, transposeRhs = false;
+  int64_t m = 0, n = 0, k = 0;
 };
+
+/// The pass's options as the rewriter uses them.
+struct Fp8Config {
+  int64_t history, margin;
+  bool fastAccumulation;
+  /// select=cost: the device the decision models; null for select=all.
+  const DeviceModel *model;
+};
+
+std::string formatMicroseconds(double seconds) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.2f us", seconds * 1e6);
+  return text;
+}
 
 class Fp8Rewriter {
 public:
-  Fp8Rewriter(func::FuncOp step, int64_t history, int64_t margin,
-              bool fastAccumulation)
+  Fp8Rewriter(func::FuncOp step, const Fp8Config &config)
       : step(step), view(step), b(step.getContext()),
         loc(NameLoc::get(StringAttr::get(step.getContext(), "fp8_scaling"))),
-        history(history), margin(margin), fastAccumulation(fastAccumulation) {}
+        history(config.history), margin(config.margin),
+        fastAccumulation(config.fastAccumulation), model(config.model) {}
 
   LogicalResult run();
 
@@ -97,7 +115,10 @@ private:
     return isGradient(value) ? FloatType(b.getType<Float8E5M2Type>())
                              : FloatType(b.getType<Float8E4M3FNType>());
   }
-  unsigned siteOf(Value value, FloatType format);
+  using SiteKey = std::pair<Value, Type>;
+  SiteKey siteKey(Value value);
+  unsigned siteOf(Value value);
+  SmallVector<Candidate> choose(ArrayRef<Candidate> candidates);
   void loadScales();
   Value element(Value vector, unsigned index);
   void quantize(Site &site, unsigned index, Operation *before);
@@ -112,10 +133,11 @@ private:
   Location loc;
   int64_t history, margin;
   bool fastAccumulation;
+  const DeviceModel *model;
 
   DenseSet<Value> gradients;
   SmallVector<Site> sites;
-  DenseMap<std::pair<Value, Type>, unsigned> siteIndex;
+  DenseMap<SiteKey, unsigned> siteIndex;
   BlockArgument scaleArg, historyArg;
   /// The scales in use ([N]: a fresh 0 reads as 1) and their inverses.
   Value scales, scaleInvs;
@@ -152,6 +174,10 @@ std::optional<Candidate> Fp8Rewriter::match(Operation *op) {
   } else {
     return std::nullopt;
   }
+  // A contraction the user pinned (to bf16) stays as pinned.
+  if (auto rule = op->getAttrOfType<StringAttr>(kPrecisionRuleAttrName))
+    if (getRuleName(rule.getValue()) == rule::kPin)
+      return std::nullopt;
   if (!isBF16Tensor(candidate.lhs) || !isBF16Tensor(candidate.rhs) ||
       (isGradient(candidate.lhs) && isGradient(candidate.rhs)))
     return std::nullopt;
@@ -166,23 +192,77 @@ std::optional<Candidate> Fp8Rewriter::match(Operation *op) {
   int64_t n = candidate.transposeRhs ? rhs[0] : rhs[1];
   if (m % kFp8Alignment || n % kFp8Alignment || k % kFp8Alignment)
     return std::nullopt;
+  candidate.m = m;
+  candidate.n = n;
+  candidate.k = k;
   return candidate;
 }
 
-/// The site of (value as a 2-D matrix, format), created on first use: the
-/// key is the value reshapes start from and the quantized matrix's type.
-unsigned Fp8Rewriter::siteOf(Value value, FloatType format) {
+/// What identifies a quantized tensor: the value reshapes start from and
+/// the quantized matrix's type (its 2-D shape and format).
+Fp8Rewriter::SiteKey Fp8Rewriter::siteKey(Value value) {
   ArrayRef<int64_t> shape = tensorType(value).getShape();
   int64_t rows = 1;
   for (int64_t size : shape.drop_back())
     rows *= size;
-  auto key =
-      std::make_pair(throughReshapes(value),
-                     Type(RankedTensorType::get({rows, shape.back()}, format)));
-  auto [it, inserted] = siteIndex.try_emplace(key, sites.size());
+  return {throughReshapes(value),
+          RankedTensorType::get({rows, shape.back()}, formatOf(value))};
+}
+
+/// The site of `value`, created on first use.
+unsigned Fp8Rewriter::siteOf(Value value) {
+  auto [it, inserted] = siteIndex.try_emplace(siteKey(value), sites.size());
   if (inserted)
-    sites.push_back({value, format, {}, {}, {}});
+    sites.push_back({value, formatOf(value), {}, {}, {}});
   return it->second;
+}
+
+/// The candidates FP8 makes faster on the device model (all of them
+/// without one): the GEMM at the FP8 rate against bf16's, less the
+/// quantizations (read 2 bytes, write 1, read 2 again for the amax, two
+/// launches; shared by the products that use the quantized tensor) and the
+/// one-byte transposed copies cuBLASLt's TN layout needs (A stored m x k,
+/// B n x k). Each candidate records the modeled times (amp.fp8).
+SmallVector<Candidate> Fp8Rewriter::choose(ArrayRef<Candidate> candidates) {
+  if (!model)
+    return SmallVector<Candidate>(candidates);
+  DenseMap<SiteKey, int64_t> uses;
+  for (const Candidate &candidate : candidates) {
+    ++uses[siteKey(candidate.lhs)];
+    ++uses[siteKey(candidate.rhs)];
+  }
+  double bandwidth = model->hbmBytesPerSecond;
+  SmallVector<Candidate> chosen;
+  for (const Candidate &candidate : candidates) {
+    StringRef out =
+        tensorType(candidate.op->getResult(0)).getElementType().isF32()
+            ? "f32"
+            : "bf16";
+    double bf16 = modelGemmSeconds(*model, candidate.m, candidate.n,
+                                   candidate.k, "bf16", out);
+    double fp8 = modelGemmSeconds(*model, candidate.m, candidate.n,
+                                  candidate.k, "f8E4M3FN", out);
+    for (Value operand : {candidate.lhs, candidate.rhs}) {
+      double elements = double(getNumElements(operand.getType()));
+      fp8 += (5 * elements / bandwidth + 2 * model->launchSeconds) /
+             double(uses[siteKey(operand)]);
+    }
+    if (candidate.transposeLhs)
+      fp8 += 2 * double(candidate.m * candidate.k) / bandwidth +
+             model->launchSeconds;
+    if (!candidate.transposeRhs)
+      fp8 += 2 * double(candidate.n * candidate.k) / bandwidth +
+             model->launchSeconds;
+    bool pays = fp8 < bf16;
+    std::string decision = (pays ? "fp8: " : "bf16: ") +
+                           formatMicroseconds(fp8) + " in fp8, " +
+                           formatMicroseconds(bf16) + " in bf16 (modeled " +
+                           model->key + ")";
+    candidate.op->setAttr(kFp8AttrName, b.getStringAttr(decision));
+    if (pays)
+      chosen.push_back(candidate);
+  }
+  return chosen;
 }
 
 /// At the start of the step: the stored scales, a fresh (zero) one read as
@@ -223,7 +303,7 @@ void Fp8Rewriter::rewrite(const Candidate &candidate) {
   Value operands[2] = {candidate.lhs, candidate.rhs};
   unsigned indices[2];
   for (auto [i, operand] : llvm::enumerate(operands)) {
-    indices[i] = siteOf(operand, formatOf(operand));
+    indices[i] = siteOf(operand);
     if (!sites[indices[i]].quantized)
       quantize(sites[indices[i]], indices[i], op);
   }
@@ -243,6 +323,8 @@ void Fp8Rewriter::rewrite(const Candidate &candidate) {
       used[1]->quantized, used[0]->scaleInv, used[1]->scaleInv, bias,
       candidate.transposeLhs, candidate.transposeRhs,
       forward && fastAccumulation);
+  if (Attribute decision = op->getAttr(kFp8AttrName))
+    product->setAttr(kFp8AttrName, decision);
   Value result = reshape(b, op->getLoc(), product, resultType.getShape());
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
@@ -301,18 +383,19 @@ void Fp8Rewriter::updateState() {
 
 LogicalResult Fp8Rewriter::run() {
   findGradients();
-  SmallVector<Candidate> candidates;
+  SmallVector<Candidate> matched;
   step.walk([&](Operation *op) {
     if (std::optional<Candidate> candidate = match(op))
-      candidates.push_back(*candidate);
+      matched.push_back(*candidate);
   });
+  SmallVector<Candidate> candidates = choose(matched);
   if (candidates.empty())
     return success();
   // Sites in program order, so that state index i is the i-th quantized
   // tensor the step computes.
   for (const Candidate &candidate : candidates) {
-    siteOf(candidate.lhs, formatOf(candidate.lhs));
-    siteOf(candidate.rhs, formatOf(candidate.rhs));
+    siteOf(candidate.lhs);
+    siteOf(candidate.rhs);
   }
   int64_t count = sites.size();
   Type f32 = b.getF32Type();
@@ -351,6 +434,19 @@ struct AMPFp8Pass : mlir::amp::impl::AMPFp8PassBase<AMPFp8Pass> {
           << "amp-fp8: margin must be in [0, 64], got " << int64_t(margin);
       return signalPassFailure();
     }
+    std::optional<DeviceModel> deviceModel;
+    if (select == Fp8Selection::Cost) {
+      std::string error;
+      deviceModel = loadDeviceModel(defaultDevicesPath(), device, error);
+      if (!deviceModel) {
+        emitError(module.getLoc())
+            << "amp-fp8: select=cost needs a device model: " << error
+            << " (select=all chooses without one)";
+        return signalPassFailure();
+      }
+    }
+    Fp8Config config{history, margin, fastAccumulation,
+                     deviceModel ? &*deviceModel : nullptr};
     for (auto step :
          getGraphDefinitions<func::FuncOp>(module, GraphKind::TrainingStep)) {
       if (!isPrecisionMaterialized(step)) {
@@ -358,7 +454,7 @@ struct AMPFp8Pass : mlir::amp::impl::AMPFp8PassBase<AMPFp8Pass> {
                             "amp-insert-casts first";
         return signalPassFailure();
       }
-      Fp8Rewriter rewriter(step, history, margin, fastAccumulation);
+      Fp8Rewriter rewriter(step, config);
       if (failed(rewriter.run()))
         return signalPassFailure();
     }

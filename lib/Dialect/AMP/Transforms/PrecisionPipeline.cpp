@@ -34,6 +34,7 @@ void mlir::amp::buildAMPPrecisionPipeline(OpPassManager &pm,
       AMPFp8PassOptions fp8Options;
       fp8Options.history = options.fp8History;
       fp8Options.margin = options.fp8Margin;
+      fp8Options.select = options.fp8Select;
       pm.addPass(createAMPFp8Pass(fp8Options));
     }
   }

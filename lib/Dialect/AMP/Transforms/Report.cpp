@@ -324,6 +324,8 @@ FunctionReport collect(FunctionOpInterface function) {
                    : isa_and_nonnull<AMPDialect>(op->getDialect())
                        ? "fixed by role"
                        : "no category";
+    if (auto decision = op->getAttrOfType<StringAttr>(kFp8AttrName))
+      entry.rule += "; " + decision.getValue().str();
     entry.location = locationText(op->getLoc());
     entry.flops = estimateFlops(op);
     std::string type = typeName(entry.type);

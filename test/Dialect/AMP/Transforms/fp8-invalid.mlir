@@ -2,7 +2,12 @@
 // RUN: not amp-opt %s --amp-fp8="history=0" 2>&1 | FileCheck %s --check-prefix=HISTORY
 // RUN: not amp-opt %s --amp-fp8="margin=-1" 2>&1 | FileCheck %s --check-prefix=MARGIN
 
+// RUN: not amp-opt %s --amp-fp8="device=tpu" 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not amp-opt %s --amp-fp8="select=some" 2>&1 | FileCheck %s --check-prefix=SELECT
+
 // HISTORY: amp-fp8: history must be at least 1, got 0
+// DEVICE: amp-fp8: select=cost needs a device model: device model 'tpu' in '{{.*}}devices.json': no such device (the file has: h100_sxm, h200) (select=all chooses without one)
+// SELECT: for the --select option: Cannot find option named 'some'!
 // MARGIN: amp-fp8: margin must be in [0, 64], got -1
 
 // A step whose precision is assigned but not materialized.

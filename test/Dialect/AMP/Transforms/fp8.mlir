@@ -1,5 +1,5 @@
-// RUN: amp-opt %s -split-input-file --amp-fp8="history=4 margin=1" | FileCheck %s
-// RUN: amp-opt %s -split-input-file --amp-fp8="history=1" | FileCheck %s --check-prefix=ONE
+// RUN: amp-opt %s -split-input-file --amp-fp8="history=4 margin=1 select=all" | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-fp8="history=1 select=all" | FileCheck %s --check-prefix=ONE
 
 // A bf16 linear layer's step (materialized as amp-insert-casts leaves it):
 // the forward product takes e4m3 operands, the gradients e5m2; the weight

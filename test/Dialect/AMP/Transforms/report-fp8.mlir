@@ -1,4 +1,4 @@
-// RUN: amp-opt %s --amp-autodiff="optimizer=sgd" --amp-pipeline="precision=fp8 report=text" -o /dev/null 2>&1 | FileCheck %s
+// RUN: amp-opt %s --amp-autodiff="optimizer=sgd" --amp-pipeline="precision=fp8 fp8-select=all report=text" -o /dev/null 2>&1 | FileCheck %s
 
 // The report of an FP8 step: each quantization with its format, each
 // product with its operands' formats and result type, at the location of

@@ -22,6 +22,16 @@ def AMPFp8Pass : Pass<"amp-fp8", "::mlir::ModuleOp"> {
     (value, format) pair is quantized once per step, so a weight quantized
     for the forward is reused by the input gradient.
 
+    Which contractions: with `select=cost` (the default) those the cost
+    model (docs/CostModel.md, device `device`) says run faster in FP8: the
+    GEMM at the FP8 tensor rate against bf16's, less the quantizations (a
+    quantization shared by several products is charged to each in part)
+    and the transposed copies cuBLASLt's TN layout needs. The decision does
+    not depend on the target, so the CPU backend computes what the GPU
+    does. `select=all` takes every contraction that fits; a contraction
+    pinned to bf16 (`amp.pin = bf16`, or a policy pin) stays bf16. Each
+    product kept in bf16 by the model is remarked with the modeled times.
+
     Delayed scaling: the step gains scaler state `fp8.scale` (one f32 per
     quantized tensor; 0, the fresh state, reads as 1) and
     `fp8.amax_history` (`history` rows of the tensors' amaxes, the newest
@@ -45,6 +55,12 @@ def AMPFp8Pass : Pass<"amp-fp8", "::mlir::ModuleOp"> {
     Option<"margin", "margin", "int64_t", /*default=*/"0",
            "Scales are divided by 2^margin (headroom; Transformer Engine's "
            "margin)">,
+    Option<"select", "select", "::mlir::amp::Fp8Selection",
+           /*default=*/"::mlir::amp::Fp8Selection::Cost",
+           "Which contractions run in FP8: cost (where the cost model says "
+           "FP8 is faster) or all", "::mlir::amp::fp8SelectionValues()">,
+    Option<"device", "device", "std::string", /*default=*/"\"h200\"",
+           "The device model of select=cost (data/devices.json)">,
     Option<"fastAccumulation", "fast-accumulation", "bool",
            /*default=*/"true",
            "Let forward GEMMs use the GPU's fast FP8 accumulation "

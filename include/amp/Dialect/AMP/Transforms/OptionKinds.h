@@ -34,6 +34,9 @@ enum class LevelChoice {
   UnsafeForceAll,
   InferAsDeny
 };
+/// Which contractions amp-fp8 runs in FP8: those the cost model says gain,
+/// or all that fit.
+enum class Fp8Selection { Cost, All };
 /// Apex's optimization levels (docs/Precision.md, section 7).
 enum class OptLevel { O0, O1, O2, O3 };
 /// The precision report's format; None: no report.
@@ -79,6 +82,13 @@ inline llvm::cl::ValuesClass lowPrecisionValues(bool withFP8) {
       LowPrecision::FP8, "fp8", "bf16 with contractions on FP8 (amp-fp8)");
   return withFP8 ? llvm::cl::ValuesClass({automatic, fp16, bf16, fp8})
                  : llvm::cl::ValuesClass({automatic, fp16, bf16});
+}
+
+inline llvm::cl::ValuesClass fp8SelectionValues() {
+  return llvm::cl::values(
+      clEnumValN(Fp8Selection::Cost, "cost",
+                 "where the cost model says FP8 is faster"),
+      clEnumValN(Fp8Selection::All, "all", "every contraction that fits"));
 }
 
 inline llvm::cl::ValuesClass levelChoiceValues() {

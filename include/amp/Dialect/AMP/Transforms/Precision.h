@@ -38,6 +38,9 @@ inline constexpr llvm::StringLiteral kPinAttrName = "amp.pin";
 /// on a call (the callee runs with autocast disabled).
 inline constexpr llvm::StringLiteral kAutocastDisabledAttrName =
     "amp.autocast_disabled";
+/// amp-fp8's choice for a contraction it considered, with the modeled
+/// times (a string on amp.fp8_matmul, or on a product kept in bf16).
+inline constexpr llvm::StringLiteral kFp8AttrName = "amp.fp8";
 
 //===----------------------------------------------------------------------===//
 // Rule names recorded in amp.precision_rule

@@ -54,6 +54,11 @@ struct AMPPipelineOptions : public PassPipelineOptions<AMPPipelineOptions> {
       *this, "fp8-history",
       llvm::cl::desc("fp8: steps of amax history per quantized tensor"),
       llvm::cl::init(1024)};
+  Option<Fp8Selection> fp8Select{
+      *this, "fp8-select",
+      llvm::cl::desc("fp8: cost (contractions the cost model says gain) or "
+                     "all"),
+      llvm::cl::init(Fp8Selection::Cost), fp8SelectionValues()};
   Option<int64_t> fp8Margin{
       *this, "fp8-margin",
       llvm::cl::desc("fp8: scales are divided by 2^margin"), llvm::cl::init(0)};
