@@ -33,9 +33,14 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
+/// The tensors the finder checks: f32, f16 and bf16 ones. An FP8 tensor
+/// (amp.fp8_quantize's) is left out: it is NaN exactly where its checked
+/// input is, and saturated where the input is infinite; its amax (f32) is
+/// checked.
 bool isFloatTensor(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && isa<FloatType>(type.getElementType());
+  return type &&
+         isa<Float32Type, Float16Type, BFloat16Type>(type.getElementType());
 }
 
 SmallVector<Value> floatValues(ValueRange values) {
