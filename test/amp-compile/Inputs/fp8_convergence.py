@@ -18,9 +18,11 @@ floor (2.6e-3), where a relative criterion means nothing.
 Also checked: the loss fell (the last 50 steps below 0.75 x the first 10:
 the model learned the task, not only the noise floor), the fp8 curve differs
 from bf16's (FP8 ran), and, with --reference-target, that the fp8 curve on
---target follows the one on the reference target step by step within
---follow (the same recipe computed on another backend; only the order of
-f32 sums differs, which FP8's coarse rounding amplifies to ~5e-3).
+--target follows the one on the reference target: within --follow-early
+over the first 5 steps (the same recipe computed on another backend, where
+only the order of f32 sums differs: seen 1e-7, while bf16 is 1.7e-3 away
+from fp8 there), and within --follow step by step after that (FP8's coarse
+rounding amplifies the sum order's differences over the steps: seen 5e-3).
 
 --case "MODEL STEPS" adds a model (repeatable). Prints one line per check;
 exits 1 when one fails."""
@@ -41,6 +43,7 @@ parser.add_argument("--dir", required=True)
 parser.add_argument("--target", default="cpu")
 parser.add_argument("--reference-target")
 parser.add_argument("--follow", type=float, default=0.02)
+parser.add_argument("--follow-early", type=float, default=5e-4)
 parser.add_argument("--case", action="append", default=[])
 parser.add_argument("--tolerance", type=float, default=0.01)
 # Extra amp-compile options for the fp8 builds (to show that the check
@@ -81,7 +84,11 @@ def make_data(model, name, steps):
 
 def train(model, name, precision, target, steps, data):
     stem = os.path.join(args.dir, "%s-%s-%s" % (name, precision, target))
-    extra = shlex.split(args.fp8_options) if precision == "fp8" else []
+    # --fp8-select=all: every contraction that fits runs in FP8 (the cost
+    # model, the default, keeps these small GEMMs in bf16, which would make
+    # fp8 the same as bf16).
+    extra = (["--fp8-select=all"] + shlex.split(args.fp8_options)
+             if precision == "fp8" else [])
     subprocess.run([args.amp_compile, model, "--target=" + target,
                     "--precision=" + precision, "--optimizer=adamw",
                     "--lr=1e-3"] + extra + ["-o", stem + ".so"], check=True)
@@ -139,9 +146,11 @@ for case in args.case:
     if args.reference_target:
         reference, _ = train(model, name, "fp8", args.reference_target,
                              steps, data)
-        follow = max(abs(a - b) / b for a, b in zip(fp8, reference))
+        deviations = [abs(a - b) / b for a, b in zip(fp8, reference)]
+        early, follow = max(deviations[:5]), max(deviations)
         report(label + ": fp8 follows %s" % args.reference_target,
-               follow <= args.follow,
-               "largest per-step relative difference %.3g (limit %g)" % (
-                   follow, args.follow))
+               early <= args.follow_early and follow <= args.follow,
+               "largest per-step relative difference %.3g over the first 5 "
+               "steps (limit %g), %.3g over all (limit %g)" % (
+                   early, args.follow_early, follow, args.follow))
 sys.exit(1 if failed else 0)
