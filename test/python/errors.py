@@ -59,9 +59,9 @@ model = nn.Linear(16, 4)
 # CHECK: unknown keyword -> TypeError: amp.compile() got an unknown keyword 'learning_rate'; the options are
 attempt("unknown keyword", lambda: amp.compile(model, example_inputs=(x,),
                                                learning_rate=0.1))
-# CHECK: bad precision -> ValueError: amp.compile: precision='fp8' is not one of fp32, fp16, bf16
+# CHECK: bad precision -> ValueError: amp.compile: precision='fp4' is not one of fp32, fp16, bf16, fp8
 attempt("bad precision", lambda: amp.compile(model, example_inputs=(x,),
-                                             precision="fp8"))
+                                             precision="fp4"))
 # CHECK: nan lr -> ValueError: amp.compile: lr=nan must be a finite number
 attempt("nan lr", lambda: amp.compile(model, example_inputs=(x,),
                                       lr=float("nan")))

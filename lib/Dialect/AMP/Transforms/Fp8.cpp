@@ -295,7 +295,12 @@ void Fp8Rewriter::quantize(Site &site, unsigned index, Operation *before) {
                                         matrix, element(scales, index));
   site.quantized = quantize.getResult();
   site.amax = quantize.getAmax();
-  site.scaleInv = element(scaleInvs, index);
+  // The saturating cast clamps an infinite input, so nothing non-finite
+  // would reach the loss or the gradients: amax - amax is 0 for a finite
+  // amax and NaN otherwise, which makes the products of such a tensor NaN,
+  // and loss scaling skips the step and backs off as in bf16.
+  site.scaleInv = add(b, at, element(scaleInvs, index),
+                      sub(b, at, site.amax, site.amax));
 }
 
 void Fp8Rewriter::rewrite(const Candidate &candidate) {

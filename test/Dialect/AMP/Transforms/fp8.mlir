@@ -18,10 +18,15 @@
 // CHECK: %[[X2:.*]] = amp.reshape %{{.*}} : tensor<2x16x16xbf16> -> tensor<32x16xbf16>
 // CHECK: %[[S0:.*]] = amp.slice %[[SCALES]] {limits = array<i64: 1>, starts = array<i64: 0>
 // CHECK: %[[QX:.*]], %[[AX:.*]] = amp.fp8_quantize %[[X2]], %{{.*}} : tensor<32x16xbf16> -> tensor<32x16xf8E4M3FN>
+// The scale inverse is NaN when the amax is not finite (amax - amax), so an
+// infinite input, which the cast saturates, still makes the products NaN.
+// CHECK: %[[NANX:.*]] = amp.sub %[[AX]], %[[AX]] : tensor<f32>
+// CHECK: %[[INV0:.*]] = amp.reshape %{{.*}} : tensor<1xf32> -> tensor<f32>
+// CHECK: %[[IX:.*]] = amp.add %[[INV0]], %[[NANX]] : tensor<f32>
 // CHECK: %[[QW:.*]], %[[AW:.*]] = amp.fp8_quantize %{{.*}}, %{{.*}} : tensor<32x16xbf16> -> tensor<32x16xf8E4M3FN>
 // The bias is added in the result's type.
 // CHECK: %[[B:.*]] = amp.cast %{{.*}} : tensor<32xf32> to tensor<32xbf16>
-// CHECK: %[[Y:.*]] = amp.fp8_matmul %[[QX]], %[[QW]], %{{.*}}, %{{.*}}, %[[B]] {fast_accumulation, transpose_rhs} : tensor<32x16xf8E4M3FN>, tensor<32x16xf8E4M3FN>, tensor<32xbf16> -> tensor<32x32xbf16>
+// CHECK: %[[Y:.*]] = amp.fp8_matmul %[[QX]], %[[QW]], %[[IX]], %{{.*}}, %[[B]] {fast_accumulation, transpose_rhs} : tensor<32x16xf8E4M3FN>, tensor<32x16xf8E4M3FN>, tensor<32xbf16> -> tensor<32x32xbf16>
 // CHECK: amp.reshape %[[Y]] : tensor<32x32xbf16> -> tensor<2x16x32xbf16>
 // CHECK: amp.seed
 // The gradient is e5m2; the weight gradient reuses the quantized input and

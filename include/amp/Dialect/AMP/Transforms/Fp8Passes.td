@@ -36,9 +36,9 @@ def AMPFp8Pass : Pass<"amp-fp8", "::mlir::ModuleOp"> {
     quantized tensor; 0, the fresh state, reads as 1) and
     `fp8.amax_history` (`history` rows of the tensors' amaxes, the newest
     first). A tensor is quantized with its stored scale; at the end of the
-    step its finite amax is recorded (a NaN or infinite amax records 0: the
-    non-finite values reach the loss and the gradients, which loss scaling
-    skips) and its next scale is `(max / amax) / 2^margin`, with `amax` the
+    step its finite amax is recorded (a NaN or infinite amax records 0, and
+    makes the tensor's scale inverse NaN, so the non-finite values reach the
+    products, the loss and the gradients, which loss scaling skips) and its next scale is `(max / amax) / 2^margin`, with `amax` the
     largest of its history and `max` 448 (e4m3) or 57344 (e5m2); a zero
     history keeps the scale.
 
