@@ -74,6 +74,11 @@ bool collectEffects(Operation *op, SmallVectorImpl<Value> &touched,
 /// constant instead), else null.
 Value takeFillConstant(Value out, Operation *reader);
 
+/// Replaces each transposed copy of a static dense 2-D buffer under `root`
+/// (a linalg.generic on the host) by a launch moving tiles through
+/// workgroup memory, coalesced on both sides (TiledTransposes.cpp).
+void tileTransposes(Operation *root);
+
 } // namespace mlir::amp::gpu_lowering
 
 #endif // AMP_LIB_CODEGEN_GPU_LINALGTOGPU_LINALGTOGPUUTILS_H

@@ -16,7 +16,10 @@
 //   column; RowReductions.h);
 // - column sums over the same loops reading the same buffer (LayerNorm's
 //   weight and bias gradients, both summing the output gradient) are first
-//   merged into one generic, so that the gradient is read once.
+//   merged into one generic, so that the gradient is read once;
+// - a transposed copy of a dense 2-D buffer becomes a launch of tiles
+//   through workgroup memory (TiledTransposes.cpp), so that both its reads
+//   and its writes are coalesced.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,11 +44,11 @@ namespace mlir::amp {
 } // namespace mlir::amp
 
 using namespace mlir;
+using mlir::amp::gpu_lowering::analyzeReduction;
+using mlir::amp::gpu_lowering::interchangeParallelFirst;
 using mlir::amp::gpu_lowering::isDenseMemRef;
 using mlir::amp::gpu_lowering::ReductionEmitter;
 using mlir::amp::gpu_lowering::ReductionPlan;
-using mlir::amp::gpu_lowering::analyzeReduction;
-using mlir::amp::gpu_lowering::interchangeParallelFirst;
 using mlir::amp::gpu_lowering::sumPartialsInto;
 
 namespace {
@@ -71,9 +74,9 @@ bool isColumnSum(linalg::GenericOp generic) {
   auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
   return llvm::all_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
     BlockArgument out = generic.getMatchingBlockArgument(&init);
-    auto add = yield.getValues()[init.getOperandNumber() -
-                                 generic.getNumDpsInputs()]
-                   .getDefiningOp<arith::AddFOp>();
+    auto add =
+        yield.getValues()[init.getOperandNumber() - generic.getNumDpsInputs()]
+            .getDefiningOp<arith::AddFOp>();
     return add && out.getType().isF32() && out.hasOneUse() &&
            (add.getLhs() == out || add.getRhs() == out);
   });
@@ -106,8 +109,8 @@ bool canMergeSums(linalg::GenericOp first, linalg::GenericOp second) {
        op = op->getNextNode()) {
     auto fill = dyn_cast<linalg::FillOp>(op);
     if (!isa<memref::AllocOp>(op) && !isMemoryEffectFree(op) &&
-        !(fill && llvm::is_contained(second.getDpsInits(),
-                                     fill.getOutputs().front())))
+        !(fill &&
+          llvm::is_contained(second.getDpsInits(), fill.getOutputs().front())))
       return false;
   }
   return true;
@@ -125,7 +128,8 @@ linalg::GenericOp mergeSums(IRRewriter &rewriter, linalg::GenericOp first,
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);
       unsigned i = 0;
-      while (i < inputs.size() && !(inputs[i] == input->get() && maps[i] == map))
+      while (i < inputs.size() &&
+             !(inputs[i] == input->get() && maps[i] == map))
         ++i;
       if (i == inputs.size()) {
         inputs.push_back(input->get());
@@ -221,16 +225,15 @@ bool emitPartialSums(IRRewriter &rewriter, linalg::GenericOp stage1) {
         SmallVector<Value> ivs(loopIvs);
         ReductionEmitter emitter(*plan, b, loc);
         SmallVector<Value> sums = emitter.accumulate(
-            emitter.index(0), plan->rowLength, emitter.index(1),
-            [&](Value j) {
+            emitter.index(0), plan->rowLength, emitter.index(1), [&](Value j) {
               SmallVector<Value> indices(ivs);
               llvm::append_range(
-                  indices, emitter.delinearize(
-                               j, ranges.drop_front(plan->numParallel)));
+                  indices,
+                  emitter.delinearize(j, ranges.drop_front(plan->numParallel)));
               return emitter.partials(indices);
             });
-        for (auto [init, sum] : llvm::zip_equal(stage1.getDpsInitsMutable(),
-                                                sums))
+        for (auto [init, sum] :
+             llvm::zip_equal(stage1.getDpsInitsMutable(), sums))
           memref::StoreOp::create(
               b, loc, sum, init.get(),
               emitter.apply(stage1.getMatchingIndexingMap(&init), ivs));
@@ -373,6 +376,7 @@ void splitColumnSum(IRRewriter &rewriter, linalg::GenericOp generic) {
 struct GPUPrepareLinalgPass
     : amp::impl::GPUPrepareLinalgPassBase<GPUPrepareLinalgPass> {
   void runOnOperation() override {
+    mlir::amp::gpu_lowering::tileTransposes(getOperation());
     SmallVector<memref::CopyOp> copies;
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](Operation *op) {
