@@ -143,9 +143,10 @@ bool bodyRunsAt(linalg::GenericOp generic, Operation *at,
 /// The first all-parallel generic after the full reduction `plan` in its
 /// block, over the same loops, that can run in the reduction's element loop
 /// instead of reading the same inputs again in its own launch (mse's
-/// gradient after the loss): its body runs where the reduction stands, it
-/// reads nothing the reduction or an op in between writes, and nothing in
-/// between touches its outputs.
+/// gradient after the loss): its body runs where the reduction stands, its
+/// inputs are defined there (an FP8 quantization's scale is a view taken
+/// after the amax reduction before it), it reads nothing the reduction or
+/// an op in between writes, and nothing in between touches its outputs.
 linalg::GenericOp findCompanion(const ReductionPlan &plan) {
   linalg::GenericOp reduction = plan.op;
   DominanceInfo dominance(reduction->getParentOp());
@@ -157,6 +158,10 @@ linalg::GenericOp findCompanion(const ReductionPlan &plan) {
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (generic && isElementwiseOver(generic, plan.ranges) &&
         bodyRunsAt(generic, reduction, dominance) &&
+        llvm::all_of(generic.getDpsInputs(),
+                     [&](Value in) {
+                       return dominance.properlyDominates(in, reduction);
+                     }) &&
         llvm::none_of(
             generic.getDpsInputs(),
             [&](Value in) { return mayAliasAnyInStep(in, written); }) &&

@@ -743,6 +743,41 @@ func.func @no_companion(%p: memref<64x2048xf32>, %q: memref<64x2048xf32>,
 
 // -----
 
+// Left apart: the all-parallel generic (an FP8 quantization after its
+// tensor's amax) reads a scale defined after the sum, which the sum's launch
+// cannot read. Before, the launch used the view before its definition.
+// CHECK-LABEL: func.func @companion_input_defined_later
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: %[[SCALE:.+]] = memref.subview
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: ins(%{{.+}}, %[[SCALE]] :
+#id4 = affine_map<(d0, d1) -> (d0, d1)>
+#sc4 = affine_map<(d0, d1) -> ()>
+func.func @companion_input_defined_later(%p: memref<64x2048xf32>,
+    %amax: memref<f32>, %scales: memref<4xf32>) -> memref<64x2048xf8E4M3FN> {
+  linalg.generic {indexing_maps = [#id4, #sc4], iterator_types = ["reduction", "reduction"]}
+      ins(%p : memref<64x2048xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = math.absf %a : f32
+    %1 = arith.maximumf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %view = memref.subview %scales[1] [1] [1] : memref<4xf32> to memref<f32, strided<[], offset: 1>>
+  %q = memref.alloc() : memref<64x2048xf8E4M3FN>
+  linalg.generic {indexing_maps = [#id4, #sc4, #id4], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %view : memref<64x2048xf32>, memref<f32, strided<[], offset: 1>>) outs(%q : memref<64x2048xf8E4M3FN>) {
+  ^bb0(%a: f32, %s: f32, %o: f8E4M3FN):
+    %0 = arith.mulf %a, %s : f32
+    %1 = arith.truncf %0 : f32 to f8E4M3FN
+    linalg.yield %1 : f8E4M3FN
+  }
+  return %q : memref<64x2048xf8E4M3FN>
+}
+
+// -----
+
 // A column sum of the companion's f32 output (the bias gradient of the
 // last Linear, summed in f32 before its rounding) after GEMM calls that
 // leave its inputs alone: its partial sums are computed in the loss's first
