@@ -122,6 +122,20 @@ bool isElementwiseOver(linalg::GenericOp op, ArrayRef<int64_t> ranges) {
   });
 }
 
+/// Whether `map` takes loop dimensions out of order (a transposed read).
+bool readsTransposed(AffineMap map) {
+  int64_t last = -1;
+  for (AffineExpr result : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    if (!dim)
+      continue;
+    if (int64_t(dim.getPosition()) < last)
+      return true;
+    last = dim.getPosition();
+  }
+  return false;
+}
+
 /// Whether the body of `generic` can be computed an element at a time where
 /// `at` stands, in a launch emitted there: no memory effects (a load in the
 /// body reads a buffer that the checks on the generic's operands do not
@@ -143,7 +157,10 @@ bool bodyRunsAt(linalg::GenericOp generic, Operation *at,
 /// The first all-parallel generic after the full reduction `plan` in its
 /// block, over the same loops, that can run in the reduction's element loop
 /// instead of reading the same inputs again in its own launch (mse's
-/// gradient after the loss): its body runs where the reduction stands, its
+/// gradient after the loss): it reads no operand transposed (the
+/// reduction's threads stride over the loops in order, so a transposed read
+/// would not be coalesced; a transposed copy is left for its tiled launch,
+/// amp-gpu-prepare-linalg), its body runs where the reduction stands, its
 /// inputs are defined there (an FP8 quantization's scale is a view taken
 /// after the amax reduction before it), it reads nothing the reduction or
 /// an op in between writes, and nothing in between touches its outputs.
@@ -157,6 +174,7 @@ linalg::GenericOp findCompanion(const ReductionPlan &plan) {
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (generic && isElementwiseOver(generic, plan.ranges) &&
+        llvm::none_of(generic.getIndexingMapsArray(), readsTransposed) &&
         bodyRunsAt(generic, reduction, dominance) &&
         llvm::all_of(generic.getDpsInputs(),
                      [&](Value in) {

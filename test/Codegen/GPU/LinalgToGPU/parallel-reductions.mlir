@@ -778,6 +778,38 @@ func.func @companion_input_defined_later(%p: memref<64x2048xf32>,
 
 // -----
 
+// Left apart: the all-parallel generic reads its input transposed (an FP8
+// weight's TN copy over the loops of another weight's amax), which the
+// sum's threads would read strided; amp-gpu-prepare-linalg tiles it.
+// CHECK-LABEL: func.func @companion_reads_transposed
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: ins(%{{.+}} : memref<2048x64xf8E4M3FN>)
+#id5 = affine_map<(d0, d1) -> (d0, d1)>
+#tr5 = affine_map<(d0, d1) -> (d1, d0)>
+#sc5 = affine_map<(d0, d1) -> ()>
+func.func @companion_reads_transposed(%w: memref<64x2048xf32>,
+    %amax: memref<f32>, %q: memref<2048x64xf8E4M3FN>) -> memref<64x2048xf8E4M3FN> {
+  linalg.generic {indexing_maps = [#id5, #sc5], iterator_types = ["reduction", "reduction"]}
+      ins(%w : memref<64x2048xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = math.absf %a : f32
+    %1 = arith.maximumf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %t = memref.alloc() : memref<64x2048xf8E4M3FN>
+  linalg.generic {indexing_maps = [#tr5, #id5], iterator_types = ["parallel", "parallel"]}
+      ins(%q : memref<2048x64xf8E4M3FN>) outs(%t : memref<64x2048xf8E4M3FN>) {
+  ^bb0(%a: f8E4M3FN, %o: f8E4M3FN):
+    linalg.yield %a : f8E4M3FN
+  }
+  return %t : memref<64x2048xf8E4M3FN>
+}
+
+// -----
+
 // A column sum of the companion's f32 output (the bias gradient of the
 // last Linear, summed in f32 before its rounding) after GEMM calls that
 // leave its inputs alone: its partial sums are computed in the loss's first
