@@ -8,7 +8,11 @@ counts, not measured on a GPU.
 
 For mlp_stack and gpt2_block (bench/make_gpu_models.py, issue sizes by
 default) and gpt2_124m (nanoGPT's GPT-2 124M, bench/gpu_train_step.py's
-GPT2LM: vocabulary 50304, sequence 1024, batch 8) in bf16 and fp16:
+GPT2LM: vocabulary 50304, sequence 1024, batch 8) in bf16, fp16 and fp8
+(issue 39: amp-fp8 with its default per-GEMM choice on the cost model;
+PyTorch eager has no FP8, so an fp8 record's eager and eager_sdpa peers
+are the bf16 ones, and amp_bf16_ms / fp8_vs_bf16 give amp's own bf16
+step and its ratio to the fp8 step):
 
 - amp: the step compiled like bench/gpu_train_step.py compiles it
   (amp-compile --precision=P --optimizer=adamw; gpt2_124m as a user
@@ -39,7 +43,9 @@ runtime's default: graph_node_s per launch instead of launch_overhead_s,
 plus one graph launch), amp_launches, eager_launches, eager_sdpa_launches,
 amp_bytes,
 eager_bytes, eager_sdpa_bytes, amp_peak_bytes, eager_peak_bytes,
-eager_sdpa_peak_bytes (plus syncs, the device and "modeled": true).
+eager_sdpa_peak_bytes (plus syncs, the device and "modeled": true); fp8
+records also have eager_precision ("bf16"), amp_bf16_ms and fp8_vs_bf16
+(amp_bf16_ms / amp_ms).
 """
 import argparse
 import datetime
@@ -55,7 +61,10 @@ import make_gpu_models
 from _common import ROOT, amp_compile, default_build, ratio, tool
 
 WORKLOADS = ("mlp_stack", "gpt2_block")
-PRECISIONS = ("bf16", "fp16")
+PRECISIONS = ("bf16", "fp16", "fp8")
+# PyTorch eager has no FP8 training step: an fp8 record's eager peers are
+# those of this precision.
+EAGER_PRECISION = {"fp8": "bf16"}
 TENSOR_PEAK = {"bf16": "peak_bf16_flops", "fp16": "peak_fp16_flops",
                "f16": "peak_fp16_flops", "torch.bfloat16": "peak_bf16_flops",
                "torch.float16": "peak_fp16_flops",
@@ -255,6 +264,11 @@ def print_table(rows, device_key, out=sys.stdout):
                 - r["amp_sync_ms"] - r["amp_low_occupancy_ms"],
                 r["amp_graph_ms"],
                 ratio(r["amp_graph_ms"], r["eager_sdpa_ms"], "x")))
+        if "eager_precision" in r:
+            why[-1] += "; eager peers in %s" % r["eager_precision"]
+        if "fp8_vs_bf16" in r:
+            why[-1] += "; amp bf16 %.3f ms, fp8_vs_bf16 (bf16 / fp8) %s" % (
+                r["amp_bf16_ms"], ratio(r["amp_bf16_ms"], r["amp_ms"], "x"))
     out.write("\n" + "\n".join(why) + "\n")
 
 
@@ -275,6 +289,9 @@ def main():
                         help="comma-separated: mlp_stack, gpt2_block (amp IR "
                         "from make_gpu_models.py), gpt2_124m (nanoGPT's "
                         "GPT-2 through amp.compile)")
+    parser.add_argument("--precisions", default=",".join(PRECISIONS),
+                        help="comma-separated, of %s (fp8's ratio to bf16 "
+                        "needs bf16 too)" % ", ".join(PRECISIONS))
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--weight-decay", type=float, default=0.01)
     args = parser.parse_args()
@@ -283,17 +300,23 @@ def main():
     tool(args.build, "amp-compile")
     amp_opt = tool(args.build, "amp-opt")
     workloads = args.workloads.split(",")
+    precisions = args.precisions.split(",")
+    for precision in precisions:
+        if precision not in PRECISIONS:
+            parser.error("--precisions: no precision %r" % precision)
     for workload in workloads:
         if workload not in WORKLOADS + gpu_train_step.LM_WORKLOADS:
             parser.error("--workloads: no workload %r" % workload)
     rows = []
+    eager_rows = {}  # (workload, precision): eager and eager_sdpa keys
+    amp_ms = {}  # (workload, precision): amp's modeled step
     with tempfile.TemporaryDirectory() as tmp:
         models = make_gpu_models.write_models(
             tmp, sizes, [w for w in workloads if w in WORKLOADS])
         for workload in workloads:
             workload_sizes = gpu_train_step.LM_SIZES[args.sizes] \
                 if workload in gpu_train_step.LM_WORKLOADS else sizes
-            for precision in PRECISIONS:
+            for precision in precisions:
                 name = os.path.join(tmp, "%s_%s" % (workload, precision))
                 if workload in models:
                     compile_step(args.build, models[workload], precision,
@@ -307,10 +330,21 @@ def main():
                 row = dict(workload=workload, precision=precision,
                            device=args.device, modeled=True)
                 row.update(amp_row(report, device))
-                for sdpa in (False, True):
-                    row.update(eager_row(workload, workload_sizes, precision,
-                                         device, args.lr, args.weight_decay,
-                                         sdpa))
+                eager_precision = EAGER_PRECISION.get(precision, precision)
+                if eager_precision != precision:
+                    row["eager_precision"] = eager_precision
+                key = (workload, eager_precision)
+                if key not in eager_rows:
+                    eager_rows[key] = {}
+                    for sdpa in (False, True):
+                        eager_rows[key].update(eager_row(
+                            workload, workload_sizes, eager_precision, device,
+                            args.lr, args.weight_decay, sdpa))
+                row.update(eager_rows[key])
+                amp_ms[workload, precision] = row["amp_ms"]
+                if precision == "fp8" and (workload, "bf16") in amp_ms:
+                    row["amp_bf16_ms"] = amp_ms[workload, "bf16"]
+                    row["fp8_vs_bf16"] = row["amp_bf16_ms"] / row["amp_ms"]
                 rows.append(row)
     print_table(rows, args.device)
     print("(%s; %s sizes; data/devices.json; bench/gpu_model.py)"
