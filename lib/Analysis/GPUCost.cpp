@@ -372,9 +372,17 @@ private:
       memref = view.getViewSource();
     }
     auto arg = cast<BlockArgument>(memref);
-    if (arg.getOwner() != &kernel.getBody().front())
+    if (!isKernelArgument(arg))
       return std::nullopt;
     return arg.getArgNumber();
+  }
+
+  /// Whether `arg` is one of the kernel's arguments (device memory): the
+  /// entry block's arguments after them are its workgroup and private
+  /// attributions, which are not device memory.
+  bool isKernelArgument(BlockArgument arg) {
+    return arg.getOwner() == &kernel.getBody().front() &&
+           arg.getArgNumber() < kernel.getNumArguments();
   }
 
   /// Memory transactions of one warp executing an access: how many times
@@ -390,7 +398,7 @@ private:
     auto type = dyn_cast<MemRefType>(memref.getType());
     SmallVector<int64_t> strides;
     int64_t offset;
-    if (!arg || arg.getOwner() != &kernel.getBody().front() || !type ||
+    if (!arg || !isKernelArgument(arg) || !type ||
         failed(type.getStridesAndOffset(strides, offset)) ||
         ShapedType::isDynamic(offset) ||
         llvm::any_of(strides, ShapedType::isDynamic))

@@ -27,6 +27,18 @@
 // CHECK:       "kernel": "k_transpose::k",
 // CHECK-NEXT:  "kind": "launch",
 // CHECK-NEXT:  "uncoalesced_bytes": 237568
+// k_tile: a 32 x 32 tile through workgroup memory (a tiled transpose):
+// x is read along rows and y written along rows (coalesced); the tile's accesses (lanes down a column of the workgroup
+// buffer) are not device memory: no bytes, no excess. Footprint: 4096 B
+// read, 4096 B written.
+// CHECK:       "accessed_bytes_read": 4096,
+// CHECK-NEXT:  "accessed_bytes_written": 4096,
+// CHECK-NEXT:  "block": [
+// CHECK:       "bytes_read": 4096,
+// CHECK-NEXT:  "bytes_written": 4096,
+// CHECK:       "kernel": "k_tile::k",
+// CHECK-NEXT:  "kind": "launch",
+// CHECK-NEXT:  "uncoalesced_bytes": 0
 // MODEL:      "kernel": "k_transpose::k",
 // MODEL-NEXT: "kind": "launch",
 // MODEL-NEXT: "modeled_us": 4.9148{{[0-9]*}},
@@ -67,8 +79,23 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
+  gpu.module @k_tile {
+    gpu.func @k(%x: memref<32x32xf32>, %y: memref<32x32xf32>)
+        workgroup(%tile: memref<32x32xf32, #gpu.address_space<workgroup>>) kernel {
+      %c0 = arith.constant 0 : index
+      %row = gpu.thread_id y
+      %col = gpu.thread_id x
+      %v = memref.load %x[%row, %col] : memref<32x32xf32>
+      memref.store %v, %tile[%col, %row] : memref<32x32xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %w = memref.load %tile[%row, %col] : memref<32x32xf32, #gpu.address_space<workgroup>>
+      memref.store %w, %y[%row, %col] : memref<32x32xf32>
+      gpu.return
+    }
+  }
   func.func @step(%x: memref<8192xf32>, %s: memref<1xf32>, %n: memref<1xindex>, %y: memref<8192xf32>,
-                  %a: memref<64x64xf32>, %b: memref<64x64xf32>, %out: memref<64x64xbf16>) {
+                  %a: memref<64x64xf32>, %b: memref<64x64xf32>, %out: memref<64x64xbf16>,
+                  %tx: memref<32x32xf32>, %ty: memref<32x32xf32>) {
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
     %c32 = arith.constant 32 : index
@@ -77,7 +104,8 @@ module attributes {gpu.container_module} {
     %t0 = gpu.wait async
     %t1 = gpu.launch_func async [%t0] @k_copy::@k blocks in (%c32, %c1, %c1) threads in (%c256, %c1, %c1) args(%x : memref<8192xf32>, %s : memref<1xf32>, %n : memref<1xindex>, %y : memref<8192xf32>)
     %t2 = gpu.launch_func async [%t1] @k_transpose::@k blocks in (%c2, %c64, %c1) threads in (%c32, %c1, %c1) args(%a : memref<64x64xf32>, %b : memref<64x64xf32>, %out : memref<64x64xbf16>)
-    gpu.wait [%t2]
+    %t3 = gpu.launch_func async [%t2] @k_tile::@k blocks in (%c1, %c1, %c1) threads in (%c32, %c32, %c1) args(%tx : memref<32x32xf32>, %ty : memref<32x32xf32>)
+    gpu.wait [%t3]
     return
   }
 }
