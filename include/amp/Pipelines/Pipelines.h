@@ -37,11 +37,9 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> dnnlConvolutions{
       *this, "dnnl-convolutions",
-      llvm::cl::desc("With blas: f32 convolutions and their input gradients "
-                     "as oneDNN calls (amp-cpu-convolutions-to-dnnl). Off: "
-                     "torchvision's ResNet-50 trained differently from "
-                     "PyTorch with it (test/python/zoo_resnet50.py)"),
-      llvm::cl::init(false)};
+      llvm::cl::desc("With blas: f32 convolutions and both their gradients "
+                     "as oneDNN calls (amp-cpu-convolutions-to-dnnl)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse chains of elementwise ops into one loop nest "
