@@ -48,11 +48,8 @@ bool mayAliasAny(Value v, ArrayRef<Value> buffers) {
   return llvm::any_of(buffers, [&](Value other) { return mayAlias(v, other); });
 }
 
-namespace {
-/// The buffer a pointer argument of a GEMM call was taken from
-/// (amp-contractions-to-gemm-calls: memref.extract_aligned_pointer_as_index,
-/// arith.index_cast, llvm.inttoptr); a null Value for the null placeholder
-/// of the stream; failure for anything else.
+// The pointers amp-contractions-to-gemm-calls and
+// convert-amp-fp8-to-runtime pass (LinalgToGPUUtils.h).
 FailureOr<Value> pointerBuffer(Value pointer) {
   if (pointer.getDefiningOp<LLVM::ZeroOp>())
     return Value();
@@ -67,6 +64,8 @@ FailureOr<Value> pointerBuffer(Value pointer) {
     return failure();
   return extract.getSource();
 }
+
+namespace {
 
 /// The buffers a call of the runtime's GEMM or attention entry points
 /// (amp_gpu_gemm*, amp_gpu_attention_*) reads or writes: those its pointer

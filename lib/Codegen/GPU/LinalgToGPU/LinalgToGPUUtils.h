@@ -62,6 +62,12 @@ bool mayAliasAny(Value v, ArrayRef<Value> buffers);
 bool mayAliasInStep(Value a, Value c);
 bool mayAliasAnyInStep(Value v, ArrayRef<Value> buffers);
 
+/// The buffer a pointer argument of a runtime call (a GEMM's, an FP8
+/// GEMM's) was taken from (memref.extract_aligned_pointer_as_index,
+/// arith.index_cast, llvm.inttoptr); a null Value for the null placeholder
+/// of the stream; failure for anything else. (BufferEffects.cpp)
+FailureOr<Value> pointerBuffer(Value pointer);
+
 /// Appends the buffers `op` (and what it contains) accesses to `touched`,
 /// those it writes or frees to `written`; false when some are unknown. A
 /// call of the runtime's GEMMs (amp_gpu_gemm*) touches and writes the

@@ -76,20 +76,6 @@ bool isTransposedCopy(linalg::GenericOp generic) {
          yield.getValues()[0] == body.getArgument(0);
 }
 
-/// The buffer a pointer argument of a runtime call was taken from
-/// (memref.extract_aligned_pointer_as_index, arith.index_cast,
-/// llvm.inttoptr), or null.
-Value pointerSource(Value pointer) {
-  auto toPointer = pointer.getDefiningOp<LLVM::IntToPtrOp>();
-  auto cast = toPointer ? toPointer.getArg().getDefiningOp<arith::IndexCastOp>()
-                        : nullptr;
-  auto extract =
-      cast
-          ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
-          : nullptr;
-  return extract ? extract.getSource() : Value();
-}
-
 /// Whether `op` leaves `buffer` unwritten and does not touch `fresh`: so a
 /// copy from `buffer` into `fresh` after `op` may run before it. An FP8
 /// GEMM call (convert-amp-fp8-to-runtime) writes only its result; anything
@@ -102,9 +88,10 @@ bool commutesWithCopy(Operation *op, Value buffer, Value fresh) {
       if (!isa<LLVM::LLVMPointerType>(operand.getType()) ||
           operand.getDefiningOp<LLVM::ZeroOp>())
         continue;
-      Value source = pointerSource(operand);
-      if (!source)
+      FailureOr<Value> buffer = pointerBuffer(operand);
+      if (failed(buffer) || !*buffer)
         return false;
+      Value source = *buffer;
       touched.push_back(source);
       if (i == kGemmFp8ResultArg)
         written.push_back(source);
