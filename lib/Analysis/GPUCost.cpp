@@ -1589,7 +1589,7 @@ static LogicalResult writeOutput(ModuleOp module, StringRef option,
   std::string error;
   if (file.open(path.str(), error)) {
     std::error_code ec;
-    llvm::raw_fd_ostream os(file.writePath(), ec);
+    llvm::raw_fd_ostream os(file.openForWriting(ec), /*shouldClose=*/true);
     if (!ec) {
       os << text;
       os.close();

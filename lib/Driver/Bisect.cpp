@@ -253,7 +253,7 @@ LogicalResult writeFile(::amp::OutputFile &output,
                         function_ref<void(llvm::raw_ostream &)> print,
                         std::string &message) {
   std::error_code error;
-  llvm::raw_fd_ostream os(output.writePath(), error);
+  llvm::raw_fd_ostream os(output.openForWriting(error), /*shouldClose=*/true);
   if (!error) {
     print(os);
     os.close();

@@ -234,7 +234,7 @@ bool amp::writeNonfiniteReport(const mlir::amp::NonfiniteFinder &finder,
   }
   std::error_code ec;
   {
-    llvm::raw_fd_ostream os(file.writePath(), ec);
+    llvm::raw_fd_ostream os(file.openForWriting(ec), /*shouldClose=*/true);
     if (!ec) {
       mlir::amp::writeNonfiniteReports(os, finder.reports());
       os.close();

@@ -47,7 +47,8 @@ bool Metrics::open(const std::string &outputPath, std::string &error) {
     return true;
   }
   std::error_code ec;
-  os = std::make_unique<llvm::raw_fd_ostream>(file.writePath(), ec);
+  os = std::make_unique<llvm::raw_fd_ostream>(file.openForWriting(ec),
+                                              /*shouldClose=*/true);
   if (ec)
     error = "cannot write '" + path + "': " + ec.message();
   return !ec;
@@ -116,8 +117,8 @@ bool EvalOutputs::open(const Model &model, const std::string &directory,
     if (!result->file.open(path, error))
       return false;
     std::error_code ec;
-    result->os =
-        std::make_unique<llvm::raw_fd_ostream>(result->file.writePath(), ec);
+    result->os = std::make_unique<llvm::raw_fd_ostream>(
+        result->file.openForWriting(ec), /*shouldClose=*/true);
     if (ec) {
       error = "cannot write '" + path + "': " + ec.message();
       return false;

@@ -327,13 +327,14 @@ bool Session::writeProfile(OutputFile &file, std::string &error) const {
     return false;
   }
   std::error_code ec;
-  llvm::raw_fd_ostream os(file.writePath(), ec);
-  for (const std::string &line : lines)
-    os << line << "\n";
-  os.close();
-  if (!ec)
+  llvm::raw_fd_ostream os(file.openForWriting(ec), /*shouldClose=*/true);
+  if (!ec) {
+    for (const std::string &line : lines)
+      os << line << "\n";
+    os.close();
     ec = os.error();
-  os.clear_error();
+    os.clear_error();
+  }
   if (ec)
     error =
         "--profile: cannot write '" + config.profilePath + "': " + ec.message();

@@ -360,12 +360,19 @@ int32_t matchCheckpoint(const std::string &path,
   return 0;
 }
 
-/// Opens the file amp::OutputFile writes to; "-" is standard output (its
-/// rule), not a file named "-".
+/// A stream on the file amp::OutputFile writes to, or null with errno set.
 FILE *openForWriting(const amp::OutputFile &output) {
-  return output.writePath() == "-"
-             ? ::fdopen(::dup(STDOUT_FILENO), "wb")
-             : std::fopen(output.writePath().c_str(), "wb");
+  std::error_code ec;
+  int fd = output.openForWriting(ec);
+  if (fd < 0)
+    return nullptr;
+  FILE *file = ::fdopen(fd, "wb");
+  if (!file) {
+    int failure = errno;
+    ::close(fd);
+    errno = failure;
+  }
+  return file;
 }
 } // namespace
 

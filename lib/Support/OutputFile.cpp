@@ -332,10 +332,26 @@ bool OutputFile::open(const std::string &path, std::string &error) {
             reason(errno);
     return false;
   }
-  ::close(fd);
+  fd_ = fd;
   writePath_ = temporary;
   pending_ = true;
   return true;
+}
+
+int OutputFile::openForWriting(std::error_code &ec) const {
+  int fd = -1;
+  if (pending_) {
+    if (::ftruncate(fd_, 0) == 0 && ::lseek(fd_, 0, SEEK_SET) == 0)
+      fd = ::fcntl(fd_, F_DUPFD_CLOEXEC, 0);
+  } else if (writePath_ == "-") {
+    fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+  } else {
+    fd = ::open(writePath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                0666);
+  }
+  ec = fd < 0 ? std::error_code(errno, std::generic_category())
+              : std::error_code();
+  return fd;
 }
 
 bool OutputFile::commit(std::string &error) {
@@ -353,6 +369,7 @@ bool OutputFile::commit(std::string &error) {
   // Unlisted after the rename: a signal in between unlinks a name that no
   // longer exists, not the output.
   pending_ = false;
+  closeTemporary();
   unlistTemporary(slot_);
   return true;
 }
@@ -362,7 +379,14 @@ void OutputFile::discard() {
   if (pending_)
     ::unlink(writePath_.c_str());
   pending_ = false;
+  closeTemporary();
   unlistTemporary(slot_);
+}
+
+void OutputFile::closeTemporary() {
+  if (fd_ >= 0)
+    ::close(fd_);
+  fd_ = -1;
 }
 
 bool OutputFile::checkDeviceTakesData(std::string &error) const {

@@ -73,7 +73,7 @@ bool OutputStream::open(llvm::StringRef path, std::string &error) {
   if (!file.open(path.str(), error))
     return false;
   std::error_code ec;
-  stream.emplace(file.writePath(), ec, llvm::sys::fs::OF_None);
+  stream.emplace(file.openForWriting(ec), /*shouldClose=*/true);
   if (ec) {
     error = "cannot write '" + path.str() + "': " + ec.message();
     stream->clear_error();

@@ -30,6 +30,7 @@
 #define AMP_SUPPORT_OUTPUTFILE_H
 
 #include <string>
+#include <system_error>
 
 namespace amp {
 
@@ -45,9 +46,16 @@ public:
   /// message naming the path and the reason.
   bool open(const std::string &path, std::string &error);
 
-  /// The path to write the contents to: a temporary file next to the target,
-  /// or the target itself when it is written directly ("-" for stdout).
+  /// The path the contents go to: a temporary file next to the target, or
+  /// the target itself when it is written directly ("-" for stdout).
   const std::string &writePath() const { return writePath_; }
+  /// A new descriptor to write the contents through, which the caller
+  /// closes; -1 with `ec` set on failure. For a temporary it is a duplicate
+  /// of the one open() created the file with (emptied): writers never open
+  /// a temporary by name, so one that a signal handler on another thread
+  /// has just removed is not created again (the model runtime has worker
+  /// threads). A direct output is opened by name ("-": standard output).
+  int openForWriting(std::error_code &ec) const;
   /// The output as the user named it.
   const std::string &path() const { return path_; }
   /// Whether the output is written in place (a device, a FIFO, stdout).
@@ -67,11 +75,15 @@ public:
   bool checkDeviceTakesData(std::string &error) const;
 
 private:
+  void closeTemporary();
+
   std::string path_;
   std::string target_;
   std::string writePath_;
   bool direct_ = false;
   bool pending_ = false;
+  /// The temporary's descriptor while it is pending, or -1.
+  int fd_ = -1;
   /// The temporary's entry in the table the signal handlers read, or -1.
   int slot_ = -1;
 };

@@ -16,10 +16,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace amp::emulator;
 
@@ -264,11 +265,17 @@ struct ProfileWriter {
     amp::OutputFile output;
     std::string error;
     if (output.open(path, error)) {
-      std::ofstream stream(output.writePath(), std::ios::binary);
+      std::error_code ec;
+      int fd = output.openForWriting(ec);
+      FILE *stream = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+      bool written = stream != nullptr;
       for (const std::string &line : p.lines)
-        stream << line << '\n';
-      stream.close();
-      if (!stream)
+        written = written && std::fprintf(stream, "%s\n", line.c_str()) >= 0;
+      if (stream)
+        written = std::fclose(stream) == 0 && written;
+      else if (fd >= 0)
+        ::close(fd);
+      if (!written)
         error = "cannot write " + std::string(path);
       else
         output.commit(error);
