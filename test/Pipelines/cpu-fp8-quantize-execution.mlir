@@ -8,8 +8,11 @@
 // NaN, 2^-11 (the tie between 0 and e4m3fn's smallest subnormal, to 0),
 // 1.5 * 2^-11 (above it), 0.53125 and 0.59375 (ties between e4m3fn
 // neighbours 1, 1.125 and 1.25: to even), -3, 20000, 30000, -31000 (-62000:
-// past e5m2's tie at 61440) and 2^-18 (2^-17, the tie below e5m2's smallest
-// subnormal). The inputs come from a mutable global, so nothing folds.
+// past e5m2's tie at 61440), 2^-18 (2^-17, the tie below e5m2's smallest
+// subnormal) and +-inf, which become NaN rather than saturate (a finite
+// 1e30 saturates): NaN's sign bit is the machine's (x86 makes inf - inf
+// negative), so either sign's NaN codes match. The inputs come from a
+// mutable global, so nothing folds.
 // RUN: amp-opt %s --amp-cpu-pipeline \
 // RUN:   | amp-opt --convert-vector-to-llvm --convert-arith-to-llvm --reconcile-unrealized-casts \
 // RUN:   | mlir-runner -e main -entry-point-result=void \
@@ -35,6 +38,8 @@
 // CHECK-NEXT: 126
 // CHECK-NEXT: -2
 // CHECK-NEXT: 0
+// CHECK-NEXT: {{^(127|-1)$}}
+// CHECK-NEXT: {{^(127|-1)$}}
 // CHECK-LABEL: e5m2
 // CHECK-NEXT: 0
 // CHECK-NEXT: -128
@@ -54,43 +59,45 @@
 // CHECK-NEXT: 123
 // CHECK-NEXT: -5
 // CHECK-NEXT: 0
+// CHECK-NEXT: {{^(125|126|127|-3|-2|-1)$}}
+// CHECK-NEXT: {{^(125|126|127|-3|-2|-1)$}}
 
-memref.global "private" @inputs : memref<18xf32> = dense<[
+memref.global "private" @inputs : memref<20xf32> = dense<[
   0.0, -0.0, 1.0, 224.0, 232.0, 240.0, 1.0e30, -1.0e30, 0x7FC00000,
   0x3A000000, 0x3A400000, 0.53125, 0.59375, -3.0, 20000.0, 30000.0,
-  -31000.0, 0x36800000]>
+  -31000.0, 0x36800000, 0x7F800000, 0xFF800000]>
 
-func.func @quantize_e4m3fn(%x: tensor<18xf32>, %s: tensor<f32>) -> tensor<18xf8E4M3FN> {
-  %q, %amax = amp.fp8_quantize %x, %s : tensor<18xf32> -> tensor<18xf8E4M3FN>
-  return %q : tensor<18xf8E4M3FN>
+func.func @quantize_e4m3fn(%x: tensor<20xf32>, %s: tensor<f32>) -> tensor<20xf8E4M3FN> {
+  %q, %amax = amp.fp8_quantize %x, %s : tensor<20xf32> -> tensor<20xf8E4M3FN>
+  return %q : tensor<20xf8E4M3FN>
 }
 
-func.func @quantize_e5m2(%x: tensor<18xf32>, %s: tensor<f32>) -> tensor<18xf8E5M2> {
-  %q, %amax = amp.fp8_quantize %x, %s : tensor<18xf32> -> tensor<18xf8E5M2>
-  return %q : tensor<18xf8E5M2>
+func.func @quantize_e5m2(%x: tensor<20xf32>, %s: tensor<f32>) -> tensor<20xf8E5M2> {
+  %q, %amax = amp.fp8_quantize %x, %s : tensor<20xf32> -> tensor<20xf8E5M2>
+  return %q : tensor<20xf8E5M2>
 }
 
 func.func @main() {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c18 = arith.constant 18 : index
-  %m = memref.get_global @inputs : memref<18xf32>
-  %x = bufferization.to_tensor %m restrict : memref<18xf32> to tensor<18xf32>
+  %c20 = arith.constant 20 : index
+  %m = memref.get_global @inputs : memref<20xf32>
+  %x = bufferization.to_tensor %m restrict : memref<20xf32> to tensor<20xf32>
   %two = memref.alloc() : memref<f32>
   %c2 = arith.constant 2.0 : f32
   memref.store %c2, %two[] : memref<f32>
   %s = bufferization.to_tensor %two restrict : memref<f32> to tensor<f32>
-  %e4 = call @quantize_e4m3fn(%x, %s) : (tensor<18xf32>, tensor<f32>) -> tensor<18xf8E4M3FN>
-  %e5 = call @quantize_e5m2(%x, %s) : (tensor<18xf32>, tensor<f32>) -> tensor<18xf8E5M2>
+  %e4 = call @quantize_e4m3fn(%x, %s) : (tensor<20xf32>, tensor<f32>) -> tensor<20xf8E4M3FN>
+  %e5 = call @quantize_e5m2(%x, %s) : (tensor<20xf32>, tensor<f32>) -> tensor<20xf8E5M2>
   vector.print str "e4m3fn\n"
-  scf.for %i = %c0 to %c18 step %c1 {
-    %v = tensor.extract %e4[%i] : tensor<18xf8E4M3FN>
+  scf.for %i = %c0 to %c20 step %c1 {
+    %v = tensor.extract %e4[%i] : tensor<20xf8E4M3FN>
     %b = arith.bitcast %v : f8E4M3FN to i8
     vector.print %b : i8
   }
   vector.print str "e5m2\n"
-  scf.for %i = %c0 to %c18 step %c1 {
-    %v = tensor.extract %e5[%i] : tensor<18xf8E5M2>
+  scf.for %i = %c0 to %c20 step %c1 {
+    %v = tensor.extract %e5[%i] : tensor<20xf8E5M2>
     %b = arith.bitcast %v : f8E5M2 to i8
     vector.print %b : i8
   }

@@ -60,10 +60,12 @@ def rounded(x, fmt):
 
 def quantize(x, scale, fmt):
     """amp.fp8_quantize: round(clamp(x * scale, -max, max)) (the product in
-    f32, NaN kept) and amax = max |x| (NaN when one is), as f32 values."""
+    f32; a NaN or infinite x gives NaN: x - x) and amax = max |x| (NaN when
+    one is), as f32 values."""
     largest = FORMATS[fmt][0]
     x = x.float()
     scaled = torch.clamp(x * scale, -largest, largest)
+    scaled = torch.where(torch.isfinite(x), scaled, x - x)
     amax = x.abs().max()
     if torch.isnan(x).any():
         amax = torch.tensor(float("nan"))

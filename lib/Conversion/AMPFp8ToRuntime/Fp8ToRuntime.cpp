@@ -165,10 +165,29 @@ Value Fp8Calls::addBias(Location loc, Value product, Value bias) {
 
 Value Fp8Calls::readPointer(Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
+  // A scale inverse is an element of the step's vector of inverses: its
+  // buffer is a view at an offset, passed as such rather than copied.
+  MemRefLayoutAttrInterface layout;
+  if (type.getRank() == 0)
+    layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {});
   auto buffer = bufferization::ToBufferOp::create(
-      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor);
+      b, loc, MemRefType::get(type.getShape(), type.getElementType(), layout),
+      tensor);
   buffer.setReadOnly(true);
-  return bufferPointer(b, loc, buffer);
+  if (!layout)
+    return bufferPointer(b, loc, buffer);
+  // The element's address: the aligned pointer plus the view's offset.
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  Value bytes =
+      arith::MulIOp::create(b, loc, metadata.getOffset(),
+                            arith::ConstantIndexOp::create(
+                                b, loc, type.getElementTypeBitWidth() / 8));
+  address = arith::AddIOp::create(b, loc, address, bytes);
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
 }
 
 void Fp8Calls::lower(Fp8MatmulOp op) {

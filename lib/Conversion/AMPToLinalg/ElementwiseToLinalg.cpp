@@ -208,9 +208,15 @@ struct CastLowering : ResultLowering<CastOp> {
   }
 };
 
-/// Two passes over the input: the saturated, rounded product and the
-/// maximum magnitude. arith.maximumf and minimumf propagate NaN, so a NaN
-/// element stays NaN and makes the amax NaN (which the scaling sees).
+/// Two passes over the input: the maximum magnitude, then the saturated,
+/// rounded product (after the reduction, so that the GPU backend can
+/// compute it in the reduction's element loop, a companion of
+/// amp-gpu-parallel-reductions, reading the input once).
+/// arith.maximumf and minimumf propagate NaN, so a NaN element stays NaN
+/// and makes the amax NaN (which the scaling sees); an infinite element
+/// becomes NaN too (x - x, NaN exactly when x is not finite) instead of
+/// saturating, so that its products are NaN and loss scaling skips the
+/// step rather than training on the clamped value.
 struct Fp8QuantizeLowering : Lowering<Fp8QuantizeOp> {
   using Lowering::Lowering;
   SmallVector<Value> lower(Fp8QuantizeOp op, OpAdaptor adaptor,
@@ -220,18 +226,6 @@ struct Fp8QuantizeLowering : Lowering<Fp8QuantizeOp> {
     double largest =
         APFloat::getLargest(format.getFloatSemantics()).convertToDouble();
     unsigned rank = resultType.getRank();
-    SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank),
-                                   scalarMap(builder, rank)};
-    Value quantized = buildElementwise(
-        builder, loc, resultType, {adaptor.getInput(), adaptor.getScale()},
-        [&](OpBuilder &b, Location l, ValueRange x) {
-          Value value =
-              arith::MulFOp::create(b, l, widenToF32(b, l, x[0]), x[1]);
-          value = arith::MaximumFOp::create(b, l, value, f32(b, l, -largest));
-          value = arith::MinimumFOp::create(b, l, value, f32(b, l, largest));
-          return roundTo(b, l, value, format);
-        },
-        maps);
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     Value amax =
         buildReduction(builder, loc, rank, axes, {}, adaptor.getInput(),
@@ -241,6 +235,23 @@ struct Fp8QuantizeLowering : Lowering<Fp8QuantizeOp> {
                                     b, l, acc, math::AbsFOp::create(b, l, x[0]))
                              .getResult();
                        });
+    SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank),
+                                   scalarMap(builder, rank)};
+    Value quantized = buildElementwise(
+        builder, loc, resultType, {adaptor.getInput(), adaptor.getScale()},
+        [&](OpBuilder &b, Location l, ValueRange x) {
+          Value input = widenToF32(b, l, x[0]);
+          Value value = arith::MulFOp::create(b, l, input, x[1]);
+          value = arith::MaximumFOp::create(b, l, value, f32(b, l, -largest));
+          value = arith::MinimumFOp::create(b, l, value, f32(b, l, largest));
+          // A select, not an addition: -0 stays -0.
+          Value poison = arith::SubFOp::create(b, l, input, input);
+          Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                               poison, f32(b, l, 0.0));
+          value = arith::SelectOp::create(b, l, finite, value, poison);
+          return roundTo(b, l, value, format);
+        },
+        maps);
     return {quantized, amax};
   }
 };

@@ -20,8 +20,14 @@
 // CHECK-DAG: %[[YES:.*]] = arith.constant 1 : i32
 // CHECK: bufferization.to_buffer %arg0 read_only : tensor<32x64xf8E4M3FN> to memref<32x64xf8E4M3FN>
 // CHECK: bufferization.to_buffer %arg1 read_only : tensor<16x64xf8E4M3FN> to memref<16x64xf8E4M3FN>
-// CHECK: bufferization.to_buffer %arg2 read_only : tensor<f32> to memref<f32>
-// CHECK: bufferization.to_buffer %arg3 read_only : tensor<f32> to memref<f32>
+// The scale inverses are elements of the step's vector of inverses: views
+// at an offset, passed as the element's address.
+// CHECK: %[[SX:.*]] = bufferization.to_buffer %arg2 read_only : tensor<f32> to memref<f32, strided<[], offset: ?>>
+// CHECK: %[[SXP:.*]] = memref.extract_aligned_pointer_as_index %[[SX]]
+// CHECK: %{{.*}}, %[[SXO:.*]] = memref.extract_strided_metadata %[[SX]]
+// CHECK: %[[SXB:.*]] = arith.muli %[[SXO]], %{{.*}} : index
+// CHECK: arith.addi %[[SXP]], %[[SXB]] : index
+// CHECK: bufferization.to_buffer %arg3 read_only : tensor<f32> to memref<f32, strided<[], offset: ?>>
 // CHECK: bufferization.to_buffer %arg4 read_only : tensor<16xbf16> to memref<16xbf16>
 // CHECK: %[[STREAM:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: call @amp_gpu_gemm_fp8(%[[E4M3]], %[[E4M3]], %[[BF16]], %[[M]], %[[N]], %[[K]], %[[NO]], %[[YES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[YES]], %{{.*}}, %[[STREAM]])

@@ -5,7 +5,14 @@
 // propagating maximum/minimum, one rounding; the amax a separate full
 // reduction of |x| that propagates NaN too.
 
+// The amax first, then the quantization over the same loops (the GPU
+// backend computes it in the reduction's launch); an infinite input
+// becomes NaN (x - x), a finite one saturates.
 // CHECK-LABEL: func.func @quantize_e4m3
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "reduction"]
+// CHECK:   math.absf
+// CHECK:   arith.maximumf
 // CHECK: linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "parallel"]
 // CHECK: ^bb0(%[[X:.*]]: bf16, %[[S:.*]]: f32, %{{.*}}: f8E4M3FN):
@@ -15,12 +22,12 @@
 // CHECK:   %[[A:.*]] = arith.maximumf %[[P]], %[[LO]] : f32
 // CHECK:   %[[HI:.*]] = arith.constant 4.480000e+02 : f32
 // CHECK:   %[[B:.*]] = arith.minimumf %[[A]], %[[HI]] : f32
-// CHECK:   %[[R:.*]] = arith.truncf %[[B]] : f32 to f8E4M3FN
+// CHECK:   %[[NAN:.*]] = arith.subf %[[W]], %[[W]] : f32
+// CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:   %[[FIN:.*]] = arith.cmpf oeq, %[[NAN]], %[[ZERO]] : f32
+// CHECK:   %[[C:.*]] = arith.select %[[FIN]], %[[B]], %[[NAN]] : f32
+// CHECK:   %[[R:.*]] = arith.truncf %[[C]] : f32 to f8E4M3FN
 // CHECK:   linalg.yield %[[R]]
-// CHECK: linalg.generic
-// CHECK-SAME: iterator_types = ["reduction", "reduction"]
-// CHECK:   math.absf
-// CHECK:   arith.maximumf
 func.func @quantize_e4m3(%x: tensor<4x8xbf16>, %s: tensor<f32>) -> (tensor<4x8xf8E4M3FN>, tensor<f32>) {
   %q, %amax = amp.fp8_quantize %x, %s : tensor<4x8xbf16> -> tensor<4x8xf8E4M3FN>
   return %q, %amax : tensor<4x8xf8E4M3FN>, tensor<f32>

@@ -33,10 +33,41 @@ Value rootOf(Value v) {
 
 /// Whether two memrefs may share memory: views of the same buffer, or
 /// neither a fresh allocation.
+/// The elements of its buffer that the view `v` reaches, [first, last], when
+/// it is a chain of subviews, reshapes and casts (offsets in the buffer's
+/// elements) with a static shape, strides and offset; none otherwise.
+static std::optional<std::pair<int64_t, int64_t>> staticSpan(Value v) {
+  for (Value at = v; Operation *op = at.getDefiningOp();) {
+    if (!isa<ViewLikeOpInterface>(op))
+      break;
+    if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+             memref::CastOp>(op))
+      return std::nullopt;
+    at = cast<ViewLikeOpInterface>(op).getViewSource();
+  }
+  auto type = dyn_cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || !type.hasStaticShape() || type.getNumElements() == 0 ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  int64_t first = offset, last = offset;
+  for (auto [size, stride] : llvm::zip(type.getShape(), strides))
+    (stride < 0 ? first : last) += (size - 1) * stride;
+  return std::make_pair(first, last);
+}
+
 bool mayAlias(Value a, Value c) {
   Value ra = rootOf(a), rc = rootOf(c);
-  if (ra == rc)
-    return true;
+  if (ra == rc) {
+    // Views of the same buffer over disjoint elements (the slots of a
+    // vector that separate loops fill) do not share memory.
+    auto spanA = staticSpan(a), spanC = staticSpan(c);
+    return !spanA || !spanC ||
+           !(spanA->second < spanC->first || spanC->second < spanA->first);
+  }
   auto fresh = [](Value v) {
     return v.getDefiningOp<memref::AllocOp>() ||
            v.getDefiningOp<memref::AllocaOp>();
@@ -56,10 +87,13 @@ FailureOr<Value> pointerBuffer(Value pointer) {
   auto toPointer = pointer.getDefiningOp<LLVM::IntToPtrOp>();
   auto cast = toPointer ? toPointer.getArg().getDefiningOp<arith::IndexCastOp>()
                         : nullptr;
+  Value address = cast ? cast.getIn() : Value();
+  // A view's address adds its offset to the aligned pointer.
+  if (auto offset = address ? address.getDefiningOp<arith::AddIOp>() : nullptr)
+    address = offset.getLhs();
   auto extract =
-      cast
-          ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
-          : nullptr;
+      address ? address.getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
+              : nullptr;
   if (!extract)
     return failure();
   return extract.getSource();

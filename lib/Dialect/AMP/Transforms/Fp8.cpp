@@ -220,7 +220,10 @@ unsigned Fp8Rewriter::siteOf(Value value) {
 /// The candidates FP8 makes faster on the device model (all of them
 /// without one): the GEMM at the FP8 rate against bf16's, less the
 /// quantizations (read 2 bytes, write 1, read 2 again for the amax, two
-/// launches; shared by the products that use the quantized tensor) and the
+/// launches: where the GPU computes the amax in the quantization's launch,
+/// the amax's initialization and its copy into the history row are still
+/// launches of their own; shared by the products that use the quantized
+/// tensor) and the
 /// one-byte transposed copies cuBLASLt's TN layout needs (A stored m x k,
 /// B n x k). Each candidate records the modeled times (amp.fp8).
 SmallVector<Candidate> Fp8Rewriter::choose(ArrayRef<Candidate> candidates) {
@@ -240,8 +243,8 @@ SmallVector<Candidate> Fp8Rewriter::choose(ArrayRef<Candidate> candidates) {
             : "bf16";
     double bf16 = modelGemmSeconds(*model, candidate.m, candidate.n,
                                    candidate.k, "bf16", out);
-    double fp8 = modelGemmSeconds(*model, candidate.m, candidate.n,
-                                  candidate.k, "f8E4M3FN", out);
+    double fp8 = modelGemmSeconds(*model, candidate.m, candidate.n, candidate.k,
+                                  "f8E4M3FN", out);
     for (Value operand : {candidate.lhs, candidate.rhs}) {
       double elements = double(getNumElements(operand.getType()));
       fp8 += (5 * elements / bandwidth + 2 * model->launchSeconds) /
@@ -254,10 +257,9 @@ SmallVector<Candidate> Fp8Rewriter::choose(ArrayRef<Candidate> candidates) {
       fp8 += 2 * double(candidate.n * candidate.k) / bandwidth +
              model->launchSeconds;
     bool pays = fp8 < bf16;
-    std::string decision = (pays ? "fp8: " : "bf16: ") +
-                           formatMicroseconds(fp8) + " in fp8, " +
-                           formatMicroseconds(bf16) + " in bf16 (modeled " +
-                           model->key + ")";
+    std::string decision =
+        (pays ? "fp8: " : "bf16: ") + formatMicroseconds(fp8) + " in fp8, " +
+        formatMicroseconds(bf16) + " in bf16 (modeled " + model->key + ")";
     candidate.op->setAttr(kFp8AttrName, b.getStringAttr(decision));
     if (pays)
       chosen.push_back(candidate);
@@ -295,12 +297,10 @@ void Fp8Rewriter::quantize(Site &site, unsigned index, Operation *before) {
                                         matrix, element(scales, index));
   site.quantized = quantize.getResult();
   site.amax = quantize.getAmax();
-  // The saturating cast clamps an infinite input, so nothing non-finite
-  // would reach the loss or the gradients: amax - amax is 0 for a finite
-  // amax and NaN otherwise, which makes the products of such a tensor NaN,
-  // and loss scaling skips the step and backs off as in bf16.
-  site.scaleInv = add(b, at, element(scaleInvs, index),
-                      sub(b, at, site.amax, site.amax));
+  // A view of the step's scale inverses: no computation per tensor. (The
+  // quantization writes NaN for an infinite input, so its products are NaN
+  // and loss scaling skips the step and backs off as in bf16.)
+  site.scaleInv = element(scaleInvs, index);
 }
 
 void Fp8Rewriter::rewrite(const Candidate &candidate) {
@@ -346,16 +346,19 @@ void Fp8Rewriter::updateState() {
   SmallVector<Value> rows;
   SmallVector<float> largest;
   for (Site &site : sites) {
-    rows.push_back(reshape(b, loc, site.amax, {1, 1}));
+    rows.push_back(reshape(b, loc, site.amax, {1}));
     largest.push_back(static_cast<float>(
         APFloat::getLargest(site.format.getFloatSemantics()).convertToDouble() /
         std::ldexp(1.0, margin)));
   }
-  auto rowType = RankedTensorType::get({1, count}, f32);
-  Value amaxes =
-      rows.size() == 1
-          ? rows.front()
-          : Value(ConcatOp::create(b, loc, rowType, rows, /*axis=*/1));
+  // Joined as a vector: the copies into it are one-dimensional loops, which
+  // the GPU backend runs in one launch (amp-gpu-batch-loops).
+  Value amaxes = rows.size() == 1
+                     ? rows.front()
+                     : Value(ConcatOp::create(
+                           b, loc, RankedTensorType::get({count}, f32), rows,
+                           /*axis=*/0));
+  amaxes = reshape(b, loc, amaxes, {1, count});
   // x - x is 0 exactly when x is finite.
   Value finite =
       build::compare(b, loc, CompareDirection::EQ, sub(b, loc, amaxes, amaxes),

@@ -342,3 +342,83 @@ func.func @free_after_the_batch(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref
   memref.dealloc %flag : memref<i1>
   return
 }
+
+// -----
+
+// Loops filling disjoint slots of one buffer (the FP8 amaxes copied into
+// their history row) are independent: static views of the same buffer over
+// disjoint elements do not share memory. One launch.
+// CHECK-LABEL: func.func @disjoint_slots
+//       CHECK:   scf.parallel
+//       CHECK:     scf.index_switch
+//   CHECK-NOT:   scf.parallel
+func.func @disjoint_slots(%a: memref<1xf32>, %b: memref<1xf32>) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %row = memref.alloc() : memref<4xf32>
+  %s1 = memref.subview %row[1] [1] [1] : memref<4xf32> to memref<1xf32, strided<[1], offset: 1>>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %x = memref.load %a[%i] : memref<1xf32>
+    memref.store %x, %s1[%i] : memref<1xf32, strided<[1], offset: 1>>
+    scf.reduce
+  }
+  %s2 = memref.subview %row[2] [1] [1] : memref<4xf32> to memref<1xf32, strided<[1], offset: 2>>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %x = memref.load %b[%i] : memref<1xf32>
+    memref.store %x, %s2[%i] : memref<1xf32, strided<[1], offset: 2>>
+    scf.reduce
+  }
+  return %row : memref<4xf32>
+}
+
+// -----
+
+// Views of one buffer whose elements overlap ([0, 2] and [2, 3]), or one
+// with a dynamic offset, may share memory: two launches each.
+// CHECK-LABEL: func.func @overlapping_slots
+//       CHECK:   scf.parallel
+//       CHECK:   scf.parallel
+//   CHECK-NOT:   scf.index_switch
+func.func @overlapping_slots(%a: memref<3xf32>, %b: memref<2xf32>) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %row = memref.alloc() : memref<4xf32>
+  %s1 = memref.subview %row[0] [3] [1] : memref<4xf32> to memref<3xf32, strided<[1]>>
+  scf.parallel (%i) = (%c0) to (%c3) step (%c1) {
+    %x = memref.load %a[%i] : memref<3xf32>
+    memref.store %x, %s1[%i] : memref<3xf32, strided<[1]>>
+    scf.reduce
+  }
+  %s2 = memref.subview %row[2] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1], offset: 2>>
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    %x = memref.load %b[%i] : memref<2xf32>
+    memref.store %x, %s2[%i] : memref<2xf32, strided<[1], offset: 2>>
+    scf.reduce
+  }
+  return %row : memref<4xf32>
+}
+
+// CHECK-LABEL: func.func @dynamic_slot
+//       CHECK:   scf.parallel
+//       CHECK:   scf.parallel
+//   CHECK-NOT:   scf.index_switch
+func.func @dynamic_slot(%a: memref<1xf32>, %b: memref<1xf32>, %k: index) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %row = memref.alloc() : memref<4xf32>
+  %s1 = memref.subview %row[1] [1] [1] : memref<4xf32> to memref<1xf32, strided<[1], offset: 1>>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %x = memref.load %a[%i] : memref<1xf32>
+    memref.store %x, %s1[%i] : memref<1xf32, strided<[1], offset: 1>>
+    scf.reduce
+  }
+  %s2 = memref.subview %row[%k] [1] [1] : memref<4xf32> to memref<1xf32, strided<[1], offset: ?>>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %x = memref.load %b[%i] : memref<1xf32>
+    memref.store %x, %s2[%i] : memref<1xf32, strided<[1], offset: ?>>
+    scf.reduce
+  }
+  return %row : memref<4xf32>
+}

@@ -1190,7 +1190,9 @@ def AMP_Fp8QuantizeOp : AMP_FixedOp<"fp8_quantize"> {
   let description = [{
     `result = round(clamp(input * scale, -max, max))` in the result's FP8
     format (max 448 for f8E4M3FN, 57344 for f8E5M2; round to nearest even;
-    the product is taken in f32, a NaN stays NaN), and `amax = max |input|`
+    the product is taken in f32; a finite input saturates, a NaN or
+    infinite one becomes NaN, so that it is seen downstream rather than
+    trained on as +-max), and `amax = max |input|`
     over all elements in f32 (NaN when any element is NaN), which the
     delayed scaling of `amp-fp8` records for the next steps' scales.
 
