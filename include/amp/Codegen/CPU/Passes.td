@@ -36,14 +36,18 @@ def CPUConvolutionsToDNNLPass
     Convolutions with f16/bf16 operands or results stay for
     convert-amp-to-linalg (loops).
 
-    Weight gradients too (unless `weight-gradients=false`): the runtime
-    sums each weight's gradient over blocks of images (about 1024 products
-    per element) added in a fixed pairwise tree, closer to float64 than one
-    oneDNN sum and the same at any thread count.
+    Weight gradients too with `weight-gradients=true` (off by default):
+    the runtime sums each weight's gradient over blocks of images (about
+    1024 products per element) added in a fixed pairwise tree, the same at
+    any thread count. On AVX-512 that is closer to float64 than one oneDNN
+    sum; on an AVX2 CPU (oneDNN's AVX2 kernels) the CNN example's 20-step
+    AdamW run still drifts past its tolerance
+    (gradients_train_example_cnn_adamw.mlir: conv1's weight at 1.9x), so
+    by default weight gradients stay for the packed GEMMs.
   }];
   let options = [
     Option<"weightGradients", "weight-gradients", "bool",
-           /*default=*/"true",
+           /*default=*/"false",
            "Also replace amp.conv2d_weight_grad (see above)">,
   ];
   let dependentDialects = [
