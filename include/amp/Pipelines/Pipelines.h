@@ -37,9 +37,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> dnnlConvolutions{
       *this, "dnnl-convolutions",
-      llvm::cl::desc("With blas: f32 convolutions and both their gradients "
-                     "as oneDNN calls (amp-cpu-convolutions-to-dnnl)"),
-      llvm::cl::init(true)};
+      llvm::cl::desc("With blas: f32 convolutions and their input "
+                     "gradients as oneDNN calls (amp-cpu-convolutions-to-dnnl;"
+                     " off: on AVX2 CPUs a model drifted from PyTorch, "
+                     "docs/Lowering.md)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse chains of elementwise ops into one loop nest "
