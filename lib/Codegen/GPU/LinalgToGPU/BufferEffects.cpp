@@ -31,8 +31,6 @@ Value rootOf(Value v) {
   return v;
 }
 
-/// Whether two memrefs may share memory: views of the same buffer, or
-/// neither a fresh allocation.
 /// The elements of its buffer that the view `v` reaches, [first, last], when
 /// it is a chain of subviews, reshapes and casts (offsets in the buffer's
 /// elements) with a static shape, strides and offset; none otherwise.
@@ -59,6 +57,8 @@ static std::optional<std::pair<int64_t, int64_t>> staticSpan(Value v) {
   return std::make_pair(first, last);
 }
 
+/// Whether two memrefs may share memory: views of the same buffer over
+/// elements that may overlap, or neither a fresh allocation.
 bool mayAlias(Value a, Value c) {
   Value ra = rootOf(a), rc = rootOf(c);
   if (ra == rc) {
