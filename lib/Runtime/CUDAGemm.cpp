@@ -766,7 +766,8 @@ bool checkFp8Gemm(const amp::Fp8GemmConfig &config, const void *a,
                 " does not run this GEMM (" + reason + ")");
   if (!a || !b || !d || !aScaleInv || !bScaleInv)
     return fail(what + ": null operand or scale pointer");
-  if (const char *reason = amp::cublasLtFp8PointerRefusal(a, b, d))
+  if (const char *reason =
+          amp::cublasLtFp8PointerRefusal(a, b, d, aScaleInv, bScaleInv))
     return fail(what + ": " + reason);
   return true;
 }

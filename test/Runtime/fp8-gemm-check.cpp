@@ -21,14 +21,16 @@
 //   refuse WHAT  a call cuBLASLt refuses, with the error naming the rule:
 //                e5m2 (e5m2 x e5m2), nn (B untransposed), ta (A
 //                transposed), k24, n8, misaligned (A 8 bytes into its
-//                buffer), null-scale
+//                buffer), null-scale, misaligned-scale (B's scale 4 bytes
+//                past A's)
 //   lt WHAT LIB  cuBLASLt (LIB: the emulated device's
 //                libamp_cuda_emulator.so, or libcublasLt.so.13 on a GPU)
 //                called directly with descriptors the runtime never
 //                builds: ok, amax (AMAX_D with a bf16 D), f32-bias, tf32
 //                (compute type 32F_FAST_TF32), scale-bf16 (an A scale with
 //                bf16 operands), ld (A's leading dimension 40), nn (not
-//                TN), e5m2 (e5m2 x e5m2), n8 (D with 8 rows); prints the
+//                TN), e5m2 (e5m2 x e5m2), n8 (D with 8 rows),
+//                scale-misaligned (B's scale 4 bytes past A's); prints the
 //                heuristic's and the matmul's statuses: on a GPU, what the
 //                real library says to each rule
 //
@@ -63,6 +65,17 @@ using namespace amp::check;
 //===----------------------------------------------------------------------===//
 
 constexpr int32_t kE4M3 = AMP_DTYPE_F8E4M3FN, kE5M2 = AMP_DTYPE_F8E5M2;
+
+/// Floats between the A and B scales in device memory: cuBLASLt reads each
+/// from a 16-byte boundary (CublasLtFp8Rules.h, F9).
+constexpr int64_t kScaleStride = 4;
+
+/// The two scales, A's at the buffer's start and B's kScaleStride after.
+float *deviceScales(const float (&scales)[2]) {
+  float spread[kScaleStride + 1] = {scales[0]};
+  spread[kScaleStride] = scales[1];
+  return deviceBuffer<float>(kScaleStride + 1, spread);
+}
 
 amp::Fp8GemmConfig tn(int32_t a, int32_t b, int32_t d, int64_t m, int64_t n,
                       int64_t k) {
@@ -130,18 +143,18 @@ int checkRules() {
                 got == c.expected ? "ok" : "FAIL");
     failures += got != c.expected;
   }
-  char buffer[64];
-  const char *misaligned =
-      amp::cublasLtFp8PointerRefusal(buffer + 8, buffer + 16, buffer + 32);
-  const char *aligned =
-      amp::cublasLtFp8PointerRefusal(reinterpret_cast<void *>(uintptr_t(256)),
-                                     reinterpret_cast<void *>(uintptr_t(512)),
-                                     reinterpret_cast<void *>(uintptr_t(1024)));
-  bool pointerOk = aligned == nullptr &&
-                   (reinterpret_cast<uintptr_t>(buffer + 8) % 16 == 0 ||
-                    (misaligned && misaligned[1] == '8'));
-  std::printf("rules pointers: %s: %s\n",
+  auto at = [](uintptr_t address) { return reinterpret_cast<void *>(address); };
+  const char *misaligned = amp::cublasLtFp8PointerRefusal(
+      at(264), at(512), at(1024), nullptr, nullptr);
+  const char *scaleMisaligned = amp::cublasLtFp8PointerRefusal(
+      at(256), at(512), at(1024), at(2048), at(2056));
+  const char *aligned = amp::cublasLtFp8PointerRefusal(
+      at(256), at(512), at(1024), at(2048), at(2064));
+  bool pointerOk = aligned == nullptr && misaligned && misaligned[1] == '8' &&
+                   scaleMisaligned && scaleMisaligned[1] == '9';
+  std::printf("rules pointers: %s; %s: %s\n",
               misaligned ? misaligned : "16-byte aligned",
+              scaleMisaligned ? scaleMisaligned : "16-byte aligned scales",
               pointerOk ? "ok" : "FAIL");
   failures += !pointerOk;
   return failures ? 1 : 0;
@@ -193,15 +206,15 @@ void fp8Case(const Fp8Case &c, uint32_t seed) {
     a[1 * c.k + 3] = c.aType == kE4M3 ? 0x7f : 0x7e;
   // Powers of two: the scale product and its product with a sum are exact.
   float scales[2] = {0.5f, 4.0f};
+  float *dScales = deviceScales(scales);
   std::vector<float> bias = dyadic(c.n, seed + 3);
   void *dA = deviceBuffer(a.size(), a.data());
   void *dB = deviceBuffer(b.size(), b.data());
-  float *dScales = deviceBuffer<float>(2, scales);
   void *dBias = c.bias ? upload(AMP_DTYPE_BF16, bias) : nullptr;
   void *dD = deviceBuffer<char>(c.m * c.n * dtypeBytes(c.dType));
   amp_gpu_gemm_fp8(c.aType, c.bType, c.dType, c.m, c.n, c.k, 0, 1, dA, dB,
-                   dScales, dScales + 1, dBias, c.fastAccum ? 1 : 0, dD,
-                   mgpuStreamCreate());
+                   dScales, dScales + kScaleStride, dBias, c.fastAccum ? 1 : 0,
+                   dD, mgpuStreamCreate());
   std::vector<float> got = download(c.dType, dD, c.m * c.n);
   bool ok = true;
   for (int64_t i = 0; i < c.m; ++i)
@@ -266,13 +279,13 @@ int checkGraph() {
   float scales[2] = {1.0f, 1.0f};
   void *dA = deviceBuffer(a.size(), a.data());
   void *dB = deviceBuffer(b.size(), b.data());
-  float *dScales = deviceBuffer<float>(2, scales);
+  float *dScales = deviceScales(scales);
   float *dD = deviceBuffer<float>(m * n);
   // Once outside the capture first: the handle, its workspace and the plan
   // are made then (a GPU refuses allocations during a capture), as a
   // model's plain first step makes them.
   amp_gpu_gemm_fp8(kE4M3, kE5M2, AMP_DTYPE_F32, m, n, k, 0, 1, dA, dB, dScales,
-                   dScales + 1, nullptr, 1, dD, mgpuStreamCreate());
+                   dScales + kScaleStride, nullptr, 1, dD, mgpuStreamCreate());
   if (ops().synchronize() != 0) {
     std::printf("error: %s\n", ops().last_error());
     return 1;
@@ -283,7 +296,7 @@ int checkGraph() {
     return 1;
   }
   amp_gpu_gemm_fp8(kE4M3, kE5M2, AMP_DTYPE_F32, m, n, k, 0, 1, dA, dB, dScales,
-                   dScales + 1, nullptr, 1, dD, mgpuStreamCreate());
+                   dScales + kScaleStride, nullptr, 1, dD, mgpuStreamCreate());
   void *graph = graphs->end_capture(&reason);
   if (!graph) {
     std::printf("error: end_capture: %s\n", reason ? reason : "?");
@@ -291,7 +304,7 @@ int checkGraph() {
   }
   for (float scale : {0.25f, 8.0f}) {
     scales[1] = scale;
-    ops().copy_to_device(dScales, scales, sizeof(scales));
+    ops().copy_to_device(dScales + kScaleStride, &scale, sizeof(scale));
     if (graphs->launch(graph) != 0 || ops().synchronize() != 0) {
       std::printf("error: %s\n", ops().last_error());
       return 1;
@@ -319,6 +332,7 @@ int checkRefusal(const std::string &what) {
   int32_t aType = kE4M3, bType = kE4M3;
   int64_t m = 32, n = 16, k = 32, offset = 0;
   int transA = 0, transB = 1;
+  int64_t scaleOffset = kScaleStride;
   bool nullScale = false;
   if (what == "e5m2")
     aType = bType = kE5M2;
@@ -334,17 +348,19 @@ int checkRefusal(const std::string &what) {
     offset = 8;
   else if (what == "null-scale")
     nullScale = true;
+  else if (what == "misaligned-scale")
+    scaleOffset = 1;
   else {
     std::fprintf(stderr, "unknown refusal %s\n", what.c_str());
     return 2;
   }
   char *dA = deviceBuffer<char>(m * k + 16), *dB = deviceBuffer<char>(n * k);
   float scales[2] = {1.0f, 1.0f};
-  float *dScales = deviceBuffer<float>(2, scales);
+  float *dScales = deviceScales(scales);
   float *dD = deviceBuffer<float>(m * n);
   amp_gpu_gemm_fp8(aType, bType, AMP_DTYPE_F32, m, n, k, transA, transB,
-                   dA + offset, dB, nullScale ? nullptr : dScales, dScales + 1,
-                   nullptr, 0, dD, mgpuStreamCreate());
+                   dA + offset, dB, nullScale ? nullptr : dScales,
+                   dScales + scaleOffset, nullptr, 0, dD, mgpuStreamCreate());
   std::printf("error: %s\n", ops().last_error());
   return 1;
 }
@@ -376,7 +392,7 @@ int checkLt(const std::string &what, const std::string &library) {
   char *a = deviceBuffer<char>(2 * lda * rows),
        *b = deviceBuffer<char>(2 * k * cols);
   float scales[2] = {1.0f, 1.0f};
-  float *dScales = deviceBuffer<float>(2, scales);
+  float *dScales = deviceScales(scales);
   uint16_t *d = deviceBuffer<uint16_t>(rows * cols);
   float *amax = deviceBuffer<float>(1);
   float *bias = deviceBuffer<float>(rows);
@@ -396,7 +412,9 @@ int checkLt(const std::string &what, const std::string &library) {
   cublasOperation_t opA = nn ? CUBLAS_OP_N : CUBLAS_OP_T;
   cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA,
                                  sizeof(opA));
-  const float *scaleA = dScales, *scaleB = dScales + 1;
+  const float *scaleA = dScales,
+              *scaleB =
+                  dScales + (what == "scale-misaligned" ? 1 : kScaleStride);
   cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                                  &scaleA, sizeof(scaleA));
   if (!bf16)

@@ -129,14 +129,23 @@ inline const char *cublasLtFp8Refusal(const Fp8GemmConfig &config, int sm) {
 }
 
 /// F8 (doc, Tensor Core Usage): A, B and D start on 16-byte boundaries.
-/// Null when they do, else the reason.
+/// F9 (seen on an H200, cuBLASLt 13.1, 2026-11-30; no document states it):
+/// so do the A and B scale pointers. With a scale 4 or 8 bytes past a
+/// 16-byte boundary the heuristic still answers CUBLAS_STATUS_SUCCESS, and
+/// cublasLtMatmul CUBLAS_STATUS_NOT_SUPPORTED; 16, 32 bytes or separate
+/// allocations run. Null scales (read as 1) pass. Null when all are
+/// aligned, else the reason.
 inline const char *cublasLtFp8PointerRefusal(const void *a, const void *b,
-                                             const void *d) {
+                                             const void *d, const void *aScale,
+                                             const void *bScale) {
   auto misaligned = [](const void *p) {
     return reinterpret_cast<uintptr_t>(p) % 16 != 0;
   };
   if (misaligned(a) || misaligned(b) || misaligned(d))
     return "F8: cuBLASLt's FP8 GEMMs need A, B and D on 16-byte boundaries";
+  if (misaligned(aScale) || misaligned(bScale))
+    return "F9: cuBLASLt's FP8 GEMMs need the A and B scale pointers on "
+           "16-byte boundaries";
   return nullptr;
 }
 

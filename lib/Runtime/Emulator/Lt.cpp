@@ -476,12 +476,15 @@ cublasStatus_t checkFp8Rules(const MatmulDesc &d, const Layout &a,
   return CUBLAS_STATUS_SUCCESS;
 }
 
-/// An FP8 GEMM's pointers: A, B and D 16-byte aligned (F8), scales of one
-/// f32 in device memory. Their values are read when the GEMM runs.
+/// An FP8 GEMM's pointers: A, B, D and the scales 16-byte aligned (F8, F9:
+/// the real cuBLASLt's heuristic accepts misaligned scales, its matmul
+/// does not), scales of one f32 in device memory. Their values are read
+/// when the GEMM runs.
 cublasStatus_t checkFp8Pointers(const MatmulDesc &d, const void *a,
                                 const void *b, const void *dPointer,
                                 float &scale) {
-  if (const char *reason = amp::cublasLtFp8PointerRefusal(a, b, dPointer))
+  if (const char *reason =
+          amp::cublasLtFp8PointerRefusal(a, b, dPointer, d.scaleA, d.scaleB))
     return fail(CUBLAS_STATUS_NOT_SUPPORTED,
                 std::string("the emulated cuBLASLt on sm_90 has no FP8 GEMM "
                             "for this (") +

@@ -43,6 +43,10 @@ constexpr StringLiteral kHistoryName = "fp8.amax_history";
 /// what the GPU does.
 constexpr int64_t kFp8Alignment = 16;
 
+/// f32 elements from one scale inverse to the next: 16 bytes, the alignment
+/// cuBLASLt needs of the scale pointers (CublasLtFp8Rules.h, F9).
+constexpr int64_t kScaleInvStride = 4;
+
 bool isBF16Tensor(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && type.getElementType().isBF16();
@@ -268,13 +272,22 @@ SmallVector<Candidate> Fp8Rewriter::choose(ArrayRef<Candidate> candidates) {
 }
 
 /// At the start of the step: the stored scales, a fresh (zero) one read as
-/// 1, and their inverses.
+/// 1, and their inverses, kScaleInvStride apart: cuBLASLt's FP8 GEMMs read
+/// each through a pointer on a 16-byte boundary (CublasLtFp8Rules.h, F9),
+/// and the GEMMs take views of this vector.
 void Fp8Rewriter::loadScales() {
   b.setInsertionPointToStart(&step.front());
   Value positive = build::compare(b, loc, CompareDirection::GT, scaleArg,
                                   splatLike(b, loc, scaleArg, 0.0));
   scales = select(b, loc, positive, scaleArg, splatLike(b, loc, scaleArg, 1.0));
-  scaleInvs = div(b, loc, splatLike(b, loc, scales, 1.0), scales);
+  int64_t count = tensorType(scales).getDimSize(0);
+  Value column = reshape(b, loc, scales, {count, 1});
+  auto spreadType =
+      RankedTensorType::get({count, kScaleInvStride}, b.getF32Type());
+  Value spread = BroadcastOp::create(b, loc, spreadType, column);
+  scaleInvs =
+      reshape(b, loc, div(b, loc, splatLike(b, loc, spread, 1.0), spread),
+              {count * kScaleInvStride});
 }
 
 /// Element `index` of a 1-D f32 tensor, as a 0-d tensor.
@@ -300,7 +313,7 @@ void Fp8Rewriter::quantize(Site &site, unsigned index, Operation *before) {
   // A view of the step's scale inverses: no computation per tensor. (The
   // quantization writes NaN for an infinite input, so its products are NaN
   // and loss scaling skips the step and backs off as in bf16.)
-  site.scaleInv = element(scaleInvs, index);
+  site.scaleInv = element(scaleInvs, index * kScaleInvStride);
 }
 
 void Fp8Rewriter::rewrite(const Candidate &candidate) {

@@ -13,7 +13,12 @@
 // A fresh (zero) scale reads as 1.
 // CHECK: %[[POS:.*]] = amp.compare gt, %[[SCALE]], %{{.*}} : tensor<3xf32> -> tensor<3xi1>
 // CHECK: %[[SCALES:.*]] = amp.where %[[POS]], %[[SCALE]], %{{.*}} : tensor<3xi1>, tensor<3xf32>
-// CHECK: %[[INVS:.*]] = amp.div %{{.*}}, %[[SCALES]] : tensor<3xf32>
+// The inverses, 16 bytes apart (cuBLASLt reads each scale through a pointer
+// on a 16-byte boundary): each scale spread over four floats.
+// CHECK: %[[COL:.*]] = amp.reshape %[[SCALES]] : tensor<3xf32> -> tensor<3x1xf32>
+// CHECK: %[[SPREAD:.*]] = amp.broadcast %[[COL]] : tensor<3x1xf32> -> tensor<3x4xf32>
+// CHECK: %[[INV2:.*]] = amp.div %{{.*}}, %[[SPREAD]] : tensor<3x4xf32>
+// CHECK: %[[INVS:.*]] = amp.reshape %[[INV2]] : tensor<3x4xf32> -> tensor<12xf32>
 // The input, [2, 16, 16] seen as [32, 16], and the weight: e4m3.
 // CHECK: %[[X2:.*]] = amp.reshape %{{.*}} : tensor<2x16x16xbf16> -> tensor<32x16xbf16>
 // CHECK: %[[S0:.*]] = amp.slice %[[SCALES]] {limits = array<i64: 1>, starts = array<i64: 0>
@@ -25,9 +30,11 @@
 // CHECK: %[[IX:.*]] = amp.reshape %[[INV0]] : tensor<1xf32> -> tensor<f32>
 // CHECK-NOT: amp.sub %[[AX]]
 // CHECK: %[[QW:.*]], %[[AW:.*]] = amp.fp8_quantize %{{.*}}, %{{.*}} : tensor<32x16xbf16> -> tensor<32x16xf8E4M3FN>
+// CHECK: %[[INV1:.*]] = amp.slice %[[INVS]] {limits = array<i64: 5>, starts = array<i64: 4>
+// CHECK: %[[IW:.*]] = amp.reshape %[[INV1]] : tensor<1xf32> -> tensor<f32>
 // The bias is added in the result's type.
 // CHECK: %[[B:.*]] = amp.cast %{{.*}} : tensor<32xf32> to tensor<32xbf16>
-// CHECK: %[[Y:.*]] = amp.fp8_matmul %[[QX]], %[[QW]], %[[IX]], %{{.*}}, %[[B]] {fast_accumulation, transpose_rhs} : tensor<32x16xf8E4M3FN>, tensor<32x16xf8E4M3FN>, tensor<32xbf16> -> tensor<32x32xbf16>
+// CHECK: %[[Y:.*]] = amp.fp8_matmul %[[QX]], %[[QW]], %[[IX]], %[[IW]], %[[B]] {fast_accumulation, transpose_rhs} : tensor<32x16xf8E4M3FN>, tensor<32x16xf8E4M3FN>, tensor<32xbf16> -> tensor<32x32xbf16>
 // CHECK: amp.reshape %[[Y]] : tensor<32x32xbf16> -> tensor<2x16x32xbf16>
 // CHECK: amp.seed
 // The gradient is e5m2; the weight gradient reuses the quantized input and
