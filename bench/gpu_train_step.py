@@ -70,7 +70,10 @@ import make_gpu_models
 from _common import ROOT, ROLE_NAMES, default_build, load_model_library, machine
 
 PRECISIONS = ("bf16", "fp16")
-TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16}
+# PyTorch has no FP8 autocast: an fp8 library's torch peers run bf16, the
+# precision amp's own fp8 step keeps outside its GEMMs.
+TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16,
+               "fp8": torch.bfloat16}
 MARKER = "<!-- gpu_train_step.py --record inserts rows above this line -->"
 
 # ---------------------------------------------------------------------------
@@ -167,8 +170,14 @@ def compile_libraries(amp_compile, out_dir, target, sizes_name, sizes, lr,
     """Generates the models and compiles one library per workload and
     precision; writes out_dir/manifest.json."""
     os.makedirs(out_dir, exist_ok=True)
-    models = make_gpu_models.write_models(out_dir, sizes, workloads)
-    manifest = dict(target=target, sizes_name=sizes_name, sizes=sizes, lr=lr,
+    models = make_gpu_models.write_models(
+        out_dir, sizes, [w for w in workloads if w not in LM_WORKLOADS])
+    for w in workloads:
+        if w in LM_WORKLOADS:
+            models[w] = write_lm_model(os.path.join(out_dir, w + ".mlir"),
+                                       sizes_name)
+    manifest = dict(target=target, sizes_name=sizes_name, sizes=sizes,
+                    lm_sizes=LM_SIZES[sizes_name], lr=lr,
                     weight_decay=weight_decay, libraries={},
                     compiled=datetime.datetime.now().isoformat(" ", "seconds"),
                     amp_revision=git_revision())
@@ -178,6 +187,8 @@ def compile_libraries(amp_compile, out_dir, target, sizes_name, sizes, lr,
             flags = ["--target=" + target, "--precision=" + p,
                      "--optimizer=adamw", "--lr=%g" % lr,
                      "--weight-decay=%g" % weight_decay]
+            if w in LM_WORKLOADS:  # next-token cross-entropy, as nanoGPT
+                flags.append("--loss=cross_entropy")
             cmd = [amp_compile, models[w]] + flags + ["-o", os.path.join(out_dir, name)]
             print("+ " + " ".join(cmd), flush=True)
             start = time.perf_counter()
@@ -194,6 +205,31 @@ def compile_libraries(amp_compile, out_dir, target, sizes_name, sizes, lr,
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     return manifest
+
+
+def write_lm_model(path, sizes_name):
+    """Writes the forward model of GPT2LM at `sizes_name` as amp.fx imports
+    it (amp.compile's path on PyTorch 2) to `path`: the parameters are
+    arguments, so the library starts them from its seed (docs/Driver.md,
+    "Initial state") instead of embedding 500 MB of weights. torch.export
+    needs PyTorch 2: without it here, the torch2 test venv
+    (AMP_TORCH2_PYTHON, default ~/.cache/amp/torch2-venv/bin/python, made by
+    scripts/torch2-venv.sh) writes it."""
+    if not hasattr(torch, "export"):
+        python = os.environ.get("AMP_TORCH2_PYTHON", os.path.expanduser(
+            "~/.cache/amp/torch2-venv/bin/python"))
+        subprocess.run([python, os.path.abspath(__file__), "--write-lm-model",
+                        path, "--sizes", sizes_name], check=True)
+        return path
+    sys.path.insert(0, os.path.join(default_build(), "python_packages"))
+    from amp import fx
+    sizes = LM_SIZES[sizes_name]
+    shape, _ = workload_shapes("gpt2_124m", sizes)
+    captured = fx.capture(torch_model("gpt2_124m", sizes),
+                          [torch.zeros(shape, dtype=torch.long)])
+    with open(path, "w") as f:
+        f.write(fx.import_program(captured, ["idx"]).text)
+    return path
 
 
 def git_revision():
@@ -324,6 +360,19 @@ def torch_model(workload, sizes, sdpa=False):
     return GPT2Block(s["gpt_d"], s["heads"], s["seq"], s["mlp"], sdpa)
 
 
+def workload_data(workload, sizes, seed):
+    """The step's input `x` and label `target`: N(0, 1) activations and
+    target; for a language model, random token ids and next tokens."""
+    shape, tokens = workload_shapes(workload, sizes)
+    gen = torch.Generator().manual_seed(seed)
+    if workload in LM_WORKLOADS:
+        return dict(x=torch.randint(sizes["vocab"], shape, generator=gen),
+                    target=torch.randint(sizes["vocab"], [tokens],
+                                         generator=gen))
+    return dict(x=torch.randn(shape, generator=gen),
+                target=torch.randn(shape, generator=gen))
+
+
 def workload_shapes(workload, sizes):
     if workload in LM_WORKLOADS:  # token ids
         return [sizes["batch"], sizes["seq"]], sizes["batch"] * sizes["seq"]
@@ -403,8 +452,12 @@ def run_amp(library, build, data, seed, device, warmup, steps, trace=None,
         raise Unavailable("the library has no amp_train_step_begin")
     lib.create(seed)
     try:
-        for name, value in data.items():
-            lib.view(name).copy_(value)
+        for role, value in (("input", data["x"]), ("label", data["target"])):
+            names = [n for n, t in lib.tensors.items() if t["role"] == role]
+            if len(names) != 1:
+                raise RuntimeError("%s: expected one %s tensor, found %s"
+                                   % (library, role, names or "none"))
+            lib.view(names[0]).copy_(value)
         params = lib.parameters()
         lr = float(lib.view("lr")) if "lr" in lib.tensors else None
         results = lib.steps(warmup, pipelined)
@@ -438,8 +491,10 @@ def run_torch(workload, sizes, precision, data, params, lr, weight_decay,
                           % torch.__version__)
     model = torch_model(workload, sizes, sdpa)
     if params is not None:
-        model.load_state_dict({n: p.float() for n, p in params.items()},
-                              strict=True)
+        state = {n: p.float() for n, p in params.items()}
+        if workload in LM_WORKLOADS:  # wte is lm_head's tied weight
+            state["wte.weight"] = state["lm_head.weight"]
+        model.load_state_dict(state, strict=True)
     model = model.to(device)
     x, target = data["x"].to(device), data["target"].to(device)
     if fresh_batch and device == "cuda":  # copy the batch in every step
@@ -463,7 +518,8 @@ def run_torch(workload, sizes, precision, data, params, lr, weight_decay,
         with (contextlib.nullcontext() if fp32 else
               torch.autocast(device_type=device, dtype=dtype)):
             y = forward(x)
-        loss = F.mse_loss(y.float(), target)
+        loss = (F.cross_entropy(y.float(), target)
+                if workload in LM_WORKLOADS else F.mse_loss(y.float(), target))
         if scaler is None:
             loss.backward()
             optimizer.step()
@@ -550,7 +606,10 @@ def main():
                    help="amp's build: its amp-compile compiles the libraries, "
                    "its lib/libamp_loader.so opens them (default: "
                    "AMP_BUILD_DIR, else build/)")
-    p.add_argument("--workloads", default=",".join(make_gpu_models.WORKLOADS))
+    p.add_argument("--workloads", default=",".join(make_gpu_models.WORKLOADS),
+                   help="of %s" % ", ".join(list(make_gpu_models.WORKLOADS) +
+                                            list(LM_WORKLOADS)))
+    p.add_argument("--write-lm-model", metavar="PATH", help=argparse.SUPPRESS)
     p.add_argument("--precisions", default=",".join(PRECISIONS))
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--weight-decay", type=float, default=0.01)
@@ -587,6 +646,9 @@ def main():
                    "kernel's measured time per step to DIR/<workload>_"
                    "<precision>_<runner>_kernels.{txt,json}" % TRACED_STEPS)
     a = p.parse_args()
+    if a.write_lm_model:  # write_lm_model's PyTorch 2 half
+        write_lm_model(a.write_lm_model, a.sizes or "issue")
+        return 0
     workloads = a.workloads.split(",")
     precisions = a.precisions.split(",")
     target = a.target or a.device
@@ -651,10 +713,9 @@ def main():
 
     results, rows = [], []
     for w in workloads:
-        shape, tokens = workload_shapes(w, sizes)
-        gen = torch.Generator().manual_seed(a.seed)
-        data = dict(x=torch.randn(shape, generator=gen),
-                    target=torch.randn(shape, generator=gen))
+        w_sizes = manifest["lm_sizes"] if w in LM_WORKLOADS else sizes
+        shape, tokens = workload_shapes(w, w_sizes)
+        data = workload_data(w, w_sizes, a.seed)
         for prec in precisions:
             runs = {}
             params, lr = None, manifest["lr"]
@@ -679,12 +740,16 @@ def main():
                 except Exception as e:
                     runs["amp-pipelined"] = dict(
                         error="%s: %s" % (type(e).__name__, e))
+            attention = w == "gpt2_block" or w in LM_WORKLOADS
             variants = [("eager", False, False, False)]
-            if w == "gpt2_block" and not a.no_sdpa:
+            if attention and not a.no_sdpa:
                 variants.append(("eager-sdpa", False, True, False))
             if not a.no_compile:
-                variants.append(("compile", True, False, False))
-                if w == "gpt2_block" and not a.no_sdpa:
+                # The language model under torch.compile as nanoGPT runs it
+                # (with SDPA) only: each compilation takes minutes.
+                if w not in LM_WORKLOADS:
+                    variants.append(("compile", True, False, False))
+                if attention and not a.no_sdpa:
                     variants.append(("compile-sdpa", True, True, False))
             if a.device == "cpu" and prec == "fp16":
                 # torch 1.13 has no fp16 autocast on the CPU: an fp32 run
@@ -693,7 +758,7 @@ def main():
             for label, compiled, sdpa, fp32 in variants:
                 try:
                     runs[label] = run_torch(
-                        w, sizes, prec, data, params, lr, weight_decay,
+                        w, w_sizes, prec, data, params, lr, weight_decay,
                         a.device, warmup, steps, compiled, sdpa,
                         a.compile_mode, a.fused_adamw, fp32, a.fresh_batch,
                         trace_path(a, w, prec, label))

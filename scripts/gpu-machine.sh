@@ -35,13 +35,16 @@
 # from CUDA graphs leave the checkpoint steps without graphs do), bench
 # (bench/run_gpu_benchmarks.sh without torch.compile, with a kernel
 # trace), bench_fresh (torch copies its batch from the host every step, as
-# amp does), torch_compile (with torch.compile). BENCH_PARTS: the parts of
-# bench and torch_compile (default "gemm mlp_stack gpt2_block" and
-# "mlp_stack gpt2_block").
+# amp does), torch_compile (with torch.compile), bench_fp8 (fp8 against
+# bf16 on both workloads), bench_lm (GPT-2 124M, bf16 and fp8, against
+# eager, eager-sdpa and torch.compile with SDPA; prepare compiles it with
+# PyTorch 2, scripts/torch2-venv.sh). BENCH_PARTS: the parts of bench and
+# torch_compile (default "gemm mlp_stack gpt2_block" and "mlp_stack
+# gpt2_block"); BENCH_PRECISIONS: their precisions (default bf16,fp16).
 set -u -o pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,38p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,/^set /p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 # ---------------------------------------------------------------------------
@@ -66,6 +69,9 @@ $m/mlp_stack.mlir fp16 --optimizer=adamw
 $m/gpt2_block.mlir fp32 --optimizer=sgd --momentum=0.9
 $m/gpt2_block.mlir bf16 --opt-level=O1 --optimizer=adamw --max-grad-norm=0.5 --loss-scale=dynamic
 $m/gpt2_block.mlir fp16 --optimizer=adamw
+$ex/mlp_stack.mlir fp8 --fp8-select=all --optimizer=adamw --lr=1e-3
+$ex/transformer_block.mlir fp8 --fp8-select=all --optimizer=adamw --lr=1e-3
+$m/gpt2_block.mlir fp8 --fp8-select=all --optimizer=adamw --lr=1e-3
 EOF
 }
 
@@ -118,7 +124,18 @@ prepare() {
     return 1
   rm -f "$dir/cases/inf-cpu.so"
   "$python" "$root/bench/gpu_train_step.py" --compile-only --target cuda \
-    --sizes issue --libs "$dir/gpu-libs" --build "$build" || return 1
+    --sizes issue --libs "$dir/gpu-libs" --build "$build" \
+    --precisions bf16,fp16,fp8 || return 1
+  # GPT-2 124M as amp.fx imports it (written by the torch2 venv where this
+  # python's torch has no torch.export); its 80 MB of IR stays here.
+  if "$python" "$root/bench/gpu_train_step.py" --compile-only --target cuda \
+       --sizes issue --libs "$dir/lm-libs" --build "$build" \
+       --workloads gpt2_124m --precisions bf16,fp8; then
+    rm -f "$dir"/lm-libs/*.mlir
+  else
+    echo "gpu-machine: GPT-2 124M not compiled (it needs PyTorch 2:" \
+      "scripts/torch2-venv.sh); check bench_lm will fail" >&2
+  fi
   du -sh "$dir"
 }
 
@@ -273,7 +290,26 @@ check_graphs() {
 check_bench() {
   PARTS="${BENCH_PARTS:-gemm mlp_stack gpt2_block}" \
     "$root/bench/run_gpu_benchmarks.sh" \
-    "$dir/gpu-libs" "$out/bench" -- --no-compile --kernel-trace "$out/bench"
+    "$dir/gpu-libs" "$out/bench" -- --no-compile --kernel-trace "$out/bench" \
+    --precisions "${BENCH_PRECISIONS:-bf16,fp16}"
+}
+
+# FP8 against bf16 (issue 39): both workloads, torch eager (bf16) as the
+# peer, kernel traces.
+check_bench_fp8() {
+  "${PYTHON:-python3}" "$root/bench/gpu_train_step.py" --device cuda \
+    --libs "$dir/gpu-libs" --workloads mlp_stack,gpt2_block \
+    --precisions bf16,fp8 --no-compile --kernel-trace "$out/fp8" \
+    --json "$out/fp8.json"
+}
+
+# GPT-2 124M (nanoGPT, sequence 1024, batch 8) in bf16 and fp8 against
+# eager, eager with SDPA and torch.compile with SDPA (issue 38), kernel
+# traces.
+check_bench_lm() {
+  "${PYTHON:-python3}" "$root/bench/gpu_train_step.py" --device cuda \
+    --libs "$dir/lm-libs" --workloads gpt2_124m --precisions bf16,fp8 \
+    --kernel-trace "$out/lm" --json "$out/lm.json"
 }
 
 # The same with torch copying x and target from pinned host memory every
@@ -285,7 +321,8 @@ check_bench_fresh() {
 
 check_torch_compile() {
   PARTS="${BENCH_PARTS:-mlp_stack gpt2_block}" \
-    "$root/bench/run_gpu_benchmarks.sh" "$dir/gpu-libs" "$out/compile"
+    "$root/bench/run_gpu_benchmarks.sh" "$dir/gpu-libs" "$out/compile" -- \
+    --precisions "${BENCH_PRECISIONS:-bf16,fp16}"
 }
 
 run_checks() {

@@ -11,12 +11,20 @@ updates, that stays far below one rounding of the low type: we allow 2u of
 the storage type relative to the first loss at every step (u = 2^-24 for
 fp32 scaled by 1e3 for the length of the sums, 2^-9 for bf16, 2^-12 for
 fp16).
+
+fp8 (every contraction in FP8, --fp8-select=all): one unit of e4m3 is
+2^-3 of the value, so a sum order that moves an operand across a rounding
+boundary changes a product by up to 12.5%, and the amax-derived scales
+carry such differences into later steps. The emulated device's fp8 curves
+follow the CPU backend's within 0.5% per step; its test
+(test/Runtime/Emulator/train-emulated-fp8.test) allows 2%, and so do we,
+of the first loss.
 """
 import json
 import sys
 
 LIMITS = {"fp32": 2 * 2.0**-24 * 1e3, "bf16": 2 * 2.0**-9,
-          "fp16": 2 * 2.0**-12}
+          "fp16": 2 * 2.0**-12, "fp8": 0.02}
 
 
 def curve(path):
