@@ -27,6 +27,13 @@ def FuseElementwisePass
     memory on the CPU). Each op still rounds to its own result type, so
     the arithmetic is the same as without fusion.
 
+    First, a reduction that repeats an earlier one of its block (same
+    inputs, maps, iterators and body, inits filled with the same constant)
+    is replaced by it, before either is fused: `amp.cross_entropy` and
+    `amp.cross_entropy_grad` both reduce the logits' rows to a max and a
+    sum of exponentials, and fused twice those made GPT-2's LM-head kernel
+    read 1.6 GB of logits six times (3.1 ms on an H200).
+
     With `fuse-into-reductions=false` (the CPU pipeline) elementwise values
     are not fused into ops with reduction loops either: the CPU turns a
     convolution, which is not a contraction, into im2col and OpenBLAS calls

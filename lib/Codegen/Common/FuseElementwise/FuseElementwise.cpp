@@ -45,6 +45,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::amp {
@@ -285,6 +286,61 @@ void shareScalarComputations(func::FuncOp func) {
   }
 }
 
+/// Whether `a` and `b` are inits of the same value: the same tensor, or
+/// fills of equal constants into empty tensors of one type.
+bool sameInit(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto fillA = a.getDefiningOp<linalg::FillOp>();
+  auto fillB = b.getDefiningOp<linalg::FillOp>();
+  if (!fillA || !fillB || a.getType() != b.getType())
+    return false;
+  auto emptyA = fillA.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+  auto emptyB = fillB.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+  Attribute valueA, valueB;
+  return emptyA && emptyB &&
+         llvm::equal(emptyA.getDynamicSizes(), emptyB.getDynamicSizes()) &&
+         matchPattern(fillA.getInputs()[0], m_Constant(&valueA)) &&
+         matchPattern(fillB.getInputs()[0], m_Constant(&valueB)) &&
+         valueA == valueB;
+}
+
+/// Replaces each reduction on tensors by an earlier identical one of its
+/// block (same inputs, maps, iterators and body, inits of the same value),
+/// before anything is fused into either: amp.cross_entropy and its
+/// gradient both reduce the logits' rows to a max and a sum of
+/// exponentials, which fused twice made GPT-2's LM-head kernel read its
+/// 1.6 GB of f32 logits six times (3.1 ms on an H200). The values are the
+/// same computation's, so nothing changes but the work.
+void shareRepeatedReductions(func::FuncOp func) {
+  SmallVector<linalg::GenericOp> reductions;
+  func.walk([&](linalg::GenericOp generic) {
+    if (generic.getNumReductionLoops() > 0 && generic.hasPureTensorSemantics())
+      reductions.push_back(generic);
+  });
+  SmallVector<linalg::GenericOp> kept;
+  for (linalg::GenericOp generic : reductions) {
+    auto same = llvm::find_if(kept, [&](linalg::GenericOp earlier) {
+      return earlier->getBlock() == generic->getBlock() &&
+             llvm::equal(earlier.getInputs(), generic.getInputs()) &&
+             llvm::all_of_zip(earlier.getOutputs(), generic.getOutputs(),
+                              sameInit) &&
+             earlier.getIndexingMaps() == generic.getIndexingMaps() &&
+             earlier.getIteratorTypes() == generic.getIteratorTypes() &&
+             earlier->getResultTypes() == generic->getResultTypes() &&
+             OperationEquivalence::isRegionEquivalentTo(
+                 &earlier.getRegion(), &generic.getRegion(),
+                 OperationEquivalence::IgnoreLocations);
+    });
+    if (same == kept.end()) {
+      kept.push_back(generic);
+      continue;
+    }
+    generic->replaceAllUsesWith(*same);
+    generic->erase();
+  }
+}
+
 struct FuseElementwisePass
     : amp::impl::FuseElementwisePassBase<FuseElementwisePass> {
   using FuseElementwisePassBase::FuseElementwisePassBase;
@@ -298,6 +354,7 @@ struct FuseElementwisePass
              !keepsApart(producer, intoReductions) &&
              !keepsApart(fused->getOwner(), intoReductions);
     };
+    shareRepeatedReductions(getOperation());
     RewritePatternSet patterns(ctx);
     patterns.add<CastAsSecondOutput>(ctx);
     patterns.add<RecomputeCheapProducer>(ctx, intoReductions);
