@@ -259,33 +259,6 @@ bool isScalarComputation(linalg::GenericOp generic) {
          });
 }
 
-/// Replaces each scalar computation by an earlier identical one of its
-/// block (same inputs, result types and body).
-void shareScalarComputations(func::FuncOp func) {
-  SmallVector<linalg::GenericOp> scalars;
-  func.walk([&](linalg::GenericOp generic) {
-    if (isScalarComputation(generic))
-      scalars.push_back(generic);
-  });
-  SmallVector<linalg::GenericOp> kept;
-  for (linalg::GenericOp generic : scalars) {
-    auto same = llvm::find_if(kept, [&](linalg::GenericOp earlier) {
-      return earlier->getBlock() == generic->getBlock() &&
-             llvm::equal(earlier.getInputs(), generic.getInputs()) &&
-             earlier->getResultTypes() == generic->getResultTypes() &&
-             OperationEquivalence::isRegionEquivalentTo(
-                 &earlier.getRegion(), &generic.getRegion(),
-                 OperationEquivalence::IgnoreLocations);
-    });
-    if (same == kept.end()) {
-      kept.push_back(generic);
-      continue;
-    }
-    generic->replaceAllUsesWith(*same);
-    generic->erase();
-  }
-}
-
 /// Whether `a` and `b` are inits of the same value: the same tensor, or
 /// fills of equal constants into empty tensors of one type.
 bool sameInit(Value a, Value b) {
@@ -305,32 +278,39 @@ bool sameInit(Value a, Value b) {
          valueA == valueB;
 }
 
-/// Replaces each reduction on tensors by an earlier identical one of its
-/// block (same inputs, maps, iterators and body, inits of the same value),
-/// before anything is fused into either: amp.cross_entropy and its
-/// gradient both reduce the logits' rows to a max and a sum of
-/// exponentials, which fused twice made GPT-2's LM-head kernel read its
-/// 1.6 GB of f32 logits six times (3.1 ms on an H200). The values are the
-/// same computation's, so nothing changes but the work.
-void shareRepeatedReductions(func::FuncOp func) {
-  SmallVector<linalg::GenericOp> reductions;
+/// Whether `later` computes what `earlier` does: one block, the same
+/// inputs, maps, iterators, result types and body, and the inits the body
+/// reads of the same value.
+bool repeats(linalg::GenericOp earlier, linalg::GenericOp later) {
+  if (earlier->getBlock() != later->getBlock() ||
+      !llvm::equal(earlier.getInputs(), later.getInputs()) ||
+      earlier.getIndexingMaps() != later.getIndexingMaps() ||
+      earlier.getIteratorTypes() != later.getIteratorTypes() ||
+      earlier->getResultTypes() != later->getResultTypes() ||
+      !OperationEquivalence::isRegionEquivalentTo(
+          &earlier.getRegion(), &later.getRegion(),
+          OperationEquivalence::IgnoreLocations))
+    return false;
+  for (auto [a, b] : llvm::zip_equal(earlier.getDpsInitsMutable(),
+                                     later.getDpsInitsMutable()))
+    if (earlier.payloadUsesValueFromOperand(&a) && !sameInit(a.get(), b.get()))
+      return false;
+  return true;
+}
+
+/// Replaces each generic `candidate` accepts by an earlier one of its block
+/// that it repeats.
+void shareRepeated(func::FuncOp func,
+                   function_ref<bool(linalg::GenericOp)> candidate) {
+  SmallVector<linalg::GenericOp> candidates;
   func.walk([&](linalg::GenericOp generic) {
-    if (generic.getNumReductionLoops() > 0 && generic.hasPureTensorSemantics())
-      reductions.push_back(generic);
+    if (candidate(generic))
+      candidates.push_back(generic);
   });
   SmallVector<linalg::GenericOp> kept;
-  for (linalg::GenericOp generic : reductions) {
+  for (linalg::GenericOp generic : candidates) {
     auto same = llvm::find_if(kept, [&](linalg::GenericOp earlier) {
-      return earlier->getBlock() == generic->getBlock() &&
-             llvm::equal(earlier.getInputs(), generic.getInputs()) &&
-             llvm::all_of_zip(earlier.getOutputs(), generic.getOutputs(),
-                              sameInit) &&
-             earlier.getIndexingMaps() == generic.getIndexingMaps() &&
-             earlier.getIteratorTypes() == generic.getIteratorTypes() &&
-             earlier->getResultTypes() == generic->getResultTypes() &&
-             OperationEquivalence::isRegionEquivalentTo(
-                 &earlier.getRegion(), &generic.getRegion(),
-                 OperationEquivalence::IgnoreLocations);
+      return repeats(earlier, generic);
     });
     if (same == kept.end()) {
       kept.push_back(generic);
@@ -339,6 +319,16 @@ void shareRepeatedReductions(func::FuncOp func) {
     generic->replaceAllUsesWith(*same);
     generic->erase();
   }
+}
+
+/// A reduction on tensors. Repeated ones are shared before anything is
+/// fused into either: amp.cross_entropy and its gradient both reduce the
+/// logits' rows to a max and a sum of exponentials, which fused twice made
+/// GPT-2's LM-head kernel read its 1.6 GB of f32 logits six times (3.1 ms
+/// on an H200). The values are the same computation's, so nothing changes
+/// but the work.
+bool isReduction(linalg::GenericOp generic) {
+  return generic.getNumReductionLoops() > 0 && generic.hasPureTensorSemantics();
 }
 
 struct FuseElementwisePass
@@ -354,7 +344,7 @@ struct FuseElementwisePass
              !keepsApart(producer, intoReductions) &&
              !keepsApart(fused->getOwner(), intoReductions);
     };
-    shareRepeatedReductions(getOperation());
+    shareRepeated(getOperation(), isReduction);
     RewritePatternSet patterns(ctx);
     patterns.add<CastAsSecondOutput>(ctx);
     patterns.add<RecomputeCheapProducer>(ctx, intoReductions);
@@ -375,7 +365,7 @@ struct FuseElementwisePass
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
-    shareScalarComputations(getOperation());
+    shareRepeated(getOperation(), isScalarComputation);
   }
 };
 } // namespace
